@@ -1,0 +1,128 @@
+"""Loading a built kernel with cffi and calling it safely.
+
+Before the C runs, every call checks what the C cannot: dtypes and ranks (by
+the dispatcher's signature), C-contiguity, writability of written arrays,
+overlap between an array that is written and any other array argument, and,
+through the compiled check function, that the sizes keep every access in
+bounds.  Temporaries are allocated here with NumPy.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cffi
+import numpy as np
+
+from polyopt.errors import CompileError
+from polyopt.backend_c.interface import KernelInterface, eval_lin
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+class CompiledKernel:
+    """A callable for one signature: ``kernel(arg0, arg1, ...)`` in the function's order."""
+
+    def __init__(self, iface: KernelInterface, library: Path, c_path: Path | None = None) -> None:
+        self.iface = iface
+        self.library = library
+        self.ffi = cffi.FFI()
+        self.ffi.cdef(iface.cdef())
+        try:
+            self.lib = self.ffi.dlopen(str(library))
+            self.fn = getattr(self.lib, iface.function)
+            self.check = getattr(self.lib, iface.check_function)
+        except (OSError, AttributeError) as exc:
+            raise CompileError(f"could not load the built kernel {library}: {exc}",
+                               str(c_path) if c_path else None) from None
+        self._plan()
+
+    def _plan(self) -> None:
+        iface = self.iface
+        pos = {n: k for k, n in enumerate(iface.arg_names)}
+        self.arg_arrays = [a for a in iface.arrays if a.kind == "argument"]
+        self.arg_pos = [pos[a.name] for a in self.arg_arrays]
+        self.temps = [a for a in iface.arrays if a.kind != "argument"]
+        self.written = [a.written for a in self.arg_arrays]
+        self.buffer_type = {a.name: self.ffi.typeof(f"{_ctype(a.dtype)}[]") for a in iface.arrays}
+        self.int_params = [(n, pos[n]) for n, kind, _ in iface.c_args if kind == "param" and n in pos]
+        self.scalar_pos = [(n, pos[n]) for n, _ in iface.scalar_args]
+        self.order = [n for n, _, _ in iface.c_args]
+        self.param_names = [n for n, kind, _ in iface.c_args if kind == "param"]
+
+    def __call__(self, args: tuple) -> object:
+        env: dict[str, object] = {}
+        arrays = [args[k] for k in self.arg_pos]
+        for info, a in zip(self.arg_arrays, arrays):
+            if not a.flags.c_contiguous:
+                raise ValueError(
+                    f"argument {info.name!r} is not C-contiguous (a strided view or Fortran order); "
+                    f"pass np.ascontiguousarray({info.name})"
+                )
+            if info.written and not a.flags.writeable:
+                raise ValueError(f"argument {info.name!r} is read-only but the function writes it")
+            env[info.name] = a
+        if len(arrays) > 1 and any(self.written):
+            self._check_overlap(arrays)
+        sizes: dict[str, int] = {}
+        for name, (array, dim) in self.iface.param_sources.items():
+            sizes[name] = env[array].shape[dim]  # type: ignore[attr-defined]
+        for name, k in self.int_params:
+            v = int(args[k])
+            if not _INT64_MIN <= v <= _INT64_MAX:
+                raise OverflowError(f"argument {name!r} = {v} does not fit in 64 bits")
+            sizes[name] = v
+        bad = self.check(*[sizes[p] for p in self.param_names])
+        if bad:
+            raise IndexError(self._bounds_message(bad, sizes))
+        for t in self.temps:
+            shape = tuple(eval_lin(d, sizes) for d in t.shape)
+            if any(x < 0 for x in shape):
+                raise ValueError(f"temporary array {t.name!r} would have negative shape {shape}")
+            env[t.name] = np.empty(shape, dtype=t.dtype)
+        for name, k in self.scalar_pos:
+            env[name] = args[k]
+        c_args = []
+        for name in self.order:
+            if name in sizes:
+                c_args.append(sizes[name])
+            elif name in self.buffer_type:
+                c_args.append(self.ffi.from_buffer(self.buffer_type[name], env[name]))
+            else:
+                c_args.append(env[name])
+        result = self.fn(*c_args)
+        ret = self.iface.returns
+        if ret is None:
+            return None
+        name, is_array = ret
+        if is_array:
+            return env[name]
+        if name in env and not isinstance(env[name], np.ndarray):
+            return env[name]
+        return result
+
+    def _check_overlap(self, arrays: list[np.ndarray]) -> None:
+        spans = []
+        for info, a in zip(self.arg_arrays, arrays):
+            if a.nbytes == 0:
+                continue
+            start = a.__array_interface__["data"][0]
+            spans.append((start, start + a.nbytes, info))
+        for x in range(len(spans)):
+            for y in range(x + 1, len(spans)):
+                (s1, e1, i1), (s2, e2, i2) = spans[x], spans[y]
+                if s1 < e2 and s2 < e1 and (i1.written or i2.written):
+                    raise ValueError(
+                        f"arguments {i1.name!r} and {i2.name!r} overlap in memory and "
+                        f"{i1.name if i1.written else i2.name!r} is written; pass a copy "
+                        f"(e.g. {i2.name}.copy())"
+                    )
+
+    def _bounds_message(self, k: int, sizes: dict[str, int]) -> str:
+        what = self.iface.check_messages[k - 1]
+        shown = ", ".join(f"{n}={v}" for n, v in sizes.items())
+        return f"out of bounds: {what} leaves the array for these sizes ({shown})"
+
+
+def _ctype(dtype: str) -> str:
+    return {"float64": "double", "float32": "float", "int64": "int64_t", "int32": "int32_t"}[dtype]

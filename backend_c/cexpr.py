@@ -1,0 +1,195 @@
+"""Printing expressions as C: isl AST expressions (loop bounds) and statement bodies.
+
+Statement bodies follow the types the frontend inferred; every mixed-type
+operation is cast explicitly, so C's own promotion rules never decide a result.
+"""
+
+from __future__ import annotations
+
+import math
+
+import islpy as isl
+
+from polyopt.aff import FloorDiv, Lin
+from polyopt.dtypes import BOOL, DType, ValueType
+from polyopt.expr import Binary, Call, Cast, Expr, Literal, Load, Name, Select, Unary
+
+_OP = isl.ast_expr_op_type
+_BIN = {
+    _OP.add: "+", _OP.sub: "-", _OP.mul: "*", _OP.div: "/", _OP.eq: "==", _OP.le: "<=",
+    _OP.lt: "<", _OP.ge: ">=", _OP.gt: ">", _OP.and_: "&&", _OP.and_then: "&&",
+    _OP.or_: "||", _OP.or_else: "||", _OP.zdiv_r: "%", _OP.pdiv_r: "%", _OP.pdiv_q: "/",
+}
+
+
+def ast_expr(e: isl.AstExpr) -> str:
+    """C text of an isl AST expression over int64 values."""
+    t = e.get_type()
+    if t == isl.ast_expr_type.int:
+        return _int(e.get_val().to_python())
+    if t == isl.ast_expr_type.id:
+        return e.get_id().get_name()
+    op = e.get_op_type()
+    args = [ast_expr(e.get_op_arg(k)) for k in range(e.get_op_n_arg())]
+    if op in _BIN:
+        return f"({args[0]} {_BIN[op]} {args[1]})"
+    if op == _OP.minus:
+        return f"(-{args[0]})"
+    if op in (_OP.min, _OP.max):
+        fn = "polyopt_imin" if op == _OP.min else "polyopt_imax"
+        out = args[0]
+        for a in args[1:]:
+            out = f"{fn}({out}, {a})"
+        return out
+    if op == _OP.fdiv_q:
+        return f"polyopt_floord({args[0]}, {args[1]})"
+    if op in (_OP.cond, _OP.select):
+        return f"({args[0]} ? {args[1]} : {args[2]})"
+    raise NotImplementedError(f"isl AST operation {op}")
+
+
+def _int(v: int) -> str:
+    return f"INT64_C({v})" if not -(2**31) < v < 2**31 else str(v)
+
+
+def lin(e: Lin) -> str:
+    """C text of an affine integer expression."""
+    parts: list[str] = []
+    for atom, c in e.terms:
+        text = atom if isinstance(atom, str) else _floor(atom)
+        parts.append(text if c == 1 else f"{_int(c)} * {text}")
+    if e.const or not parts:
+        parts.append(_int(e.const))
+    out = " + ".join(parts).replace("+ -", "- ")
+    return out if len(parts) == 1 else f"({out})"
+
+
+def _floor(f: FloorDiv) -> str:
+    return f"polyopt_floord({lin(f.num)}, {f.den})"
+
+
+def flat_index(indices: tuple[Lin, ...], shape: tuple[Lin, ...]) -> str:
+    """Row-major offset of ``indices`` in an array of ``shape``."""
+    if not indices:
+        return "0"
+    out = lin(indices[0])
+    for ix, extent in zip(indices[1:], shape[1:]):
+        out = f"{out} * {lin(extent)} + {lin(ix)}"
+    return out
+
+
+def ctype(t: ValueType | DType) -> str:
+    return (t.dtype if isinstance(t, ValueType) else t).c_name
+
+
+_MATH = {"sqrt", "exp", "log", "sin", "cos", "tanh", "fabs", "pow"}
+
+
+class BodyPrinter:
+    """Prints statement bodies; ``arrays`` maps array names to their shapes."""
+
+    def __init__(self, shapes: dict[str, tuple[Lin, ...]]) -> None:
+        self.shapes = shapes
+
+    def load(self, array: str, indices: tuple[Lin, ...]) -> str:
+        return f"{array}[{flat_index(indices, self.shapes[array])}]"
+
+    def expr(self, e: Expr) -> str:
+        if isinstance(e, Literal):
+            return literal(e.value, e.type)
+        if isinstance(e, Name):
+            return e.name
+        if isinstance(e, Load):
+            return self.load(e.array, e.indices)
+        if isinstance(e, Cast):
+            if e.operand.type.dtype == e.type.dtype and e.operand.type != BOOL:
+                return self.expr(e.operand)
+            return f"(({ctype(e.type)}){self.expr(e.operand)})"
+        if isinstance(e, Unary):
+            if e.op == "not":
+                return f"(!{self.expr(e.operand)})"
+            return f"(-{self.expr(e.operand)})"
+        if isinstance(e, Select):
+            return (f"({self.expr(e.cond)} ? {self.typed(e.then, e.type)} : "
+                    f"{self.typed(e.otherwise, e.type)})")
+        if isinstance(e, Binary):
+            return self._binary(e)
+        if isinstance(e, Call):
+            return self._call(e)
+        raise TypeError(e)
+
+    def typed(self, e: Expr, t: ValueType) -> str:
+        """``e`` converted to the C type of ``t`` when it differs."""
+        text = self.expr(e)
+        if e.type.dtype == t.dtype and e.type != BOOL:
+            return text
+        if isinstance(e, Literal):
+            return literal(e.value, t)
+        return f"(({ctype(t)}){text})"
+
+    def _binary(self, e: Binary) -> str:
+        if e.op in ("and", "or"):
+            return f"({self.expr(e.lhs)} {'&&' if e.op == 'and' else '||'} {self.expr(e.rhs)})"
+        if e.op in ("<", "<=", ">", ">=", "==", "!="):
+            from polyopt.dtypes import promote
+
+            t = promote(e.lhs.type, e.rhs.type)
+            return f"({self.typed(e.lhs, t)} {e.op} {self.typed(e.rhs, t)})"
+        t = e.type
+        a, b = self.typed(e.lhs, t), self.typed(e.rhs, t)
+        suffix = _suffix(t.dtype)
+        if e.op in ("+", "-", "*", "/"):
+            return f"({a} {e.op} {b})"
+        if e.op == "//":
+            return f"polyopt_floordiv_{suffix}({a}, {b})"
+        if e.op == "%":
+            return f"polyopt_mod_{suffix}({a}, {b})"
+        if e.op == "**":
+            if isinstance(e.rhs, Literal) and e.rhs.value == 2:
+                return f"({a} * {a})" if _pure(e.lhs) else f"polyopt_square_{suffix}({a})"
+            if not t.dtype.is_float:
+                return f"polyopt_ipow_{suffix}({a}, {b})"
+            return f"{'powf' if t.dtype is DType.FLOAT32 else 'pow'}({a}, {b})"
+        raise NotImplementedError(e.op)
+
+    def _call(self, e: Call) -> str:
+        t = e.type
+        suffix = _suffix(t.dtype)
+        if e.fn in ("min", "max"):
+            out = self.typed(e.args[0], t)
+            for a in e.args[1:]:
+                out = f"polyopt_{e.fn}_{suffix}({out}, {self.typed(a, t)})"
+            return out
+        if e.fn == "abs" or (e.fn == "fabs" and not t.dtype.is_float):
+            if not t.dtype.is_float:
+                return f"polyopt_abs_{suffix}({self.typed(e.args[0], t)})"
+            return f"{'fabsf' if t.dtype is DType.FLOAT32 else 'fabs'}({self.typed(e.args[0], t)})"
+        assert e.fn in _MATH, e.fn
+        name = e.fn + ("f" if t.dtype is DType.FLOAT32 else "")
+        return f"{name}({', '.join(self.typed(a, t) for a in e.args)})"
+
+
+def _pure(e: Expr) -> bool:
+    return isinstance(e, (Name, Load, Literal))
+
+
+def _suffix(d: DType) -> str:
+    return {DType.FLOAT64: "f64", DType.FLOAT32: "f32", DType.INT64: "i64", DType.INT32: "i32"}[d]
+
+
+def literal(value: int | float, t: ValueType) -> str:
+    if t.dtype.is_float:
+        v = float(value)
+        if math.isnan(v):
+            text = "NAN"
+        elif math.isinf(v):
+            text = "INFINITY" if v > 0 else "(-INFINITY)"
+        else:
+            text = repr(v)
+            if "e" not in text and "." not in text:
+                text += ".0"
+        return f"((float){text})" if t.dtype is DType.FLOAT32 else text
+    v = int(value)
+    if t.dtype is DType.INT32:
+        return f"((int32_t){v})"
+    return _int(v)

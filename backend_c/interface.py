@@ -1,0 +1,103 @@
+"""What the Python side needs to call a compiled kernel, in a JSON-able form.
+
+Saved next to each cached build so that a new process can call the library
+without re-running the frontend, the analysis or code generation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from polyopt.aff import FloorDiv, Lin
+from polyopt.model import ArrayKind, ScalarKind, Scop
+from polyopt.backend_c.emit import CKernel
+
+
+@dataclass(frozen=True)
+class ArrayInfo:
+    name: str
+    dtype: str
+    rank: int
+    kind: str  # ArrayKind value
+    written: bool
+    shape: tuple[dict, ...]  # serialized Lin per dimension
+
+
+@dataclass(frozen=True)
+class KernelInterface:
+    function: str
+    check_function: str
+    arg_names: tuple[str, ...]
+    c_args: tuple[tuple[str, str, str], ...]  # (name, kind, ctype)
+    param_sources: dict[str, tuple[str, int]]  # size parameter -> (array, dim)
+    arrays: tuple[ArrayInfo, ...]
+    scalar_args: tuple[tuple[str, str], ...]  # (name, ctype)
+    returns: tuple[str, bool] | None
+    return_ctype: str | None
+    check_messages: tuple[str, ...]
+
+    def cdef(self) -> str:
+        params = ", ".join(
+            f"{ct} *{n}" if kind == "array" else f"{ct} {n}" for n, kind, ct in self.c_args
+        ) or "void"
+        sizes = ", ".join(f"int64_t {n}" for n, kind, _ in self.c_args if kind == "param") or "void"
+        return (f"{self.return_ctype or 'void'} {self.function}({params});\n"
+                f"int64_t {self.check_function}({sizes});\n")
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(d: dict) -> KernelInterface:
+        return KernelInterface(
+            function=d["function"], check_function=d["check_function"],
+            arg_names=tuple(d["arg_names"]), c_args=tuple(tuple(x) for x in d["c_args"]),
+            param_sources={k: (v[0], v[1]) for k, v in d["param_sources"].items()},
+            arrays=tuple(ArrayInfo(**{**a, "shape": tuple(a["shape"])}) for a in d["arrays"]),
+            scalar_args=tuple(tuple(x) for x in d["scalar_args"]),
+            returns=tuple(d["returns"]) if d["returns"] else None,
+            return_ctype=d["return_ctype"], check_messages=tuple(d["check_messages"]),
+        )
+
+
+def lin_to_json(e: Lin) -> dict:
+    terms = []
+    for atom, c in e.terms:
+        if isinstance(atom, FloorDiv):
+            terms.append([{"num": lin_to_json(atom.num), "den": atom.den}, c])
+        else:
+            terms.append([atom, c])
+    return {"terms": terms, "const": e.const}
+
+
+def eval_lin(d: dict, env: dict[str, int]) -> int:
+    total = d["const"]
+    for atom, c in d["terms"]:
+        if isinstance(atom, dict):
+            total += c * (eval_lin(atom["num"], env) // atom["den"])
+        else:
+            total += c * env[atom]
+    return total
+
+
+def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
+    written = {s.target for s in scop.statements}
+    arrays = tuple(
+        ArrayInfo(a.name, a.dtype.value, a.rank, a.kind.value, a.name in written,
+                  tuple(lin_to_json(e) for e in a.shape))
+        for a in scop.arrays.values()
+    )
+    scalars = tuple(
+        (n, s.type.dtype.c_name) for n, s in scop.scalars.items()
+        if s.kind is ScalarKind.ARGUMENT and n not in scop.params
+    )
+    returns = (scop.returns.name, scop.returns.is_array) if scop.returns else None
+    return KernelInterface(
+        function=kernel.function, check_function=kernel.check_function,
+        arg_names=scop.arg_order, c_args=tuple((a.name, a.kind, a.ctype) for a in kernel.args),
+        param_sources=dict(scop.param_sources), arrays=arrays, scalar_args=scalars,
+        returns=returns, return_ctype=kernel.return_ctype, check_messages=kernel.check_messages,
+    )
+
+
+_ = ArrayKind

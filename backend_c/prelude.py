@@ -1,0 +1,40 @@
+"""The C helpers every generated file starts with: Python's integer and float
+semantics for ``//``, ``%``, ``min``, ``max`` and ``abs``, and isl's ``floord``."""
+
+PRELUDE = r"""#include <math.h>
+#include <stdint.h>
+
+static inline int64_t polyopt_floord(int64_t a, int64_t b)
+{ int64_t q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
+static inline int64_t polyopt_imin(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t polyopt_imax(int64_t a, int64_t b) { return a > b ? a : b; }
+
+#define POLYOPT_INT_HELPERS(S, T) \
+static inline T polyopt_floordiv_##S(T a, T b) \
+{ if (b == 0) return 0; T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; } \
+static inline T polyopt_mod_##S(T a, T b) \
+{ if (b == 0) return 0; T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; } \
+static inline T polyopt_min_##S(T a, T b) { return b < a ? b : a; } \
+static inline T polyopt_max_##S(T a, T b) { return b > a ? b : a; } \
+static inline T polyopt_abs_##S(T a) { return a < 0 ? -a : a; } \
+static inline T polyopt_square_##S(T a) { return a * a; } \
+static inline T polyopt_ipow_##S(T a, T n) \
+{ T r = 1; while (n > 0) { if (n & 1) r *= a; a *= a; n >>= 1; } return r; }
+POLYOPT_INT_HELPERS(i64, int64_t)
+POLYOPT_INT_HELPERS(i32, int32_t)
+
+/* Python's float // and % (CPython's float_floor_div / float_rem). */
+#define POLYOPT_FLOAT_HELPERS(S, T, FMOD, FLOOR) \
+static inline T polyopt_mod_##S(T a, T b) \
+{ T m = FMOD(a, b); if (m != 0) { if ((b < 0) != (m < 0)) m += b; } else { m = copysign((T)0, b); } return m; } \
+static inline T polyopt_floordiv_##S(T a, T b) \
+{ T m = FMOD(a, b); T d = (a - m) / b; \
+  if (m != 0 && ((b < 0) != (m < 0))) d -= 1; \
+  if (d != 0) { T f = FLOOR(d); if (d - f > (T)0.5) f += 1; return f; } \
+  return copysign((T)0, a / b); } \
+static inline T polyopt_min_##S(T a, T b) { return b < a ? b : a; } \
+static inline T polyopt_max_##S(T a, T b) { return b > a ? b : a; } \
+static inline T polyopt_square_##S(T a) { return a * a; }
+POLYOPT_FLOAT_HELPERS(f64, double, fmod, floor)
+POLYOPT_FLOAT_HELPERS(f32, float, fmodf, floorf)
+"""

@@ -1,0 +1,120 @@
+"""Python expressions in affine position (loop bounds, subscripts, ``if`` tests)
+as :mod:`polyopt.aff` expressions and formulas.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from polyopt.aff import TRUE, Aff, And, Cmp, Const, Formula, Lin, MinMax, Not, Or, add, fdiv, scale
+
+
+class NotAffine(Exception):
+    """Raised with the offending node and the reason; the caller turns it into a Problem."""
+
+    def __init__(self, node: ast.AST, construct: str, reason: str) -> None:
+        super().__init__(reason)
+        self.node = node
+        self.construct = construct
+        self.reason = reason
+
+
+_CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+
+
+class AffineConverter:
+    """Converts AST nodes to affine expressions.
+
+    ``lookup(name_node)`` returns the Lin for a name (iterator, parameter or
+    alias) or raises NotAffine; ``size(node)`` returns the Lin for ``X.shape[d]``
+    or ``len(x)`` or None when the node is neither.
+    """
+
+    def __init__(
+        self,
+        lookup: Callable[[ast.Name], Lin],
+        size: Callable[[ast.AST], Lin | None],
+    ) -> None:
+        self.lookup = lookup
+        self.size = size
+
+    def aff(self, node: ast.AST) -> Aff:
+        sz = self.size(node)
+        if sz is not None:
+            return sz
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, bool) or not isinstance(node.value, int):
+                raise NotAffine(node, "constant", f"{node.value!r} is not an integer")
+            return Lin.constant(node.value)
+        if isinstance(node, ast.Name):
+            return self.lookup(node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            inner = self.aff(node.operand)
+            return scale(inner, -1) if isinstance(node.op, ast.USub) else inner
+        if isinstance(node, ast.BinOp):
+            return self._binop(node)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
+            "min",
+            "max",
+        ):
+            if len(node.args) < 2 or node.keywords:
+                raise NotAffine(node, f"{node.func.id}()", "needs two or more positional arguments")
+            return MinMax(node.func.id == "min", tuple(self.aff(a) for a in node.args))
+        raise NotAffine(node, _describe(node), "is not an affine expression of loop variables and sizes")
+
+    def _binop(self, node: ast.BinOp) -> Aff:
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            a, b = self.aff(node.left), self.aff(node.right)
+            return add(a, scale(b, -1) if isinstance(node.op, ast.Sub) else b)
+        if isinstance(node.op, ast.Mult):
+            a, b = self.aff(node.left), self.aff(node.right)
+            if isinstance(a, Lin) and a.is_constant():
+                return scale(b, a.const)
+            if isinstance(b, Lin) and b.is_constant():
+                return scale(a, b.const)
+            raise NotAffine(node, "product", "multiplies two non-constant expressions (not affine)")
+        if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+            a, b = self.aff(node.left), self.aff(node.right)
+            if not (isinstance(b, Lin) and b.is_constant()) or b.const == 0:
+                raise NotAffine(node, _describe(node), "divides by a non-constant (not affine)")
+            den = b.const
+            if den < 0:  # floor(a / -d) == floor(-a / d)
+                a, den = scale(a, -1), -den
+                q = fdiv(a, den)
+                if isinstance(node.op, ast.FloorDiv):
+                    return q
+                # a_orig % b = a_orig - b*floor(a_orig/b), with b negative
+                return add(scale(a, -1), scale(q, den))
+            q = fdiv(a, den)
+            if isinstance(node.op, ast.FloorDiv):
+                return q
+            return add(a, scale(q, -den))
+        raise NotAffine(node, _describe(node), "is not an affine expression of loop variables and sizes")
+
+    def formula(self, node: ast.AST) -> Formula:
+        if isinstance(node, ast.BoolOp):
+            parts = tuple(self.formula(v) for v in node.values)
+            return And(parts) if isinstance(node.op, ast.And) else Or(parts)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return Not(self.formula(node.operand))
+        if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+            return TRUE if node.value else Const(False)
+        if isinstance(node, ast.Compare):
+            parts: list[Formula] = []
+            left = self.aff(node.left)
+            for op, right_node in zip(node.ops, node.comparators):
+                if type(op) not in _CMP:
+                    raise NotAffine(node, _describe(node), "uses a comparison other than < <= > >= == !=")
+                right = self.aff(right_node)
+                parts.append(Cmp(_CMP[type(op)], left, right))
+                left = right
+            return parts[0] if len(parts) == 1 else And(tuple(parts))
+        raise NotAffine(node, _describe(node), "is not an affine condition (compare loop variables and sizes)")
+
+
+def _describe(node: ast.AST) -> str:
+    try:
+        return f"`{ast.unparse(node)}`"
+    except Exception:  # pragma: no cover - unparse handles every node Python parses
+        return type(node).__name__

@@ -1,0 +1,65 @@
+"""Reading a Python function's source and mapping AST positions back to the user's file."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import textwrap
+from dataclasses import dataclass
+
+from polyopt.errors import Problem, SourceLocation, UnsupportedError
+
+
+@dataclass(frozen=True)
+class FunctionSource:
+    """A parsed function and where its text lives in the user's file."""
+
+    tree: ast.FunctionDef
+    filename: str
+    first_line: int  # file line of the AST's line 1
+    indent: int  # columns removed by dedenting
+    lines: tuple[str, ...]  # the file's lines
+
+    def location(self, node: ast.AST) -> SourceLocation:
+        line = getattr(node, "lineno", 1) + self.first_line - 1
+        col = getattr(node, "col_offset", 0) + self.indent + 1
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return SourceLocation(self.filename, line, col, text)
+
+    def problem(self, node: ast.AST, construct: str, reason: str) -> Problem:
+        return Problem(self.location(node), construct, reason)
+
+
+def function_source(fn: object) -> FunctionSource:
+    """Parse the source of ``fn``; an UnsupportedError when there is none to read."""
+    code = getattr(fn, "__code__", None)
+    filename = inspect.getsourcefile(fn) or (code.co_filename if code else "<unknown>")  # type: ignore[arg-type]
+    try:
+        raw, first = inspect.getsourcelines(fn)  # type: ignore[arg-type]
+    except (OSError, TypeError) as exc:
+        loc = SourceLocation(filename, getattr(code, "co_firstlineno", 1), 1)
+        raise UnsupportedError(
+            [Problem(loc, "function", f"its source code is not available ({exc})")]
+        ) from None
+    text = "".join(raw)
+    dedented = textwrap.dedent(text)
+    indent = _indent_removed(text, dedented)
+    module = ast.parse(dedented)
+    fdefs = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    lines = tuple(linecache.getlines(filename)) or tuple(raw)
+    first_line = max(first, 1)
+    if not fdefs or not isinstance(fdefs[0], ast.FunctionDef):
+        loc = SourceLocation(filename, first_line, 1, lines[first_line - 1] if lines else "")
+        raise UnsupportedError([Problem(loc, "function", "only plain `def` functions are supported")])
+    if lines is raw:
+        # no file: positions are relative to the function itself
+        first_line = 1
+    return FunctionSource(fdefs[0], filename, first_line, indent, lines)
+
+
+def _indent_removed(text: str, dedented: str) -> int:
+    for a, b in zip(text.splitlines(), dedented.splitlines()):
+        if b.strip():
+            return len(a) - len(b)
+    return 0

@@ -1,0 +1,217 @@
+"""Python expressions in value position (right-hand sides) as typed :mod:`polyopt.expr` trees.
+
+Types follow NumPy 2 on the values CPython would see: array elements are NumPy
+scalars of the array's dtype, loop variables and literals are weak Python
+scalars, ``math.*`` returns Python floats and ``np.*`` keeps float32.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from polyopt.aff import Lin
+from polyopt.dtypes import BOOL, WEAK_FLOAT, WEAK_INT, DType, ValueType, promote, true_divide
+from polyopt.expr import COMPARISONS, Binary, Call, Cast, Expr, Literal, Load, Name, Select, Unary
+
+from polyopt.frontends.python_affine import NotAffine
+
+MATH_FUNCTIONS = ("sqrt", "exp", "log", "pow", "fabs", "sin", "cos", "tanh")
+_NP_ALIASES = {"abs": "fabs", "absolute": "fabs", "power": "pow", "minimum": "min", "maximum": "max"}
+
+_BINOPS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+    ast.Mod: "%", ast.Pow: "**",
+}
+_CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+
+
+@dataclass
+class ValueScope:
+    """What the value converter needs to know about names in scope."""
+
+    name: Callable[[ast.Name], Expr]  # resolve a bare name (raises NotAffine on failure)
+    subscript: Callable[[ast.Subscript], Load]  # an array element read
+    size: Callable[[ast.AST], Lin | None]  # X.shape[d] / len(x)
+    module_alias: Callable[[str], str | None]  # "math"/"np"/None for a module name in scope
+
+
+def lin_to_expr(e: Lin) -> Expr:
+    """An affine integer expression as a value (e.g. a size used in arithmetic)."""
+    from polyopt.aff import FloorDiv
+
+    out: Expr | None = None
+    for atom, c in e.terms:
+        if isinstance(atom, FloorDiv):
+            base: Expr = Binary("//", lin_to_expr(atom.num), Literal(atom.den, WEAK_INT), WEAK_INT)
+        else:
+            base = Name(atom, WEAK_INT)
+        term = base if c == 1 else Binary("*", Literal(c, WEAK_INT), base, WEAK_INT)
+        out = term if out is None else Binary("+", out, term, WEAK_INT)
+    if out is None:
+        return Literal(e.const, WEAK_INT)
+    if e.const:
+        out = Binary("+", out, Literal(e.const, WEAK_INT), WEAK_INT)
+    return out
+
+
+class ValueConverter:
+    def __init__(self, scope: ValueScope) -> None:
+        self.scope = scope
+
+    def convert(self, node: ast.AST) -> Expr:
+        sz = self.scope.size(node)
+        if sz is not None:
+            return lin_to_expr(sz)
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            raise NotAffine(node, _describe(node), "is not supported in a loop body value")
+        return method(node)
+
+    # --- leaves -------------------------------------------------------------------------
+
+    def _Constant(self, node: ast.Constant) -> Expr:
+        v = node.value
+        if isinstance(v, bool):
+            return Literal(int(v), BOOL)
+        if isinstance(v, int):
+            if not -(2**63) <= v < 2**63:
+                raise NotAffine(node, "integer literal", "does not fit in 64 bits")
+            return Literal(v, WEAK_INT)
+        if isinstance(v, float):
+            return Literal(v, WEAK_FLOAT)
+        raise NotAffine(node, f"constant {v!r}", "only int and float constants are supported")
+
+    def _Name(self, node: ast.Name) -> Expr:
+        return self.scope.name(node)
+
+    def _Subscript(self, node: ast.Subscript) -> Expr:
+        return self.scope.subscript(node)
+
+    # --- operators ----------------------------------------------------------------------
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> Expr:
+        inner = self.convert(node.operand)
+        if isinstance(node.op, ast.UAdd):
+            return inner
+        if isinstance(node.op, ast.USub):
+            return Unary("-", inner, inner.type)
+        if isinstance(node.op, ast.Not):
+            return Unary("not", inner, BOOL)
+        raise NotAffine(node, "`~`", "bitwise operators are not supported")
+
+    def _BinOp(self, node: ast.BinOp) -> Expr:
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise NotAffine(node, _describe(node), "bitwise and matrix operators are not supported")
+        a, b = self.convert(node.left), self.convert(node.right)
+        return binary(op, a, b, node)
+
+    def _Compare(self, node: ast.Compare) -> Expr:
+        out: Expr | None = None
+        left = self.convert(node.left)
+        for op, right_node in zip(node.ops, node.comparators):
+            if type(op) not in _CMP:
+                raise NotAffine(node, _describe(node), "`is`/`in` comparisons are not supported")
+            right = self.convert(right_node)
+            part = Binary(_CMP[type(op)], left, right, BOOL)
+            out = part if out is None else Binary("and", out, part, BOOL)
+            left = right
+        assert out is not None
+        return out
+
+    def _BoolOp(self, node: ast.BoolOp) -> Expr:
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        values = [self.convert(v) for v in node.values]
+        for v in values:
+            if v.type != BOOL:
+                raise NotAffine(
+                    node, f"`{op}`", "operands must be comparisons (Python's value-returning "
+                    "`and`/`or` on numbers is not supported)"
+                )
+        out = values[0]
+        for v in values[1:]:
+            out = Binary(op, out, v, BOOL)
+        return out
+
+    def _IfExp(self, node: ast.IfExp) -> Expr:
+        cond = self.convert(node.test)
+        a, b = self.convert(node.body), self.convert(node.orelse)
+        t = promote(a.type, b.type)
+        return Select(cond, a, b, t)
+
+    # --- calls --------------------------------------------------------------------------
+
+    def _Call(self, node: ast.Call) -> Expr:
+        if node.keywords:
+            raise NotAffine(node, _describe(node.func), "keyword arguments are not supported")
+        fn, module = self._callee(node.func)
+        args = [self.convert(a) for a in node.args]
+        if module is None and fn in ("min", "max"):
+            if len(args) < 2:
+                raise NotAffine(node, f"{fn}()", "needs two or more arguments")
+            t = args[0].type
+            for a in args[1:]:
+                t = promote(t, a.type)
+            return Call(fn, tuple(args), t)
+        if module is None and fn == "abs":
+            _arity(node, args, 1)
+            return Call("abs", tuple(args), args[0].type)
+        if module is None and fn in ("float", "int"):
+            _arity(node, args, 1)
+            return Cast(args[0], WEAK_FLOAT if fn == "float" else WEAK_INT)
+        if module is None:
+            raise NotAffine(node, f"call to {fn}()", "unknown function (supported: math and NumPy "
+                            "functions sqrt exp log pow fabs sin cos tanh, abs, min, max, int, float)")
+        fn = _NP_ALIASES.get(fn, fn) if module == "np" else fn
+        if module == "np" and fn in ("min", "max"):
+            _arity(node, args, 2)
+            return Call(fn, tuple(args), promote(args[0].type, args[1].type))
+        if fn not in MATH_FUNCTIONS:
+            raise NotAffine(node, f"call to {module}.{fn}()", "is not one of the supported math "
+                            "functions (sqrt exp log pow fabs sin cos tanh)")
+        _arity(node, args, 2 if fn == "pow" else 1)
+        if module == "math":
+            return Call(fn, tuple(args), WEAK_FLOAT)
+        t = args[0].type
+        for a in args[1:]:
+            t = promote(t, a.type)
+        if not t.dtype.is_float:
+            t = ValueType(DType.FLOAT64, weak=t.weak)
+        return Call(fn, tuple(args), t)
+
+    def _callee(self, func: ast.AST) -> tuple[str, str | None]:
+        if isinstance(func, ast.Name):
+            return func.id, None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            module = self.scope.module_alias(func.value.id)
+            if module is not None:
+                return func.attr, module
+        raise NotAffine(func, f"call to {_describe(func)}", "unknown function")
+
+
+def binary(op: str, a: Expr, b: Expr, node: ast.AST) -> Expr:
+    """A typed arithmetic node, NumPy's promotion applied."""
+    if op in COMPARISONS:
+        return Binary(op, a, b, BOOL)
+    if op == "/":
+        return Binary(op, a, b, true_divide(a.type, b.type))
+    t = promote(a.type, b.type)
+    if op == "**" and not t.dtype.is_float:
+        if not (isinstance(b, Literal) and isinstance(b.value, int) and b.value >= 0):
+            raise NotAffine(node, "`**` on integers", "the exponent must be a non-negative "
+                            "integer constant (use float values for other powers)")
+    return Binary(op, a, b, t)
+
+
+def _arity(node: ast.Call, args: list[Expr], n: int) -> None:
+    if len(args) != n:
+        raise NotAffine(node, _describe(node.func), f"takes {n} argument(s), got {len(args)}")
+
+
+def _describe(node: ast.AST) -> str:
+    try:
+        return f"`{ast.unparse(node)}`"
+    except Exception:  # pragma: no cover
+        return type(node).__name__

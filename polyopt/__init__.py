@@ -1,0 +1,29 @@
+"""polyopt: an affine polyhedral loop optimizer.
+
+Python loops over NumPy arrays (``@polyopt.jit``) and C ``#pragma scop``
+regions (the ``polyopt`` command) become parallel, vectorized C, with exact
+dependence analysis explaining which loops can run in parallel and why.
+"""
+
+from polyopt.errors import (
+    CompileError,
+    IllegalTransformationError,
+    InternalError,
+    PolyoptError,
+    TooComplexError,
+    UnsupportedError,
+)
+from polyopt.jit import Kernel, jit
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CompileError",
+    "IllegalTransformationError",
+    "InternalError",
+    "Kernel",
+    "PolyoptError",
+    "TooComplexError",
+    "UnsupportedError",
+    "jit",
+]

@@ -1,0 +1,110 @@
+"""The typed expression tree of statement bodies.
+
+Every node carries its :class:`~polyopt.dtypes.ValueType`, computed by the
+frontend with NumPy's promotion rules, so the backend only prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from polyopt.aff import Lin
+from polyopt.dtypes import ValueType
+
+
+@dataclass(frozen=True)
+class Literal:
+    value: int | float
+    type: ValueType
+
+
+@dataclass(frozen=True)
+class Name:
+    """A loop iterator, a parameter, a scalar argument or a local scalar."""
+
+    name: str
+    type: ValueType
+
+
+@dataclass(frozen=True)
+class Load:
+    """An array element read, ``A[indices]``, indices affine in iterators and parameters."""
+
+    array: str
+    indices: tuple[Lin, ...]
+    type: ValueType
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str  # "-", "not"
+    operand: Expr
+    type: ValueType
+
+
+@dataclass(frozen=True)
+class Binary:
+    """``lhs op rhs``: arithmetic (``+ - * / // % **``), comparison or ``and``/``or``."""
+
+    op: str
+    lhs: Expr
+    rhs: Expr
+    type: ValueType
+
+
+@dataclass(frozen=True)
+class Call:
+    """A math function (``sqrt exp log pow fabs sin cos tanh abs min max``)."""
+
+    fn: str
+    args: tuple[Expr, ...]
+    type: ValueType
+
+
+@dataclass(frozen=True)
+class Select:
+    """``then if cond else otherwise``."""
+
+    cond: Expr
+    then: Expr
+    otherwise: Expr
+    type: ValueType
+
+
+@dataclass(frozen=True)
+class Cast:
+    operand: Expr
+    type: ValueType
+
+
+Expr = Literal | Name | Load | Unary | Binary | Call | Select | Cast
+
+COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
+
+
+def children(e: Expr) -> tuple[Expr, ...]:
+    if isinstance(e, (Unary, Cast)):
+        return (e.operand,)
+    if isinstance(e, Binary):
+        return (e.lhs, e.rhs)
+    if isinstance(e, Call):
+        return e.args
+    if isinstance(e, Select):
+        return (e.cond, e.then, e.otherwise)
+    return ()
+
+
+def walk(e: Expr) -> Iterator[Expr]:
+    """Every node of ``e``, parents before children."""
+    yield e
+    for c in children(e):
+        yield from walk(c)
+
+
+def loads(e: Expr) -> list[Load]:
+    return [n for n in walk(e) if isinstance(n, Load)]
+
+
+def names_read(e: Expr) -> set[str]:
+    return {n.name for n in walk(e) if isinstance(n, Name)}

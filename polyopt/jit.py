@@ -1,0 +1,221 @@
+"""``@polyopt.jit``: compile a Python loop function to C on its first call per signature.
+
+Like Numba's ``@njit``, a :class:`Kernel` dispatches on the argument types
+(dtype and rank of arrays, kind of scalars) and keeps one compiled
+specialization per signature, in memory and on disk.  A new process with a
+warm disk cache goes straight from the function's source text to the library,
+without re-running the analysis.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+import os
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from polyopt import pipeline
+from polyopt.errors import CompileError, PolyoptError, UnsupportedError
+from polyopt.options import Options
+from polyopt.signature import Signature, type_of_value
+from polyopt.backend_c import build
+from polyopt.backend_c.call import CompiledKernel
+from polyopt.backend_c.emit import emit
+from polyopt.backend_c.interface import KernelInterface, interface_of
+
+
+class Kernel:
+    """A compiled-on-demand loop function.  Call it like the original."""
+
+    def __init__(self, fn: Callable[..., Any], options: Options) -> None:
+        functools.update_wrapper(self, fn)
+        self.py_func = fn
+        self.options = options
+        self._signature = inspect.signature(fn)
+        self._arg_names = list(self._signature.parameters)
+        self._specializations: dict[tuple, CompiledKernel] = {}
+        self._plans: dict[Signature | None, pipeline.Plan] = {}
+        self._last: Signature | None = None
+        self._failed: str | None = None
+
+    # --- calling ------------------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs or len(args) != len(self._arg_names):
+            bound = self._signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            args = tuple(bound.arguments[n] for n in self._arg_names)
+        key = tuple(_type_key(a) for a in args)
+        compiled = self._specializations.get(key)
+        if compiled is None:
+            if self._failed is not None:
+                return self.py_func(*args)
+            try:
+                compiled = self._compile_for(args)
+            except (UnsupportedError, CompileError) as exc:
+                if not self.options.fallback:
+                    raise
+                self._failed = str(exc)
+                warnings.warn(f"polyopt: running {self.__name__} as plain Python: {exc}",
+                              RuntimeWarning, stacklevel=2)
+                return self.py_func(*args)
+            self._specializations[key] = compiled
+        return compiled(args)
+
+    def _compile_for(self, args: tuple) -> CompiledKernel:
+        sig = Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args)))
+        self._last = sig
+        return self.compile(sig)
+
+    def compile(self, sig: Signature) -> CompiledKernel:
+        """Build (or load from the cache) the specialization for ``sig``."""
+        tc = build.toolchain()
+        front = self._front_key(sig, tc) if self.options.cache else None
+        if front is not None:
+            hit = _load_index(front)
+            if hit is not None:
+                return hit
+        p = self.plan(sig)
+        kernel = emit(p.scop, p.tree, _c_name(self.__name__))
+        iface = interface_of(p.scop, kernel)
+        lib = build.build(kernel.source, tc, self.__name__)
+        compiled = CompiledKernel(iface, lib, lib.with_name("kernel.c"))
+        if front is not None:
+            _store_index(front, build.library_key(kernel.source, tc), iface)
+        return compiled
+
+    def _front_key(self, sig: Signature, tc: build.Toolchain) -> str | None:
+        try:
+            source = inspect.getsource(self.py_func)
+        except (OSError, TypeError):
+            return None
+        h = hashlib.sha256()
+        consts = _global_constants(self.py_func)
+        for part in (_polyopt_digest(), source, str(sig), self.options.key(), repr(consts),
+                     tc.identity, " ".join(tc.compiler), " ".join(tc.flags)):
+            h.update(part.encode())
+            h.update(b"\0")
+        return h.hexdigest()[:32]
+
+    # --- analysis -----------------------------------------------------------------------
+
+    def plan(self, sig: Signature | None = None) -> pipeline.Plan:
+        """The analysed model for ``sig`` (the last call's, or types inferred from use)."""
+        from polyopt.frontends.python import parse_function
+
+        if sig not in self._plans:
+            self._plans[sig] = pipeline.plan(parse_function(self.py_func, sig), self.options)
+        return self._plans[sig]
+
+    def _sig_for(self, args: tuple, kwargs: dict) -> Signature | None:
+        if not args and not kwargs:
+            return self._last
+        bound = self._signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return Signature(tuple((n, type_of_value(bound.arguments[n])) for n in self._arg_names))
+
+    def report(self, *args: Any, **kwargs: Any) -> str:
+        """The dependences and, for every loop, whether it runs in parallel and why not."""
+        from polyopt.report import text_report
+
+        return text_report(self.dependences(*args, **kwargs))
+
+    def dependences(self, *args: Any, **kwargs: Any):
+        """The dependence analysis as data (:class:`polyopt.report.Analysis`)."""
+        from polyopt.report import analysis
+
+        p = self.plan(self._sig_for(args, kwargs))
+        return analysis(p.scop, p.deps, p.tree)
+
+    def c_source(self, *args: Any, **kwargs: Any) -> str:
+        """The C code compiled for these arguments' types."""
+        p = self.plan(self._sig_for(args, kwargs))
+        return emit(p.scop, p.tree, _c_name(self.__name__)).source
+
+    def __repr__(self) -> str:
+        return f"<polyopt.jit {self.__name__} ({len(self._specializations)} compiled)>"
+
+
+def jit(fn: Callable[..., Any] | None = None, *, parallel: bool = True, vectorize: bool = True,
+        cache: bool = True, fallback: bool = False) -> Any:
+    """Compile a loop function to parallel, vectorized C.
+
+    Works bare (``@polyopt.jit``) and with options (``@polyopt.jit(parallel=False)``).
+    """
+    options = Options(parallel=parallel, vectorize=vectorize, cache=cache, fallback=fallback)
+    if fn is None:
+        return lambda f: Kernel(f, options)
+    if not callable(fn):
+        raise TypeError("polyopt.jit decorates a function")
+    return Kernel(fn, options)
+
+
+def _type_key(a: Any) -> tuple:
+    if isinstance(a, np.ndarray):
+        return (np.ndarray, a.dtype, a.ndim)
+    return (type(a),)
+
+
+def _c_name(name: str) -> str:
+    return "polyopt_" + "".join(c if c.isalnum() else "_" for c in name)
+
+
+def _global_constants(fn: Callable[..., Any]) -> list[tuple[str, object]]:
+    g = getattr(fn, "__globals__", {})
+    code = getattr(fn, "__code__", None)
+    names = code.co_names if code else ()
+    return [(n, g[n]) for n in names if n in g and isinstance(g[n], (int, float))]
+
+
+@functools.lru_cache(maxsize=1)
+def _polyopt_digest() -> str:
+    """A hash of polyopt's own code: a new version never reuses old cache entries."""
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    for d in (root, root.parent / "frontends", root.parent / "backend_c"):
+        if d.is_dir():
+            for f in sorted(d.glob("*.py")):
+                h.update(f.read_bytes())
+    for mod in ("polyopt.frontends", "polyopt.backend_c"):
+        import importlib
+
+        m = importlib.import_module(mod)
+        for f in sorted(Path(m.__path__[0]).glob("*.py")):
+            h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+def _index_path(front: str) -> Path:
+    return build.cache_root() / "index" / f"{front}.json"
+
+
+def _load_index(front: str) -> CompiledKernel | None:
+    path = _index_path(front)
+    try:
+        data = json.loads(path.read_text())
+        iface = KernelInterface.from_json(data["interface"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    lib = build.cached_library(data["library"])
+    if lib is None:
+        return None
+    try:
+        return CompiledKernel(iface, lib)
+    except PolyoptError:
+        build.discard(lib.parent)
+        return None
+
+
+def _store_index(front: str, lib_key: str, iface: KernelInterface) -> None:
+    path = _index_path(front)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}")
+    tmp.write_text(json.dumps({"library": lib_key, "interface": iface.to_json()}))
+    os.replace(tmp, path)

@@ -1,0 +1,112 @@
+"""Names, not positions: the one module that converts between isl dimension
+positions and the names the rest of polyopt speaks of.
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+dim_type = isl.dim_type
+
+
+def set_dim_names(s: isl.Set | isl.BasicSet) -> list[str]:
+    return [s.get_dim_name(dim_type.set, k) for k in range(s.dim(dim_type.set))]
+
+
+def param_names(obj: isl.Set | isl.Map | isl.UnionSet | isl.UnionMap) -> list[str]:
+    space = obj.get_space()
+    return [space.get_dim_name(dim_type.param, k) for k in range(space.dim(dim_type.param))]
+
+
+def tuple_name(s: isl.Set | isl.BasicSet) -> str:
+    return s.get_tuple_name()
+
+
+def in_tuple_name(m: isl.Map | isl.BasicMap) -> str:
+    return m.get_tuple_name(dim_type.in_)
+
+
+def out_tuple_name(m: isl.Map | isl.BasicMap) -> str:
+    return m.get_tuple_name(dim_type.out)
+
+
+def n_out(m: isl.Map | isl.BasicMap) -> int:
+    return m.dim(dim_type.out)
+
+
+def n_in(m: isl.Map | isl.BasicMap) -> int:
+    return m.dim(dim_type.in_)
+
+
+def set_dims(s: isl.Set) -> int:
+    return s.dim(dim_type.set)
+
+
+def maps_of(um: isl.UnionMap) -> list[isl.Map]:
+    out: list[isl.Map] = []
+    um.foreach_map(out.append)
+    return out
+
+
+def sets_of(us: isl.UnionSet) -> list[isl.Set]:
+    out: list[isl.Set] = []
+    us.foreach_set(out.append)
+    return out
+
+
+def basic_sets_of(s: isl.Set) -> list[isl.BasicSet]:
+    out: list[isl.BasicSet] = []
+    s.foreach_basic_set(out.append)
+    return out
+
+
+def project_to_params(s: isl.Set) -> isl.Set:
+    return s.params()
+
+
+def single_value(s: isl.Set, k: int) -> int | None:
+    """The value of set dimension ``k`` when it is the same for every point, else None."""
+    if s.is_empty():
+        return None
+    lo = s.dim_min(k)
+    hi = s.dim_max(k)
+    if lo.is_cst() and hi.is_cst():
+        a = _pw_const(lo)
+        b = _pw_const(hi)
+        if a is not None and a == b:
+            return a
+    return None
+
+
+def dim_bounds(s: isl.Set, k: int) -> tuple[int | None, int | None]:
+    """Constant lower and upper bound of set dimension ``k`` (None when unbounded/parametric)."""
+    if s.is_empty():
+        return None, None
+    lo = s.dim_min(k)
+    hi = s.dim_max(k)
+    return (_pw_const(lo) if lo.is_cst() else None, _pw_const(hi) if hi.is_cst() else None)
+
+
+def _pw_const(pa: isl.PwAff) -> int | None:
+    vals: list[int] = []
+
+    def take(_set: isl.Set, aff: isl.Aff) -> None:
+        v = aff.get_constant_val()
+        if v.is_int():
+            vals.append(int(v.to_python()))
+
+    pa.foreach_piece(take)
+    if len(vals) >= 1 and all(v == vals[0] for v in vals):
+        return vals[0]
+    return None
+
+
+def out_dim_name(m: isl.Map, k: int) -> str | None:
+    return m.get_dim_name(dim_type.out, k)
+
+
+def id_list(names: list[str]) -> isl.IdList:
+    lst = isl.IdList.alloc(isl.DEFAULT_CONTEXT, len(names))
+    for n in names:
+        lst = lst.add(isl.Id(n))
+    return lst

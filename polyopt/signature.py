@@ -1,0 +1,137 @@
+"""Argument signatures: what a kernel is specialized for (dtype and rank of each array,
+type of each scalar), as Numba specializes per signature.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from polyopt.dtypes import WEAK_FLOAT, WEAK_INT, DType, ValueType
+
+
+@dataclass(frozen=True)
+class ArrayType:
+    dtype: DType
+    ndim: int
+
+    def __str__(self) -> str:
+        return f"{self.dtype.value}[{', '.join(':' * self.ndim) if self.ndim else ''}]"
+
+
+@dataclass(frozen=True)
+class ScalarType:
+    type: ValueType
+
+    @property
+    def is_int(self) -> bool:
+        return not self.type.dtype.is_float
+
+    def __str__(self) -> str:
+        if self.type.weak:
+            return "int" if self.is_int else "float"
+        return self.type.dtype.value
+
+
+ArgType = ArrayType | ScalarType
+
+
+@dataclass(frozen=True)
+class Signature:
+    """The types of a call's arguments, by argument name, in the function's order."""
+
+    args: tuple[tuple[str, ArgType], ...]
+
+    def __getitem__(self, name: str) -> ArgType:
+        for n, t in self.args:
+            if n == name:
+                return t
+        raise KeyError(name)
+
+    def get(self, name: str) -> ArgType | None:
+        for n, t in self.args:
+            if n == name:
+                return t
+        return None
+
+    def __str__(self) -> str:
+        return "(" + ", ".join(f"{n}: {t}" for n, t in self.args) + ")"
+
+
+def type_of_value(value: object) -> ArgType:
+    """The polyopt type of one call argument; TypeError for what cannot be compiled."""
+    if isinstance(value, np.ndarray):
+        dt = DType.from_numpy(value.dtype)
+        if dt is None:
+            raise TypeError(
+                f"arrays of dtype {value.dtype} are not supported "
+                "(supported: float64, float32, int64, int32)"
+            )
+        return ArrayType(dt, value.ndim)
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError("bool arguments are not supported; pass an int")
+    if isinstance(value, int):
+        return ScalarType(WEAK_INT)
+    if isinstance(value, float):
+        return ScalarType(WEAK_FLOAT)
+    if isinstance(value, np.generic):
+        dt = DType.from_numpy(value.dtype)
+        if dt is None:
+            raise TypeError(f"scalars of type {value.dtype} are not supported")
+        return ScalarType(ValueType(dt))
+    raise TypeError(
+        f"arguments of type {type(value).__name__} are not supported "
+        "(pass NumPy arrays, ints and floats)"
+    )
+
+
+_NAMES = {"f8": DType.FLOAT64, "f4": DType.FLOAT32, "i8": DType.INT64, "i4": DType.INT32}
+
+
+def parse_signature(text: str, arg_names: list[str]) -> Signature:
+    """Parse ``"float64[:,:], float64[:], float64"`` (Numba's notation) for ``arg_names``."""
+    parts = _split_top(text)
+    if len(parts) != len(arg_names):
+        raise ValueError(
+            f"the signature has {len(parts)} types but the function takes {len(arg_names)} "
+            f"arguments ({', '.join(arg_names)})"
+        )
+    out: list[tuple[str, ArgType]] = []
+    for name, part in zip(arg_names, parts):
+        part = part.strip()
+        if "[" in part:
+            base, dims = part.split("[", 1)
+            ndim = dims.rstrip("]").count(":")
+            out.append((name, ArrayType(_dtype(base.strip()), ndim)))
+        elif part in ("int", "float"):
+            out.append((name, ScalarType(WEAK_INT if part == "int" else WEAK_FLOAT)))
+        else:
+            out.append((name, ScalarType(ValueType(_dtype(part)))))
+    return Signature(tuple(out))
+
+
+def _dtype(name: str) -> DType:
+    if name in _NAMES:
+        return _NAMES[name]
+    try:
+        return DType(name)
+    except ValueError:
+        raise ValueError(f"unknown type {name!r} (use float64, float32, int64, int32)") from None
+
+
+def _split_top(text: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return parts
