@@ -73,8 +73,9 @@ def flat_index(indices: tuple[Lin, ...], shape: tuple[Lin, ...]) -> str:
     if not indices:
         return "0"
     out = lin(indices[0])
-    for ix, extent in zip(indices[1:], shape[1:]):
-        out = f"{out} * {lin(extent)} + {lin(ix)}"
+    for k, (ix, extent) in enumerate(zip(indices[1:], shape[1:])):
+        # ((i0 * n1 + i1) * n2 + i2): the partial offset is one operand of the product
+        out = f"{out if k == 0 else f'({out})'} * {lin(extent)} + {lin(ix)}"
     return out
 
 
@@ -90,8 +91,12 @@ class BodyPrinter:
 
     def __init__(self, shapes: dict[str, tuple[Lin, ...]]) -> None:
         self.shapes = shapes
+        self.substitute: dict[tuple[str, tuple[Lin, ...]], str] = {}  # element -> local (LICM)
 
     def load(self, array: str, indices: tuple[Lin, ...]) -> str:
+        local = self.substitute.get((array, indices))
+        if local is not None:
+            return local
         return f"{array}[{flat_index(indices, self.shapes[array])}]"
 
     def expr(self, e: Expr) -> str:
