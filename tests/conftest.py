@@ -1,0 +1,99 @@
+"""Shared fixtures: a private build cache, a seeded RNG, and the differential check.
+
+Every test session builds into its own cache directory (``POLYOPT_CACHE_DIR``),
+so tests never read or write ``~/.cache/polyopt`` and never depend on what an
+earlier session left behind.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+@pytest.fixture(scope="session", autouse=True)
+def polyopt_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A fresh ``POLYOPT_CACHE_DIR`` for the whole session (restored afterwards)."""
+    path = str(tmp_path_factory.mktemp("polyopt-cache"))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("POLYOPT_CACHE_DIR", path)
+        yield path
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    """A deterministic random generator, fresh for every test."""
+    return np.random.default_rng(20240611)
+
+
+TOLERANCES = {
+    np.dtype(np.float64): {"rtol": 1e-9, "atol": 1e-12},
+    np.dtype(np.float32): {"rtol": 1e-4, "atol": 1e-5},
+}
+
+
+def assert_same_value(expected: object, actual: object, what: str) -> None:
+    """``actual`` equals ``expected``: ints exactly, floats within the dtype's tolerance
+    (reductions may be reassociated when they run in parallel), NaN equal to NaN."""
+    if isinstance(expected, np.ndarray):
+        assert isinstance(actual, np.ndarray), f"{what}: expected an array, got {type(actual)}"
+        assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
+        assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype} != {expected.dtype}"
+        if expected.dtype.kind == "f":
+            np.testing.assert_allclose(actual, expected, equal_nan=True, err_msg=what,
+                                       **TOLERANCES[expected.dtype])
+        else:
+            np.testing.assert_array_equal(actual, expected, err_msg=what)
+        return
+    if expected is None:
+        assert actual is None, f"{what}: expected None, got {actual!r}"
+        return
+    assert isinstance(actual, (int, float, np.generic)), f"{what}: got {type(actual)}"
+    exp_dtype = np.asarray(expected).dtype
+    if exp_dtype.kind == "f":
+        tol = TOLERANCES.get(exp_dtype, TOLERANCES[np.dtype(np.float64)])
+        if isinstance(expected, np.floating):
+            tol = TOLERANCES[np.dtype(expected.dtype)]
+        np.testing.assert_allclose(float(actual), float(expected), equal_nan=True, err_msg=what,
+                                   **tol)
+    else:
+        assert int(actual) == int(expected), f"{what}: {actual!r} != {expected!r}"
+
+
+def check_against_python(fn, *args, **kwargs) -> object:
+    """Run the compiled kernel ``fn`` and ``fn.py_func`` on deep copies of the arguments
+    and compare every array argument afterwards, and the return values.
+
+    When CPython raises, the compiled kernel must raise the same kind of exception
+    (it may raise it earlier: the bounds check runs before any loop).  Returns the
+    compiled kernel's result.
+    """
+    py_args = copy.deepcopy(args)
+    py_kwargs = copy.deepcopy(kwargs)
+    c_args = copy.deepcopy(args)
+    c_kwargs = copy.deepcopy(kwargs)
+    try:
+        expected = fn.py_func(*py_args, **py_kwargs)
+    except (IndexError, ZeroDivisionError, ValueError) as exc:
+        with pytest.raises(type(exc)):
+            fn(*c_args, **c_kwargs)
+        return None
+    actual = fn(*c_args, **c_kwargs)
+    names = list(fn._arg_names) if hasattr(fn, "_arg_names") else []
+    for k, (p, c) in enumerate(zip(py_args, c_args)):
+        if isinstance(p, np.ndarray):
+            label = names[k] if k < len(names) else f"argument {k}"
+            assert_same_value(p, c, f"{fn.__name__}: array argument {label!r}")
+    for key in py_kwargs:
+        if isinstance(py_kwargs[key], np.ndarray):
+            assert_same_value(py_kwargs[key], c_kwargs[key], f"{fn.__name__}: argument {key!r}")
+    assert_same_value(expected, actual, f"{fn.__name__}: return value")
+    return actual
+
+
+@pytest.fixture
+def check():
+    """:func:`check_against_python` as a fixture."""
+    return check_against_python
+

@@ -1,0 +1,54 @@
+"""Differential tests: every corpus kernel, compiled, gives what CPython gives.
+
+Each kernel of :mod:`kernels` is compiled twice (default options, and
+``parallel=False``) and run on random inputs at several sizes, including 0, 1
+and sizes where some loop runs zero times; every array argument and the return
+value must match the original function run by CPython on a copy of the inputs.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+import polyopt
+from conftest import check_against_python
+from kernels import CASES
+
+_JITTED: dict[tuple[str, bool], polyopt.Kernel] = {}
+
+
+def jitted(name: str, parallel: bool) -> polyopt.Kernel:
+    """One jit object per (kernel, option): each compiles once per signature."""
+    key = (name, parallel)
+    if key not in _JITTED:
+        _JITTED[key] = polyopt.jit(CASES[name].fn, parallel=parallel)
+    return _JITTED[key]
+
+
+def test_the_corpus_is_large_enough():
+    assert len(CASES) >= 30
+
+
+@pytest.mark.parametrize("parallel", [True, False], ids=["default", "sequential"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_cpython(name: str, parallel: bool) -> None:
+    case = CASES[name]
+    kernel = jitted(name, parallel)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    for n in case.sizes:
+        for _ in range(2):
+            args = case.make(rng, n)
+            check_against_python(kernel, *args)
+
+
+@pytest.mark.parametrize("name", ["matmul_acc", "rowsum_scale", "prefix_sum", "seidel_2d"])
+def test_compiles_once_per_signature(name: str) -> None:
+    kernel = jitted(name, True)
+    case = CASES[name]
+    rng = np.random.default_rng(7)
+    for n in case.sizes:
+        kernel(*case.make(rng, n))
+    assert len(kernel._specializations) == 1
