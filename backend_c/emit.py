@@ -12,6 +12,7 @@ bound to the AST's loop counters::
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import islpy as isl
@@ -108,6 +109,25 @@ def _unparen(text: str) -> str:
     return text
 
 
+def _user_calls(node: isl.AstNode) -> list[isl.AstExpr]:
+    """The statement calls in a loop body made only of blocks, ifs and statements."""
+    t = node.get_type()
+    if t == isl.ast_node_type.user:
+        return [node.user_get_expr()]
+    if t == isl.ast_node_type.block:
+        children = node.block_get_children()
+        out: list[isl.AstExpr] = []
+        for k in range(children.n_ast_node()):
+            sub = _user_calls(children.get_at(k))
+            if not sub:
+                return []
+            out += sub
+        return out
+    if t == isl.ast_node_type.if_ and not node.if_has_else_node():
+        return _user_calls(node.if_get_then_node())
+    return []
+
+
 class _Printer:
     def __init__(self, scop: Scop, openmp: bool) -> None:
         self.scop = scop
@@ -122,6 +142,8 @@ class _Printer:
             prefix += "_"
         self.prefix = prefix
         self.marks: dict[str, LoopDim] = {}
+        self.taken = used
+        self.replaced: tuple[str, str] | None = None
 
     def function_body(self, tree: Node) -> str:
         out: list[str] = []
@@ -184,6 +206,9 @@ class _Printer:
             return
         cond = _unparen(ast_expr(node.for_get_cond()))
         inc = ast_expr(node.for_get_inc())
+        if mark is not None and mark.scalar_replace and self._scalar_replaced(
+                node, depth, mark, it, init, cond, inc):
+            return
         pragma = self._pragma(mark) if mark is not None else None
         if pragma:
             self.emit(depth, pragma)
@@ -191,7 +216,48 @@ class _Printer:
         self._node(node.for_get_body(), depth + 1, None)
         self.emit(depth, "}")
 
-    def _pragma(self, mark: LoopMark) -> str | None:
+    def _scalar_replaced(self, node: isl.AstNode, depth: int, mark: LoopMark, it: str,
+                         init: str, cond: str, inc: str) -> bool:
+        """Emit the loop with its invariant accumulator in a local (LICM); False if the
+        AST does not have the expected shape (then the loop is printed normally)."""
+        calls = _user_calls(node.for_get_body())
+        if not calls:
+            return False
+        names_ = {c.get_op_arg(0).get_id().get_name() for c in calls}
+        if len(names_) != 1:
+            return False
+        stmt = self.scop.statement(names_.pop())
+        if stmt.target not in self.scop.arrays:
+            return False
+        args = [ast_expr(calls[0].get_op_arg(k)) for k in range(1, calls[0].get_op_n_arg())]
+        needed = set().union(*(ix.names() for ix in stmt.indices)) & set(stmt.iterators)
+        binds = [(v, a) for v, a in zip(stmt.iterators, args) if v in needed]
+        if any(re.search(rf"\b{re.escape(it)}\b", a) for _, a in binds):
+            return False
+        acc = f"{stmt.target}_acc"
+        while acc in self.taken:
+            acc += "_"
+        element = f"{stmt.target}[{flat_index(stmt.indices, self.scop.arrays[stmt.target].shape)}]"
+        first = re.sub(rf"\b{re.escape(it)}\b", f"({init})", cond)
+        self.emit(depth, "{")
+        for v, a in binds:
+            self.emit(depth + 1, f"const int64_t {v} = {a};")
+        self.emit(depth + 1, f"if ({first}) {{")
+        self.emit(depth + 2, f"{ctype(self.scop.arrays[stmt.target].dtype)} {acc} = {element};")
+        pragma = self._pragma(mark, {stmt.target: acc})
+        if pragma:
+            self.emit(depth + 2, pragma)
+        self.emit(depth + 2, f"for (int64_t {it} = {init}; {cond}; {it} += {inc}) {{")
+        self.replaced = (stmt.name, acc)
+        self._node(node.for_get_body(), depth + 3, None)
+        self.replaced = None
+        self.emit(depth + 2, "}")
+        self.emit(depth + 2, f"{element} = {acc};")
+        self.emit(depth + 1, "}")
+        self.emit(depth, "}")
+        return True
+
+    def _pragma(self, mark: LoopMark, rename: dict[str, str] | None = None) -> str | None:
         if not self.openmp or not (mark.parallel or mark.simd):
             return None
         parts = ["#pragma omp"]
@@ -207,7 +273,8 @@ class _Printer:
         if mark.firstprivate and mark.parallel:
             parts.append(f"firstprivate({', '.join(mark.firstprivate)})")
         for op, var in mark.reductions:
-            parts.append(f"reduction({op}:{self._reduction_target(var)})")
+            target = (rename or {}).get(var) or self._reduction_target(var)
+            parts.append(f"reduction({op}:{target})")
         return " ".join(parts)
 
     def _reduction_target(self, var: str) -> str:
@@ -223,12 +290,17 @@ class _Printer:
         self.emit(depth, "{")
         for it, v in zip(stmt.iterators, values):
             self.emit(depth + 1, f"const int64_t {it} = {v};")
-        if stmt.indices or stmt.target in self.scop.arrays:
+        if self.replaced is not None and self.replaced[0] == stmt.name:
+            target = self.replaced[1]
+            self.body.substitute = {(stmt.target, stmt.indices): target}
+        elif stmt.indices or stmt.target in self.scop.arrays:
             target = f"{stmt.target}[{flat_index(stmt.indices, self.scop.arrays[stmt.target].shape)}]"
         else:
             target = stmt.target
-        self.emit(depth + 1, f"{target} = {self.body.expr(stmt.value)};  /* {stmt.source} */"
-                  if "*/" not in stmt.source else f"{target} = {self.body.expr(stmt.value)};")
+        value = self.body.expr(stmt.value)
+        self.body.substitute = {}
+        self.emit(depth + 1, f"{target} = {value};  /* {stmt.source} */"
+                  if "*/" not in stmt.source else f"{target} = {value};")
         self.emit(depth, "}")
 
 

@@ -46,6 +46,8 @@ def _is_array_var(v: str) -> bool:
 
 
 def loop_label(scop: Scop, dim: LoopDim) -> str:
+    if dim.label:
+        return dim.label
     if dim.loop_id in scop.loops:
         return scop.loop_label(dim.loop_id)
     return dim.name
@@ -131,42 +133,102 @@ def _privatizable(scop, deps, tl, loop_id, inside, original) -> tuple[list[str],
 
 
 def mark(scop: Scop, deps: Dependences, tree: Node, *, parallel: bool = True,
-         vectorize: bool = True) -> Node:
-    """``tree`` with OpenMP decisions on its loops: the outermost parallel loop of each
-    nest gets ``parallel for`` (a reduction loop only where nothing is parallel),
-    and vectorizable innermost loops get ``simd``."""
+         vectorize: bool = True, licm: bool = True, strict_fp: bool = False,
+         only_parallel: frozenset[str] | None = None,
+         only_simd: frozenset[str] | None = None,
+         only_licm: frozenset[str] | None = None) -> Node:
+    """``tree`` with OpenMP decisions on its loops.
+
+    Automatically, the outermost parallel loop of each nest gets ``parallel for``
+    (a reduction loop only where nothing is parallel), vectorizable innermost
+    loops get ``simd``, and innermost loops with an invariant accumulator keep it
+    in a register.  The ``only_*`` sets (loop ids a user asked for) replace the
+    automatic choice for that decision.
+    """
     v = verdicts(scop, deps, tree)
-    return _mark(tree, v, parallel, vectorize, False)
+    ctx = _MarkCtx(scop, tree, v, parallel, vectorize, licm, strict_fp, only_parallel, only_simd,
+                   only_licm)
+    return ctx.node(tree, False)
 
 
-def _has_parallel(node: Node, v: dict[str, LoopVerdict]) -> bool:
-    return any(v[d.loop_id].kind == PARALLEL for d, _ in loops(node))
+@dataclass
+class _MarkCtx:
+    scop: Scop
+    tree: Node
+    v: dict[str, LoopVerdict]
+    parallel: bool
+    vectorize: bool
+    licm: bool
+    strict_fp: bool
+    only_parallel: frozenset[str] | None
+    only_simd: frozenset[str] | None
+    only_licm: frozenset[str] | None
 
+    def _reassociates(self, verdict: LoopVerdict) -> bool:
+        return self.strict_fp and any(
+            self.scop.element_type(var.removeprefix("[array]")).is_float
+            for _, var in verdict.reductions)
 
-def _mark(node: Node, v: dict[str, LoopVerdict], parallel: bool, vectorize: bool,
-          in_parallel: bool) -> Node:
-    if isinstance(node, Sequence):
-        return Sequence(tuple(_mark(c, v, parallel, vectorize, in_parallel) for c in node.children))
-    if not isinstance(node, Band):
-        return node
-    dims: list[LoopDim] = []
-    for k, d in enumerate(node.dims):
-        verdict = v[d.loop_id]
-        rest = Band(node.dims[k + 1:], node.child) if k + 1 < len(node.dims) else node.child
-        m = LoopMark()
-        if parallel and not in_parallel and (
-            verdict.kind == PARALLEL
-            or (verdict.kind == REDUCTION and not _has_parallel(rest, v))
-        ):
-            m = replace(m, parallel=True, reductions=_clauses(verdict),
-                        private=verdict.private, firstprivate=verdict.firstprivate)
-            in_parallel = True
-        if vectorize and verdict.vectorizable:
-            m = replace(m, simd=True, reductions=_clauses(verdict),
-                        private=tuple(sorted(set(m.private) | set(verdict.private))))
-        dims.append(d.with_mark(m))
-    return Band(tuple(dims), _mark(node.child, v, parallel, vectorize, in_parallel), node.permutable)
+    def node(self, node: Node, in_parallel: bool) -> Node:
+        if isinstance(node, Sequence):
+            return Sequence(tuple(self.node(c, in_parallel) for c in node.children))
+        if not isinstance(node, Band):
+            return node
+        dims: list[LoopDim] = []
+        for k, d in enumerate(node.dims):
+            verdict = self.v[d.loop_id]
+            rest = Band(node.dims[k + 1:], node.child) if k + 1 < len(node.dims) else node.child
+            m = LoopMark(unroll=d.mark.unroll)
+            if self._wants_parallel(d, verdict, rest, in_parallel):
+                m = replace(m, parallel=True, reductions=_clauses(verdict),
+                            private=verdict.private, firstprivate=verdict.firstprivate)
+                in_parallel = True
+            replaced = self._wants_licm(d, verdict)
+            if replaced:
+                m = replace(m, scalar_replace=True)
+            if self._wants_simd(d, verdict, replaced):
+                m = replace(m, simd=True, reductions=_clauses(verdict),
+                            private=tuple(sorted(set(m.private) | set(verdict.private))))
+            dims.append(d.with_mark(m))
+        return Band(tuple(dims), self.node(node.child, in_parallel), node.permutable)
+
+    def _wants_parallel(self, d: LoopDim, verdict: LoopVerdict, rest: Node,
+                        in_parallel: bool) -> bool:
+        if not self.parallel or in_parallel or verdict.kind == SEQUENTIAL:
+            return False
+        if self._reassociates(verdict):
+            return False
+        if self.only_parallel is not None:
+            return d.loop_id in self.only_parallel
+        return verdict.kind == PARALLEL or not _has_parallel(rest, self.v)
+
+    def _wants_licm(self, d: LoopDim, verdict: LoopVerdict) -> bool:
+        if not verdict.innermost:
+            return False
+        if self.only_licm is not None:
+            if d.loop_id not in self.only_licm:
+                return False
+        elif not self.licm:
+            return False
+        from polyopt.transforms.licm import invariant_accumulator
+
+        return invariant_accumulator(self.scop, self.tree, d.loop_id) is not None
+
+    def _wants_simd(self, d: LoopDim, verdict: LoopVerdict, replaced: bool) -> bool:
+        if not self.vectorize or self._reassociates(verdict):
+            return False
+        if self.only_simd is not None and d.loop_id not in self.only_simd:
+            return False
+        if verdict.vectorizable:
+            return True
+        # an array reduction becomes a scalar one once its accumulator is in a register
+        return (replaced and verdict.kind == REDUCTION and len(verdict.reductions) == 1
+                and not verdict.firstprivate)
 
 
 def _clauses(verdict: LoopVerdict) -> tuple[tuple[str, str], ...]:
     return tuple((op, var.removeprefix("[array]")) for op, var in verdict.reductions)
+
+
+def _has_parallel(node: Node, v: dict[str, LoopVerdict]) -> bool:
+    return any(v[d.loop_id].kind == PARALLEL for d, _ in loops(node))

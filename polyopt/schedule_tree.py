@@ -39,6 +39,7 @@ class LoopMark:
     private: tuple[str, ...] = ()  # scalars private to each iteration
     firstprivate: tuple[str, ...] = ()
     unroll: bool = False  # fully unrolled (unroll-and-jam point loops)
+    scalar_replace: bool = False  # keep the loop's invariant accumulator in a register (LICM)
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,11 @@ class LoopDim:
     name: str  # the name users use, usually the source iterator
     exprs: tuple[tuple[str, Lin], ...]  # (statement, expression in its iterators)
     mark: LoopMark = LoopMark()
+    aliases: tuple[str, ...] = ()  # ids of loops merged into this one (by fusion)
+    label: str = ""  # how users name a loop that transformations created ("i.tile")
+
+    def answers_to(self, loop_id: str) -> bool:
+        return loop_id == self.loop_id or loop_id in self.aliases
 
     def expr(self, stmt: str) -> Lin:
         for s, e in self.exprs:

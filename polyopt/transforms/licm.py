@@ -1,0 +1,66 @@
+"""Loop-invariant code motion of an accumulator (scalar replacement).
+
+When the innermost loop updates one array element that does not change with
+the loop, the element is loaded once before the loop, kept in a register, and
+stored once after it::
+
+    for k in range(nk):                      acc = C[i, j]
+        C[i, j] += A[i, k] * B[k, j]   ==>   for k in range(nk):          # omp simd reduction(+:acc)
+                                                 acc += A[i, k] * B[k, j]
+                                             C[i, j] = acc
+
+It is legal only when every iteration of the loop touches that same element
+and nothing else in the loop touches its array, which isl proves from the
+access relations (not from the source text).
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from polyopt.deps import Dependences
+from polyopt.errors import IllegalTransformationError
+from polyopt.expr import Load, Name, walk
+from polyopt.model import Scop
+from polyopt.schedule_tree import Band, Leaf, Node
+from polyopt.timeline import Timeline
+from polyopt.transforms.tree import at, find
+
+
+def invariant_accumulator(scop: Scop, tree: Node, loop_id: str) -> str | None:
+    """The statement whose target is invariant in innermost ``loop_id``, or None (with why)."""
+    return _why_not(scop, tree, loop_id)[0]
+
+
+def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
+    band = at(tree, find(tree, loop_id))
+    assert isinstance(band, Band)
+    if not isinstance(band.child, Leaf):
+        return None, "its body is not a single statement"
+    s = scop.statement(band.child.stmt)
+    if s.target not in scop.arrays:
+        return None, f"it updates the scalar {s.target}, which already lives in a register"
+    others = [n for n in walk(s.value)
+              if (isinstance(n, Load) and n.array == s.target and n.indices != s.indices)
+              or (isinstance(n, Name) and n.name == s.target)]
+    if others:
+        return None, f"the statement also reads other elements of {s.target}"
+    tl = Timeline(scop, tree)
+    same_outer = tl.same_prefix(band.dims[0].loop_id, inclusive=False)
+    pairs = same_outer.intersect(
+        isl.UnionMap.from_map(isl.Map.from_domain_and_range(s.domain, s.domain)))
+    w = isl.UnionMap.from_map(s.write.relation)
+    same_element = w.apply_range(w.reverse())
+    if not pairs.is_subset(same_element):
+        return None, f"{s.target}[...] changes from one iteration to the next"
+    return s.name, ""
+
+
+def check_licm(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name: str) -> str:
+    stmt, why = _why_not(scop, tree, loop_id)
+    if stmt is None:
+        raise IllegalTransformationError(f"licm on loop {name} is not possible: {why}", ())
+    return stmt
+
+
+_ = Dependences

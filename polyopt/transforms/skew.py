@@ -1,0 +1,39 @@
+"""Loop skewing: ``inner`` becomes ``inner + factor * outer``.
+
+Before ``skew("t", "i", 1)``::             After::
+
+    for t in range(T):                        for t in range(T):
+        for i in range(1, n - 1):                 for i' in range(t + 1, t + n - 1):   # i = i' - t
+            S(t, i)                                   S(t, i' - t)
+
+For fixed outer values the inner order is unchanged, so skewing alone never
+breaks a dependence; it makes stencil bands permutable, hence tileable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from polyopt.deps import Dependences
+from polyopt.errors import PolyoptError
+from polyopt.legality import require_legal
+from polyopt.model import Scop
+from polyopt.schedule_tree import Band, Node
+from polyopt.transforms.tree import at, chain, find, replace_at
+
+
+def skew(scop: Scop, deps: Dependences | None, tree: Node, outer: str, inner: str,
+         factor: int) -> Node:
+    dims = chain(tree, outer)
+    o = next((d for d in dims if d.answers_to(outer)), None)
+    i = next((d for d in dims[1:] if d.answers_to(inner)), None)
+    if o is None or i is None:
+        raise PolyoptError(f"loop {inner} is not perfectly nested inside loop {outer}")
+    exprs = tuple((s, e + o.expr(s).scale(factor)) for s, e in i.exprs)
+    path = find(tree, inner)
+    band = at(tree, path)
+    assert isinstance(band, Band)
+    result = replace_at(tree, path, replace(band, dims=(replace(i, exprs=exprs),)))
+    if deps is not None:
+        require_legal(scop, deps, result, f"skewing loop {inner} by {factor}*{outer}")
+    return result

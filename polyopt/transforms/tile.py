@@ -1,0 +1,55 @@
+"""Tiling (strip-mining plus interchange) of a perfectly nested band.
+
+Before ``tile(("i", "j"), (32, 32))``::      After::
+
+    for i in range(n):                        for i.tile in range(ceil(n/32)):
+        for j in range(m):                        for j.tile in range(ceil(m/32)):
+            S(i, j)                                   for i in range(32*i.tile, min(n, 32*i.tile+32)):
+                                                          for j in range(32*j.tile, ...):
+                                                              S(i, j)
+
+Partial tiles at the edges are exact (isl generates the ``min``).  Legal when
+the band is permutable, which the dependence check decides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from polyopt.aff import floordiv
+from polyopt.deps import Dependences
+from polyopt.errors import PolyoptError
+from polyopt.legality import require_legal
+from polyopt.model import Scop
+from polyopt.schedule_tree import LoopDim, LoopMark, Node
+from polyopt.transforms.tree import build_chain, chain, find, innermost_child, replace_at
+
+
+def tile_dim(d: LoopDim, size: int, label: str) -> LoopDim:
+    return LoopDim(f"{d.loop_id}.tile", d.name,
+                   tuple((s, floordiv(e, size)) for s, e in d.exprs), LoopMark(), (), label)
+
+
+def tile(scop: Scop, deps: Dependences | None, tree: Node, loops: list[str], sizes: list[int],
+         labels: list[str] | None = None) -> Node:
+    """Tile the perfectly nested loops ``loops`` (outermost first) by ``sizes``."""
+    if len(loops) != len(sizes):
+        raise PolyoptError(f"{len(loops)} loops but {len(sizes)} tile sizes")
+    if any(s < 1 for s in sizes):
+        raise PolyoptError("tile sizes must be positive")
+    dims = chain(tree, loops[0])
+    head = dims[: len(loops)]
+    if [d for d, x in zip(head, loops) if not d.answers_to(x)] or len(head) < len(loops):
+        raise PolyoptError(
+            f"loops {', '.join(loops)} are not perfectly nested in this order; tiling needs a "
+            "chain of loops with no statement between them"
+        )
+    labels = labels or [f"{d.label or d.name}.tile" for d in head]
+    tiles = [tile_dim(d, s, lab) for d, s, lab in zip(head, sizes, labels)]
+    points = [replace(d, mark=LoopMark()) for d in head]
+    new = build_chain([*tiles, *points, *dims[len(loops):]],
+                      innermost_child(tree, loops[0], len(dims)))
+    result = replace_at(tree, find(tree, loops[0]), new)
+    if deps is not None:
+        require_legal(scop, deps, result, f"tiling loops ({', '.join(labels)})")
+    return result

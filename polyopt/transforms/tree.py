@@ -1,0 +1,100 @@
+"""Finding and replacing nodes of a schedule tree by loop id (names, not positions)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from polyopt.errors import PolyoptError
+from polyopt.schedule_tree import Band, LoopDim, Node, Sequence
+
+Path = tuple[int, ...]  # child indices from the root
+
+
+class LoopNotFound(PolyoptError, KeyError):
+    """No loop of that name in the schedule."""
+
+
+def find(tree: Node, loop_id: str) -> Path:
+    """Path to the (single-loop) band of ``loop_id``."""
+    path = _find(tree, loop_id, ())
+    if path is None:
+        raise LoopNotFound(f"no loop {loop_id!r} in the schedule")
+    return path
+
+
+def _find(node: Node, loop_id: str, path: Path) -> Path | None:
+    if isinstance(node, Band):
+        if any(d.answers_to(loop_id) for d in node.dims):
+            return path
+        return _find(node.child, loop_id, (*path, 0))
+    if isinstance(node, Sequence):
+        for k, c in enumerate(node.children):
+            hit = _find(c, loop_id, (*path, k))
+            if hit is not None:
+                return hit
+    return None
+
+
+def at(tree: Node, path: Path) -> Node:
+    node = tree
+    for k in path:
+        node = node.child if isinstance(node, Band) else node.children[k]  # type: ignore[union-attr]
+    return node
+
+
+def replace_at(tree: Node, path: Path, new: Node) -> Node:
+    if not path:
+        return new
+    k, rest = path[0], path[1:]
+    if isinstance(tree, Band):
+        return replace(tree, child=replace_at(tree.child, rest, new))
+    assert isinstance(tree, Sequence)
+    children = list(tree.children)
+    children[k] = replace_at(children[k], rest, new)
+    return Sequence(tuple(children))
+
+
+def dim_of(tree: Node, loop_id: str) -> LoopDim:
+    band = at(tree, find(tree, loop_id))
+    assert isinstance(band, Band)
+    return next(d for d in band.dims if d.answers_to(loop_id))
+
+
+def normalize(node: Node) -> Node:
+    """One loop per band, no one-child sequences, nested sequences flattened."""
+    if isinstance(node, Band):
+        child = normalize(node.child)
+        for d in reversed(node.dims):
+            child = Band((d,), child)
+        return child
+    if isinstance(node, Sequence):
+        kids: list[Node] = []
+        for c in node.children:
+            c = normalize(c)
+            kids += list(c.children) if isinstance(c, Sequence) else [c]
+        return kids[0] if len(kids) == 1 else Sequence(tuple(kids))
+    return node
+
+
+def chain(tree: Node, outer: str) -> list[LoopDim]:
+    """The loops perfectly nested from ``outer`` down (no sequence in between)."""
+    node = at(tree, find(tree, outer))
+    out: list[LoopDim] = []
+    while isinstance(node, Band):
+        out.extend(node.dims)
+        node = node.child
+    return out
+
+
+def innermost_child(tree: Node, outer: str, depth: int) -> Node:
+    node = at(tree, find(tree, outer))
+    for _ in range(depth):
+        assert isinstance(node, Band)
+        node = node.child
+    return node
+
+
+def build_chain(dims: list[LoopDim], child: Node) -> Node:
+    for d in reversed(dims):
+        child = Band((d,), child)
+    return child
