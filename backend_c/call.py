@@ -99,6 +99,8 @@ class CompiledKernel:
             return env[name]
         if name in env and not isinstance(env[name], np.ndarray):
             return env[name]
+        if self.iface.return_numpy is not None:  # e.g. a float32 accumulator: np.float32
+            return np.dtype(self.iface.return_numpy).type(result)
         return result
 
     def _check_overlap(self, arrays: list[np.ndarray]) -> None:

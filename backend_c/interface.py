@@ -35,6 +35,9 @@ class KernelInterface:
     returns: tuple[str, bool] | None
     return_ctype: str | None
     check_messages: tuple[str, ...]
+    # NumPy dtype of a returned scalar that CPython would give as a NumPy scalar
+    # (a strong type such as float32); None for Python int/float results
+    return_numpy: str | None = None
 
     def cdef(self) -> str:
         params = ", ".join(
@@ -57,6 +60,7 @@ class KernelInterface:
             scalar_args=tuple(tuple(x) for x in d["scalar_args"]),
             returns=tuple(d["returns"]) if d["returns"] else None,
             return_ctype=d["return_ctype"], check_messages=tuple(d["check_messages"]),
+            return_numpy=d.get("return_numpy"),
         )
 
 
@@ -92,11 +96,16 @@ def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
         if s.kind is ScalarKind.ARGUMENT and n not in scop.params
     )
     returns = (scop.returns.name, scop.returns.is_array) if scop.returns else None
+    return_numpy = None
+    if scop.returns is not None and not scop.returns.is_array:
+        rtype = scop.scalars[scop.returns.name].type
+        return_numpy = None if rtype.weak else rtype.dtype.value
     return KernelInterface(
         function=kernel.function, check_function=kernel.check_function,
         arg_names=scop.arg_order, c_args=tuple((a.name, a.kind, a.ctype) for a in kernel.args),
         param_sources=dict(scop.param_sources), arrays=arrays, scalar_args=scalars,
         returns=returns, return_ctype=kernel.return_ctype, check_messages=kernel.check_messages,
+        return_numpy=return_numpy,
     )
 
 

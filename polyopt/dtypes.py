@@ -97,8 +97,14 @@ def true_divide(a: ValueType, b: ValueType) -> ValueType:
 
 
 def join(a: ValueType, b: ValueType) -> ValueType:
-    """Type of a variable assigned values of both types (Python rebinding)."""
+    """Type of a variable assigned values of both types (Python rebinding).
+
+    A weak Python scalar joined with a NumPy value takes the NumPy value's type, as
+    NEP 50 promotion does: after ``s = 0.0; s += x32[i]``, ``s`` is a float32 under
+    CPython, so it is a float32 here too."""
     if a == b:
         return a
+    if a.weak != b.weak:
+        return promote(a, b)
     t = promote(ValueType(a.dtype), ValueType(b.dtype))
     return ValueType(t.dtype, weak=a.weak and b.weak)

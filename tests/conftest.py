@@ -51,6 +51,11 @@ def assert_same_value(expected: object, actual: object, what: str) -> None:
         return
     assert isinstance(actual, (int, float, np.generic)), f"{what}: got {type(actual)}"
     exp_dtype = np.asarray(expected).dtype
+    act_dtype = np.asarray(actual).dtype
+    if isinstance(expected, np.generic):  # a NumPy scalar: same dtype (Python int/float = 64 bits)
+        assert act_dtype == exp_dtype, f"{what}: type {type(actual)} but CPython gives {exp_dtype}"
+    else:
+        assert act_dtype.kind == exp_dtype.kind, f"{what}: {actual!r} is not a {type(expected)}"
     if exp_dtype.kind == "f":
         tol = TOLERANCES.get(exp_dtype, TOLERANCES[np.dtype(np.float64)])
         if isinstance(expected, np.floating):
