@@ -137,12 +137,15 @@ class _Builder:
             ValueScope(self._value_name, self._load, self._size, self._module_alias)
         )
         self.used_names: set[str] = set()
+        self.loop_vars: set[str] = set()
 
     # --- entry --------------------------------------------------------------------------
 
     def build(self) -> Scop | None:
         fdef = self.src.tree
         self.used_names = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}
+        self.loop_vars = {n.target.id for n in ast.walk(fdef)
+                          if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
         self._count_assignments(fdef)
         self._arguments(fdef)
         body = list(fdef.body)
@@ -302,6 +305,8 @@ class _Builder:
             return Literal(g, WEAK_INT)
         if isinstance(g, float):
             return Literal(g, WEAK_FLOAT)
+        if n in self.loop_vars:
+            raise NotAffine(node, f"loop variable `{n}`", "is used outside its loop")
         if n in self.assign_count:
             raise NotAffine(node, f"`{n}`", "is read before it is assigned")
         raise NotAffine(node, f"`{n}`", "unknown name")
@@ -464,6 +469,12 @@ class _Builder:
             return []
         if isinstance(target, ast.Tuple):
             raise NotAffine(target, "tuple assignment", "only `n, m = A.shape` may unpack")
+        if isinstance(target, ast.Name):  # before the value: `A = np.zeros(n)` rebinds A
+            self._check_scalar_target(target, ctx)
+        if _is_alloc(value_node, self._module_alias):
+            assert isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Attribute)
+            raise NotAffine(value_node, f"np.{value_node.func.attr}()", "arrays can only be "
+                            "allocated at the top level of the function, once per name")
         value = self.values.convert(value_node)
         if isinstance(st, ast.AugAssign):
             op = _AUG.get(type(st.op))
@@ -479,7 +490,6 @@ class _Builder:
             ttype = ValueType(self.arrays[name].dtype)
         elif isinstance(target, ast.Name):
             name, indices = target.id, ()
-            self._check_scalar_target(target, ctx)
             ttype = join(self.local_types[name], value.type) if name in self.local_types else value.type
             self.local_types[name] = ttype
             ttype = self.prior_types.get(name, ttype)

@@ -64,6 +64,9 @@ class AffineConverter:
         raise NotAffine(node, _describe(node), "is not an affine expression of loop variables and sizes")
 
     def _binop(self, node: ast.BinOp) -> Aff:
+        if isinstance(node.op, ast.Div):
+            raise NotAffine(node, f"true division {_describe(node)}", "gives a float; loop bounds, "
+                            "subscripts and `if` tests must be integers (use `//`)")
         if isinstance(node.op, (ast.Add, ast.Sub)):
             a, b = self.aff(node.left), self.aff(node.right)
             return add(a, scale(b, -1) if isinstance(node.op, ast.Sub) else b)

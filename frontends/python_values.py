@@ -18,6 +18,7 @@ from polyopt.expr import COMPARISONS, Binary, Call, Cast, Expr, Literal, Load, N
 from polyopt.frontends.python_affine import NotAffine
 
 MATH_FUNCTIONS = ("sqrt", "exp", "log", "pow", "fabs", "sin", "cos", "tanh")
+_BUILTINS = ("min", "max", "abs", "float", "int")
 _NP_ALIASES = {"abs": "fabs", "absolute": "fabs", "power": "pow", "minimum": "min", "maximum": "max"}
 
 _BINOPS = {
@@ -147,6 +148,15 @@ class ValueConverter:
         if node.keywords:
             raise NotAffine(node, _describe(node.func), "keyword arguments are not supported")
         fn, module = self._callee(node.func)
+        known = _BUILTINS if module is None else (
+            MATH_FUNCTIONS + tuple(_NP_ALIASES) if module == "np" else MATH_FUNCTIONS)
+        if fn not in known:  # before the arguments: `np.sum(x)` is an unknown call, not a bad `x`
+            if module is None:
+                raise NotAffine(node, f"call to {fn}()", "unknown function (supported: math and "
+                                "NumPy functions sqrt exp log pow fabs sin cos tanh, abs, min, "
+                                "max, int, float)")
+            raise NotAffine(node, f"call to {module}.{fn}()", "is not one of the supported math "
+                            "functions (sqrt exp log pow fabs sin cos tanh)")
         args = [self.convert(a) for a in node.args]
         if module is None and fn in ("min", "max"):
             if len(args) < 2:
