@@ -16,13 +16,14 @@ import re
 from dataclasses import dataclass
 
 import islpy as isl
-
-from polyopt import names
-from polyopt.bounds import out_of_bounds
-from polyopt.model import ArrayKind, Scop, ScalarKind
-from polyopt.schedule_tree import LoopDim, LoopMark, Node, to_isl
 from polyopt.backend_c.cexpr import BodyPrinter, ast_expr, ctype, flat_index, lin
 from polyopt.backend_c.prelude import PRELUDE
+
+from polyopt import names
+from polyopt.aff import Lin
+from polyopt.bounds import out_of_bounds
+from polyopt.model import ArrayKind, ScalarKind, Scop, Statement
+from polyopt.schedule_tree import LoopDim, LoopMark, Node, to_isl
 
 
 @dataclass(frozen=True)
@@ -128,92 +129,133 @@ def _user_calls(node: isl.AstNode) -> list[isl.AstExpr]:
     return []
 
 
-class _Printer:
-    def __init__(self, scop: Scop, openmp: bool) -> None:
+class AstPrinter:
+    """Walks the isl AST of a schedule tree and prints C loops with OpenMP pragmas.
+
+    The walker is shared by :func:`emit` (a whole kernel function with flat,
+    row-major indexing) and :mod:`polyopt.backend_c.emit_region` (a ``#pragma
+    scop`` region printed in the file's own terms).  Subclasses say how array
+    elements, statement instances and integers are printed through the hooks
+    :meth:`element`, :meth:`element_ctype`, :meth:`statement` and :meth:`expr`.
+    """
+
+    index_type = "int64_t"  # the C type of loop counters
+
+    def __init__(self, scop: Scop, openmp: bool, body: BodyPrinter, taken: set[str]) -> None:
         self.scop = scop
         self.openmp = openmp
-        self.body = BodyPrinter({n: a.shape for n, a in scop.arrays.items()})
+        self.body = body
         self.lines: list[str] = []
-        used = set(scop.params) | set(scop.arrays) | set(scop.scalars)
-        for s in scop.statements:
-            used |= set(s.iterators)
         prefix = "c"
-        while any(u.startswith(prefix) and u[len(prefix):].isdigit() for u in used):
+        while any(u.startswith(prefix) and u[len(prefix):].isdigit() for u in taken):
             prefix += "_"
         self.prefix = prefix
         self.marks: dict[str, LoopDim] = {}
-        self.taken = used
+        self.taken = taken
         self.replaced: tuple[str, str] | None = None
 
-    def function_body(self, tree: Node) -> str:
-        out: list[str] = []
-        for n, s in self.scop.scalars.items():
-            if s.kind is ScalarKind.LOCAL:
-                out.append(f"  {ctype(s.type)} {n};")
-        if not self.scop.statements:
-            return "\n".join(out) + "\n" + self._return()
+    # --- hooks --------------------------------------------------------------------------
+
+    def expr(self, e: isl.AstExpr) -> str:
+        """C text of an isl AST expression (bounds, conditions, counter values)."""
+        return ast_expr(e)
+
+    def element(self, target: str, indices: tuple[Lin, ...]) -> str:
+        """C text of one element of array ``target``."""
+        raise NotImplementedError
+
+    def element_ctype(self, target: str) -> str:
+        return ctype(self.scop.arrays[target].dtype)
+
+    def bind(self, depth: int, var: str, value: str) -> None:
+        """Declare a statement iterator as the value the AST gives it."""
+        self.emit(depth, f"const {self.index_type} {var} = {value};")
+
+    def statement(self, stmt: Statement, values: list[str], depth: int) -> None:
+        """One statement instance, its iterators bound to ``values``."""
+        self.emit(depth, "{")
+        for it, v in zip(stmt.iterators, values, strict=True):
+            self.bind(depth + 1, it, v)
+        if self.replaced is not None and self.replaced[0] == stmt.name:
+            target = self.replaced[1]
+            self.body.substitute = {(stmt.target, stmt.indices): target}
+        elif stmt.indices or stmt.target in self.scop.arrays:
+            target = self.element(stmt.target, stmt.indices)
+        else:
+            target = stmt.target
+        value = self.body.expr(stmt.value)
+        self.body.substitute = {}
+        self.emit(depth + 1, f"{target} = {value};  /* {stmt.source} */"
+                  if "*/" not in stmt.source else f"{target} = {value};")
+        self.emit(depth, "}")
+
+    def reduction_target(self, var: str) -> str:
+        if var in self.scop.arrays:
+            arr = self.scop.arrays[var]
+            size = " * ".join(f"({lin(e)})" for e in arr.shape) or "1"
+            return f"{var}[0:{size}]"
+        return var
+
+    # --- the walk -----------------------------------------------------------------------
+
+    def build_ast(self, tree: Node) -> isl.AstNode:
+        """The isl AST of ``tree``, its loop counters named ``<prefix>0``, ``<prefix>1``..."""
         iterators = {s.name: s.iterators for s in self.scop.statements}
         domains = {s.name: s.domain for s in self.scop.statements}
         sched, self.marks = to_isl(tree, self.scop.params, iterators, domains)
         build = isl.AstBuild.from_context(self.scop.context)
         depth = max(len(s.iterators) for s in self.scop.statements) + 8
         build = build.set_iterators(names.id_list([f"{self.prefix}{k}" for k in range(4 * depth)]))
-        ast = build.node_from_schedule(sched)
-        self.lines = out
-        self._node(ast, 1, None)
-        return "\n".join(self.lines) + "\n" + self._return()
-
-    def _return(self) -> str:
-        r = self.scop.returns
-        if r is None or r.is_array:
-            return ""
-        return f"  return {r.name};\n"
+        return build.node_from_schedule(sched)
 
     def emit(self, depth: int, text: str) -> None:
         self.lines.append("  " * depth + text)
 
-    def _node(self, node: isl.AstNode, depth: int, pending: LoopMark | None) -> None:
+    def node(self, node: isl.AstNode, depth: int, pending: LoopMark | None) -> None:
         t = node.get_type()
         if t == isl.ast_node_type.block:
             children = node.block_get_children()
             for k in range(children.n_ast_node()):
-                self._node(children.get_at(k), depth, pending)
+                self.node(children.get_at(k), depth, pending)
         elif t == isl.ast_node_type.mark:
             dim = self.marks[node.mark_get_id().get_name()]
-            self._node(node.mark_get_node(), depth, dim.mark)
+            self.node(node.mark_get_node(), depth, dim.mark)
         elif t == isl.ast_node_type.for_:
             self._for(node, depth, pending)
         elif t == isl.ast_node_type.if_:
-            self.emit(depth, f"if ({ast_expr(node.if_get_cond())}) {{")
-            self._node(node.if_get_then_node(), depth + 1, pending)
+            self.emit(depth, f"if ({self.expr(node.if_get_cond())}) {{")
+            self.node(node.if_get_then_node(), depth + 1, pending)
             if node.if_has_else_node():
                 self.emit(depth, "} else {")
-                self._node(node.if_get_else_node(), depth + 1, pending)
+                self.node(node.if_get_else_node(), depth + 1, pending)
             self.emit(depth, "}")
         elif t == isl.ast_node_type.user:
-            self._user(node.user_get_expr(), depth)
+            call = node.user_get_expr()
+            stmt = self.scop.statement(call.get_op_arg(0).get_id().get_name())
+            values = [self.expr(call.get_op_arg(k)) for k in range(1, call.get_op_n_arg())]
+            self.statement(stmt, values, depth)
         else:  # pragma: no cover
             raise NotImplementedError(str(t))
 
     def _for(self, node: isl.AstNode, depth: int, mark: LoopMark | None) -> None:
-        it = ast_expr(node.for_get_iterator())
-        init = ast_expr(node.for_get_init())
+        it = self.expr(node.for_get_iterator())
+        init = self.expr(node.for_get_init())
         if node.for_is_degenerate():
             self.emit(depth, "{")
-            self.emit(depth + 1, f"const int64_t {it} = {init};")
-            self._node(node.for_get_body(), depth + 1, None)
+            self.emit(depth + 1, f"const {self.index_type} {it} = {init};")
+            self.node(node.for_get_body(), depth + 1, None)
             self.emit(depth, "}")
             return
-        cond = _unparen(ast_expr(node.for_get_cond()))
-        inc = ast_expr(node.for_get_inc())
+        cond = _unparen(self.expr(node.for_get_cond()))
+        inc = self.expr(node.for_get_inc())
         if mark is not None and mark.scalar_replace and self._scalar_replaced(
                 node, depth, mark, it, init, cond, inc):
             return
         pragma = self._pragma(mark) if mark is not None else None
         if pragma:
             self.emit(depth, pragma)
-        self.emit(depth, f"for (int64_t {it} = {init}; {cond}; {it} += {inc}) {{")
-        self._node(node.for_get_body(), depth + 1, None)
+        self.emit(depth, f"for ({self.index_type} {it} = {init}; {cond}; {it} += {inc}) {{")
+        self.node(node.for_get_body(), depth + 1, None)
         self.emit(depth, "}")
 
     def _scalar_replaced(self, node: isl.AstNode, depth: int, mark: LoopMark, it: str,
@@ -229,27 +271,27 @@ class _Printer:
         stmt = self.scop.statement(names_.pop())
         if stmt.target not in self.scop.arrays:
             return False
-        args = [ast_expr(calls[0].get_op_arg(k)) for k in range(1, calls[0].get_op_n_arg())]
+        args = [self.expr(calls[0].get_op_arg(k)) for k in range(1, calls[0].get_op_n_arg())]
         needed = set().union(*(ix.names() for ix in stmt.indices)) & set(stmt.iterators)
-        binds = [(v, a) for v, a in zip(stmt.iterators, args) if v in needed]
+        binds = [(v, a) for v, a in zip(stmt.iterators, args, strict=True) if v in needed]
         if any(re.search(rf"\b{re.escape(it)}\b", a) for _, a in binds):
             return False
         acc = f"{stmt.target}_acc"
         while acc in self.taken:
             acc += "_"
-        element = f"{stmt.target}[{flat_index(stmt.indices, self.scop.arrays[stmt.target].shape)}]"
+        element = self.element(stmt.target, stmt.indices)
         first = re.sub(rf"\b{re.escape(it)}\b", f"({init})", cond)
         self.emit(depth, "{")
         for v, a in binds:
-            self.emit(depth + 1, f"const int64_t {v} = {a};")
+            self.bind(depth + 1, v, a)
         self.emit(depth + 1, f"if ({first}) {{")
-        self.emit(depth + 2, f"{ctype(self.scop.arrays[stmt.target].dtype)} {acc} = {element};")
+        self.emit(depth + 2, f"{self.element_ctype(stmt.target)} {acc} = {element};")
         pragma = self._pragma(mark, {stmt.target: acc})
         if pragma:
             self.emit(depth + 2, pragma)
-        self.emit(depth + 2, f"for (int64_t {it} = {init}; {cond}; {it} += {inc}) {{")
+        self.emit(depth + 2, f"for ({self.index_type} {it} = {init}; {cond}; {it} += {inc}) {{")
         self.replaced = (stmt.name, acc)
-        self._node(node.for_get_body(), depth + 3, None)
+        self.node(node.for_get_body(), depth + 3, None)
         self.replaced = None
         self.emit(depth + 2, "}")
         self.emit(depth + 2, f"{element} = {acc};")
@@ -273,35 +315,41 @@ class _Printer:
         if mark.firstprivate and mark.parallel:
             parts.append(f"firstprivate({', '.join(mark.firstprivate)})")
         for op, var in mark.reductions:
-            target = (rename or {}).get(var) or self._reduction_target(var)
+            target = (rename or {}).get(var) or self.reduction_target(var)
             parts.append(f"reduction({op}:{target})")
         return " ".join(parts)
 
-    def _reduction_target(self, var: str) -> str:
-        if var in self.scop.arrays:
-            arr = self.scop.arrays[var]
-            size = " * ".join(f"({lin(e)})" for e in arr.shape) or "1"
-            return f"{var}[0:{size}]"
-        return var
 
-    def _user(self, call: isl.AstExpr, depth: int) -> None:
-        stmt = self.scop.statement(call.get_op_arg(0).get_id().get_name())
-        values = [ast_expr(call.get_op_arg(k)) for k in range(1, call.get_op_n_arg())]
-        self.emit(depth, "{")
-        for it, v in zip(stmt.iterators, values):
-            self.emit(depth + 1, f"const int64_t {it} = {v};")
-        if self.replaced is not None and self.replaced[0] == stmt.name:
-            target = self.replaced[1]
-            self.body.substitute = {(stmt.target, stmt.indices): target}
-        elif stmt.indices or stmt.target in self.scop.arrays:
-            target = f"{stmt.target}[{flat_index(stmt.indices, self.scop.arrays[stmt.target].shape)}]"
-        else:
-            target = stmt.target
-        value = self.body.expr(stmt.value)
-        self.body.substitute = {}
-        self.emit(depth + 1, f"{target} = {value};  /* {stmt.source} */"
-                  if "*/" not in stmt.source else f"{target} = {value};")
-        self.emit(depth, "}")
+class _Printer(AstPrinter):
+    """The body of a whole kernel function: arrays are flat, row-major pointers."""
+
+    def __init__(self, scop: Scop, openmp: bool) -> None:
+        used = set(scop.params) | set(scop.arrays) | set(scop.scalars)
+        for s in scop.statements:
+            used |= set(s.iterators)
+        super().__init__(scop, openmp, BodyPrinter({n: a.shape for n, a in scop.arrays.items()}),
+                         used)
+
+    def element(self, target: str, indices: tuple[Lin, ...]) -> str:
+        return f"{target}[{flat_index(indices, self.scop.arrays[target].shape)}]"
+
+    def function_body(self, tree: Node) -> str:
+        out: list[str] = []
+        for n, s in self.scop.scalars.items():
+            if s.kind is ScalarKind.LOCAL:
+                out.append(f"  {ctype(s.type)} {n};")
+        if not self.scop.statements:
+            return "\n".join(out) + "\n" + self._return()
+        ast = self.build_ast(tree)
+        self.lines = out
+        self.node(ast, 1, None)
+        return "\n".join(self.lines) + "\n" + self._return()
+
+    def _return(self) -> str:
+        r = self.scop.returns
+        if r is None or r.is_array:
+            return ""
+        return f"  return {r.name};\n"
 
 
 _ = ArrayKind
