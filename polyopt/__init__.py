@@ -14,6 +14,7 @@ from polyopt.errors import (
     UnsupportedError,
 )
 from polyopt.jit import Kernel, jit
+from polyopt.schedule import Schedule, schedule
 
 __version__ = "0.1.0"
 
@@ -22,8 +23,10 @@ __all__ = [
     "IllegalTransformationError",
     "InternalError",
     "Kernel",
+    "Schedule",
     "PolyoptError",
     "TooComplexError",
     "UnsupportedError",
     "jit",
+    "schedule",
 ]

@@ -34,10 +34,12 @@ from polyopt.backend_c.interface import KernelInterface, interface_of
 class Kernel:
     """A compiled-on-demand loop function.  Call it like the original."""
 
-    def __init__(self, fn: Callable[..., Any], options: Options) -> None:
+    def __init__(self, fn: Callable[..., Any], options: Options,
+                 steps: tuple | None = None) -> None:
         functools.update_wrapper(self, fn)
         self.py_func = fn
         self.options = options
+        self.steps = steps  # a user schedule's steps, or None for the automatic one
         self._signature = inspect.signature(fn)
         self._arg_names = list(self._signature.parameters)
         self._specializations: dict[tuple, CompiledKernel] = {}
@@ -76,7 +78,7 @@ class Kernel:
 
     def compile(self, sig: Signature) -> CompiledKernel:
         """Build (or load from the cache) the specialization for ``sig``."""
-        tc = build.toolchain()
+        tc = build.toolchain(("-ffast-math",) if self.options.fastmath else ())
         front = self._front_key(sig, tc) if self.options.cache else None
         if front is not None:
             hit = _load_index(front)
@@ -98,7 +100,8 @@ class Kernel:
             return None
         h = hashlib.sha256()
         consts = _global_constants(self.py_func)
-        for part in (_polyopt_digest(), source, str(sig), self.options.key(), repr(consts),
+        steps = "" if self.steps is None else repr(self.steps)
+        for part in (_polyopt_digest(), source, str(sig), self.options.key(), steps, repr(consts),
                      tc.identity, " ".join(tc.compiler), " ".join(tc.flags)):
             h.update(part.encode())
             h.update(b"\0")
@@ -111,7 +114,8 @@ class Kernel:
         from polyopt.frontends.python import parse_function
 
         if sig not in self._plans:
-            self._plans[sig] = pipeline.plan(parse_function(self.py_func, sig), self.options)
+            self._plans[sig] = pipeline.plan(parse_function(self.py_func, sig), self.options,
+                                             self.steps)
         return self._plans[sig]
 
     def _sig_for(self, args: tuple, kwargs: dict) -> Signature | None:
@@ -144,12 +148,34 @@ class Kernel:
 
 
 def jit(fn: Callable[..., Any] | None = None, *, parallel: bool = True, vectorize: bool = True,
-        cache: bool = True, fallback: bool = False) -> Any:
+        tile: bool | tuple[int, ...] = True, fuse: str = "smart", interchange: bool = True,
+        licm: bool = True, unroll_jam: bool | int = False, fastmath: bool = False,
+        strict_fp: bool = False, auto: bool = True, cache: bool = True,
+        fallback: bool = False) -> Any:
     """Compile a loop function to parallel, vectorized C.
 
-    Works bare (``@polyopt.jit``) and with options (``@polyopt.jit(parallel=False)``).
+    Works bare (``@polyopt.jit``) and with options (``@polyopt.jit(parallel=False)``):
+
+    - ``parallel``: OpenMP ``parallel for`` on the outermost parallel loops.
+    - ``vectorize``: ``omp simd`` on vectorizable innermost loops.
+    - ``tile``: tile bands that carry reuse (``True``: sizes from a cache model, or a
+      tuple of sizes).
+    - ``fuse``: ``"smart"`` (loops that share data, keeping parallelism), ``"max"``
+      (whenever legal) or ``"none"``.
+    - ``interchange``: reorder loops for outer parallelism and unit stride.
+    - ``licm``: keep invariant accumulators in registers.
+    - ``fastmath``: compile with ``-ffast-math``.
+    - ``strict_fp``: never reassociate floating-point operations (no parallel or
+      vectorized reductions of floats).  By default reductions are reassociated, as
+      OpenMP and Numba users expect; results then match Python within rounding.
+    - ``auto``: ``False`` keeps the source's loop order.
+    - ``cache``: reuse builds from the on-disk cache.  ``fallback``: run the Python
+      function, with a warning, when it cannot be compiled.
     """
-    options = Options(parallel=parallel, vectorize=vectorize, cache=cache, fallback=fallback)
+    options = Options(parallel=parallel, vectorize=vectorize, tile=tile, fuse=fuse,
+                      interchange=interchange, licm=licm, unroll_jam=unroll_jam,
+                      fastmath=fastmath, strict_fp=strict_fp, auto=auto, cache=cache,
+                      fallback=fallback)
     if fn is None:
         return lambda f: Kernel(f, options)
     if not callable(fn):

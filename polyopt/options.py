@@ -9,8 +9,23 @@ from dataclasses import asdict, dataclass
 class Options:
     parallel: bool = True  # OpenMP `parallel for` on outer parallel loops
     vectorize: bool = True  # `omp simd` on vectorizable innermost loops
+    tile: bool | tuple[int, ...] = True  # tile bands with reuse (sizes from a cache model)
+    fuse: str = "smart"  # "smart" | "max" | "none"
+    interchange: bool = True  # reorder loops for parallelism and unit stride
+    licm: bool = True  # keep invariant accumulators in registers
+    unroll_jam: bool | int = False  # register tiling of the loops around a reduction
+    fastmath: bool = False  # compile with -ffast-math
+    strict_fp: bool = False  # never reassociate floating point (no parallel/simd reductions)
+    auto: bool = True  # False: keep the source's loop order (only marks are added)
     cache: bool = True  # reuse builds from the on-disk cache
     fallback: bool = False  # run the Python function (with a warning) when it cannot compile
+
+    def __post_init__(self) -> None:
+        if self.fuse not in ("smart", "max", "none"):
+            raise ValueError(f"fuse must be 'smart', 'max' or 'none', not {self.fuse!r}")
+        if isinstance(self.tile, tuple) and (not self.tile or any(
+                not isinstance(t, int) or t < 1 for t in self.tile)):
+            raise ValueError(f"tile sizes must be positive integers, not {self.tile!r}")
 
     def key(self) -> str:
         """The options that change generated code, as a stable string."""

@@ -64,12 +64,23 @@ def verdicts(scop: Scop, deps: Dependences, tree: Node) -> dict[str, LoopVerdict
     return out
 
 
+def loop_verdict(scop: Scop, deps: Dependences, tree: Node, loop_id: str,
+                 tl: Timeline | None = None) -> LoopVerdict:
+    """The verdict of one loop of ``tree`` (cheaper than :func:`verdicts` for all)."""
+    tl = tl or Timeline(scop, tree)
+    for dim, path in loops(tree):
+        if dim.loop_id == loop_id:
+            return _verdict(scop, deps, tl, dim, _innermost(dim, path), tree is scop.schedule)
+    raise KeyError(loop_id)
+
+
 def _innermost(dim: LoopDim, path: tuple[Node, ...]) -> bool:
     band = path[-1]
     assert isinstance(band, Band)
     if band.dims[-1] is not dim:
         return False
-    return not any(True for _ in loops(band.child))
+    # loops below that are fully unrolled (unroll-and-jam) leave no loop in the code
+    return all(d.mark.unroll for d, _ in loops(band.child))
 
 
 def _carried(tl: Timeline, d: Dependence, loop_id: str, original: bool) -> bool:

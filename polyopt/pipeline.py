@@ -1,12 +1,12 @@
-"""The compiler pipeline, shared by ``@polyopt.jit`` and the ``polyopt`` command:
-frontend model → dependences → schedule with loop marks → C.
+"""The compiler pipeline, shared by ``@polyopt.jit``, schedules and the ``polyopt`` command:
+frontend model → dependences → schedule (automatic or user steps) → loop marks.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from polyopt import parallel
+from polyopt import auto, parallel
 from polyopt.deps import Dependences, analyze
 from polyopt.errors import Problem, UnsupportedError
 from polyopt.model import Scop
@@ -23,11 +23,28 @@ class Plan:
     tree: Node
 
 
-def plan(scop: Scop, options: Options) -> Plan:
+def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
+    """Analyse ``scop`` and choose its schedule: the user's ``steps`` when given
+    (each checked), else the automatic scheduler (or the source order when
+    ``options.auto`` is off)."""
+    from polyopt.schedule import replay
+
     deps = analyze(scop)
     _refuse_uninitialized(scop, deps)
-    tree = parallel.mark(scop, deps, scop.schedule, parallel=options.parallel,
-                         vectorize=options.vectorize)
+    marks = dict(parallel=options.parallel, vectorize=options.vectorize, licm=options.licm,
+                 strict_fp=options.strict_fp)
+    if steps is not None:
+        tree, req = replay(scop, deps, steps)
+        tree = parallel.mark(
+            scop, deps, tree, **marks,
+            only_parallel=req.parallel if "parallel" in req.used else None,
+            only_simd=req.simd if "simd" in req.used else None,
+            only_licm=req.licm if "licm" in req.used else None,
+        )
+    elif options.auto:
+        tree = parallel.mark(scop, deps, auto.schedule(scop, deps, options), **marks)
+    else:
+        tree = parallel.mark(scop, deps, scop.schedule, **marks)
     return Plan(scop, deps, tree)
 
 

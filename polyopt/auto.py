@@ -1,0 +1,269 @@
+"""The automatic scheduler: Pluto-like goals with polyopt's own legal transformations.
+
+In order, each step applied only where the dependence check accepts it:
+
+1. **Distribution** of imperfect nests where it lets a loop order improve
+   (``for i: for j: {C[i,j] *= b; for k: ...}`` splits the ``j`` loop).
+2. **Loop order** of every perfectly nested chain: the outermost loop parallel
+   when some order allows it, and the innermost loop with unit-stride (or
+   invariant) accesses, so ``i, j, k`` matmul becomes ``i, k, j``.
+3. **Fusion** of consecutive sibling loops (``fuse="smart"``: when they share
+   an array and the fused loop stays parallel if both were; ``"max"``: whenever
+   legal), shifting the second loop when a dependence needs it.
+4. **Tiling** of chains of depth >= 2 that carry reuse, with sizes from a
+   simple cache model, when the band is permutable.
+
+Marks for OpenMP (parallel, simd, reductions) and LICM are then chosen by
+:func:`polyopt.parallel.mark` on the resulting tree.
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+from polyopt.aff import Lin
+from polyopt.deps import Dependences
+from polyopt.errors import PolyoptError
+from polyopt.legality import violations
+from polyopt.model import Scop
+from polyopt.options import Options
+from polyopt.parallel import PARALLEL, REDUCTION, loop_verdict
+from polyopt.schedule_tree import Band, LoopDim, Node, Sequence, loops, statements
+from polyopt.transforms.fuse import distribute, fuse
+from polyopt.transforms.interchange import permute
+from polyopt.transforms.tile import tile
+from polyopt.transforms.tree import chain, normalize
+
+MAX_PERMUTED = 4  # chains longer than this only get their innermost loops reordered
+L2_BYTES = 1 << 20
+
+
+def schedule(scop: Scop, deps: Dependences, options: Options) -> Node:
+    tree = normalize(scop.schedule)
+    if not scop.statements:
+        return tree
+    if options.interchange:
+        tree = _distribute_for_order(scop, deps, tree)
+        tree = _reorder_all(scop, deps, tree)
+    if options.fuse != "none":
+        tree = _fuse_all(scop, deps, tree, options.fuse)
+    if options.tile:
+        tree = _tile_all(scop, deps, tree, options)
+    return tree
+
+
+# --- loop order ---------------------------------------------------------------------------
+
+
+def _chains(tree: Node) -> list[str]:
+    """The outermost loop of every maximal perfectly nested chain."""
+    out: list[str] = []
+
+    def walk(node: Node, parent_is_band: bool) -> None:
+        if isinstance(node, Band):
+            if not parent_is_band:
+                out.append(node.dims[0].loop_id)
+            walk(node.child, True)
+        elif isinstance(node, Sequence):
+            for c in node.children:
+                walk(c, False)
+
+    walk(tree, False)
+    return out
+
+
+def _iterator_of(dim: LoopDim, stmt: str) -> str | None:
+    """The statement iterator a loop advances, when its schedule is ``±v``."""
+    e = dim.expr(stmt)
+    if e.const == 0 and len(e.terms) == 1 and isinstance(e.terms[0][0], str) and abs(e.terms[0][1]) == 1:
+        return e.terms[0][0]
+    return None
+
+
+def _stride_score(scop: Scop, dim: LoopDim) -> int:
+    """How well ``dim`` suits the innermost position: unit-stride and invariant accesses
+    score, strided ones cost."""
+    score = 0
+    for stmt, _ in dim.exprs:
+        v = _iterator_of(dim, stmt)
+        if v is None:
+            continue
+        for a in scop.statement(stmt).accesses:
+            if not a.indices:
+                continue
+            uses = [ix.coeff(v) for ix in a.indices]
+            if not any(uses):
+                score += 5
+            elif abs(uses[-1]) == 1 and not any(uses[:-1]):
+                score += 10
+            else:
+                score -= 20
+    return score
+
+
+def _order_score(scop: Scop, deps: Dependences, tree: Node, dims: list[LoopDim]) -> int:
+    score = _stride_score(scop, dims[-1]) * 2
+    v = loop_verdict(scop, deps, tree, dims[0].loop_id)
+    if v.kind == PARALLEL:
+        score += 1000
+    elif v.kind == REDUCTION:
+        score += 200
+    return score
+
+
+def _reorder_all(scop: Scop, deps: Dependences, tree: Node) -> Node:
+    for outer in _chains(tree):
+        dims = chain(tree, outer)
+        if len(dims) < 2:
+            continue
+        fixed = max(0, len(dims) - MAX_PERMUTED)
+        movable = dims[fixed:]
+        anchor = movable[0].loop_id
+        best_tree, best = tree, None
+        for order in permutations(movable):
+            ids = [d.loop_id for d in order]
+            cand = permute(scop, None, tree, anchor, ids)
+            if violations(scop, deps, cand):
+                continue
+            new_dims = dims[:fixed] + list(order)
+            score = _order_score(scop, deps, cand, new_dims[fixed:]) - (
+                0 if list(order) == movable else 1)
+            if best is None or score > best:
+                best, best_tree = score, cand
+        tree = best_tree
+    return tree
+
+
+def _distribute_for_order(scop: Scop, deps: Dependences, tree: Node) -> Node:
+    """Distribute loops around imperfect nests when a part's loop order then improves."""
+    changed = True
+    while changed:
+        changed = False
+        for dim, path in list(loops(tree)):
+            band = path[-1]
+            assert isinstance(band, Band)
+            if not isinstance(band.child, Sequence):
+                continue
+            if not any(isinstance(c, Band) for c in band.child.children):
+                continue
+            try:
+                cand = distribute(scop, None, tree, dim.loop_id)
+            except PolyoptError:
+                continue
+            if violations(scop, deps, cand):
+                continue
+            if _reorder_all(scop, deps, cand) is cand:
+                continue  # no part reorders: keep the statements together
+            tree, changed = cand, True
+            break
+    return tree
+
+
+# --- fusion -------------------------------------------------------------------------------
+
+
+def _arrays(scop: Scop, node: Node) -> tuple[set[str], set[str]]:
+    reads: set[str] = set()
+    writes: set[str] = set()
+    for s in statements(node):
+        st = scop.statement(s)
+        writes.add(st.target)
+        reads |= {a.target for a in st.reads}
+    return reads, writes
+
+
+def _fuse_all(scop: Scop, deps: Dependences, tree: Node, mode: str) -> Node:
+    progress = True
+    while progress:
+        progress = False
+        for seq_node in _sequences(tree):
+            kids = seq_node.children
+            for k in range(len(kids) - 1):
+                a, b = kids[k], kids[k + 1]
+                if not (isinstance(a, Band) and isinstance(b, Band)):
+                    continue
+                cand = _try_fuse(scop, deps, tree, a, b, mode)
+                if cand is not None:
+                    tree, progress = cand, True
+                    break
+            if progress:
+                break
+    return tree
+
+
+def _sequences(node: Node) -> list[Sequence]:
+    out: list[Sequence] = []
+    if isinstance(node, Sequence):
+        out.append(node)
+        for c in node.children:
+            out += _sequences(c)
+    elif isinstance(node, Band):
+        out += _sequences(node.child)
+    return out
+
+
+def _try_fuse(scop: Scop, deps: Dependences, tree: Node, a: Band, b: Band, mode: str) -> Node | None:
+    ra, wa = _arrays(scop, a)
+    rb, wb = _arrays(scop, b)
+    if mode == "smart" and not (wa & rb or ra & rb or wa & wb or ra & wb):
+        return None
+    da, db = a.dims[0], b.dims[0]
+    try:
+        cand = fuse(scop, deps, tree, da.loop_id, db.loop_id)
+    except PolyoptError:
+        return None
+    if mode == "smart":
+        was_parallel = all(
+            loop_verdict(scop, deps, tree, d.loop_id).kind == PARALLEL for d in (da, db))
+        if was_parallel and loop_verdict(scop, deps, cand, da.loop_id).kind != PARALLEL:
+            return None
+    return cand
+
+
+# --- tiling -------------------------------------------------------------------------------
+
+
+def _has_reuse(scop: Scop, dims: list[LoopDim]) -> bool:
+    """Some access is invariant in a non-innermost loop of the chain (temporal reuse)."""
+    for dim in dims[:-1]:
+        for stmt, _ in dim.exprs:
+            v = _iterator_of(dim, stmt)
+            if v is None:
+                continue
+            for a in scop.statement(stmt).accesses:
+                if a.indices and not any(ix.coeff(v) for ix in a.indices):
+                    return True
+    return False
+
+
+def tile_sizes(scop: Scop, dims: list[LoopDim], options: Options) -> list[int]:
+    if isinstance(options.tile, tuple):
+        sizes = list(options.tile)
+        return (sizes + [sizes[-1]] * len(dims))[: len(dims)]
+    elem = max((scop.element_type(s.target).bits // 8 for s in scop.statements), default=8)
+    depth = min(len(dims), 3)
+    side = 16
+    while depth * (2 * side) ** 2 * elem <= L2_BYTES // 2:
+        side *= 2
+    return [side] * len(dims)
+
+
+def _tile_all(scop: Scop, deps: Dependences, tree: Node, options: Options) -> Node:
+    for outer in _chains(tree):
+        dims = chain(tree, outer)
+        if len(dims) < 2 or not _has_reuse(scop, dims):
+            continue
+        if any(not isinstance(x, str) for d in dims for _, e in d.exprs for x, _ in e.terms):
+            continue  # already tiled
+        sizes = tile_sizes(scop, dims, options)
+        try:
+            cand = tile(scop, None, tree, [d.loop_id for d in dims], sizes)
+        except PolyoptError:
+            continue
+        if violations(scop, deps, cand):
+            continue
+        tree = cand
+    return tree
+
+
+_ = Lin

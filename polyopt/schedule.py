@@ -1,0 +1,227 @@
+"""User-directed schedules: an immutable, replayable list of checked steps.
+
+::
+
+    s = polyopt.schedule(kernel)                  # the source order
+    s = s.interchange("j", "k").tile(["i", "k"], [64, 64]).parallelize("i.tile")
+    print(s)                                       # the steps, replayable as Python
+    fast = s.compile()                             # a callable like @polyopt.jit's
+
+Every step is proven legal against the exact dependences when it is added
+(for the types inferred from the code) and again when a signature is compiled;
+an illegal step raises :class:`~polyopt.IllegalTransformationError` naming the
+dependence.  Loops are named by their source iterator (``"i"``), by
+``"i@12"`` (line 12) when two loops share a name, by the names transformations
+give (``"i.tile"``, ``"i#2"`` for the second part of a distributed loop), or by
+loop id (``"L0"``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from polyopt.deps import Dependences
+from polyopt.errors import PolyoptError
+from polyopt.model import Scop
+from polyopt.parallel import loop_label
+from polyopt.schedule_tree import Node, loops
+from polyopt.transforms.fuse import distribute, fuse
+from polyopt.transforms.interchange import interchange
+from polyopt.transforms.licm import check_licm
+from polyopt.transforms.parallelize import check_parallel, check_vectorize
+from polyopt.transforms.skew import skew
+from polyopt.transforms.tile import tile
+from polyopt.transforms.tree import normalize
+from polyopt.transforms.unroll_jam import unroll_jam
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Step:
+    """One primitive with its arguments (strings and ints only, so it serializes)."""
+
+    op: str
+    args: tuple[Any, ...]
+
+    def __str__(self) -> str:
+        return f".{self.op}({', '.join(repr(list(a) if isinstance(a, tuple) else a) for a in self.args)})"
+
+
+@dataclass(frozen=True)
+class Requests:
+    """Loop ids the user asked to run in parallel, vectorize, or LICM."""
+
+    parallel: frozenset[str] = frozenset()
+    simd: frozenset[str] = frozenset()
+    licm: frozenset[str] = frozenset()
+    used: frozenset[str] = field(default_factory=frozenset)  # which kinds were requested
+
+
+def resolve(scop: Scop, tree: Node, name: str) -> str:
+    """The loop id a user's name refers to in ``tree``."""
+    found: list[str] = []
+    labels: list[str] = []
+    for dim, _ in loops(tree):
+        names = {dim.loop_id, loop_label(scop, dim), *dim.aliases}
+        names |= {scop.loop_label(a) for a in dim.aliases if a in scop.loops}
+        if dim.loop_id in scop.loops:
+            lp = scop.loops[dim.loop_id]
+            names.add(f"{lp.iterator}@{lp.location.line}")
+        labels.append(loop_label(scop, dim))
+        if name in names:
+            found.append(dim.loop_id)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise PolyoptError(f"no loop named {name!r}; the loops are: {', '.join(labels)}")
+    raise PolyoptError(f"{name!r} names several loops; use one of: {', '.join(labels)}")
+
+
+def replay(scop: Scop, deps: Dependences, steps: tuple[Step, ...]) -> tuple[Node, Requests]:
+    """Apply ``steps`` to ``scop``'s source order, checking each one."""
+    tree = normalize(scop.schedule)
+    req = Requests()
+    for step in steps:
+        tree, req = apply_step(scop, deps, tree, req, step)
+    return tree, req
+
+
+def apply_step(scop: Scop, deps: Dependences, tree: Node, req: Requests,
+               step: Step) -> tuple[Node, Requests]:
+    op, a = step.op, step.args
+
+    def rid(name: str) -> str:
+        return resolve(scop, tree, name)
+
+    if op == "interchange":
+        return interchange(scop, deps, tree, rid(a[0]), rid(a[1]), (a[0], a[1])), req
+    if op == "fuse":
+        return fuse(scop, deps, tree, rid(a[0]), rid(a[1]),
+                    what=f"fusing loops {a[0]} and {a[1]}"), req
+    if op == "distribute":
+        return distribute(scop, deps, tree, rid(a[0])), req
+    if op == "tile":
+        names, sizes = list(a[0]), list(a[1])
+        return tile(scop, deps, tree, [rid(n) for n in names], sizes,
+                    [f"{n}.tile" for n in names]), req
+    if op == "skew":
+        return skew(scop, deps, tree, rid(a[0]), rid(a[1]), int(a[2])), req
+    if op == "unroll_jam":
+        return unroll_jam(scop, deps, tree, rid(a[0]), int(a[1]), f"{a[0]}.uj"), req
+    if op == "parallelize":
+        lid = rid(a[0])
+        check_parallel(scop, deps, tree, lid, a[0])
+        return tree, Requests(req.parallel | {lid}, req.simd, req.licm, req.used | {"parallel"})
+    if op == "vectorize":
+        lid = rid(a[0])
+        if lid not in req.licm:
+            check_vectorize(scop, deps, tree, lid, a[0])
+        return tree, Requests(req.parallel, req.simd | {lid}, req.licm, req.used | {"simd"})
+    if op == "licm":
+        lid = rid(a[0])
+        check_licm(scop, deps, tree, lid, a[0])
+        return tree, Requests(req.parallel, req.simd, req.licm | {lid}, req.used | {"licm"})
+    raise PolyoptError(f"unknown schedule step {op!r}")
+
+
+class Schedule:
+    """An immutable user schedule for one :class:`~polyopt.jit.Kernel`."""
+
+    def __init__(self, kernel: Any, steps: tuple[Step, ...] = ()) -> None:
+        self.kernel = kernel
+        self.steps = steps
+        plan = kernel.plan(None)
+        self.tree, self.requests = replay(plan.scop, plan.deps, steps)  # checks every step
+
+    def _then(self, op: str, *args: Any) -> Schedule:
+        return Schedule(self.kernel, (*self.steps, Step(op, args)))
+
+    def interchange(self, a: str, b: str) -> Schedule:
+        """Swap two perfectly nested loops."""
+        return self._then("interchange", a, b)
+
+    def fuse(self, a: str, b: str) -> Schedule:
+        """Fuse two consecutive sibling loops (shifting the second when needed)."""
+        return self._then("fuse", a, b)
+
+    def distribute(self, loop: str) -> Schedule:
+        """Split a loop around each part of its body."""
+        return self._then("distribute", loop)
+
+    def tile(self, loops_: list[str] | tuple[str, ...] | str, sizes: list[int] | tuple[int, ...] | int) -> Schedule:
+        """Tile perfectly nested loops; tile loops are named ``<loop>.tile``."""
+        names = (loops_,) if isinstance(loops_, str) else tuple(loops_)
+        sz = (sizes,) if isinstance(sizes, int) else tuple(int(x) for x in sizes)
+        return self._then("tile", names, sz)
+
+    def skew(self, outer: str, inner: str, factor: int = 1) -> Schedule:
+        """Make ``inner`` run over ``inner + factor * outer``."""
+        return self._then("skew", outer, inner, factor)
+
+    def unroll_jam(self, loop: str, factor: int) -> Schedule:
+        """Unroll ``loop`` by ``factor`` and jam the copies into the innermost loop."""
+        return self._then("unroll_jam", loop, factor)
+
+    def parallelize(self, loop: str) -> Schedule:
+        """Run ``loop`` as ``omp parallel for`` (a reduction gets a reduction clause)."""
+        return self._then("parallelize", loop)
+
+    def vectorize(self, loop: str) -> Schedule:
+        """Mark the innermost ``loop`` ``omp simd``."""
+        return self._then("vectorize", loop)
+
+    def licm(self, loop: str) -> Schedule:
+        """Keep the innermost loop's invariant accumulator in a register."""
+        return self._then("licm", loop)
+
+    def loops(self) -> list[str]:
+        """The loops of the current schedule, by the names steps accept."""
+        scop = self.kernel.plan(None).scop
+        return [loop_label(scop, d) for d, _ in loops(self.tree)]
+
+    def compile(self, **options: Any) -> Any:
+        """A callable kernel that runs this schedule (compiled per signature)."""
+        from polyopt.jit import Kernel
+
+        opts = self.kernel.options if not options else self.kernel.options.__class__(
+            **{**self.kernel.options.__dict__, **options})
+        return Kernel(self.kernel.py_func, opts, steps=self.steps)
+
+    def __str__(self) -> str:
+        name = getattr(self.kernel, "__name__", "kernel")
+        return f"polyopt.schedule({name})" + "".join(str(s) for s in self.steps)
+
+    __repr__ = __str__
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "polyopt_schedule": SCHEMA_VERSION,
+            "function": getattr(self.kernel, "__name__", ""),
+            "steps": [{"op": s.op, "args": [list(x) if isinstance(x, tuple) else x
+                                            for x in s.args]} for s in self.steps],
+        }, indent=2)
+
+    @staticmethod
+    def from_json(kernel: Any, text: str) -> Schedule:
+        return Schedule(kernel, steps_from_json(text))
+
+
+def steps_from_json(text: str) -> tuple[Step, ...]:
+    data = json.loads(text)
+    if data.get("polyopt_schedule") != SCHEMA_VERSION:
+        raise PolyoptError(f"unsupported schedule file version {data.get('polyopt_schedule')!r}")
+    return tuple(
+        Step(s["op"], tuple(tuple(x) if isinstance(x, list) else x for x in s["args"]))
+        for s in data["steps"]
+    )
+
+
+def schedule(fn: Any) -> Schedule:
+    """Start a user schedule from a function or a ``@polyopt.jit`` kernel."""
+    from polyopt.jit import Kernel, jit
+
+    kernel = fn if isinstance(fn, Kernel) else jit(fn)
+    return Schedule(kernel)

@@ -1,0 +1,43 @@
+"""Unroll-and-jam (register tiling): unroll an outer loop and fuse the copies
+into the innermost loop, so each loaded value is used several times.
+
+Before ``unroll_jam("i", 2)``::              After::
+
+    for i in range(n):                        for i.uj in range(ceil(n/2)):
+        for k in range(m):                        for k in range(m):
+            for j in range(p):                        for j in range(p):
+                S(i, k, j)                                S(2*i.uj, k, j)
+                                                          S(2*i.uj + 1, k, j)   # if < n
+
+It is strip-mining ``i`` by the factor, sinking the point loop below every
+inner loop of the chain and unrolling it; legal when that reordering is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from polyopt.deps import Dependences
+from polyopt.errors import PolyoptError
+from polyopt.legality import require_legal
+from polyopt.model import Scop
+from polyopt.schedule_tree import LoopMark, Node
+from polyopt.transforms.tile import tile_dim
+from polyopt.transforms.tree import build_chain, chain, find, innermost_child, replace_at
+
+
+def unroll_jam(scop: Scop, deps: Dependences | None, tree: Node, loop: str, factor: int,
+               label: str) -> Node:
+    if factor < 2:
+        raise PolyoptError("the unroll-and-jam factor must be at least 2")
+    dims = chain(tree, loop)
+    if len(dims) < 2:
+        raise PolyoptError(f"loop {loop} has no inner loop to jam into")
+    head = dims[0]
+    outer = replace(tile_dim(head, factor, label), loop_id=f"{head.loop_id}.uj")
+    point = replace(head, mark=LoopMark(unroll=True))
+    new = build_chain([outer, *dims[1:], point], innermost_child(tree, loop, len(dims)))
+    result = replace_at(tree, find(tree, loop), new)
+    if deps is not None:
+        require_legal(scop, deps, result, f"unroll-and-jam of loop {loop} by {factor}")
+    return result
