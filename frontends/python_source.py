@@ -45,8 +45,12 @@ def function_source(fn: object) -> FunctionSource:
     text = "".join(raw)
     dedented = textwrap.dedent(text)
     indent = _indent_removed(text, dedented)
-    module = ast.parse(dedented)
-    fdefs = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    try:
+        module: ast.Module | None = ast.parse(dedented)
+    except SyntaxError:  # e.g. a lambda whose lines are not a statement on their own
+        module = None
+    fdefs = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))] \
+        if module is not None else []
     lines = tuple(linecache.getlines(filename)) or tuple(raw)
     first_line = max(first, 1)
     if not fdefs or not isinstance(fdefs[0], ast.FunctionDef):
