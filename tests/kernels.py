@@ -23,7 +23,10 @@ SCALE = 0.5
 SHIFT = 3
 EPS = 1e-3
 
-DEFAULT_SIZES = (0, 1, 2, 3, 7)
+# 130 is past the tile size the automatic scheduler picks (128): one full and one
+# partial tile.  Kernels with n**3 work stay small (CPython is the reference).
+DEFAULT_SIZES = (0, 1, 2, 3, 7, 130)
+CUBIC_SIZES = (0, 1, 2, 3, 7, 20)
 
 
 # --- linear algebra ----------------------------------------------------------------------
@@ -514,13 +517,16 @@ def _upper(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 CASES: dict[str, Case] = {c.name: c for c in [
-    Case(matmul_acc, lambda r, n: (_f(r, n, n + 1), _f(r, n + 1, n + 2), _f(r, n, n + 2))),
-    Case(gemm, lambda r, n: (1.5, 1.2, _f(r, n, n + 2), _f(r, n, n + 1), _f(r, n + 1, n + 2))),
+    Case(matmul_acc, lambda r, n: (_f(r, n, n + 1), _f(r, n + 1, n + 2), _f(r, n, n + 2)),
+         CUBIC_SIZES),
+    Case(gemm, lambda r, n: (1.5, 1.2, _f(r, n, n + 2), _f(r, n, n + 1), _f(r, n + 1, n + 2)),
+         CUBIC_SIZES),
     Case(fill_matmul, lambda r, n: (_f(r, n, 3), _f(r, 3, n + 1), _f(r, n, n + 1))),
     Case(mm_exp_mm, lambda r, n: (0.3 * _f(r, n, n + 1), 0.3 * _f(r, n + 1, 2),
                                   _f(r, 2, n + 2), _f(r, n, n + 2))),
     Case(dot, lambda r, n: (_f(r, n), _f(r, n))),
-    Case(doitgen_like, lambda r, n: (_f(r, n, 2, n + 1), _f(r, n + 1, n + 1), _f(r, n, 2, n + 1))),
+    Case(doitgen_like, lambda r, n: (_f(r, n, 2, n + 1), _f(r, n + 1, n + 1), _f(r, n, 2, n + 1)),
+         CUBIC_SIZES),
     Case(transpose, lambda r, n: (_f(r, n, n + 2), _f(r, n + 2, n))),
     Case(rowsum_scale, lambda r, n: (_f(r, n, n + 1), _f(r, n, n + 1))),
     Case(reduce_reduce_map, lambda r, n: (_f(r, n), _f(r, n))),
@@ -532,15 +538,15 @@ CASES: dict[str, Case] = {c.name: c for c in [
     Case(tri_upper_sum, lambda r, n: (_f(r, n, n), _f(r, n, n))),
     Case(back_substitution, lambda r, n: (_upper(r, n), _f(r, n), _f(r, n))),
     Case(suffix_sum, lambda r, n: (_f(r, n),)),
-    Case(step_neg2, lambda r, n: (_f(r, n), _f(r, n)), (0, 1, 2, 3, 4, 7, 8)),
-    Case(step3, lambda r, n: (_f(r, n), _f(r, n)), (0, 1, 2, 3, 4, 5, 9, 10)),
+    Case(step_neg2, lambda r, n: (_f(r, n), _f(r, n)), (0, 1, 2, 3, 4, 7, 8, 131)),
+    Case(step3, lambda r, n: (_f(r, n), _f(r, n)), (0, 1, 2, 3, 4, 5, 9, 10, 131)),
     Case(window_sum, lambda r, n: (_f(r, n), _f(r, n))),
     Case(half_ranges, lambda r, n: (_f(r, n), _f(r, n))),
     Case(first_k, lambda r, n: (n // 2, _f(r, n), _f(r, n))),
     Case(affine_branches, lambda r, n: (_f(r, n, n + 2), _f(r, n, n + 2))),
     Case(band_matrix, lambda r, n: (_f(r, n, n + 1), _f(r, n, n + 1))),
     Case(data_ternary, lambda r, n: (_f(r, n), _f(r, n), _f(r, n))),
-    Case(floyd_warshall, lambda r, n: (_i(r, n, n, lo=1, hi=100),)),
+    Case(floyd_warshall, lambda r, n: (_i(r, n, n, lo=1, hi=100),), CUBIC_SIZES),
     Case(jacobi_1d, lambda r, n: (min(n, 3), _f(r, n), _f(r, n))),
     Case(jacobi_2d, lambda r, n: (min(n, 3), _f(r, n, n), _f(r, n, n))),
     Case(seidel_2d, lambda r, n: (min(n, 3), _f(r, n, n))),
@@ -562,5 +568,5 @@ CASES: dict[str, Case] = {c.name: c for c in [
     Case(typed_alloc, lambda r, n: (_f(r, n, dtype=np.float32),)),
     Case(double_bracket, lambda r, n: (_f(r, n, n + 1), _f(r, n, n + 1))),
     Case(last_element, lambda r, n: (_f(r, n), _f(r, n))),
-    Case(with_globals, lambda r, n: (_f(r, n), _f(r, n)), (0, 1, 3, 4, 8)),
+    Case(with_globals, lambda r, n: (_f(r, n), _f(r, n)), (0, 1, 3, 4, 8, 130)),
 ]}
