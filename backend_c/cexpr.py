@@ -7,6 +7,7 @@ operation is cast explicitly, so C's own promotion rules never decide a result.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 
 import islpy as isl
 
@@ -22,15 +23,15 @@ _BIN = {
 }
 
 
-def ast_expr(e: isl.AstExpr) -> str:
-    """C text of an isl AST expression over int64 values."""
+def ast_expr(e: isl.AstExpr, int_text: Callable[[int], str] | None = None) -> str:
+    """C text of an isl AST expression over int64 values (``int_text`` prints constants)."""
     t = e.get_type()
     if t == isl.ast_expr_type.int:
-        return _int(e.get_val().to_python())
+        return (int_text or _int)(e.get_val().to_python())
     if t == isl.ast_expr_type.id:
         return e.get_id().get_name()
     op = e.get_op_type()
-    args = [ast_expr(e.get_op_arg(k)) for k in range(e.get_op_n_arg())]
+    args = [ast_expr(e.get_op_arg(k), int_text) for k in range(e.get_op_n_arg())]
     if op in _BIN:
         return f"({args[0]} {_BIN[op]} {args[1]})"
     if op == _OP.minus:
@@ -52,11 +53,14 @@ def _int(v: int) -> str:
     return f"INT64_C({v})" if not -(2**31) < v < 2**31 else str(v)
 
 
-def lin(e: Lin) -> str:
-    """C text of an affine integer expression."""
+def lin(e: Lin, rename: Mapping[str, str] | None = None) -> str:
+    """C text of an affine integer expression (names replaced by ``rename``'s texts)."""
     parts: list[str] = []
     for atom, c in e.terms:
-        text = atom if isinstance(atom, str) else _floor(atom)
+        if isinstance(atom, str):
+            text = rename.get(atom, atom) if rename else atom
+        else:
+            text = _floor(atom, rename)
         parts.append(text if c == 1 else f"{_int(c)} * {text}")
     if e.const or not parts:
         parts.append(_int(e.const))
@@ -64,8 +68,8 @@ def lin(e: Lin) -> str:
     return out if len(parts) == 1 else f"({out})"
 
 
-def _floor(f: FloorDiv) -> str:
-    return f"polyopt_floord({lin(f.num)}, {f.den})"
+def _floor(f: FloorDiv, rename: Mapping[str, str] | None = None) -> str:
+    return f"polyopt_floord({lin(f.num, rename)}, {f.den})"
 
 
 def flat_index(indices: tuple[Lin, ...], shape: tuple[Lin, ...]) -> str:
@@ -145,6 +149,8 @@ class BodyPrinter:
         suffix = _suffix(t.dtype)
         if e.op in ("+", "-", "*", "/"):
             return f"({a} {e.op} {b})"
+        if e.op in ("c/", "c%"):  # C's integer division and remainder (truncating)
+            return f"({a} {e.op[1]} {b})"
         if e.op == "//":
             return f"polyopt_floordiv_{suffix}({a}, {b})"
         if e.op == "%":

@@ -45,7 +45,11 @@ class Unary:
 
 @dataclass(frozen=True)
 class Binary:
-    """``lhs op rhs``: arithmetic (``+ - * / // % **``), comparison or ``and``/``or``."""
+    """``lhs op rhs``: arithmetic (``+ - * / // % **``), comparison or ``and``/``or``.
+
+    ``//`` and ``%`` have Python's floor semantics.  The C frontend uses ``c/`` and
+    ``c%`` for C's integer division and remainder, which truncate toward zero.
+    """
 
     op: str
     lhs: Expr
