@@ -23,6 +23,7 @@ import islpy as isl
 from polyopt import isl_text, names
 from polyopt.model import Access, Scop
 from polyopt.reductions import Reduction, reductions
+from polyopt.schedule_tree import loops, statements
 from polyopt.timeline import Timeline
 
 
@@ -96,10 +97,19 @@ def analyze(scop: Scop) -> Dependences:
     return hit
 
 
-def _common_loops(scop: Scop, a: str, b: str) -> tuple[str, ...]:
-    la, lb = scop.statement(a).loops, scop.statement(b).loops
+def _enclosing_loops(scop: Scop) -> dict[str, tuple[str, ...]]:
+    """Loop ids around each statement in the scop's own order (its schedule tree)."""
+    out: dict[str, tuple[str, ...]] = {s.name: () for s in scop.statements}
+    for dim, path in loops(scop.schedule):
+        band = path[-1]
+        for stmt in statements(band):
+            out[stmt] = (*out[stmt], dim.loop_id)
+    return out
+
+
+def _common_loops(enclosing: dict[str, tuple[str, ...]], a: str, b: str) -> tuple[str, ...]:
     out: list[str] = []
-    for x, y in zip(la, lb):
+    for x, y in zip(enclosing[a], enclosing[b]):
         if x != y:
             break
         out.append(x)
@@ -168,10 +178,11 @@ def _dataflow(scop, tl, by_target, build):
 class _Builder:
     def __init__(self, scop: Scop, tl: Timeline, reds: dict[str, Reduction]) -> None:
         self.scop, self.tl, self.reds = scop, tl, reds
+        self.enclosing = _enclosing_loops(scop)
 
     def dependence(self, kind: DepKind, value_based: bool, src: Access, dst: Access,
                    rel: isl.Map) -> Dependence:
-        common = _common_loops(self.scop, src.statement, dst.statement)
+        common = _common_loops(self.enclosing, src.statement, dst.statement)
         carried = tuple(lp for lp in common if not self.tl.carries(rel, lp).is_empty())
         distance, direction = _distance(self.tl, rel, list(common))
         red = self.reds.get(src.statement)

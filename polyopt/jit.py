@@ -136,7 +136,7 @@ class Kernel:
         from polyopt.report import analysis
 
         p = self.plan(self._sig_for(args, kwargs))
-        return analysis(p.scop, p.deps, p.tree)
+        return analysis(p.source, p.source_deps)
 
     def c_source(self, *args: Any, **kwargs: Any) -> str:
         """The C code compiled for these arguments' types."""

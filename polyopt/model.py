@@ -157,6 +157,8 @@ class Scop:
 
     def loop_label(self, loop_id: str) -> str:
         """A loop's name in source terms: its iterator, with ``@line`` when the name repeats."""
+        if loop_id not in self.loops:  # a loop a transformation made
+            return loop_id
         loop = self.loops[loop_id]
         same = sum(1 for other in self.loops.values() if other.iterator == loop.iterator)
         return loop.label(ambiguous=same > 1)

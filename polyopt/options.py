@@ -13,6 +13,7 @@ class Options:
     fuse: str = "smart"  # "smart" | "max" | "none"
     interchange: bool = True  # reorder loops for parallelism and unit stride
     licm: bool = True  # keep invariant accumulators in registers
+    contract: bool = True  # shrink temporaries that live within one iteration to scalars
     unroll_jam: bool | int = False  # register tiling of the loops around a reduction
     fastmath: bool = False  # compile with -ffast-math
     strict_fp: bool = False  # never reassociate floating point (no parallel/simd reductions)

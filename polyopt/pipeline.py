@@ -12,15 +12,18 @@ from polyopt.errors import Problem, UnsupportedError
 from polyopt.model import Scop
 from polyopt.options import Options
 from polyopt.schedule_tree import Node
+from polyopt.transforms.contract import contract
 
 
 @dataclass(frozen=True, eq=False)
 class Plan:
     """A scop, its dependences, and the schedule code generation will follow."""
 
-    scop: Scop
+    scop: Scop  # the program code generation sees (temporaries may be contracted)
     deps: Dependences
     tree: Node
+    source: Scop  # the program as written, for reports
+    source_deps: Dependences
 
 
 def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
@@ -31,6 +34,7 @@ def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
 
     deps = analyze(scop)
     _refuse_uninitialized(scop, deps)
+    source, source_deps = scop, deps
     marks = dict(parallel=options.parallel, vectorize=options.vectorize, licm=options.licm,
                  strict_fp=options.strict_fp)
     if steps is not None:
@@ -42,10 +46,17 @@ def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
             only_licm=req.licm if "licm" in req.used else None,
         )
     elif options.auto:
-        tree = parallel.mark(scop, deps, auto.schedule(scop, deps, options), **marks)
+        tree = auto.schedule(scop, deps, options)
+        if options.contract:
+            contracted = contract(scop, deps, tree)
+            if contracted is not scop:
+                # the contracted program's source order is `tree`: analyse it afresh
+                scop, deps = contracted, analyze(contracted)
+                tree = contracted.schedule
+        tree = parallel.mark(scop, deps, tree, **marks)
     else:
         tree = parallel.mark(scop, deps, scop.schedule, **marks)
-    return Plan(scop, deps, tree)
+    return Plan(scop, deps, tree, source, source_deps)
 
 
 def _refuse_uninitialized(scop: Scop, deps: Dependences) -> None:
