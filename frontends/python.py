@@ -52,6 +52,8 @@ _UNSUPPORTED_STMT = {
 def parse_function(fn: object, signature: Signature | None = None) -> Scop:
     """The polyhedral model of ``fn`` for ``signature`` (inferred from use when None)."""
     src = function_source(fn)
+    if signature is not None:
+        _check_argument_kinds(src, signature)
     env = _globals_of(fn)
     local_types: dict[str, ValueType] = {}
     for _ in range(6):
@@ -64,6 +66,40 @@ def parse_function(fn: object, signature: Signature | None = None) -> Scop:
         raise UnsupportedError(sorted(builder.problems, key=lambda p: (p.location.line, p.location.col)))
     assert scop is not None
     return scop
+
+
+def _check_argument_kinds(src: FunctionSource, signature: Signature) -> None:
+    """A TypeError when an argument is not what the code uses it as: a scalar passed
+    for a name the code subscripts, or an array of another rank than every use of it
+    has (``A[i, j]`` and ``n, m = A.shape`` want 2).  The code is fine; the call is not."""
+    inner = {id(n.value) for n in ast.walk(src.tree) if isinstance(n, ast.Subscript)}
+    uses: dict[str, list[tuple[int, ast.AST]]] = {}
+    for n in ast.walk(src.tree):
+        if isinstance(n, ast.Subscript) and id(n) not in inner:
+            rank, cur = 0, n
+            while isinstance(cur, ast.Subscript):
+                rank += len(cur.slice.elts) if isinstance(cur.slice, ast.Tuple) else 1
+                cur = cur.value
+            if isinstance(cur, ast.Name):
+                uses.setdefault(cur.id, []).append((rank, n))
+        elif (isinstance(n, ast.Assign) and len(n.targets) == 1
+              and isinstance(n.targets[0], ast.Tuple) and isinstance(n.value, ast.Attribute)
+              and n.value.attr == "shape" and isinstance(n.value.value, ast.Name)
+              and not any(isinstance(e, ast.Starred) for e in n.targets[0].elts)):
+            uses.setdefault(n.value.value.id, []).append((len(n.targets[0].elts), n))
+    for name, t in signature.args:
+        found = uses.get(name)
+        if not found:
+            continue
+        rank, node = min(found, key=lambda u: (u[1].lineno, u[1].col_offset))
+        where = f"`{ast.unparse(node)}` at {src.location(node)}"
+        if isinstance(t, ScalarType):
+            raise TypeError(f"{src.tree.name}() uses argument {name!r} as an array ({where}), "
+                            f"but a {t} was passed")
+        ranks = {r for r, _ in found}
+        if isinstance(t, ArrayType) and len(ranks) == 1 and rank != t.ndim:
+            raise TypeError(f"argument {name!r} has {t.ndim} dimension(s), but {src.tree.name}() "
+                            f"uses it with {rank} ({where})")
 
 
 def _globals_of(fn: object) -> dict[str, object]:
