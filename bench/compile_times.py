@@ -1,0 +1,83 @@
+"""polyopt's compile times: cold (empty cache) and warm (a new process, cache hit).
+
+Each figure is measured in a fresh Python process (``python -m bench.compile_times
+SUITE KERNEL``): the inputs are made first, then the clock runs from the
+``polyopt.jit(kernel)`` call until the first call (on MINI inputs, so the run
+itself costs nothing) returns.  *Cold* uses an empty ``POLYOPT_CACHE_DIR``:
+frontend, analysis, scheduling, code generation and the C compiler all run.
+*Warm* is a second new process on the same cache directory.  The time to
+``import polyopt`` is reported apart.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+from bench.specs import ROOT
+from bench.timing import median
+
+#: Goals from issue 2.
+COLD_GOAL_S = 1.0
+WARM_GOAL_S = 0.020
+
+
+@dataclass(frozen=True)
+class CompileTimes:
+    kernel: str
+    cold_s: float | None
+    warm_s: float | None
+    import_s: float | None
+    error: str = ""
+
+
+def probe(suite: str, kernel: str, cache_dir: str, timeout: float = 600) -> dict[str, float]:
+    """Run one first-call measurement in a new process on ``cache_dir``."""
+    env = dict(os.environ, POLYOPT_CACHE_DIR=cache_dir, OMP_NUM_THREADS="1")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    proc = subprocess.run([sys.executable, "-m", "bench.compile_times", suite, kernel],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise RuntimeError(f"compile probe failed: {last}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def cold_warm(suite: str, kernel: str, repeat: int = 1) -> CompileTimes:
+    """Median cold and warm first-call times over ``repeat`` fresh cache directories."""
+    cold, warm, imp = [], [], []
+    try:
+        for _ in range(repeat):
+            with tempfile.TemporaryDirectory(prefix="polyopt-bench-cache-") as d:
+                c = probe(suite, kernel, d)
+                w = probe(suite, kernel, d)
+            cold.append(c["first_call_s"])
+            warm.append(w["first_call_s"])
+            imp.append(w["import_s"])
+    except (RuntimeError, subprocess.TimeoutExpired, ValueError) as exc:
+        return CompileTimes(kernel, None, None, None, str(exc))
+    return CompileTimes(kernel, median(cold), median(warm), median(imp))
+
+
+def _measure(suite: str, kernel: str) -> dict[str, float]:
+    t0 = time.perf_counter()
+    import polyopt
+    from bench.specs import load_spec
+
+    import_s = time.perf_counter() - t0
+    spec = load_spec(suite, kernel)
+    args = spec.positional(spec.args("MINI"))
+    t1 = time.perf_counter()
+    compiled = polyopt.jit(spec.kernel)
+    compiled(*args)
+    t2 = time.perf_counter()
+    return {"import_s": import_s, "first_call_s": t2 - t1}
+
+
+if __name__ == "__main__":
+    print(json.dumps(_measure(sys.argv[1], sys.argv[2])))

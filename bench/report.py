@@ -1,0 +1,298 @@
+"""Results as Markdown tables, CSV and a PNG chart, plus the run's context."""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import importlib.util
+import os
+import platform
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from bench import png
+from bench.compile_times import COLD_GOAL_S, WARM_GOAL_S, CompileTimes
+from bench.measure import KernelResult, geomean
+from bench.overhead import OVERHEAD_GOAL_S, Overhead
+from bench.targets_suite import PEAK_GFLOPS, TargetResult
+from bench.variants import BASELINE, VARIANTS
+
+DASH = "–"
+
+
+# --- context -------------------------------------------------------------------------
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def _cc() -> str:
+    cc = os.environ.get("CC", "cc")
+    try:
+        out = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=30)
+        return out.stdout.splitlines()[0] if out.stdout else cc
+    except (OSError, subprocess.TimeoutExpired):
+        return cc
+
+
+def _version(module: str) -> str:
+    if importlib.util.find_spec(module) is None:
+        return "not installed"
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(module)
+    except PackageNotFoundError:
+        return "installed"
+
+
+def load_average() -> str:
+    """The 1-minute load average (other work on this shared machine skews 2-thread runs)."""
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except (OSError, IndexError):
+        return "unknown"
+
+
+def context(command: str) -> list[str]:
+    """Lines describing the machine, tools and settings of this run."""
+    coretype = os.environ.get("OPENBLAS_CORETYPE")
+    return [
+        f"- date: {datetime.datetime.now().isoformat(timespec='seconds')}; command: `{command}`",
+        f"- machine: {_cpu()}, {os.cpu_count()} CPUs; compiler: {_cc()}; "
+        f"CFLAGS: `{os.environ.get('CFLAGS', '-O3 -march=native -fopenmp')}`; "
+        f"load average at start: {load_average()}",
+        f"- numpy {_version('numpy')}, numba {_version('numba')}, "
+        f"threadpoolctl {_version('threadpoolctl')}",
+        "- OPENBLAS_CORETYPE: unset in every worker"
+        + (f" (this shell had OPENBLAS_CORETYPE={coretype})" if coretype else " (not set here)")
+        + "; BLAS threads: " + ("threadpoolctl" if _version("threadpoolctl") != "not installed"
+                                else "OPENBLAS_NUM_THREADS/OMP_NUM_THREADS in the worker's env"),
+        "- each figure: median of interleaved rounds after one warm-up; checked against "
+        "CPython (MINI) and the baseline (bench size) first",
+    ]
+
+
+# --- the PolyBench table -------------------------------------------------------------
+
+
+def _cell(r: KernelResult, key: str) -> str:
+    v = r.variants.get(key)
+    if v is None or v.status == "n/a":
+        return DASH
+    if v.status != "ok":
+        return v.status
+    if key == BASELINE.key:
+        return f"{v.seconds * 1e3:.3g} ms" if v.seconds is not None else DASH
+    s = r.speedup(key)
+    return f"{s:.2f}×" if s is not None else DASH
+
+
+def _compile_cells(ct: CompileTimes | None) -> tuple[str, str]:
+    if ct is None or ct.cold_s is None or ct.warm_s is None:
+        return (DASH, DASH) if ct is None or not ct.error else ("ERROR", "ERROR")
+    return f"{ct.cold_s:.2f}", f"{ct.warm_s * 1e3:.0f}"
+
+
+def summary(results: Sequence[KernelResult]) -> dict[str, float | int | None]:
+    """Geometric means and counts over the kernels that were timed."""
+    def gm(key: str, over: str = BASELINE.key) -> float | None:
+        return geomean([s for r in results if (s := r.speedup(key, over)) is not None])
+
+    both = [r for r in results if r.speedup("polyopt-2t") and r.speedup("numba-par")]
+    two = [s for r in results if (s := r.speedup("polyopt-2t")) is not None]
+    return {
+        "polyopt_2t": gm("polyopt-2t"), "polyopt_1t": gm("polyopt-1t"),
+        "numba_par": gm("numba-par"), "numba": gm("numba"), "numpy": gm("numpy"),
+        "polyopt_2t_over_numba_par": geomean(
+            [r.speedup("polyopt-2t", over="numba-par") or 0.0 for r in both]),
+        "numba_par_same_kernels": geomean([r.speedup("numba-par") or 0.0 for r in both]),
+        "polyopt_2t_same_kernels": geomean([r.speedup("polyopt-2t") or 0.0 for r in both]),
+        "kernels_both": len(both),
+        "timed": len(two),
+        "below_0.95": sum(s < 0.95 for s in two),
+        "wrong": sum(v.status == "WRONG" for r in results for v in r.variants.values()),
+        "errors": sum(v.status == "ERROR" for r in results for v in r.variants.values()),
+    }
+
+
+def _fmt(x: float | int | None, suffix: str = "×") -> str:
+    return DASH if x is None else f"{x:.2f}{suffix}"
+
+
+def summary_lines(s: dict[str, float | int | None]) -> list[str]:
+    return [
+        f"- geometric-mean speedup over the baseline, polyopt 2 threads: "
+        f"**{_fmt(s['polyopt_2t'])}** over {s['timed']} kernels (goal at LARGE: ≥ 4×); "
+        f"polyopt 1 thread: {_fmt(s['polyopt_1t'])}",
+        f"- polyopt 2t vs Numba parallel 2t: **{_fmt(s['polyopt_2t_over_numba_par'])}** "
+        f"(geometric mean of per-kernel ratios over the {s['kernels_both']} kernels both ran: "
+        f"polyopt {_fmt(s['polyopt_2t_same_kernels'])}, Numba par "
+        f"{_fmt(s['numba_par_same_kernels'])}; goal: ≥ 1.5×)",
+        f"- geometric means over the baseline of the others: NumPy {_fmt(s['numpy'])} "
+        f"(kernels with a NumPy version), Numba 1t {_fmt(s['numba'])}, "
+        f"Numba par {_fmt(s['numba_par'])}",
+        f"- kernels where polyopt 2t is slower than 0.95× the baseline: {s['below_0.95']}; "
+        f"WRONG results: {s['wrong']}; errors: {s['errors']}",
+    ]
+
+
+def polybench_markdown(results: Sequence[KernelResult], size: str, ctx: list[str]) -> str:
+    head = ["kernel", "baseline (gcc -O3, 1t)", *[v.label for v in VARIANTS[1:]],
+            "compile cold (s)", "warm (ms)"]
+    lines = [f"## PolyBench {size}: speedup over the baseline", "", *ctx, "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in results:
+        cells = [r.name, *(_cell(r, v.key) for v in VARIANTS), *_compile_cells(r.compile)]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", *summary_lines(summary(results))]
+    notes = [f"- {r.name} / {k}: {v.status}: {v.detail}" for r in results
+             for k, v in r.variants.items() if v.status in ("WRONG", "ERROR")]
+    notes += [f"- {r.name}: compile probe: {r.compile.error}" for r in results
+              if r.compile is not None and r.compile.error]
+    if notes:
+        lines += ["", "Problems:", *notes]
+    return "\n".join(lines) + "\n"
+
+
+def csv_columns() -> list[str]:
+    cols = ["kernel", "category", "size", "flops"]
+    for v in VARIANTS:
+        cols += [f"{v.key}_status", f"{v.key}_ms", f"{v.key}_speedup", f"{v.key}_runs"]
+    return cols + ["compile_cold_s", "compile_warm_s"]
+
+
+def write_csv(results: Sequence[KernelResult], path: Path) -> None:
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(csv_columns())
+        for r in results:
+            row: list[object] = [r.name, r.category, r.size, r.flops or ""]
+            for v in VARIANTS:
+                vr = r.variants.get(v.key)
+                t, s = r.seconds(v.key), r.speedup(v.key)
+                row += [vr.status if vr else "n/a", f"{t * 1e3:.6g}" if t else "",
+                        f"{s:.4g}" if s else "", vr.samples if vr else 0]
+            ct = r.compile
+            row += [f"{ct.cold_s:.4g}" if ct and ct.cold_s is not None else "",
+                    f"{ct.warm_s:.4g}" if ct and ct.warm_s is not None else ""]
+            w.writerow(row)
+
+
+def write_chart(results: Sequence[KernelResult], path: Path, size: str) -> str:
+    """The speedup chart (matplotlib when importable, else the built-in writer)."""
+    groups = [r.name for r in results]
+    series = [(v.label, [r.speedup(v.key) for r in results]) for v in VARIANTS[1:]]
+    series = [(n, vs) for n, vs in series if any(vs)]
+    title = f"PolyBench {size}: speedup over gcc -O3 1t (log scale)"
+    if importlib.util.find_spec("matplotlib") is not None:
+        _matplotlib_chart(path, groups, series, title)
+        return "matplotlib"
+    png.bar_chart(path, groups, series, title)
+    return "built-in PNG writer"
+
+
+def _matplotlib_chart(path: Path, groups: list[str],
+                      series: list[tuple[str, list[float | None]]], title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(groups) + 2), 5))
+    width = 0.8 / max(len(series), 1)
+    for k, (name, vs) in enumerate(series):
+        xs = [g + (k - (len(series) - 1) / 2) * width for g in range(len(groups))]
+        heights = [(v - 1.0) if v else 0.0 for v in vs]
+        ax.bar(xs, heights, width, bottom=1.0, label=name)
+    ax.set_yscale("log")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups, rotation=60, ha="right")
+    ax.set_ylabel("speedup over baseline")
+    ax.set_title(title)
+    ax.grid(axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize="small", ncol=3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# --- targets and compile times --------------------------------------------------------
+
+
+def targets_markdown(rows: Sequence[TargetResult], ctx: list[str]) -> str:
+    head = ["target", "baseline 1t", "polyopt 2t", "NumPy 2t", "polyopt / reference",
+            "goal", "result", "compile cold / warm"]
+    lines = ["## Performance targets (issue 3)", "", *ctx,
+             f"- GFLOP/s; peak of the machine ≈ {PEAK_GFLOPS['float64']:.0f} fp64 / "
+             f"{PEAK_GFLOPS['float32']:.0f} fp32 on 2 cores", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    notes = []
+    for t in rows:
+        r = t.result
+
+        def g(key: str, r: KernelResult = r) -> str:
+            v = r.variants.get(key)
+            if v is None or v.status == "n/a":
+                return DASH
+            if v.status != "ok":
+                return v.status
+            gf = r.gflops(key)
+            return f"{gf:.1f}" if gf is not None else DASH
+
+        peak = r.gflops("polyopt-2t")
+        pct = f" ({100 * peak / PEAK_GFLOPS[t.target.dtype]:.0f}% of peak)" if peak else ""
+        ref = "NumPy" if t.target.reference == "numpy" else "baseline"
+        ct = t.compile
+        comp = (f"{ct.cold_s:.2f} s / {ct.warm_s * 1e3:.0f} ms"
+                if ct.cold_s is not None and ct.warm_s is not None else "ERROR")
+        lines.append("| " + " | ".join([
+            r.category, g("baseline"), g("polyopt-2t") + pct, g("numpy"),
+            f"{_fmt(t.ratio)} of {ref}", f"≥ {t.target.goal:g}×", t.verdict, comp]) + " |")
+        if t.contracted is not None:
+            notes.append(f"- {r.category}: temporary `{t.target.temporary}` "
+                         + ("contracted away (not indexed in the generated C)"
+                            if t.contracted else "NOT contracted (still an array in the C)"))
+        notes += [f"- {r.category} / {k}: {v.status}: {v.detail}"
+                  for k, v in r.variants.items() if v.status in ("WRONG", "ERROR")]
+    return "\n".join(lines + ["", *notes]) + "\n"
+
+
+def _goal(x: float | None, goal: float) -> str:
+    return DASH if x is None else ("PASS" if x < goal else "MISS")
+
+
+def compile_markdown(times: Sequence[CompileTimes], overhead: Overhead | None,
+                     ctx: list[str]) -> str:
+    lines = ["## Compile time and call overhead (issue 2)", "", *ctx]
+    if times:
+        lines += ["", "| kernel | cold first call | goal < 1 s | warm first call (new process) "
+                  "| goal < 20 ms | import polyopt |", "|---|---|---|---|---|---|"]
+        for ct in times:
+            if ct.cold_s is None or ct.warm_s is None:
+                lines.append(f"| {ct.kernel} | ERROR: {ct.error} | | | | |")
+                continue
+            lines.append(
+                f"| {ct.kernel} | {ct.cold_s * 1e3:.0f} ms | {_goal(ct.cold_s, COLD_GOAL_S)} "
+                f"| {ct.warm_s * 1e3:.1f} ms | {_goal(ct.warm_s, WARM_GOAL_S)} "
+                f"| {ct.import_s * 1e3 if ct.import_s else 0:.0f} ms |")
+        lines += ["", "Cold: a new process, empty `POLYOPT_CACHE_DIR`, from `polyopt.jit(f)` "
+                  "until the first call (MINI inputs) returns. Warm: the same in a second new "
+                  "process on that cache. `import polyopt` is not included in either."]
+    if overhead is not None:
+        ov = overhead.overhead_s
+        lines += ["", "| per call | polyopt | direct cffi call | overhead | goal < 10 µs |",
+                  "|---|---|---|---|---|",
+                  f"| `tiny(x)`: `x[0] = 1.0`, 1 element | {overhead.polyopt_call_s * 1e6:.2f} µs "
+                  f"| {overhead.direct_call_s * 1e6:.2f} µs | {ov * 1e6:.2f} µs "
+                  f"| {_goal(ov, OVERHEAD_GOAL_S)} |"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,95 @@
+"""The performance targets of issue 3, each measured side by side in one run.
+
+- gemm N=1024 f64 written i,j,k: polyopt (2 threads) at least 75% of NumPy's
+  ``A @ B`` (OpenBLAS, 2 threads), in GFLOP/s.
+- matmul -> exp -> matmul (f32): at least 75% of ``np.exp(A @ B) @ E``.
+- jacobi-2d N=1300, 100 steps: at least 4x the baseline.
+- row-sum -> scale 4096x4096: at least 1.5x the baseline (and the temporary
+  should be contracted away).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.compile_times import CompileTimes, cold_warm
+from bench.measure import KernelResult, Pool, measure_kernel
+from bench.progress import Progress
+from bench.specs import TARGET, load_spec, target_names
+from bench.variants import BASELINE, BY_KEY
+
+#: Peak of the 2-core test machines (docs: shared/guide/benchmarking.md), GFLOP/s.
+PEAK_GFLOPS = {"float64": 280.0, "float32": 560.0}
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    reference: str  # the variant the ratio is taken against
+    goal: float  # polyopt 2t / reference speed must reach this
+    dtype: str
+    temporary: str | None = None  # a temporary that fusion should contract away
+
+
+TARGETS: dict[str, Target] = {
+    "gemm": Target("gemm", "numpy", 0.75, "float64"),
+    "mm-exp-mm": Target("mm-exp-mm", "numpy", 0.75, "float32", "T"),
+    "jacobi-2d": Target("jacobi-2d", "baseline", 4.0, "float64"),
+    "rowsum-scale": Target("rowsum-scale", "baseline", 1.5, "float64", "rs"),
+}
+VARIANT_KEYS = ("baseline", "polyopt-2t", "numpy")
+
+
+@dataclass
+class TargetResult:
+    target: Target
+    result: KernelResult
+    compile: CompileTimes
+    contracted: bool | None  # the temporary no longer indexed in the C (None: not asked)
+
+    @property
+    def ratio(self) -> float | None:
+        return self.result.speedup("polyopt-2t", over=self.target.reference)
+
+    @property
+    def verdict(self) -> str:
+        r = self.ratio
+        return "–" if r is None else ("PASS" if r >= self.target.goal else "MISS")
+
+
+def _contracted(name: str, temp: str) -> bool:
+    import polyopt
+
+    spec = load_spec("targets", name)
+    source = polyopt.jit(spec.kernel).c_source(**spec.args("MINI"))
+    body = source[source.rfind("void polyopt_"):]
+    return re.search(rf"\b{re.escape(temp)}\[", body) is None
+
+
+def run(repeat: int, out_dir: Path) -> list[TargetResult]:
+    names = target_names()
+    variants = [BY_KEY[k] for k in VARIANT_KEYS]
+    progress = Progress(len(names), "targets")
+    pool = Pool(variants, out_dir / "logs")
+    out: list[TargetResult] = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="polyopt-bench-") as work:
+            for name in names:
+                spec = load_spec("targets", name)
+                r = measure_kernel(pool, spec, TARGET, variants, repeat, Path(work), progress)
+                progress.show(f"{name}: compile time cold/warm")
+                ct = cold_warm("targets", name)
+                t = TARGETS[name]
+                out.append(TargetResult(t, r, ct, _contracted(name, t.temporary)
+                                        if t.temporary else None))
+                progress.step(name)
+    finally:
+        pool.close()
+        progress.close()
+    return out
+
+
+__all__ = ["BASELINE", "PEAK_GFLOPS", "TARGETS", "TargetResult", "run"]

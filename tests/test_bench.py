@@ -1,0 +1,141 @@
+"""The benchmark harness (``python -m bench``): a small end-to-end run and its helpers."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench import check, png, timing  # noqa: E402
+from bench.report import csv_columns  # noqa: E402
+
+# --- timing helpers ------------------------------------------------------------------
+
+
+def test_median_odd_even() -> None:
+    assert timing.median([3.0, 1.0, 2.0]) == 2.0
+    assert timing.median([4.0, 1.0, 3.0, 2.0]) == 2.5
+    assert timing.median([5.0]) == 5.0
+    with pytest.raises(ValueError):
+        timing.median([])
+
+
+def test_interleave_order() -> None:
+    assert timing.interleave(["A", "B", "C"], 2) == ["A", "B", "C", "A", "B", "C"]
+    assert timing.interleave(["A"], 0) == []
+
+
+def test_rounds_for() -> None:
+    assert timing.rounds_for(1.0, 3) == 3
+    assert timing.rounds_for(0.1, 3) == 5
+    assert timing.rounds_for(0.001, 3) == 15
+    assert timing.rounds_for(1.0, 1) == timing.MIN_REPEAT
+    assert timing.rounds_for(1.0, 9) == 9
+
+
+def _fake_runners(log: list[str], times: dict[str, list[float]]) -> dict[str, timing.Runner]:
+    def make(name: str) -> timing.Runner:
+        it = iter(times[name])
+
+        def run() -> float:
+            log.append(name)
+            return next(it)
+        return run
+    return {name: make(name) for name in times}
+
+
+def test_run_interleaved_warms_up_then_interleaves() -> None:
+    log: list[str] = []
+    times = {"A": [9.0, 1.0, 5.0, 3.0], "B": [9.0, 2.0, 2.0, 8.0]}
+    t = timing.run_interleaved(_fake_runners(log, times), 3)
+    assert log == ["A", "B", "A", "B", "A", "B", "A", "B"]
+    assert t.warmup == {"A": 9.0, "B": 9.0}
+    assert t.samples == {"A": [1.0, 5.0, 3.0], "B": [2.0, 2.0, 8.0]}
+    assert t.median("A") == 3.0 and t.median("B") == 2.0
+
+
+def test_run_interleaved_rounds_from_warmup_and_failures() -> None:
+    log: list[str] = []
+    calls = {"n": 0}
+
+    def flaky() -> float:
+        calls["n"] += 1
+        log.append("F")
+        if calls["n"] == 2:
+            raise RuntimeError("boom")
+        return 0.5
+
+    runners = {**_fake_runners(log, {"A": [0.001] * 20}), "F": flaky}
+    t = timing.run_interleaved(runners, lambda w: timing.rounds_for(w, 3))
+    # the slowest warm-up (F: 0.5 s) is not short, so 3 rounds
+    assert len(t.samples["A"]) == 3
+    assert t.errors["F"].startswith("RuntimeError")
+    assert t.samples["F"] == []
+    # warm-up A F, round 1 A F (F raises and is dropped), rounds 2 and 3: A only
+    assert log == ["A", "F", "A", "F", "A", "A"]
+
+
+# --- result checking and the PNG writer ------------------------------------------------
+
+
+def test_check_tolerances() -> None:
+    e = np.linspace(1.0, 2.0, 50)
+    assert check.mismatch(e, e * (1 + 1e-9)) is None
+    assert check.mismatch(e, e + 1e-3) is not None
+    assert check.mismatch(e.astype(np.float32), e.astype(np.float32) * (1 + 1e-5)) is None
+    assert check.mismatch(np.arange(5), np.arange(5) + (np.arange(5) == 3)) is not None
+    nan = e.copy()
+    nan[3] = np.nan
+    assert check.mismatch(nan, nan.copy()) is None
+    assert check.mismatch(nan, e) == "NaN in different places"
+    assert check.mismatch(e, e[:10]) is not None
+
+
+def test_png_writer(tmp_path: Path) -> None:
+    path = tmp_path / "chart.png"
+    png.bar_chart(path, ["gemm", "atax"], [("polyopt 2t", [3.0, 0.5]), ("NumPy", [None, 2.0])],
+                  "test")
+    data = path.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n") and data.endswith(b"IEND\xaeB`\x82")
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    start = data.index(b"IDAT") + 4
+    length = int.from_bytes(data[start - 8:start - 4], "big")
+    raw = zlib.decompress(data[start:start + length])
+    assert len(raw) == height * (1 + 3 * width)
+
+
+# --- end to end ------------------------------------------------------------------------
+
+
+def test_harness_end_to_end(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench", "--size", "MINI", "--kernels", "gemm,atax,jacobi-1d",
+         "--repeat", "3", "--suite", "polybench", "--out", str(out)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for suffix in (".md", ".csv", ".png"):
+        assert (out / f"polybench-MINI{suffix}").stat().st_size > 0
+    with (out / "polybench-MINI.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == csv_columns()
+    assert [r["kernel"] for r in rows] == ["gemm", "atax", "jacobi-1d"]
+    for r in rows:
+        assert "WRONG" not in r.values(), r
+        for key in ("baseline", "polyopt-1t", "polyopt-2t"):
+            assert r[f"{key}_status"] == "ok", r
+            assert float(r[f"{key}_ms"]) > 0 and int(r[f"{key}_runs"]) >= 3
+        assert r["numpy_status"] == "ok"
+        assert float(r["compile_cold_s"]) > 0 and float(r["compile_warm_s"]) > 0
+    assert (out / "polybench-MINI.png").read_bytes().startswith(b"\x89PNG")
+    assert "geometric-mean speedup" in proc.stdout
