@@ -72,6 +72,13 @@ class CompiledKernel:
             if not _INT64_MIN <= v <= _INT64_MAX:
                 raise OverflowError(f"argument {name!r} = {v} does not fit in 64 bits")
             sizes[name] = v
+        limit = self.iface.param_limit
+        for name, v in sizes.items():
+            if not -limit <= v <= limit:
+                raise OverflowError(
+                    f"{'size' if name in self.iface.param_sources else 'argument'} {name!r} = {v} "
+                    f"is too large: this kernel computes loop bounds and subscripts in 64-bit "
+                    f"integers, which is exact only for |{name}| <= {limit}")
         bad = self.check(*[sizes[p] for p in self.param_names])
         if bad:
             raise IndexError(self._bounds_message(bad, sizes))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from polyopt.aff import FloorDiv, Lin
+from polyopt.bounds import param_limit
 from polyopt.model import ArrayKind, ScalarKind, Scop
 from polyopt.backend_c.emit import CKernel
 
@@ -38,6 +39,8 @@ class KernelInterface:
     # NumPy dtype of a returned scalar that CPython would give as a NumPy scalar
     # (a strong type such as float32); None for Python int/float results
     return_numpy: str | None = None
+    # sizes and int arguments of larger magnitude could overflow int64 loop arithmetic
+    param_limit: int = 0
 
     def cdef(self) -> str:
         params = ", ".join(
@@ -60,7 +63,7 @@ class KernelInterface:
             scalar_args=tuple(tuple(x) for x in d["scalar_args"]),
             returns=tuple(d["returns"]) if d["returns"] else None,
             return_ctype=d["return_ctype"], check_messages=tuple(d["check_messages"]),
-            return_numpy=d.get("return_numpy"),
+            return_numpy=d.get("return_numpy"), param_limit=d["param_limit"],
         )
 
 
@@ -105,7 +108,7 @@ def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
         arg_names=scop.arg_order, c_args=tuple((a.name, a.kind, a.ctype) for a in kernel.args),
         param_sources=dict(scop.param_sources), arrays=arrays, scalar_args=scalars,
         returns=returns, return_ctype=kernel.return_ctype, check_messages=kernel.check_messages,
-        return_numpy=return_numpy,
+        return_numpy=return_numpy, param_limit=param_limit(scop),
     )
 
 

@@ -44,3 +44,43 @@ def out_of_bounds(scop: Scop) -> list[BoundsCheck]:
             if not bad.is_empty():
                 checks.append(BoundsCheck(a, bad))
     return checks
+
+
+# Bounds checks and loops run in int64.  With sizes and integer arguments at most
+# this large (in magnitude), no loop bound, iterator or subscript of the kernel can
+# leave the int64 range, so no wrap-around can send a loop outside what the check saw.
+_SAFE_MAGNITUDE = 2**60
+
+
+def param_limit(scop: Scop) -> int:
+    """The largest ``|value|`` of a size or integer argument the kernel computes with safely.
+
+    Every iterator is bounded by a constraint ``a*i + sum(c*x) + c0 >= 0`` of its
+    domain, so with parameters of magnitude at most ``P``, iterators at depth ``d``
+    stay within ``S**d * (P + d*C)`` and every affine expression within
+    ``S**(d+1) * (P + (d+1)*C)``, where ``S`` is the largest sum of ``|coefficients|``
+    and ``C`` the largest ``|constant|`` of any constraint of a domain or an access.
+    """
+    coeff_sum, constant = 1, 0
+    objects: list[isl.Set | isl.Map] = []
+    for s in scop.statements:
+        objects.append(s.domain)
+        objects += [a.relation for a in s.accesses]
+    for obj in objects:
+        pieces = obj.get_basic_sets() if isinstance(obj, isl.Set) else obj.get_basic_maps()
+        for piece in pieces:
+            for c in piece.get_constraints():
+                total = 0
+                for dt in _DIM_TYPES[isinstance(obj, isl.Set)]:
+                    total += sum(abs(c.get_coefficient_val(dt, k).to_python())
+                                 for k in range(c.dim(dt)))
+                coeff_sum = max(coeff_sum, total)
+                constant = max(constant, abs(c.get_constant_val().to_python()))
+    depth = max((len(s.iterators) for s in scop.statements), default=0)
+    return max(_SAFE_MAGNITUDE // coeff_sum ** (depth + 1) - (depth + 1) * constant, 0)
+
+
+_DIM_TYPES = {
+    True: (isl.dim_type.param, isl.dim_type.set, isl.dim_type.div),
+    False: (isl.dim_type.param, isl.dim_type.in_, isl.dim_type.out, isl.dim_type.div),
+}
