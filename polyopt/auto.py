@@ -27,12 +27,14 @@ from polyopt.errors import PolyoptError
 from polyopt.legality import violations
 from polyopt.model import Scop
 from polyopt.options import Options
-from polyopt.parallel import PARALLEL, REDUCTION, loop_verdict
+from polyopt.isl_scheduler import isl_schedule
+from polyopt.parallel import PARALLEL, REDUCTION, SEQUENTIAL, loop_verdict
 from polyopt.schedule_tree import Band, LoopDim, Node, Sequence, loops, statements
 from polyopt.transforms.fuse import distribute, fuse
 from polyopt.transforms.interchange import permute
 from polyopt.transforms.tile import tile
-from polyopt.transforms.tree import chain, normalize
+from polyopt.transforms.skew import wavefront
+from polyopt.transforms.tree import at, chain, find, normalize, replace_at
 
 MAX_PERMUTED = 4  # chains longer than this only get their innermost loops reordered
 L2_BYTES = 1 << 20
@@ -48,6 +50,7 @@ def schedule(scop: Scop, deps: Dependences, options: Options) -> Node:
     if options.fuse != "none":
         tree = _fuse_all(scop, deps, tree, options.fuse)
     if options.tile:
+        tree = _time_tile_all(scop, deps, tree)
         tree = _tile_all(scop, deps, tree, options)
     return tree
 
@@ -218,6 +221,78 @@ def _try_fuse(scop: Scop, deps: Dependences, tree: Node, a: Band, b: Band, mode:
         if was_parallel and loop_verdict(scop, deps, cand, da.loop_id).kind != PARALLEL:
             return None
     return cand
+
+
+# --- time tiling ------------------------------------------------------------------------
+
+TIME_TILE = (16, 32)  # time steps x rows per tile (fast-c.md: 32 half-steps x 16-32 rows)
+
+
+def _time_tile_all(scop: Scop, deps: Dependences, tree: Node) -> Node:
+    """Stencils: a sequential outer loop around a deeper nest is rescheduled by isl's
+    scheduler into a skewed permutable band, tiled on its two outer dimensions, and run
+    as a wavefront of tiles; inner loops are distributed so each statement vectorizes."""
+    for outer in _chains(tree):
+        path_loops = [d for d, _ in loops(tree)]
+        if outer not in {d.loop_id for d in path_loops}:
+            continue
+        if loop_verdict(scop, deps, tree, outer).kind != SEQUENTIAL:
+            continue
+        sub_path = find(tree, outer)
+        sub = at(tree, sub_path)
+        if max((len(p) for _, p in loops(sub)), default=0) < 2:
+            continue
+        cand = _time_tiled(scop, deps, tree, sub_path, sub)
+        if cand is not None:
+            tree = cand
+    return tree
+
+
+def _time_tiled(scop: Scop, deps: Dependences, tree: Node, path, sub: Node) -> Node | None:
+    stmts = statements(sub)
+    new = isl_schedule(scop, deps, stmts, prefix=f"{stmts[0]}.band")
+    if new is None:
+        return None
+    dims = []
+    node = new
+    while isinstance(node, Band):
+        dims += node.dims
+        node = node.child
+    if len(dims) < 3:
+        return None
+    cand = normalize(replace_at(tree, path, new))
+    if violations(scop, deps, cand):
+        return None
+    try:
+        cand = tile(scop, None, cand, [dims[0].loop_id, dims[1].loop_id], list(TIME_TILE))
+        cand = wavefront(scop, None, cand, f"{dims[0].loop_id}.tile", f"{dims[1].loop_id}.tile")
+    except PolyoptError:
+        return None
+    cand = _distribute_innermost(scop, deps, cand)
+    if violations(scop, deps, cand):
+        return None
+    if loop_verdict(scop, deps, cand, f"{dims[1].loop_id}.tile").kind != PARALLEL:
+        return None
+    return cand
+
+
+def _distribute_innermost(scop: Scop, deps: Dependences, tree: Node) -> Node:
+    """Split innermost loops around statement sequences when that makes them parallel."""
+    for dim, path in list(loops(tree)):
+        band = path[-1]
+        assert isinstance(band, Band)
+        if not isinstance(band.child, Sequence) or any(
+                isinstance(c, Band) for c in band.child.children):
+            continue
+        if loop_verdict(scop, deps, tree, dim.loop_id).kind == PARALLEL:
+            continue
+        try:
+            cand = distribute(scop, None, tree, dim.loop_id)
+        except PolyoptError:
+            continue
+        if not violations(scop, deps, cand):
+            tree = cand
+    return tree
 
 
 # --- tiling -------------------------------------------------------------------------------

@@ -110,3 +110,52 @@ def id_list(names: list[str]) -> isl.IdList:
     for n in names:
         lst = lst.add(isl.Id(n))
     return lst
+
+
+def aff_terms(aff: isl.Aff, iterators: tuple[str, ...]) -> tuple[dict[str, int], int] | None:
+    """``aff`` (over a statement's iterators and the parameters) as integer coefficients
+    by name plus a constant; None when it has divisions or rational coefficients."""
+    if aff.dim(dim_type.div) > 0:
+        return None
+    coeffs: dict[str, int] = {}
+    for k, name in enumerate(iterators):
+        v = aff.get_coefficient_val(dim_type.in_, k)
+        if not v.is_int():
+            return None
+        if not v.is_zero():
+            coeffs[name] = int(v.to_python())
+    for k in range(aff.dim(dim_type.param)):
+        v = aff.get_coefficient_val(dim_type.param, k)
+        if not v.is_int():
+            return None
+        if not v.is_zero():
+            coeffs[aff.get_dim_name(dim_type.param, k)] = int(v.to_python())
+    c = aff.get_constant_val()
+    if not c.is_int():
+        return None
+    return coeffs, int(c.to_python())
+
+
+def pw_aff_pieces(pa: isl.PwAff) -> list[isl.Aff]:
+    out: list[isl.Aff] = []
+    pa.foreach_piece(lambda _s, a: out.append(a))
+    return out
+
+
+def union_pw_aff_parts(upa: isl.UnionPwAff) -> list[isl.PwAff]:
+    out: list[isl.PwAff] = []
+    upa.foreach_pw_aff(out.append)
+    return out
+
+
+def pw_aff_tuple_name(pa: isl.PwAff) -> str:
+    return pa.get_space().get_tuple_name(dim_type.in_)
+
+
+def band_members(node: isl.ScheduleNode) -> list[isl.UnionPwAff]:
+    mupa = node.band_get_partial_schedule()
+    return [mupa.get_at(k) for k in range(node.band_n_member())]
+
+
+def children(node: isl.ScheduleNode) -> list[isl.ScheduleNode]:
+    return [node.child(k) for k in range(node.n_children())]

@@ -37,3 +37,27 @@ def skew(scop: Scop, deps: Dependences | None, tree: Node, outer: str, inner: st
     if deps is not None:
         require_legal(scop, deps, result, f"skewing loop {inner} by {factor}*{outer}")
     return result
+
+
+def wavefront(scop: Scop, deps: Dependences | None, tree: Node, outer: str, inner: str) -> Node:
+    """Replace ``outer`` by ``outer + inner``: tiles on one anti-diagonal run in parallel.
+
+    Before::                         After::
+
+        for T: for I: tile(T, I)         for W in ...:           # W = T + I
+                                             for I: tile(W - I, I)    # parallel
+    """
+    dims = chain(tree, outer)
+    o = next((d for d in dims if d.answers_to(outer)), None)
+    i = next((d for d in dims[1:] if d.answers_to(inner)), None)
+    if o is None or i is None:
+        raise PolyoptError(f"loop {inner} is not perfectly nested inside loop {outer}")
+    exprs = tuple((s, e + i.expr(s)) for s, e in o.exprs)
+    path = find(tree, outer)
+    band = at(tree, path)
+    assert isinstance(band, Band)
+    label = f"{o.label or o.name}+{i.label or i.name}"
+    result = replace_at(tree, path, replace(band, dims=(replace(o, exprs=exprs, label=label),)))
+    if deps is not None:
+        require_legal(scop, deps, result, f"wavefront of loops {outer} and {inner}")
+    return result

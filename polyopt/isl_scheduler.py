@@ -1,0 +1,100 @@
+"""isl's Pluto-style scheduler, as a source of skewed permutable bands.
+
+:func:`isl_schedule` asks isl for a schedule of some statements that respects
+their memory dependences and converts isl's schedule tree into our
+:mod:`polyopt.schedule_tree`, so that tiling, legality checks and OpenMP marks
+stay ours.  For jacobi-2d it finds the classic band ``(t, 2t + i, 2t + j)``.
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from polyopt import names
+from polyopt.aff import Lin
+from polyopt.deps import Dependences
+from polyopt.model import Scop
+from polyopt.schedule_tree import Band, Leaf, LoopDim, Node, Sequence
+
+_T = isl.schedule_node_type
+
+
+class Unconvertible(Exception):
+    """isl's schedule uses something our trees do not express (divisions, marks)."""
+
+
+def isl_schedule(scop: Scop, deps: Dependences, stmts: list[str], prefix: str) -> Node | None:
+    """A schedule for ``stmts`` from isl's scheduler, or None when isl gives none we can use."""
+    wanted = set(stmts)
+    domain = isl.UnionSet.empty(scop.context.get_space())
+    for s in scop.statements:
+        if s.name in wanted:
+            domain = domain.union(isl.UnionSet.from_set(s.domain))
+    validity = isl.UnionMap.empty(scop.context.get_space())
+    for d in deps.memory:
+        if d.source.statement in wanted and d.sink.statement in wanted:
+            validity = validity.union(isl.UnionMap.from_map(d.relation))
+    sc = isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
+    sc = sc.set_validity(validity).set_proximity(validity).set_coincidence(validity)
+    try:
+        sched = sc.compute_schedule()
+    except isl.Error:
+        return None
+    counter = [0]
+    try:
+        return _convert(scop, sched.get_root().child(0), stmts, prefix, counter)
+    except Unconvertible:
+        return None
+
+
+def _convert(scop: Scop, node: isl.ScheduleNode, order: list[str], prefix: str,
+             counter: list[int]) -> Node:
+    t = node.get_type()
+    if t == _T.leaf:
+        leaves: list[Node] = [Leaf(s) for s in order]
+        return leaves[0] if len(leaves) == 1 else Sequence(tuple(leaves))
+    if t == _T.band:
+        child = _convert(scop, node.child(0), order, prefix, counter)
+        for upa in reversed(names.band_members(node)):
+            child = Band((_dim(scop, upa, order, prefix, counter),), child)
+        return child
+    if t in (_T.sequence, _T.set):
+        parts: list[Node] = []
+        for f in names.children(node):
+            kept = {s.get_tuple_name() for s in names.sets_of(f.filter_get_filter())}
+            sub = [s for s in order if s in kept]
+            if sub:
+                parts.append(_convert(scop, f.child(0), sub, prefix, counter))
+        return parts[0] if len(parts) == 1 else Sequence(tuple(parts))
+    if t == _T.filter:
+        return _convert(scop, node.child(0), order, prefix, counter)
+    raise Unconvertible(str(t))
+
+
+def _dim(scop: Scop, upa: isl.UnionPwAff, order: list[str], prefix: str,
+         counter: list[int]) -> LoopDim:
+    exprs: dict[str, Lin] = {}
+    for pa in names.union_pw_aff_parts(upa):
+        stmt = names.pw_aff_tuple_name(pa)
+        if stmt not in order:
+            continue
+        pieces = names.pw_aff_pieces(pa)
+        if len(pieces) != 1:
+            raise Unconvertible("piecewise schedule")
+        terms = names.aff_terms(pieces[0], scop.statement(stmt).iterators)
+        if terms is None:
+            raise Unconvertible("schedule with divisions")
+        coeffs, const = terms
+        exprs[stmt] = Lin(tuple(coeffs.items()), const)
+    first = exprs[order[0]]
+    label = _label(first)
+    counter[0] += 1
+    return LoopDim(f"{prefix}.s{counter[0]}", label, tuple((s, exprs[s]) for s in order),
+                   label=label)
+
+
+def _label(e: Lin) -> str:
+    """A readable name for a schedule dimension: ``t``, or ``2t+i`` when skewed."""
+    parts = [f"{c}{a}" if c not in (1, -1) else ("-" if c == -1 else "") + str(a)
+             for a, c in e.terms]
+    return "+".join(parts).replace("+-", "-") or str(e.const)
