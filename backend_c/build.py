@@ -53,16 +53,27 @@ def toolchain(extra_flags: tuple[str, ...] = ()) -> Toolchain:
     return Toolchain(cc, [*flags, *REQUIRED_FLAGS, *extra_flags], _identity(cc[0]))
 
 
-@lru_cache(maxsize=16)
+_MISSING = "missing:"  # identity of a compiler that is not installed: build() reports it
+
+
 def _identity(cc: str) -> str:
     path = shutil.which(cc)
     if path is None:
-        raise CompileError(
-            f"C compiler {cc!r} not found. Install gcc or clang, or set CC to a C compiler."
-        )
-    real = os.path.realpath(path)
+        return _MISSING + cc
+    return _file_identity(os.path.realpath(path))
+
+
+@lru_cache(maxsize=16)
+def _file_identity(real: str) -> str:
     st = os.stat(real)
     return f"{real}:{st.st_size}:{int(st.st_mtime)}"
+
+
+def _not_found(cc: str, source: str) -> CompileError:
+    return CompileError(
+        f"C compiler {cc!r} not found. Install gcc or clang, or set CC to a C compiler.",
+        _keep(source),
+    )
 
 
 def library_key(source: str, tc: Toolchain) -> str:
@@ -110,6 +121,8 @@ def build(source: str, tc: Toolchain, name_hint: str = "kernel") -> Path:
     hit = cached_library(key)
     if hit is not None:
         return hit
+    if tc.identity.startswith(_MISSING):
+        raise _not_found(tc.compiler[0], source)
     root = cache_root() / "lib"
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=root))
@@ -121,13 +134,18 @@ def build(source: str, tc: Toolchain, name_hint: str = "kernel") -> Path:
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         except FileNotFoundError:
-            raise CompileError(f"C compiler {tc.compiler[0]!r} not found", None) from None
+            raise _not_found(tc.compiler[0], source) from None
         except subprocess.TimeoutExpired:
-            raise CompileError("the C compiler took more than 10 minutes", _keep(c_path)) from None
+            raise CompileError("the C compiler took more than 10 minutes", _keep(source)) from None
         if proc.returncode != 0:
             raise CompileError(
                 f"the C compiler failed (exit {proc.returncode}) building {name_hint}: "
-                f"{shlex.join(cmd)}", _keep(c_path), proc.stderr or proc.stdout,
+                f"{shlex.join(cmd)}", _keep(source), proc.stderr or proc.stdout,
+            )
+        if not lib.is_file():
+            raise CompileError(
+                f"the C compiler reported success but wrote no library building {name_hint}: "
+                f"{shlex.join(cmd)}", _keep(source), proc.stderr or proc.stdout,
             )
         manifest = {"sha256": _sha256(lib), "command": cmd, "name": name_hint}
         (tmp / "manifest.json").write_text(json.dumps(manifest))
@@ -144,10 +162,10 @@ def build(source: str, tc: Toolchain, name_hint: str = "kernel") -> Path:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _keep(c_path: Path) -> str:
-    """Copy a failing C file out of the temporary build dir so the user can read it."""
+def _keep(source: str) -> str:
+    """Save C that failed to build outside the temporary build dir, for the user to read."""
     dest_dir = cache_root() / "failed"
     dest_dir.mkdir(parents=True, exist_ok=True)
-    dest = dest_dir / f"{hashlib.sha256(c_path.read_bytes()).hexdigest()[:16]}.c"
-    shutil.copyfile(c_path, dest)
+    dest = dest_dir / f"{hashlib.sha256(source.encode()).hexdigest()[:16]}.c"
+    dest.write_text(source)
     return str(dest)
