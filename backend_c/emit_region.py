@@ -1,0 +1,247 @@
+"""C for one ``#pragma scop`` region, printed in its file's own terms.
+
+The region's statements are executed in the order of a schedule tree (with
+OpenMP marks) by the same isl AST walker that prints whole kernels
+(:class:`~polyopt.backend_c.emit.AstPrinter`), but everything is spelled the
+way the file spells it: arrays are indexed ``A[i][j]`` through their own
+declarations, scalars are used by name, loop counters are declared locally,
+and no helper outside the region is needed (the few integer helpers isl's
+bounds use are ``#define``-d inside the block and ``#undef``-ed after it)::
+
+    /* polyopt: optimized scop region (lines 16-25) */
+    {
+      #pragma omp parallel for schedule(static)
+      for (int c0 = 0; c0 < ni; c0 += 1) {
+        for (int c1 = 0; c1 < nj; c1 += 1)
+          C[c0][c1] *= beta;
+      ...
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import islpy as isl
+from polyopt.backend_c.cexpr import BodyPrinter, ast_expr, lin
+from polyopt.backend_c.emit import AstPrinter
+from polyopt.frontends.c_model import CRegion
+
+from polyopt.aff import Lin
+from polyopt.dtypes import DType, ValueType
+from polyopt.expr import Binary, Call, Cast, Expr, Literal, Load, Name
+from polyopt.model import Statement
+from polyopt.schedule_tree import LoopMark, Node
+
+C_TYPES = {DType.INT32: "int", DType.INT64: "long long", DType.FLOAT32: "float",
+           DType.FLOAT64: "double"}
+_HELPERS = {
+    "polyopt_floord": "#define polyopt_floord(n, d) "
+                      "(((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))",
+    "polyopt_imin": "#define polyopt_imin(a, b) ((a) < (b) ? (a) : (b))",
+    "polyopt_imax": "#define polyopt_imax(a, b) ((a) > (b) ? (a) : (b))",
+}
+_LONG_TYPES = ("long",)
+
+
+def c_int(v: int) -> str:
+    """An integer constant as plain C (``long long`` beyond ``int``'s range)."""
+    return str(v) if -(2**31) < v < 2**31 else f"{v}LL"
+
+
+def c_literal(value: int | float, t: ValueType) -> str:
+    """A literal of type ``t`` in plain C, without polyopt's prelude."""
+    if t.dtype.is_float:
+        v = float(value)
+        if math.isnan(v):
+            text = "__builtin_nan(\"\")"
+        elif math.isinf(v):
+            text = "__builtin_inf()" if v > 0 else "(-__builtin_inf())"
+        else:
+            text = repr(v)
+            if "e" not in text and "." not in text:
+                text += ".0"
+        if t.dtype is DType.FLOAT32:
+            return f"{text}f" if "builtin" not in text else f"((float){text})"
+        return text
+    v = int(value)
+    text = c_int(v) if t.dtype is DType.INT32 else f"{v}LL"
+    return f"({text})" if v < 0 else text
+
+
+def _unparen(text: str) -> str:
+    if text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for k, ch in enumerate(text):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and k < len(text) - 1:
+                return text
+        return text[1:-1]
+    return text
+
+
+class CBodyPrinter(BodyPrinter):
+    """Statement bodies of a C region: the file's arrays and scalars, C's operators.
+
+    ``env`` maps statement iterators to the C text of their value (the AST's loop
+    counters), so ``C[i][j]`` prints as ``C[c0][c1]``.
+    """
+
+    def __init__(self, ranks: dict[str, int]) -> None:
+        super().__init__({})
+        self.ranks = ranks
+        self.env: dict[str, str] = {}
+
+    def index(self, ix: Lin) -> str:
+        return _unparen(lin(ix, self.env))
+
+    def load(self, array: str, indices: tuple[Lin, ...]) -> str:
+        local = self.substitute.get((array, indices))
+        if local is not None:
+            return local
+        return array + "".join(f"[{self.index(ix)}]" for ix in indices)
+
+    def expr(self, e: Expr) -> str:
+        if isinstance(e, Literal):
+            return c_literal(e.value, e.type)
+        if isinstance(e, Name):
+            return self.env.get(e.name, e.name)
+        if isinstance(e, Cast):
+            if e.operand.type.dtype == e.type.dtype:
+                return self.expr(e.operand)
+            return f"(({C_TYPES[e.type.dtype]}){self.expr(e.operand)})"
+        if isinstance(e, Call):
+            return f"{e.fn}({', '.join(self.expr(a) for a in e.args)})"
+        return super().expr(e)
+
+    def typed(self, e: Expr, t: ValueType) -> str:
+        if e.type.dtype == t.dtype:
+            return self.expr(e)
+        if isinstance(e, Literal):
+            return c_literal(e.value, t)
+        return f"(({C_TYPES[t.dtype]}){self.expr(e)})"
+
+
+class RegionPrinter(AstPrinter):
+    """Prints a region's statements at the isl AST's leaves, in the file's terms."""
+
+    def __init__(self, region: CRegion, openmp: bool) -> None:
+        scop = region.scop
+        taken = set(region.names_in_file) | set(scop.params) | set(scop.arrays)
+        taken |= set(scop.scalars) | set(region.iterator_types)
+        ranks = {n: a.rank for n, a in scop.arrays.items()}
+        super().__init__(scop, openmp, CBodyPrinter(ranks), taken)
+        self.region = region
+        self.body: CBodyPrinter
+        wide = any(any(w in t.split() for w in _LONG_TYPES) for t in region.iterator_types.values())
+        self.index_type = "long" if wide else "int"
+
+    def expr(self, e: isl.AstExpr) -> str:
+        return ast_expr(e, c_int)
+
+    def element(self, target: str, indices: tuple[Lin, ...]) -> str:
+        return self.body.load(target, indices)
+
+    def element_ctype(self, target: str) -> str:
+        arr = self.region.arrays.get(target)
+        if arr is not None:
+            return arr.base
+        return self.region.scalars[target].base
+
+    def bind(self, depth: int, var: str, value: str) -> None:
+        ctype = self.region.iterator_types.get(var, "int")
+        self.emit(depth, f"const {ctype} {var} = {value};")
+
+    def statement(self, stmt: Statement, values: list[str], depth: int) -> None:
+        self.body.env = dict(zip(stmt.iterators, values, strict=True))
+        if self.replaced is not None and self.replaced[0] == stmt.name:
+            target = self.replaced[1]
+            self.body.substitute = {(stmt.target, stmt.indices): target}
+        else:
+            target = self.element(stmt.target, stmt.indices)
+        rhs = _update_rhs(stmt)
+        if rhs is not None:
+            line = f"{target} {stmt.update_op}= {self.body.expr(rhs)};"
+        else:
+            line = f"{target} = {self.body.expr(stmt.value)};"
+        self.body.substitute = {}
+        self.body.env = {}
+        self.emit(depth, line)
+
+    def reduction_target(self, var: str) -> str:
+        return var
+
+    def _pragma(self, mark: LoopMark, rename: dict[str, str] | None = None) -> str | None:
+        for _, var in mark.reductions:
+            if (rename or {}).get(var) is None and var in self.region.arrays and \
+                    not self.region.arrays[var].is_fixed:
+                return None  # OpenMP cannot reduce through this pointer: run the loop as written
+        return super()._pragma(mark, rename)
+
+    def block(self, tree: Node) -> list[str]:
+        """The statements of the region, executed in the order of ``tree``."""
+        self.lines = []
+        if self.scop.statements:
+            self.node(self.build_ast(tree), 1, None)
+        return self.lines
+
+
+def _update_rhs(stmt: Statement) -> Expr | None:
+    """The right-hand side when the statement reads ``target op= rhs``."""
+    op = stmt.update_op
+    if op is None:
+        return None
+    value = stmt.value
+    while isinstance(value, Cast):
+        value = value.operand
+    if not isinstance(value, Binary) or value.op not in (op, "c" + op):
+        return None
+    lhs = value.lhs
+    while isinstance(lhs, Cast):
+        lhs = lhs.operand
+    if isinstance(lhs, Load) and lhs.array == stmt.target and lhs.indices == stmt.indices:
+        return value.rhs
+    if isinstance(lhs, Name) and lhs.name == stmt.target and not stmt.indices:
+        return value.rhs
+    return None
+
+
+def emit_region(region: CRegion, tree: Node, openmp: bool = True) -> str:
+    """The C block that replaces ``region`` (from its ``#pragma scop`` line to its
+    ``#pragma endscop`` line), lines indented like the pragma, ending with a newline."""
+    printer = RegionPrinter(region, openmp)
+    body = printer.block(tree)
+    outer = [f"{s.base} {s.name};" for s in region.scalars.values()
+             if s.declared_in_region and s.top_level]
+    inner = [f"  {s.base} {s.name};" for s in region.scalars.values()
+             if s.declared_in_region and not s.top_level]
+    used = [name for name in _HELPERS if any(re.search(rf"\b{name}\(", x) for x in body)]
+    lines = [f"/* polyopt: optimized scop region (lines {region.start_line}-{region.end_line}) */",
+             *outer, "{", *inner]
+    lines += [f"  {_HELPERS[name]}" for name in used]
+    lines += body
+    lines += [f"  #undef {name}" for name in used]
+    lines.append("}")
+    return "".join(f"{region.indent}{x}\n" if x else "\n" for x in lines)
+
+
+def replace_regions(text: str, blocks: list[tuple[CRegion, str]]) -> str:
+    """``text`` with each region's lines (pragmas included) replaced by its block;
+    every other byte is unchanged."""
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    cursor = 0
+    for region, block in sorted(blocks, key=lambda rb: rb[0].start_line):
+        out += lines[cursor:region.start_line - 1]
+        newline = _newline_of(lines[region.end_line - 1])
+        out.append(block.replace("\n", newline) if newline != "\n" else block)
+        cursor = region.end_line
+    out += lines[cursor:]
+    return "".join(out)
+
+
+def _newline_of(line: str) -> str:
+    if line.endswith("\r\n"):
+        return "\r\n"
+    return "\n"

@@ -1,0 +1,229 @@
+"""The C frontend: every ``#pragma scop`` ... ``#pragma endscop`` region of a C file
+becomes a :class:`~polyopt.model.Scop` (wrapped in a :class:`CRegion` that says where
+the region is and how its names are declared).
+
+The file is run through the C preprocessor (see :mod:`.c_preprocess`), so its
+macros (``_PB_N``, ``DATA_TYPE``, ``SCALAR_VAL(x)``...) and local headers are
+honoured, then parsed with pycparser.  The accepted subset is documented in
+``docs/c-frontend.md``; anything else raises :class:`polyopt.UnsupportedError`
+listing every problem with its file, line and column.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from polyopt.frontends.c_affine import text
+from polyopt.frontends.c_model import CFile, CRegion
+from polyopt.frontends.c_preprocess import FAKE_LIBC, CppOptions, LineMap, preprocess
+from polyopt.frontends.c_region import RegionBuilder, RegionSource
+from polyopt.frontends.c_types import TypeTable, scope_at
+from pycparser import c_ast, c_parser
+
+from polyopt.errors import PolyoptError, Problem, SourceLocation, UnsupportedError
+
+_PRAGMA_LINE = re.compile(r"^\s*#\s*pragma\s+(scop|endscop)\s*(//.*|/\*.*)?$")
+_PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$", re.S)
+_DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)", re.M)
+_ARITHMETIC = {"char", "short", "int", "long", "signed", "unsigned", "float", "double"}
+
+
+class NoRegionError(PolyoptError):
+    """The file has no ``#pragma scop`` region."""
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A region located in the AST."""
+
+    function: c_ast.FuncDef
+    path: list[c_ast.Compound]  # blocks from the function body to the one holding the region
+    start: c_ast.Pragma
+    end: c_ast.Pragma
+    items: list[c_ast.Node]
+    after: list[c_ast.Node]
+
+
+def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
+    """Every scop region of the C file at ``path``."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise PolyoptError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PolyoptError(f"{path}: cannot read the file ({exc})") from None
+    filename = str(path)
+    output = preprocess(p, cpp or CppOptions())
+    linemap = LineMap(output)
+    lines = tuple(text.splitlines())
+    ast = _parse(output, filename, lines)
+    found = _regions(ast, filename, lines)
+    if not found:
+        raise NoRegionError(f"{path}: no `#pragma scop` region (mark the loops to optimize with "
+                            "`#pragma scop` and `#pragma endscop` lines inside a function)")
+    types = TypeTable(ast)
+    file_names = _identifiers(ast) | set(_DEFINE.findall(text))
+    regions: list[CRegion] = []
+    problems: list[Problem] = []
+    for k, f in enumerate(found, 1):
+        src = RegionSource(
+            filename=filename, lines=lines, linemap=linemap, types=types, function=f.function,
+            items=tuple(f.items), scope=scope_at(ast, f.function, f.path, f.start, types),
+            outside_uses=frozenset(_uses_outside(f)), after_uses=frozenset(_uses(f.after)),
+            names_in_file=frozenset(file_names), typedefs=_typedefs(ast), index=k, start_line=f.start.coord.line,
+            end_line=f.end.coord.line,
+        )
+        builder = RegionBuilder(src)
+        region = builder.build()
+        problems += builder.problems
+        if region is not None:
+            regions.append(region)
+    if problems:
+        raise UnsupportedError(problems)
+    return CFile(filename, text, tuple(regions))
+
+
+def _parse(output: str, filename: str, lines: tuple[str, ...]) -> c_ast.FileAST:
+    try:
+        return c_parser.CParser().parse(output, filename)
+    except c_parser.ParseError as exc:
+        m = _PARSE_ERROR.match(str(exc))
+        if m is None:
+            raise PolyoptError(f"{filename}: cannot parse the file: {exc}") from None
+        line = int(m.group("line"))
+        src = lines[line - 1] if m.group("file") == filename and 0 < line <= len(lines) else ""
+        loc = SourceLocation(m.group("file"), line, int(m.group("col")), src)
+        raise UnsupportedError([Problem(loc, "syntax", f"{m.group('msg')} (pycparser parses "
+                                        "standard C99; GNU extensions are not supported)")]) from None
+
+
+def _regions(ast: c_ast.FileAST, filename: str, lines: tuple[str, ...]) -> list[_Found]:
+    out: list[_Found] = []
+    problems: list[Problem] = []
+    for ext in ast.ext:
+        if isinstance(ext, c_ast.FuncDef) and ext.coord is not None and ext.coord.file == filename:
+            _scan(ext, [ext.body], out, problems, filename, lines)
+        elif isinstance(ext, c_ast.Pragma) and _kind(ext) and ext.coord.file == filename:
+            problems.append(_problem(ext, filename, lines, "`#pragma scop` must be inside a "
+                                     "function body"))
+    if problems:
+        raise UnsupportedError(problems)
+    return out
+
+
+def _scan(fn: c_ast.FuncDef, path: list[c_ast.Compound], out: list[_Found],
+          problems: list[Problem], filename: str, lines: tuple[str, ...]) -> None:
+    block = path[-1]
+    items = list(block.block_items or [])
+    start: int | None = None
+    for k, item in enumerate(items):
+        kind = _kind(item)
+        if kind == "scop":
+            if start is not None:
+                problems.append(_problem(item, filename, lines, "a `#pragma scop` region is "
+                                         "already open (regions cannot nest)"))
+            start = k
+        elif kind == "endscop":
+            if start is None:
+                problems.append(_problem(item, filename, lines, "`#pragma endscop` without a "
+                                         "`#pragma scop` before it in the same block"))
+                continue
+            out.append(_Found(fn, list(path), items[start], item, items[start + 1:k],
+                              items[k + 1:]))
+            start = None
+        elif start is None:
+            for sub in _compounds(item):
+                _scan(fn, [*path, sub], out, problems, filename, lines)
+    if start is not None:
+        problems.append(_problem(items[start], filename, lines, "`#pragma scop` without a "
+                                 "matching `#pragma endscop` in the same block"))
+
+
+def _compounds(node: c_ast.Node) -> list[c_ast.Compound]:
+    """The blocks directly nested in ``node`` (through loops and ifs)."""
+    out: list[c_ast.Compound] = []
+    for _, child in node.children():
+        if isinstance(child, c_ast.Compound):
+            out.append(child)
+        else:
+            out += _compounds(child)
+    return out
+
+
+def _kind(node: c_ast.Node) -> str | None:
+    if isinstance(node, c_ast.Pragma):
+        words = node.string.split()
+        if words and words[0] in ("scop", "endscop"):
+            return words[0]
+    return None
+
+
+def _problem(node: c_ast.Node, filename: str, lines: tuple[str, ...], reason: str) -> Problem:
+    line = node.coord.line
+    src = lines[line - 1] if 0 < line <= len(lines) else ""
+    col = len(src) - len(src.lstrip()) + 1
+    if not _PRAGMA_LINE.match(src):
+        reason += " (the pragma must stand alone on its line)"
+    return Problem(SourceLocation(filename, line, col, src), "`#pragma`", reason)
+
+
+def _uses(nodes: list[c_ast.Node]) -> set[str]:
+    out: set[str] = set()
+    for n in nodes:
+        _collect_uses(n, out, skip=())
+    return out
+
+
+def _uses_outside(f: _Found) -> set[str]:
+    """Names the function reads or writes outside the region (declarations with an
+    initializer count), and its parameters."""
+    out: set[str] = set()
+    _collect_uses(f.function.body, out, skip=tuple(f.items))
+    params = f.function.decl.type.args
+    if params is not None:
+        out |= {p.name for p in params.params if isinstance(p, c_ast.Decl) and p.name}
+    return out
+
+
+def _collect_uses(node: c_ast.Node, out: set[str], skip: tuple[c_ast.Node, ...]) -> None:
+    if any(node is s for s in skip):
+        return
+    if isinstance(node, c_ast.ID):
+        out.add(node.name)
+    elif isinstance(node, c_ast.Decl) and node.init is not None and node.name:
+        out.add(node.name)
+    for _, child in node.children():
+        _collect_uses(child, out, skip)
+
+
+def _typedefs(ast: c_ast.FileAST) -> tuple[str, ...]:
+    """The file's typedefs of arithmetic types (``typedef char base;``), as C text."""
+    out: list[str] = []
+    for ext in ast.ext:
+        if isinstance(ext, c_ast.Typedef) and isinstance(ext.type, c_ast.TypeDecl) and \
+                isinstance(ext.type.type, c_ast.IdentifierType) and \
+                set(ext.type.type.names) <= _ARITHMETIC and \
+                not (ext.coord and ext.coord.file.endswith(FAKE_LIBC)):
+            out.append(text(ext) + ";")
+    return tuple(out)
+
+
+def _identifiers(ast: c_ast.FileAST) -> set[str]:
+    out: set[str] = set()
+    stack: list[c_ast.Node] = [ast]
+    while stack:
+        n = stack.pop()
+        name = getattr(n, "name", None)
+        if isinstance(name, str):
+            out.add(name)
+        declname = getattr(n, "declname", None)
+        if isinstance(declname, str):
+            out.add(declname)
+        stack += [c for _, c in n.children()]
+    return out
+
+
+__all__ = ["CFile", "CRegion", "CppOptions", "NoRegionError", "parse_c_file"]

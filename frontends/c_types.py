@@ -1,0 +1,153 @@
+"""C declarations as polyopt sees them: element types, array dimensions, scopes.
+
+A declaration's type is flattened into the subscripts it accepts: ``double
+A[N][M]`` and ``double (*A)[M]`` both take two subscripts, the first of unknown
+extent in the pointer form.  Element types map to the dtypes polyopt computes
+with; ``char`` and ``short`` compute as ``int``, which is what C's integer
+promotions do to them anyway.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from polyopt.dtypes import DType
+
+_INT_WORDS = frozenset({"int", "signed", "short", "char", "long"})
+
+
+@dataclass(frozen=True)
+class CType:
+    """The type of a declared name, flattened.
+
+    ``base`` is the element type as C spells it once typedefs are resolved
+    (``"double"``, ``"char"``), ``dims`` the extent of each subscript, outermost
+    first (None for a pointer level or an unspecified extent ``A[]``), and
+    ``dtype`` what polyopt computes with (None when the type is outside its
+    subset, then ``unsupported`` says why).
+    """
+
+    base: str
+    dims: tuple[c_ast.Node | None, ...]
+    dtype: DType | None
+    unsupported: str = ""
+    pointer_levels: tuple[bool, ...] = ()  # per subscript: True where it goes through a pointer
+
+    @property
+    def rank(self) -> int:
+        return len(self.dims)
+
+    @property
+    def is_integer(self) -> bool:
+        return self.dtype is not None and not self.dtype.is_float and not self.dims
+
+
+def element_dtype(words: tuple[str, ...]) -> tuple[DType | None, str]:
+    """The dtype of C type specifier words (``("long", "int")``), or None and a reason."""
+    ws = set(words)
+    if "unsigned" in ws:
+        return None, "unsigned types are not supported (their wrap-around arithmetic differs)"
+    if ws == {"double"}:
+        return DType.FLOAT64, ""
+    if ws == {"float"}:
+        return DType.FLOAT32, ""
+    if "double" in ws:
+        return None, "`long double` is not supported"
+    if ws and ws <= _INT_WORDS:
+        return (DType.INT64 if "long" in ws else DType.INT32), ""
+    if ws == {"_Bool"}:
+        return None, "`_Bool` is not supported"
+    return None, f"type `{' '.join(words)}` is not supported (use int, long, float or double)"
+
+
+class TypeTable:
+    """File-level typedefs, to resolve names such as ``DATA_TYPE`` or ``base``."""
+
+    def __init__(self, ast: c_ast.FileAST) -> None:
+        self.typedefs: dict[str, c_ast.Node] = {}
+        for ext in ast.ext:
+            if isinstance(ext, c_ast.Typedef):
+                self.typedefs[ext.name] = ext.type
+
+    def of(self, decl_type: c_ast.Node) -> CType:
+        """Flatten a declarator chain (``PtrDecl``/``ArrayDecl``/``TypeDecl``)."""
+        dims: list[c_ast.Node | None] = []
+        ptrs: list[bool] = []
+        node = decl_type
+        for _ in range(64):
+            if isinstance(node, c_ast.ArrayDecl):
+                dims.append(node.dim)
+                ptrs.append(False)
+                node = node.type
+            elif isinstance(node, c_ast.PtrDecl):
+                dims.append(None)
+                ptrs.append(True)
+                node = node.type
+            elif isinstance(node, c_ast.TypeDecl):
+                inner = node.type
+                if isinstance(inner, c_ast.IdentifierType):
+                    if len(inner.names) == 1 and inner.names[0] in self.typedefs:
+                        node = self.typedefs[inner.names[0]]
+                        continue
+                    words = tuple(inner.names)
+                    dtype, why = element_dtype(words)
+                    return CType(" ".join(words), tuple(dims), dtype, why, tuple(ptrs))
+                kind = type(inner).__name__.lower()
+                return CType(kind, tuple(dims), None, f"{kind} types are not supported", tuple(ptrs))
+            elif isinstance(node, c_ast.FuncDecl):
+                return CType("function", tuple(dims), None, "is a function", tuple(ptrs))
+            else:
+                break
+        return CType("?", tuple(dims), None, "this declaration is not supported", tuple(ptrs))
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A name visible at a scop region, with where it was declared."""
+
+    name: str
+    type: CType
+    scope: str  # "file", "param" (function parameter), "local" (function body), "region"
+    decl: c_ast.Decl
+
+
+def declared_names(node: c_ast.Node) -> list[c_ast.Decl]:
+    """Variable declarations directly in a block item (a ``Decl`` or a ``DeclList``)."""
+    if isinstance(node, c_ast.Decl) and node.name and not isinstance(node.type, c_ast.FuncDecl):
+        return [node]
+    if isinstance(node, c_ast.DeclList):
+        return [d for d in node.decls if d.name]
+    return []
+
+
+def scope_at(ast: c_ast.FileAST, fn: c_ast.FuncDef, path: list[c_ast.Compound],
+             stop: c_ast.Node, types: TypeTable) -> dict[str, Symbol]:
+    """Every variable visible just before ``stop``, the innermost declaration winning.
+
+    ``path`` is the chain of blocks from the function body down to the block that
+    holds ``stop``.
+    """
+    out: dict[str, Symbol] = {}
+    for ext in ast.ext:
+        if ext is fn:
+            break
+        for d in declared_names(ext):
+            out[d.name] = Symbol(d.name, types.of(d.type), "file", d)
+    params = fn.decl.type.args.params if fn.decl.type.args is not None else []
+    for p in params:
+        if isinstance(p, c_ast.Decl) and p.name:
+            out[p.name] = Symbol(p.name, types.of(p.type), "param", p)
+    for k, block in enumerate(path):
+        inner = path[k + 1] if k + 1 < len(path) else stop
+        for item in block.block_items or []:
+            if item is inner or _contains(item, inner):
+                break
+            for d in declared_names(item):
+                out[d.name] = Symbol(d.name, types.of(d.type), "local", d)
+    return out
+
+
+def _contains(node: c_ast.Node, target: c_ast.Node) -> bool:
+    return any(child is target or _contains(child, target) for _, child in node.children())

@@ -1,0 +1,190 @@
+"""C expressions in value position (right-hand sides) as typed :mod:`polyopt.expr` trees.
+
+Types follow C, not NumPy: the usual arithmetic conversions (int < long < float
+< double) are made explicit with :class:`~polyopt.expr.Cast` nodes, so both
+operands of every arithmetic or comparison node have the node's type and the
+printer never relies on promotion rules.  Integer division and remainder
+truncate toward zero (the ``"c/"`` and ``"c%"`` operators); comparisons and
+``&&``/``||``/``!`` yield ``int``.  Calls to C math functions keep their C names
+and prototypes (``sqrt`` takes and returns double, ``sqrtf`` float).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from polyopt.frontends.c_affine import NotAffine, describe, int_literal
+from pycparser import c_ast
+
+from polyopt.dtypes import DType, ValueType
+from polyopt.expr import Binary, Call, Cast, Expr, Literal, Load, Select, Unary
+
+INT = ValueType(DType.INT32)
+LONG = ValueType(DType.INT64)
+FLOAT = ValueType(DType.FLOAT32)
+DOUBLE = ValueType(DType.FLOAT64)
+_RANK = {DType.INT32: 0, DType.INT64: 1, DType.FLOAT32: 2, DType.FLOAT64: 3}
+
+_D1 = ("sqrt exp exp2 expm1 log log2 log10 log1p fabs sin cos tan asin acos atan sinh cosh "
+       "tanh asinh acosh atanh floor ceil round trunc rint nearbyint cbrt erf erfc tgamma "
+       "lgamma").split()
+_D2 = "pow atan2 fmod fmin fmax hypot copysign fdim remainder".split()
+# name -> (parameter types, result type)
+MATH_FUNCTIONS: dict[str, tuple[tuple[ValueType, ...], ValueType]] = {
+    **{f: ((DOUBLE,), DOUBLE) for f in _D1},
+    **{f: ((DOUBLE, DOUBLE), DOUBLE) for f in _D2},
+    **{f + "f": ((FLOAT,), FLOAT) for f in _D1},
+    **{f + "f": ((FLOAT, FLOAT), FLOAT) for f in _D2},
+    "fma": ((DOUBLE, DOUBLE, DOUBLE), DOUBLE),
+    "fmaf": ((FLOAT, FLOAT, FLOAT), FLOAT),
+    "abs": ((INT,), INT),
+    "labs": ((LONG,), LONG),
+    "llabs": ((LONG,), LONG),
+    "__builtin_inf": ((), DOUBLE),
+    "__builtin_inff": ((), FLOAT),
+    "__builtin_huge_val": ((), DOUBLE),
+    "__builtin_huge_valf": ((), FLOAT),
+}
+_ARITH = {"+", "-", "*", "/", "%"}
+_CMP = {"<", "<=", ">", ">=", "==", "!="}
+
+
+def convert_types(a: ValueType, b: ValueType) -> ValueType:
+    """C's usual arithmetic conversions (after integer promotion) of two operand types."""
+    return a if _RANK[a.dtype] >= _RANK[b.dtype] else b
+
+
+def cast(e: Expr, t: ValueType) -> Expr:
+    """``e`` converted to ``t`` (no node when it already has that type)."""
+    if e.type.dtype == t.dtype:
+        return e
+    if isinstance(e, Literal) and t.dtype.is_float:
+        return Literal(_round(float(e.value), t.dtype), t)
+    return Cast(e, t)
+
+
+def _round(v: float, dtype: DType) -> float:
+    if dtype is DType.FLOAT32:
+        return float(np.float32(v))
+    return v
+
+
+def arith(op: str, a: Expr, b: Expr, node: c_ast.Node) -> Expr:
+    """A typed C arithmetic node: operands converted to their common type."""
+    t = convert_types(a.type, b.type)
+    if op == "%" and t.dtype.is_float:
+        raise NotAffine(node, "`%` on floating-point values", "is not valid C (use fmod)")
+    if not t.dtype.is_float and op in ("/", "%"):
+        op = "c" + op
+    return Binary(op, cast(a, t), cast(b, t), t)
+
+
+@dataclass
+class ValueScope:
+    """What the converter needs to know about names: each callback raises NotAffine."""
+
+    name: Callable[[c_ast.ID], Expr]  # a scalar, parameter or iterator read
+    element: Callable[[c_ast.Node], Load]  # an array element read (subscript or dereference)
+
+
+class ValueConverter:
+    def __init__(self, scope: ValueScope) -> None:
+        self.scope = scope
+
+    def convert(self, node: c_ast.Node) -> Expr:
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            raise NotAffine(node, describe(node), "is not supported in a scop region")
+        return method(node)
+
+    def _Constant(self, node: c_ast.Constant) -> Expr:
+        if node.type in ("int", "char"):
+            value, dtype = int_literal(node)
+            return Literal(value, ValueType(dtype))
+        if node.type in ("float", "double"):
+            body = node.value.rstrip("fFlL")
+            try:
+                value = float.fromhex(body) if body.lower().startswith("0x") else float(body)
+            except ValueError:
+                raise NotAffine(node, f"constant {node.value}", "cannot be read") from None
+            if node.value[-1] in "fF":
+                return Literal(_round(value, DType.FLOAT32), FLOAT)
+            return Literal(value, DOUBLE)
+        raise NotAffine(node, f"constant {node.value}", "only numbers are supported in a scop region")
+
+    def _ID(self, node: c_ast.ID) -> Expr:
+        return self.scope.name(node)
+
+    def _ArrayRef(self, node: c_ast.ArrayRef) -> Expr:
+        return self.scope.element(node)
+
+    def _UnaryOp(self, node: c_ast.UnaryOp) -> Expr:
+        if node.op == "*":
+            return self.scope.element(node)
+        if node.op in ("-", "+"):
+            inner = self.convert(node.expr)
+            inner = cast(inner, convert_types(inner.type, INT))
+            if node.op == "+":
+                return inner
+            if isinstance(inner, Literal):
+                return Literal(-inner.value, inner.type)
+            return Unary("-", inner, inner.type)
+        if node.op == "!":
+            return Unary("not", self.convert(node.expr), INT)
+        if node.op == "sizeof":
+            raise NotAffine(node, "`sizeof`", "is not supported in a scop region")
+        if node.op in ("++", "--", "p++", "p--"):
+            raise NotAffine(node, describe(node), "increments inside expressions are not supported; "
+                            "write them as separate statements")
+        raise NotAffine(node, f"`{node.op}`", "bitwise and address operators are not supported")
+
+    def _BinaryOp(self, node: c_ast.BinaryOp) -> Expr:
+        if node.op in ("&&", "||"):
+            a, b = self.convert(node.left), self.convert(node.right)
+            return Binary("and" if node.op == "&&" else "or", a, b, INT)
+        if node.op in _ARITH or node.op in _CMP:
+            a, b = self.convert(node.left), self.convert(node.right)
+            if node.op in _CMP:
+                t = convert_types(a.type, b.type)
+                return Binary(node.op, cast(a, t), cast(b, t), INT)
+            return arith(node.op, a, b, node)
+        raise NotAffine(node, f"operator `{node.op}`", "bitwise operators are not supported")
+
+    def _TernaryOp(self, node: c_ast.TernaryOp) -> Expr:
+        cond = self.convert(node.cond)
+        a, b = self.convert(node.iftrue), self.convert(node.iffalse)
+        t = convert_types(a.type, b.type)
+        return Select(cond, cast(a, t), cast(b, t), t)
+
+    def _Cast(self, node: c_ast.Cast) -> Expr:
+        target = node.to_type.type
+        if not (isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.IdentifierType)):
+            raise NotAffine(node, describe(node), "only casts to int, long, float and double are "
+                            "supported")
+        words = set(target.type.names)
+        types = {frozenset({"double"}): DOUBLE, frozenset({"float"}): FLOAT,
+                 frozenset({"int"}): INT, frozenset({"long"}): LONG,
+                 frozenset({"long", "int"}): LONG, frozenset({"signed", "int"}): INT}
+        t = types.get(frozenset(words))
+        if t is None and words == {"long"}:
+            t = LONG
+        if t is None:
+            raise NotAffine(node, describe(node), "only casts to int, long, float and double are "
+                            "supported")
+        inner = self.convert(node.expr)
+        return inner if inner.type.dtype == t.dtype else Cast(inner, t)
+
+    def _FuncCall(self, node: c_ast.FuncCall) -> Expr:
+        if not isinstance(node.name, c_ast.ID):
+            raise NotAffine(node, describe(node), "only calls of named math functions are supported")
+        fn = node.name.name
+        if fn not in MATH_FUNCTIONS:
+            raise NotAffine(node, f"call to {fn}()", "unknown function: only C math library "
+                            "functions (sqrt, exp, pow, fabs, ...) may be called in a scop region")
+        params, result = MATH_FUNCTIONS[fn]
+        args = [self.convert(a) for a in (node.args.exprs if node.args is not None else [])]
+        if len(args) != len(params):
+            raise NotAffine(node, f"{fn}()", f"takes {len(params)} argument(s), got {len(args)}")
+        return Call(fn, tuple(cast(a, p) for a, p in zip(args, params, strict=True)), result)
