@@ -22,8 +22,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from polyopt.deps import Dependences
-from polyopt.errors import PolyoptError
+from polyopt.deps import Dependences, analyze
+from polyopt.errors import IllegalTransformationError, PolyoptError
 from polyopt.model import Scop
 from polyopt.parallel import loop_label
 from polyopt.schedule_tree import Node, loops
@@ -33,7 +33,7 @@ from polyopt.transforms.licm import check_licm
 from polyopt.transforms.parallelize import check_parallel, check_vectorize
 from polyopt.transforms.skew import skew
 from polyopt.transforms.tile import tile
-from polyopt.transforms.tree import normalize
+from polyopt.transforms.tree import dim_of, normalize
 from polyopt.transforms.unroll_jam import unroll_jam
 
 SCHEMA_VERSION = 1
@@ -80,17 +80,58 @@ def resolve(scop: Scop, tree: Node, name: str) -> str:
     raise PolyoptError(f"{name!r} names several loops; use one of: {', '.join(labels)}")
 
 
-def replay(scop: Scop, deps: Dependences, steps: tuple[Step, ...]) -> tuple[Node, Requests]:
-    """Apply ``steps`` to ``scop``'s source order, checking each one."""
+def replay(scop: Scop, deps: Dependences, steps: tuple[Step, ...],
+           strict_fp: bool = False) -> tuple[Node, Requests]:
+    """Apply ``steps`` to ``scop``'s source order, checking each one (``strict_fp``:
+    refuse running a floating-point reduction in parallel or in SIMD lanes)."""
     tree = normalize(scop.schedule)
     req = Requests()
     for step in steps:
-        tree, req = apply_step(scop, deps, tree, req, step)
+        tree, req = apply_step(scop, deps, tree, req, step, strict_fp)
     return tree, req
 
 
-def apply_step(scop: Scop, deps: Dependences, tree: Node, req: Requests,
-               step: Step) -> tuple[Node, Requests]:
+STRUCTURAL = frozenset({"interchange", "fuse", "distribute", "tile", "skew", "unroll_jam"})
+
+
+def apply_step(scop: Scop, deps: Dependences, tree: Node, req: Requests, step: Step,
+               strict_fp: bool = False) -> tuple[Node, Requests]:
+    """``tree`` and ``req`` after ``step``.  A step that changes the loops must also keep
+    every earlier parallel, simd and licm request valid."""
+    new_tree, new_req = _apply(scop, deps, tree, req, step, strict_fp)
+    if step.op in STRUCTURAL and new_req.used:
+        new_req = _recheck(scop, deps, new_tree, new_req, step, strict_fp)
+    return new_tree, new_req
+
+
+def _recheck(scop: Scop, deps: Dependences, tree: Node, req: Requests, step: Step,
+             strict_fp: bool) -> Requests:
+    """``req`` with its loop ids as ``tree`` knows them (fusion makes the second loop's id
+    an alias of the first), each request checked again on ``tree``."""
+    def canonical(ids: frozenset[str]) -> frozenset[str]:
+        return frozenset(dim_of(tree, x).loop_id for x in ids)
+
+    req = Requests(canonical(req.parallel), canonical(req.simd), canonical(req.licm), req.used)
+    try:
+        for lid in sorted(req.parallel):
+            check_parallel(scop, deps, tree, lid, _label(scop, tree, lid), strict_fp)
+        for lid in sorted(req.licm):
+            check_licm(scop, deps, tree, lid, _label(scop, tree, lid))
+        for lid in sorted(req.simd):
+            check_vectorize(scop, deps, tree, lid, _label(scop, tree, lid), strict_fp,
+                            scalar_replaced=lid in req.licm)
+    except IllegalTransformationError as exc:
+        raise IllegalTransformationError(
+            f"{str(step).lstrip('.')} breaks an earlier request: {exc}", exc.violated) from None
+    return req
+
+
+def _label(scop: Scop, tree: Node, loop_id: str) -> str:
+    return loop_label(scop, dim_of(tree, loop_id))
+
+
+def _apply(scop: Scop, deps: Dependences, tree: Node, req: Requests, step: Step,
+           strict_fp: bool) -> tuple[Node, Requests]:
     op, a = step.op, step.args
 
     def rid(name: str) -> str:
@@ -113,12 +154,11 @@ def apply_step(scop: Scop, deps: Dependences, tree: Node, req: Requests,
         return unroll_jam(scop, deps, tree, rid(a[0]), int(a[1]), f"{a[0]}.uj"), req
     if op == "parallelize":
         lid = rid(a[0])
-        check_parallel(scop, deps, tree, lid, a[0])
+        check_parallel(scop, deps, tree, lid, a[0], strict_fp)
         return tree, Requests(req.parallel | {lid}, req.simd, req.licm, req.used | {"parallel"})
     if op == "vectorize":
         lid = rid(a[0])
-        if lid not in req.licm:
-            check_vectorize(scop, deps, tree, lid, a[0])
+        check_vectorize(scop, deps, tree, lid, a[0], strict_fp, scalar_replaced=lid in req.licm)
         return tree, Requests(req.parallel, req.simd | {lid}, req.licm, req.used | {"simd"})
     if op == "licm":
         lid = rid(a[0])
@@ -128,16 +168,25 @@ def apply_step(scop: Scop, deps: Dependences, tree: Node, req: Requests,
 
 
 class Schedule:
-    """An immutable user schedule for one :class:`~polyopt.jit.Kernel`."""
+    """An immutable user schedule for one :class:`~polyopt.jit.Kernel`.
 
-    def __init__(self, kernel: Any, steps: tuple[Step, ...] = ()) -> None:
+    Steps apply to the function as written (its source order and exact
+    dependences), not to what the automatic scheduler would make of it; the
+    kernel's ``strict_fp`` option is honoured when parallel and simd requests are
+    checked.
+    """
+
+    def __init__(self, kernel: Any, steps: tuple[Step, ...] = (),
+                 _source: tuple[Scop, Dependences] | None = None) -> None:
         self.kernel = kernel
         self.steps = steps
-        plan = kernel.plan(None)
-        self.tree, self.requests = replay(plan.scop, plan.deps, steps)  # checks every step
+        self._source = _source or _source_of(kernel)
+        scop, deps = self._source
+        # checks every step
+        self.tree, self.requests = replay(scop, deps, steps, kernel.options.strict_fp)
 
     def _then(self, op: str, *args: Any) -> Schedule:
-        return Schedule(self.kernel, (*self.steps, Step(op, args)))
+        return Schedule(self.kernel, (*self.steps, Step(op, args)), self._source)
 
     def interchange(self, a: str, b: str) -> Schedule:
         """Swap two perfectly nested loops."""
@@ -148,10 +197,11 @@ class Schedule:
         return self._then("fuse", a, b)
 
     def distribute(self, loop: str) -> Schedule:
-        """Split a loop around each part of its body."""
+        """Split a loop around each part of its body (parts after the first are ``<loop>#2``...)."""
         return self._then("distribute", loop)
 
-    def tile(self, loops_: list[str] | tuple[str, ...] | str, sizes: list[int] | tuple[int, ...] | int) -> Schedule:
+    def tile(self, loops_: list[str] | tuple[str, ...] | str,
+             sizes: list[int] | tuple[int, ...] | int) -> Schedule:
         """Tile perfectly nested loops; tile loops are named ``<loop>.tile``."""
         names = (loops_,) if isinstance(loops_, str) else tuple(loops_)
         sz = (sizes,) if isinstance(sizes, int) else tuple(int(x) for x in sizes)
@@ -179,15 +229,21 @@ class Schedule:
 
     def loops(self) -> list[str]:
         """The loops of the current schedule, by the names steps accept."""
-        scop = self.kernel.plan(None).scop
+        scop = self._source[0]
         return [loop_label(scop, d) for d, _ in loops(self.tree)]
 
     def compile(self, **options: Any) -> Any:
-        """A callable kernel that runs this schedule (compiled per signature)."""
+        """A callable kernel that runs this schedule (compiled per signature).
+
+        ``options`` override the kernel's, and the steps are checked again under them
+        (``strict_fp=True`` refuses a requested parallel floating-point reduction).
+        """
         from polyopt.jit import Kernel
 
         opts = self.kernel.options if not options else self.kernel.options.__class__(
             **{**self.kernel.options.__dict__, **options})
+        if opts.strict_fp != self.kernel.options.strict_fp:
+            replay(*self._source, self.steps, opts.strict_fp)
         return Kernel(self.kernel.py_func, opts, steps=self.steps)
 
     def __str__(self) -> str:
@@ -206,7 +262,8 @@ class Schedule:
 
     @staticmethod
     def from_json(kernel: Any, text: str) -> Schedule:
-        return Schedule(kernel, steps_from_json(text))
+        """The schedule :meth:`to_json` saved, for a function or a ``@polyopt.jit`` kernel."""
+        return Schedule(_kernel_of(kernel), steps_from_json(text))
 
 
 def steps_from_json(text: str) -> tuple[Step, ...]:
@@ -219,9 +276,20 @@ def steps_from_json(text: str) -> tuple[Step, ...]:
     )
 
 
-def schedule(fn: Any) -> Schedule:
-    """Start a user schedule from a function or a ``@polyopt.jit`` kernel."""
+def _kernel_of(fn: Any) -> Any:
     from polyopt.jit import Kernel, jit
 
-    kernel = fn if isinstance(fn, Kernel) else jit(fn)
-    return Schedule(kernel)
+    return fn if isinstance(fn, Kernel) else jit(fn)
+
+
+def _source_of(kernel: Any) -> tuple[Scop, Dependences]:
+    """The function as written and its dependences (no contraction, no automatic schedule)."""
+    from polyopt.frontends.python import parse_function
+
+    scop = parse_function(kernel.py_func, None)
+    return scop, analyze(scop)
+
+
+def schedule(fn: Any) -> Schedule:
+    """Start a user schedule from a function or a ``@polyopt.jit`` kernel."""
+    return Schedule(_kernel_of(fn))

@@ -26,18 +26,29 @@ from polyopt.deps import Dependences
 from polyopt.errors import PolyoptError
 from polyopt.legality import illegal, require_legal, violations
 from polyopt.model import Scop
+from polyopt.parallel import loop_label
 from polyopt.schedule_tree import Band, LoopDim, LoopMark, Node, Sequence, statements
-from polyopt.transforms.tree import at, find, normalize, replace_at
+from polyopt.transforms.tree import (
+    at,
+    dim_of,
+    find,
+    fresh,
+    normalize,
+    replace_at,
+    taken_ids,
+    taken_labels,
+)
 
 
-def _siblings(tree: Node, a: str, b: str) -> tuple[tuple[int, ...], int, int]:
+def _siblings(scop: Scop, tree: Node, a: str, b: str) -> tuple[tuple[int, ...], int, int]:
     pa, pb = find(tree, a), find(tree, b)
+    la, lb = loop_label(scop, dim_of(tree, a)), loop_label(scop, dim_of(tree, b))
     if pa[:-1] != pb[:-1] or not pa or not isinstance(at(tree, pa[:-1]), Sequence):
-        raise PolyoptError(f"loops {a} and {b} are not siblings in one sequence; only "
+        raise PolyoptError(f"loops {la} and {lb} are not siblings in one sequence; only "
                            "consecutive loops at the same depth can be fused")
     ka, kb = pa[-1], pb[-1]
     if kb != ka + 1:
-        raise PolyoptError(f"loops {a} and {b} are not consecutive (fuse adjacent loops, "
+        raise PolyoptError(f"loops {la} and {lb} are not consecutive (fuse adjacent loops, "
                            "first to last)")
     return pa[:-1], ka, kb
 
@@ -68,7 +79,7 @@ def required_shift(scop: Scop, deps: Dependences, da: LoopDim, db: LoopDim) -> i
 def fuse(scop: Scop, deps: Dependences | None, tree: Node, a: str, b: str,
          shift: int | None = None, what: str = "") -> Node:
     """Fuse consecutive sibling loops ``a`` then ``b`` into one loop named like ``a``."""
-    seq_path, ka, kb = _siblings(tree, a, b)
+    seq_path, ka, kb = _siblings(scop, tree, a, b)
     seq = at(tree, seq_path)
     assert isinstance(seq, Sequence)
     ba, bb = seq.children[ka], seq.children[kb]
@@ -103,22 +114,26 @@ def distribute(scop: Scop, deps: Dependences | None, tree: Node, loop: str,
     band = at(tree, path)
     assert isinstance(band, Band)
     child = band.child
-    if not isinstance(child, Sequence):
-        raise PolyoptError(f"loop {loop} has a single child: nothing to distribute")
     d = band.dims[0]
+    shown = loop_label(scop, d)
+    if not isinstance(child, Sequence):
+        raise PolyoptError(f"loop {shown} has a single child: nothing to distribute")
+    ids, names_ = taken_ids(tree), taken_labels(scop, tree)
     parts: list[Node] = []
     for k, c in enumerate(child.children):
         stmts = set(statements(c))
         exprs = tuple((s, e) for s, e in d.exprs if s in stmts)
-        loop_id = d.loop_id if k == 0 else f"{d.loop_id}.{k + 1}"
-        label = (labels[k] if labels else "") or (d.label if k == 0 else
-                                                   f"{d.label or d.name}#{k + 1}")
-        aliases = d.aliases if k == 0 else ()
+        if k == 0:
+            loop_id, aliases, label = d.loop_id, d.aliases, d.label
+        else:
+            loop_id, aliases = fresh(f"{d.loop_id}.{k + 1}", ids), ()
+            label = fresh((labels[k] if labels else "") or f"{loop_label(scop, d)}#{k + 1}",
+                          names_)
         parts.append(Band((replace(d, loop_id=loop_id, exprs=exprs, mark=LoopMark(),
-                                   aliases=aliases, label=label if k else d.label),), c))
+                                   aliases=aliases, label=label),), c))
     result = normalize(replace_at(tree, path, Sequence(tuple(parts))))
     if deps is not None:
-        require_legal(scop, deps, result, f"distributing loop {loop}")
+        require_legal(scop, deps, result, f"distributing loop {shown}")
     return result
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polyopt.deps import Dependences
+from polyopt.deps import Dependence, Dependences
 from polyopt.errors import IllegalTransformationError
 from polyopt.expr import Load, Name, walk
 from polyopt.model import Scop
@@ -57,10 +57,30 @@ def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
 
 
 def check_licm(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name: str) -> str:
+    """The statement whose accumulator ``loop_id`` may keep in a register; else raise.
+
+    When another access of the statement may touch the accumulator's element, the
+    error carries the dependences between them that the loop carries.
+    """
     stmt, why = _why_not(scop, tree, loop_id)
     if stmt is None:
-        raise IllegalTransformationError(f"licm on loop {name} is not possible: {why}", ())
+        raise IllegalTransformationError(f"licm on loop {name} is not possible: {why}",
+                                         _aliasing(scop, deps, tree, loop_id))
     return stmt
 
 
-_ = Dependences
+def _aliasing(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> tuple[Dependence, ...]:
+    """Dependences carried by ``loop_id`` between the accumulator access of its body's
+    statement and another access of the same array (what a register copy would miss)."""
+    band = at(tree, find(tree, loop_id))
+    assert isinstance(band, Band)
+    if not isinstance(band.child, Leaf):
+        return ()
+    s = scop.statement(band.child.stmt)
+    tl = Timeline(scop, tree)
+    return tuple(
+        d for d in deps.memory
+        if d.source.statement == s.name and d.sink.statement == s.name and d.array == s.target
+        and (d.source.indices != s.indices or d.sink.indices != s.indices)
+        and not tl.carries(d.relation, band.dims[0].loop_id).is_empty()
+    )

@@ -15,26 +15,34 @@ cannot be parallelized; ``parallelize("i")`` raises IllegalTransformationError.
 
 from __future__ import annotations
 
-from polyopt.deps import Dependences
+from polyopt.deps import Dependence, Dependences
 from polyopt.errors import IllegalTransformationError
 from polyopt.model import Scop
 from polyopt.parallel import PARALLEL, REDUCTION, LoopVerdict, verdicts
 from polyopt.report import describe
 from polyopt.schedule_tree import Node
+from polyopt.timeline import Timeline
+from polyopt.transforms.tree import dim_of
 
 
 def _verdict(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> LoopVerdict:
     v = verdicts(scop, deps, tree)
-    for lid, verdict in v.items():
-        if lid == loop_id:
-            return verdict
-    from polyopt.transforms.tree import dim_of
-
     return v[dim_of(tree, loop_id).loop_id]
 
 
+def _carried_reductions(scop: Scop, deps: Dependences, tree: Node,
+                        loop_id: str) -> tuple[Dependence, ...]:
+    """The reduction self-dependences ``loop_id`` carries (what a parallel run reorders)."""
+    tl = Timeline(scop, tree)
+    lid = dim_of(tree, loop_id).loop_id
+    return tuple(d for d in deps.memory
+                 if d.reduction and not tl.carries(d.relation, lid).is_empty())
+
+
 def check_parallel(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name: str,
-                   strict_fp: bool = False) -> LoopVerdict:
+                   strict_fp: bool = False, how: str = "run in parallel") -> LoopVerdict:
+    """The loop's verdict, if it may run in parallel (a reduction only without ``strict_fp``
+    when it reduces floats); else raise, naming the dependence."""
     v = _verdict(scop, deps, tree, loop_id)
     if v.kind == PARALLEL:
         return v
@@ -44,24 +52,31 @@ def check_parallel(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name
         if not (strict_fp and floats):
             return v
         raise IllegalTransformationError(
-            f"parallelizing loop {name} would reassociate the floating-point reduction "
-            f"into {', '.join(x.removeprefix('[array]') for x in floats)}, which strict_fp=True forbids",
-            (),
+            f"loop {name} cannot {how}: that would reassociate the floating-point reduction "
+            f"into {', '.join(x.removeprefix('[array]') for x in floats)}, which strict_fp=True "
+            "forbids",
+            _carried_reductions(scop, deps, tree, loop_id),
         )
     d = v.blocking[0]
     raise IllegalTransformationError(
-        f"loop {name} cannot run in parallel: it carries the {describe(scop, d)}", v.blocking
+        f"loop {name} cannot {how}: it carries the {describe(scop, d)}", v.blocking
     )
 
 
 def check_vectorize(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name: str,
-                    strict_fp: bool = False) -> LoopVerdict:
-    v = check_parallel(scop, deps, tree, loop_id, name, strict_fp)
+                    strict_fp: bool = False, scalar_replaced: bool = False) -> LoopVerdict:
+    """The verdict of an innermost loop that ``omp simd`` may run.
+
+    ``scalar_replaced``: the loop's invariant accumulator is kept in a register
+    (LICM), so a reduction into that one array element is a scalar reduction.
+    """
+    v = check_parallel(scop, deps, tree, loop_id, name, strict_fp, "be vectorized")
     if not v.innermost:
         raise IllegalTransformationError(
             f"loop {name} is not an innermost loop; only innermost loops are vectorized "
             "(interchange it inward first)", ())
-    if not v.vectorizable:
+    if not v.vectorizable and not (scalar_replaced and len(v.reductions) == 1
+                                   and not v.firstprivate):
         raise IllegalTransformationError(
             f"loop {name} reduces into an array element across iterations; apply licm({name!r}) "
             "so the accumulator is a scalar, then vectorize", ())

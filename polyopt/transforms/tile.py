@@ -21,31 +21,51 @@ from polyopt.deps import Dependences
 from polyopt.errors import PolyoptError
 from polyopt.legality import require_legal
 from polyopt.model import Scop
+from polyopt.parallel import loop_label
 from polyopt.schedule_tree import LoopDim, LoopMark, Node
-from polyopt.transforms.tree import build_chain, chain, find, innermost_child, replace_at
+from polyopt.transforms.tree import (
+    build_chain,
+    chain,
+    dim_of,
+    find,
+    fresh,
+    innermost_child,
+    replace_at,
+    taken_ids,
+    taken_labels,
+)
 
 
-def tile_dim(d: LoopDim, size: int, label: str) -> LoopDim:
-    return LoopDim(f"{d.loop_id}.tile", d.name,
+def tile_dim(d: LoopDim, size: int, label: str, loop_id: str = "") -> LoopDim:
+    """The tile loop of ``d``: ``floor(e / size)`` of each statement's expression ``e``."""
+    return LoopDim(loop_id or f"{d.loop_id}.tile", d.name,
                    tuple((s, floordiv(e, size)) for s, e in d.exprs), LoopMark(), (), label)
 
 
 def tile(scop: Scop, deps: Dependences | None, tree: Node, loops: list[str], sizes: list[int],
          labels: list[str] | None = None) -> Node:
-    """Tile the perfectly nested loops ``loops`` (outermost first) by ``sizes``."""
+    """Tile the perfectly nested loops ``loops`` (outermost first) by ``sizes``.
+
+    Tile loops get the id ``<id>.tile`` and the label ``<label>.tile`` (``labels``
+    overrides the latter), numbered ``.tile2``... when a loop is tiled again.
+    """
     if len(loops) != len(sizes):
         raise PolyoptError(f"{len(loops)} loops but {len(sizes)} tile sizes")
     if any(s < 1 for s in sizes):
         raise PolyoptError("tile sizes must be positive")
     dims = chain(tree, loops[0])
     head = dims[: len(loops)]
-    if [d for d, x in zip(head, loops) if not d.answers_to(x)] or len(head) < len(loops):
+    if len(head) < len(loops) or any(not d.answers_to(x) for d, x in zip(head, loops, strict=True)):
+        shown = ", ".join(loop_label(scop, dim_of(tree, x)) for x in loops)
         raise PolyoptError(
-            f"loops {', '.join(loops)} are not perfectly nested in this order; tiling needs a "
+            f"loops {shown} are not perfectly nested in this order; tiling needs a "
             "chain of loops with no statement between them"
         )
-    labels = labels or [f"{d.label or d.name}.tile" for d in head]
-    tiles = [tile_dim(d, s, lab) for d, s, lab in zip(head, sizes, labels)]
+    ids, names = taken_ids(tree), taken_labels(scop, tree)
+    labels = [fresh(lab, names) for lab in
+              (labels or [f"{loop_label(scop, d)}.tile" for d in head])]
+    tiles = [tile_dim(d, s, lab, fresh(f"{d.loop_id}.tile", ids))
+             for d, s, lab in zip(head, sizes, labels, strict=True)]
     points = [replace(d, mark=LoopMark()) for d in head]
     new = build_chain([*tiles, *points, *dims[len(loops):]],
                       innermost_child(tree, loops[0], len(dims)))

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from polyopt.errors import PolyoptError
-from polyopt.schedule_tree import Band, LoopDim, Node, Sequence
+from polyopt.model import Scop
+from polyopt.parallel import loop_label
+from polyopt.schedule_tree import Band, LoopDim, Node, Sequence, loops
 
 Path = tuple[int, ...]  # child indices from the root
 
@@ -92,6 +94,34 @@ def innermost_child(tree: Node, outer: str, depth: int) -> Node:
         assert isinstance(node, Band)
         node = node.child
     return node
+
+
+def taken_ids(tree: Node) -> set[str]:
+    """Every loop id and alias in ``tree`` (what a new loop's id must avoid)."""
+    out: set[str] = set()
+    for d, _ in loops(tree):
+        out |= {d.loop_id, *d.aliases}
+    return out
+
+
+def taken_labels(scop: Scop, tree: Node) -> set[str]:
+    """Every name users may give a loop of ``tree`` (labels, ``i@line``), so that a
+    new loop's label can avoid them."""
+    out: set[str] = set()
+    for d, _ in loops(tree):
+        out.add(loop_label(scop, d))
+        out |= {scop.loop_label(a) for a in (d.loop_id, *d.aliases) if a in scop.loops}
+    return out
+
+
+def fresh(base: str, taken: set[str]) -> str:
+    """``base``, or ``base2``, ``base3``... : the first one not in ``taken`` (which it joins)."""
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}{k}"
+    taken.add(name)
+    return name
 
 
 def build_chain(dims: list[LoopDim], child: Node) -> Node:

@@ -21,20 +21,34 @@ from polyopt.deps import Dependences
 from polyopt.errors import PolyoptError
 from polyopt.legality import require_legal
 from polyopt.model import Scop
+from polyopt.parallel import loop_label
 from polyopt.schedule_tree import LoopMark, Node
 from polyopt.transforms.tile import tile_dim
-from polyopt.transforms.tree import build_chain, chain, find, innermost_child, replace_at
+from polyopt.transforms.tree import (
+    build_chain,
+    chain,
+    find,
+    fresh,
+    innermost_child,
+    replace_at,
+    taken_ids,
+    taken_labels,
+)
 
 
 def unroll_jam(scop: Scop, deps: Dependences | None, tree: Node, loop: str, factor: int,
                label: str) -> Node:
+    """Unroll ``loop`` (an id) by ``factor`` and jam the copies below its inner loops; the
+    new outer loop gets the id ``<id>.uj`` and the label ``label``."""
     if factor < 2:
         raise PolyoptError("the unroll-and-jam factor must be at least 2")
     dims = chain(tree, loop)
-    if len(dims) < 2:
-        raise PolyoptError(f"loop {loop} has no inner loop to jam into")
     head = dims[0]
-    outer = replace(tile_dim(head, factor, label), loop_id=f"{head.loop_id}.uj")
+    if len(dims) < 2:
+        raise PolyoptError(f"loop {loop_label(scop, head)} has no perfectly nested inner loop to "
+                           "jam into")
+    outer = tile_dim(head, factor, fresh(label, taken_labels(scop, tree)),
+                     fresh(f"{head.loop_id}.uj", taken_ids(tree)))
     point = replace(head, mark=LoopMark(unroll=True))
     new = build_chain([outer, *dims[1:], point], innermost_child(tree, loop, len(dims)))
     result = replace_at(tree, find(tree, loop), new)
