@@ -29,8 +29,9 @@ from polyopt.frontends.c_model import CRegion
 
 from polyopt.aff import Lin
 from polyopt.dtypes import DType, ValueType
+from polyopt.errors import PolyoptError
 from polyopt.expr import Binary, Call, Cast, Expr, Literal, Load, Name
-from polyopt.model import Statement
+from polyopt.model import ScalarKind, Scop, Statement
 from polyopt.schedule_tree import LoopMark, Node
 
 C_TYPES = {DType.INT32: "int", DType.INT64: "long long", DType.FLOAT32: "float",
@@ -126,8 +127,7 @@ class CBodyPrinter(BodyPrinter):
 class RegionPrinter(AstPrinter):
     """Prints a region's statements at the isl AST's leaves, in the file's terms."""
 
-    def __init__(self, region: CRegion, openmp: bool) -> None:
-        scop = region.scop
+    def __init__(self, region: CRegion, scop: Scop, openmp: bool) -> None:
         taken = set(region.names_in_file) | set(scop.params) | set(scop.arrays)
         taken |= set(scop.scalars) | set(region.iterator_types)
         ranks = {n: a.rank for n, a in scop.arrays.items()}
@@ -147,19 +147,21 @@ class RegionPrinter(AstPrinter):
         arr = self.region.arrays.get(target)
         if arr is not None:
             return arr.base
-        return self.region.scalars[target].base
+        if target in self.region.scalars:
+            return self.region.scalars[target].base
+        return C_TYPES[self.scop.element_type(target)]
 
     def bind(self, depth: int, var: str, value: str) -> None:
         ctype = self.region.iterator_types.get(var, "int")
         self.emit(depth, f"const {ctype} {var} = {value};")
 
     def statement(self, stmt: Statement, values: list[str], depth: int) -> None:
-        self.body.env = dict(zip(stmt.iterators, values, strict=True))
         if self.replaced is not None and self.replaced[0] == stmt.name:
-            target = self.replaced[1]
-            self.body.substitute = {(stmt.target, stmt.indices): target}
-        else:
-            target = self.element(stmt.target, stmt.indices)
+            # inside a loop whose accumulators live in locals: the walker's own form
+            super().statement(stmt, values, depth)
+            return
+        self.body.env = dict(zip(stmt.iterators, values, strict=True))
+        target = self.element(stmt.target, stmt.indices)
         rhs = _update_rhs(stmt)
         if rhs is not None:
             line = f"{target} {stmt.update_op}= {self.body.expr(rhs)};"
@@ -207,15 +209,27 @@ def _update_rhs(stmt: Statement) -> Expr | None:
     return None
 
 
-def emit_region(region: CRegion, tree: Node, openmp: bool = True) -> str:
+def emit_region(region: CRegion, tree: Node, scop: Scop | None = None,
+                openmp: bool = True) -> str:
     """The C block that replaces ``region`` (from its ``#pragma scop`` line to its
-    ``#pragma endscop`` line), lines indented like the pragma, ending with a newline."""
-    printer = RegionPrinter(region, openmp)
+    ``#pragma endscop`` line), lines indented like the pragma, ending with a newline.
+
+    ``scop`` is the scop ``tree`` schedules (a plan's, which transformations may have
+    given new statements and local scalars); by default the region's own.
+    """
+    scop = region.scop if scop is None else scop
+    extra = sorted(set(scop.arrays) - set(region.arrays) - set(region.scalars))
+    if extra:
+        raise PolyoptError(f"{region.label}: the schedule introduces temporary arrays "
+                           f"({', '.join(extra)}), which C regions do not support yet")
+    printer = RegionPrinter(region, scop, openmp)
     body = printer.block(tree)
     outer = [f"{s.base} {s.name};" for s in region.scalars.values()
              if s.declared_in_region and s.top_level]
     inner = [f"  {s.base} {s.name};" for s in region.scalars.values()
              if s.declared_in_region and not s.top_level]
+    inner += [f"  {C_TYPES[v.type.dtype]} {n};" for n, v in scop.scalars.items()
+              if n not in region.scalars and v.kind is ScalarKind.LOCAL]
     used = [name for name in _HELPERS if any(re.search(rf"\b{name}\(", x) for x in body)]
     lines = [f"/* polyopt: optimized scop region (lines {region.start_line}-{region.end_line}) */",
              *outer, "{", *inner]

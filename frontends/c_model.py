@@ -54,6 +54,7 @@ class CRegion:
     original: str  # the region's statements as C (macros expanded), for verification
     names_in_file: frozenset[str] = field(default_factory=frozenset)  # identifiers to avoid
     typedefs: tuple[str, ...] = ()  # the file's typedefs of arithmetic types, as C
+    extent_params: tuple[str, ...] = ()  # parameters standing for extents C does not give
 
     @property
     def label(self) -> str:

@@ -105,6 +105,7 @@ class RegionBuilder:
         self.problems: list[Problem] = []
         self.names = _Names()
         self.params: dict[str, str] = {}
+        self.extent_params: list[str] = []
         self.arrays: dict[str, Symbol] = {}
         self.readonly: dict[str, CType | None] = {}
         self.locals: dict[str, CType] = {}
@@ -553,6 +554,7 @@ class RegionBuilder:
             arrays=arrays_c, scalars=scalars_c, params=dict(self.params),
             original=text(c_ast.Compound(list(self.src.items))),
             names_in_file=self.src.names_in_file, typedefs=self.src.typedefs,
+            extent_params=tuple(self.extent_params),
         )
 
     def _shape(self, name: str, sym: Symbol) -> tuple[tuple[Lin, ...], tuple[str | None, ...]]:
@@ -573,6 +575,7 @@ class RegionBuilder:
                 while extra in self.src.names_in_file or extra in self.params:
                     extra += "_"
                 self.params[extra] = "long"
+                self.extent_params.append(extra)
                 extent = Lin.var(extra)
             shape.append(extent)
         return tuple(shape), tuple(dims)

@@ -1,0 +1,407 @@
+"""The ``polyopt`` command.
+
+::
+
+    polyopt opt kernel.c [-o kernel.opt.c] [--verify] [options]
+    polyopt opt kernel.py [--function NAME] [--signature "float64[:,:], float64"] [-o out.c]
+    polyopt deps FILE [--function NAME] [--format text|json|html|dot] [-o OUT]
+
+``opt`` replaces every ``#pragma scop`` region of a C file with optimized C
+carrying OpenMP pragmas (everything else is copied byte for byte), or writes
+the C that ``@polyopt.jit`` builds for a Python function.  ``deps`` reports the
+dependences, the loops that may run in parallel and why the others may not,
+and which loop interchanges and fusions are legal.
+
+Exit status: 0 on success, 1 when the input cannot be processed (missing file,
+no region, unsupported code, a region that cannot be optimized), 2 for a bad
+command line (including options this version does not implement yet), 3 when
+``--verify`` finds a difference.  Errors are one clear message, never a
+traceback (set ``POLYOPT_DEBUG=1`` to see one for an internal error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import inspect
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import polyopt
+from polyopt import pipeline, report_dot, report_html, report_json, report_text
+from polyopt.backend_c.emit_region import emit_region, replace_regions
+from polyopt.cli_inputs import InputError, PythonKernel, load_python
+from polyopt.cli_verify import Verdict, verify_python, verify_region
+from polyopt.deps import analyze
+from polyopt.errors import (
+    IllegalTransformationError,
+    PolyoptError,
+    TooComplexError,
+    UnsupportedError,
+)
+from polyopt.frontends.c import CFile, CppOptions, parse_c_file
+from polyopt.frontends.python import parse_function
+from polyopt.jit import Kernel
+from polyopt.options import Options
+from polyopt.report_data import Report, ScopReport, SourceExcerpt, scop_report
+
+try:  # user schedules arrive with the transformations; the command works without them
+    from polyopt.schedule import steps_from_json
+except ImportError:  # pragma: no cover - depends on the installed version
+    steps_from_json = None
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_MISMATCH = 0, 1, 2, 3
+FORMATS = ("text", "json", "html", "dot")
+
+
+class CliError(Exception):
+    """A message for the user and the exit status that goes with it."""
+
+    def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+# --- the command line -----------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="polyopt",
+        description="An affine polyhedral loop optimizer: C scop regions and Python loop "
+                    "functions to parallel, vectorized C, with dependence reports.",
+        epilog="Exit status: 0 success, 1 input error, 2 bad command line, 3 --verify mismatch.",
+    )
+    parser.add_argument("--version", action="version", version=f"polyopt {polyopt.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    opt = sub.add_parser(
+        "opt", help="optimize the #pragma scop regions of a C file, or print the C of a "
+                    "Python kernel",
+        description="Replace every #pragma scop ... #pragma endscop region of a C file with "
+                    "optimized C carrying OpenMP pragmas (the rest of the file is copied "
+                    "unchanged), or write the C that @polyopt.jit builds for a Python function.")
+    _common(opt, output_help="output file ('-' for standard output; default: FILE.opt.c next "
+                             "to a C input, FILE.FUNCTION.c for a Python one)")
+    g = opt.add_argument_group("transformations")
+    g.add_argument("--tile", action=argparse.BooleanOptionalAction, default=None,
+                   help="tile loop bands for locality (default: on)")
+    g.add_argument("--tile-sizes", metavar="N,N,...",
+                   help="tile with these sizes, outermost loop first (implies --tile)")
+    g.add_argument("--parallel", action=argparse.BooleanOptionalAction, default=None,
+                   help="run parallel loops with OpenMP `parallel for` (default: on)")
+    g.add_argument("--fuse", choices=("none", "smart", "max"), default=None,
+                   help="loop fusion: none, smart (when profitable, the default) or max")
+    g.add_argument("--unroll-jam", action=argparse.BooleanOptionalAction, default=None,
+                   help="unroll-and-jam (register tiling) around reductions (default: off)")
+    g.add_argument("--vectorize", action=argparse.BooleanOptionalAction, default=None,
+                   help="mark vectorizable innermost loops `omp simd` (default: on)")
+    g.add_argument("--schedule", metavar="FILE", type=Path,
+                   help="replay a saved user schedule (JSON from Schedule.to_json()) instead of "
+                        "the automatic one")
+    opt.add_argument("--verify", action="store_true",
+                     help="run the original and the optimized code on random inputs and compare "
+                          "(the original C at -O0), then report")
+    opt.set_defaults(handler=_opt)
+
+    deps = sub.add_parser(
+        "deps", help="report dependences and which loops can run in parallel, and why",
+        description="Report every dependence (kind, source and sink access, carrying loop, "
+                    "distance or direction, relation), every loop's verdict (parallel, parallel "
+                    "as a reduction, vectorizable, sequential) and the dependences that prevent "
+                    "loop interchange or fusion.")
+    _common(deps, output_help="output file (default: standard output)")
+    deps.add_argument("--format", choices=FORMATS, default="text",
+                      help="text (default), json (schema in docs/deps-schema.md), html (one "
+                           "self-contained page with the dependence graph) or dot (Graphviz)")
+    deps.set_defaults(handler=_deps)
+    return parser
+
+
+def _common(p: argparse.ArgumentParser, output_help: str) -> None:
+    p.add_argument("file", type=Path, help="a C file with #pragma scop regions, or a Python file")
+    p.add_argument("-o", "--output", metavar="OUT", help=output_help)
+    p.add_argument("--function", metavar="NAME",
+                   help="Python: the function to compile (needed when several are decorated); "
+                        "C: only the regions in this function")
+    p.add_argument("--signature", metavar="TYPES",
+                   help='Python: the argument types, e.g. "float64[:,:], float64[:], float64" '
+                        "(default: inferred from the code)")
+    p.add_argument("-I", dest="include_dirs", metavar="DIR", action="append", default=[],
+                   help="C: add DIR to the preprocessor's include path")
+    p.add_argument("-D", dest="defines", metavar="NAME[=VALUE]", action="append", default=[],
+                   help="C: define a preprocessor macro")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error already printed
+        return int(exc.code or 0)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except CliError as exc:
+        _error(str(exc))
+        return exc.code
+    except UnsupportedError as exc:
+        print(format_unsupported(exc), file=sys.stderr)
+        return EXIT_ERROR
+    except IllegalTransformationError as exc:
+        _error(f"the schedule is illegal: {exc}")
+        return EXIT_ERROR
+    except TooComplexError as exc:
+        _error(f"the region cannot be optimized: it is too complex to analyse ({exc})")
+        return EXIT_ERROR
+    except PolyoptError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if os.environ.get("POLYOPT_DEBUG"):
+            raise
+        _error(f"internal error: {type(exc).__name__}: {exc}\n(this is a bug in polyopt; please "
+               "report it with the input file; POLYOPT_DEBUG=1 shows the traceback)")
+        return EXIT_ERROR
+
+
+def _error(message: str) -> None:
+    print(f"polyopt: error: {message}", file=sys.stderr)
+
+
+def format_unsupported(exc: UnsupportedError) -> str:
+    """Every problem as ``file:line:col: error: ...`` with the source line and a caret."""
+    out: list[str] = []
+    for p in exc.problems:
+        out.append(f"{p.location}: error: {p.construct}: {p.reason}")
+        caret = p.location.caret()
+        if caret:
+            out.append(caret)
+    return "\n".join(out)
+
+
+# --- inputs ---------------------------------------------------------------------------------
+
+
+def _is_python(path: Path) -> bool:
+    return path.suffix == ".py"
+
+
+def _check_input(args: argparse.Namespace) -> Path:
+    path: Path = args.file
+    if not path.exists():
+        raise CliError(f"{path}: no such file")
+    if path.is_dir():
+        raise CliError(f"{path}: is a directory, not a source file")
+    if _is_python(path) and (args.include_dirs or args.defines):
+        raise CliError("-I and -D apply to C files only", EXIT_USAGE)
+    if not _is_python(path) and args.signature:
+        raise CliError("--signature applies to Python files only", EXIT_USAGE)
+    return path
+
+
+def _c_file(args: argparse.Namespace, path: Path) -> CFile:
+    return parse_c_file(path, CppOptions(tuple(args.include_dirs), tuple(args.defines)))
+
+
+def _selected(cfile: CFile, function: str | None) -> list:
+    if function is None:
+        return list(cfile.regions)
+    regions = [r for r in cfile.regions if r.function == function]
+    if not regions:
+        found = ", ".join(sorted({r.function for r in cfile.regions}))
+        raise CliError(f"{cfile.path}: no #pragma scop region in a function named {function!r} "
+                       f"(regions are in: {found})")
+    return regions
+
+
+def _python(args: argparse.Namespace, path: Path) -> PythonKernel:
+    try:
+        return load_python(path, args.function, args.signature)
+    except InputError as exc:
+        raise CliError(str(exc)) from None
+
+
+# --- options ----------------------------------------------------------------------------------
+
+
+def options_from(args: argparse.Namespace, base: Options) -> Options:
+    """``base`` with the transformation options given on the command line.
+
+    An option maps to a field of :class:`~polyopt.options.Options`; when this version
+    has no such field the option is refused (exit status 2), never silently ignored.
+    """
+    fields = {f.name for f in dataclasses.fields(Options)}
+    changes: dict[str, object] = {}
+
+    def want(field: str, value: object, flag: str) -> None:
+        if value is None:
+            return
+        if field not in fields:
+            raise CliError(f"{flag} is not available yet in this version of polyopt", EXIT_USAGE)
+        changes[field] = value
+
+    want("tile", args.tile, "--tile/--no-tile")
+    if args.tile_sizes is not None:
+        if args.tile is False:
+            raise CliError("--tile-sizes contradicts --no-tile", EXIT_USAGE)
+        want("tile", _sizes(args.tile_sizes), "--tile-sizes")
+    want("parallel", args.parallel, "--parallel/--no-parallel")
+    want("fuse", args.fuse, "--fuse")
+    want("unroll_jam", args.unroll_jam, "--unroll-jam/--no-unroll-jam")
+    want("vectorize", args.vectorize, "--vectorize/--no-vectorize")
+    try:
+        return dataclasses.replace(base, **changes)
+    except (TypeError, ValueError) as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise CliError(f"--tile-sizes: {text!r} is not a comma-separated list of integers",
+                       EXIT_USAGE) from None
+    if not sizes or any(s < 1 for s in sizes):
+        raise CliError("--tile-sizes: sizes must be positive integers", EXIT_USAGE)
+    return sizes
+
+
+def _steps(args: argparse.Namespace) -> tuple | None:
+    if args.schedule is None:
+        return None
+    if steps_from_json is None or "steps" not in inspect.signature(pipeline.plan).parameters:
+        raise CliError("--schedule is not available yet in this version of polyopt", EXIT_USAGE)
+    try:
+        text = args.schedule.read_text()
+    except OSError as exc:
+        raise CliError(f"--schedule: cannot read {args.schedule}: {exc.strerror}") from None
+    try:
+        return steps_from_json(text)
+    except (ValueError, KeyError, TypeError, PolyoptError) as exc:
+        raise CliError(f"--schedule: {args.schedule} is not a polyopt schedule file ({exc})") \
+            from None
+
+
+# --- polyopt opt ------------------------------------------------------------------------------
+
+
+def _opt(args: argparse.Namespace) -> int:
+    path = _check_input(args)
+    steps = _steps(args)
+    if _is_python(path):
+        return _opt_python(args, path, steps)
+    cfile = _c_file(args, path)
+    regions = _selected(cfile, args.function)
+    if steps is not None and len(regions) != 1:
+        raise CliError(f"--schedule applies to one region, but {path} has {len(regions)}; choose "
+                       "one with --function NAME", EXIT_USAGE)
+    options = options_from(args, Options())
+    blocks = []
+    for r in regions:
+        plan = pipeline.plan(r.scop, options, steps) if steps is not None else \
+            pipeline.plan(r.scop, options)
+        blocks.append((r, emit_region(r, plan.tree, plan.scop)))
+    verdicts = [verify_region(r, block) for r, block in blocks] if args.verify else []
+    _report(verdicts)
+    out = args.output or str(path.with_name(path.stem + ".opt" + (path.suffix or ".c")))
+    write_output(out, replace_regions(cfile.text, blocks), path)
+    if out != "-":
+        print(f"polyopt: optimized {len(blocks)} region(s) of {path} -> {out}", file=sys.stderr)
+    return EXIT_MISMATCH if any(not v.ok for v in verdicts) else EXIT_OK
+
+
+def _opt_python(args: argparse.Namespace, path: Path, steps: tuple | None) -> int:
+    pk = _python(args, path)
+    options = options_from(args, pk.kernel.options)
+    kernel = Kernel(pk.kernel.py_func, options, steps=steps if steps is not None else
+                    pk.kernel.steps)
+    values = pk.sample_args() if pk.signature is not None else ()
+    source = kernel.c_source(*values)
+    if args.verify:
+        verdict = verify_python(kernel, pk.name, pk.signature)
+        _report([verdict])
+    out = args.output or str(path.with_name(f"{path.stem}.{pk.name}.c"))
+    write_output(out, source, path)
+    if out != "-":
+        print(f"polyopt: wrote the C of {pk.name}() to {out}", file=sys.stderr)
+    return EXIT_MISMATCH if args.verify and not verdict.ok else EXIT_OK
+
+
+def _report(verdicts: list[Verdict]) -> None:
+    for v in verdicts:
+        print(f"polyopt: {v}", file=sys.stderr)
+
+
+def write_output(out: str, text: str, source: Path) -> None:
+    """Write ``text`` to ``out`` atomically ('-' is standard output); never over ``source``."""
+    if out == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    target = Path(out)
+    if target.resolve() == source.resolve() or (target.exists() and os.path.samefile(target, source)):
+        raise CliError(f"refusing to write over the input file {source} (choose another -o)")
+    if target.is_dir():
+        raise CliError(f"{target}: is a directory")
+    directory = target.resolve().parent
+    if not directory.is_dir():
+        raise CliError(f"{target}: the directory {directory} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask())
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# --- polyopt deps ---------------------------------------------------------------------------
+
+
+def _deps(args: argparse.Namespace) -> int:
+    path = _check_input(args)
+    if _is_python(path):
+        pk = _python(args, path)
+        scop = parse_function(pk.kernel.py_func, pk.signature)
+        scops = [scop_report(scop, analyze(scop), f"{pk.name}()", "python-function", pk.source())]
+        report = Report(str(path), "python", tuple(scops))
+    else:
+        cfile = _c_file(args, path)
+        lines = tuple(cfile.text.splitlines())
+        scops: list[ScopReport] = []
+        for r in _selected(cfile, args.function):
+            excerpt = SourceExcerpt(str(path), r.start_line, lines[r.start_line - 1:r.end_line])
+            scops.append(scop_report(r.scop, analyze(r.scop), r.label, "c-region", excerpt))
+        report = Report(str(path), "c", tuple(scops))
+    text = render(report, args.format)
+    write_output(args.output or "-", text, path)
+    return EXIT_OK
+
+
+def render(report: Report, fmt: str) -> str:
+    """The report in one of :data:`FORMATS`."""
+    writers = {"text": report_text.render, "json": report_json.render,
+               "html": report_html.render, "dot": report_dot.render}
+    return writers[fmt](report)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

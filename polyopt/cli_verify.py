@@ -1,0 +1,267 @@
+"""``polyopt opt --verify``: run the original and the optimized code on the same
+pseudo-random inputs and compare everything they write.
+
+For a C region, the reference is the original region compiled at ``-O0``; the
+optimized block is compiled with ``$CFLAGS`` (default ``-O3 -march=native
+-fopenmp``).  Both run in a generated harness (:mod:`polyopt.backend_c.emit_harness`)
+with small parameter values for which every access stays inside the arrays'
+declared extents.  For a Python function, the reference is the function run by
+CPython, the optimized code the compiled kernel.
+
+Floating-point results may differ by reassociation (parallel and vectorized
+reductions), so they are compared with a relative tolerance; integers exactly.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+import os
+import shlex
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import islpy as isl
+import numpy as np
+
+from polyopt import isl_text, names
+from polyopt.aff import Lin
+from polyopt.backend_c.build import DEFAULT_CFLAGS
+from polyopt.backend_c.emit_harness import HarnessData, HarnessError, harness
+from polyopt.bounds import out_of_bounds
+from polyopt.dtypes import WEAK_INT
+from polyopt.frontends.c_model import CRegion
+from polyopt.frontends.c_preprocess import compiler
+from polyopt.jit import Kernel
+from polyopt.model import Scop
+from polyopt.signature import ArrayType, ScalarType, Signature
+
+RTOL = {"double": 1e-9, "float": 1e-4}
+_SIZES = (10, 8, 6, 5, 4, 3, 2, 1)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of one verification."""
+
+    what: str
+    ok: bool
+    detail: str
+
+    def __str__(self) -> str:
+        return f"verify {self.what}: {'OK' if self.ok else 'FAILED'}: {self.detail}"
+
+
+class VerifyError(Exception):
+    """The verification could not run (not a mismatch: a harness or compiler problem)."""
+
+
+# --- C regions ------------------------------------------------------------------------------
+
+
+def verify_region(region: CRegion, optimized: str) -> Verdict:
+    """Compile and run the original and optimized region, and compare their outputs."""
+    try:
+        data = choose_data(region)
+        source = harness(region, optimized, data)
+    except (HarnessError, VerifyError) as exc:
+        return Verdict(region.label, False, f"cannot verify: {exc}")
+    with tempfile.TemporaryDirectory(prefix="polyopt-verify-") as tmp:
+        c_file = Path(tmp) / "harness.c"
+        c_file.write_text(source)
+        try:
+            ref = _run(_compile(c_file, Path(tmp) / "original", ["-O0"]))
+            flags = shlex.split(os.environ.get("CFLAGS", DEFAULT_CFLAGS))
+            opt = _run(_compile(c_file, Path(tmp) / "optimized", [*flags, "-DPOLYOPT_OPTIMIZED"]))
+        except VerifyError as exc:
+            return Verdict(region.label, False, f"cannot verify: {exc}")
+    sizes = ", ".join(f"{p}={v}" for p, v in data.params.items() if p not in region.extent_params)
+    return _compare(region.label, ref, opt, region, f"with {sizes or 'no parameters'}")
+
+
+def choose_data(region: CRegion) -> HarnessData:
+    """Small parameter values that keep every access inside the declared extents,
+    and the extents to allocate."""
+    scop = region.scop
+    real = [p for p in scop.params if p not in region.extent_params]
+    checks = out_of_bounds(scop)
+    for t in _SIZES:
+        values = {p: t for p in real} | {p: 10**6 for p in region.extent_params}
+        point = _point(scop.params, values)
+        if all(c.bad_params.intersect(point).is_empty() for c in checks):
+            break
+    else:
+        raise VerifyError("no small parameter values keep every access inside the arrays")
+    extents = {name: _extents(region, name, values, point) for name in region.arrays}
+    final = {p: v for p, v in values.items() if p not in region.extent_params}
+    for name, a in scop.arrays.items():
+        for k, e in enumerate(a.shape):
+            if len(e.names()) == 1 and next(iter(e.names())) in region.extent_params:
+                final[next(iter(e.names()))] = extents[name][k]
+    ints = {s.name: 3 for s in region.scalars.values() if not s.written and s.name not in final
+            and not any(w in s.base.split() for w in ("float", "double"))}
+    return HarnessData(final, extents, ints)
+
+
+def _point(params: tuple[str, ...], values: dict[str, int]) -> isl.Set:
+    cond = " and ".join(f"{p} = {values[p]}" for p in params) or "1 = 1"
+    return isl.Set.read_from_str(isl.DEFAULT_CONTEXT, f"{isl_text.params_prefix(params)}{{ : {cond} }}")
+
+
+def _extents(region: CRegion, name: str, values: dict[str, int], point: isl.Set) -> tuple[int, ...]:
+    """Declared extents where C gives them, else one past the largest index accessed."""
+    scop = region.scop
+    out: list[int] = []
+    for k, e in enumerate(scop.arrays[name].shape):
+        if not (e.names() & set(region.extent_params)):
+            out.append(max(_eval(e, values), 1))
+            continue
+        hi = 0
+        for s in scop.statements:
+            for acc in s.accesses:
+                if acc.target != name:
+                    continue
+                touched = acc.relation.range().intersect_params(point)
+                if touched.is_empty():
+                    continue
+                _, top = names.dim_bounds(touched, k)
+                if top is None:
+                    raise VerifyError(f"cannot bound the indices of `{name}`")
+                hi = max(hi, top + 1)
+        out.append(max(hi, 1))
+    return tuple(out)
+
+
+def _eval(e: Lin, values: dict[str, int]) -> int:
+    out = e.const
+    for atom, c in e.terms:
+        if not isinstance(atom, str):
+            raise VerifyError("an array extent with a division")
+        out += c * values[atom]
+    return out
+
+
+def _compile(c_file: Path, exe: Path, flags: list[str]) -> Path:
+    cmd = [*compiler(), *flags, "-std=gnu11", "-o", str(exe), str(c_file), "-lm"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise VerifyError(f"the harness does not compile ({' '.join(cmd)}):\n{proc.stderr.strip()}")
+    return exe
+
+
+def _run(exe: Path) -> dict[str, list[str]]:
+    try:
+        proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, check=False)
+    except subprocess.TimeoutExpired:
+        raise VerifyError(f"{exe.name} ran for more than 120 s") from None
+    if proc.returncode != 0:
+        raise VerifyError(f"{exe.name} crashed (exit status {proc.returncode})")
+    out: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in proc.stdout.splitlines():
+        if line.startswith(("array ", "scalar ")):
+            current = out.setdefault(line.split()[1], [])
+        else:
+            current.append(line)
+    return out
+
+
+def _compare(what: str, ref: dict[str, list[str]], opt: dict[str, list[str]], region: CRegion,
+             sizes: str) -> Verdict:
+    worst = 0.0
+    count = 0
+    for name, values in ref.items():
+        got = opt.get(name, [])
+        if len(got) != len(values):
+            return Verdict(what, False, f"`{name}`: {len(got)} values instead of {len(values)}")
+        base = region.arrays[name].base if name in region.arrays else region.scalars[name].base
+        is_float = any(w in base.split() for w in ("float", "double"))
+        rtol = RTOL["float" if base == "float" else "double"]
+        scale = max((abs(float(v)) for v in values), default=0.0) if is_float else 0.0
+        for k, (a, b) in enumerate(zip(values, got, strict=True)):
+            count += 1
+            if not is_float:
+                if a != b:
+                    return Verdict(what, False, f"`{name}` differs at element {k}: {a} (original) "
+                                   f"!= {b} (optimized) {sizes}")
+                continue
+            x, y = float(a), float(b)
+            if math.isnan(x) and math.isnan(y):
+                continue
+            err = abs(x - y)
+            if not err <= rtol * max(abs(x), abs(y)) + rtol * 1e-3 * scale:
+                return Verdict(what, False, f"`{name}` differs at element {k}: {a} (original) vs "
+                               f"{b} (optimized) {sizes}")
+            if err:
+                worst = max(worst, err / max(abs(x), abs(y), 1e-300))
+    return Verdict(what, True, f"{count} values agree {sizes} (largest relative difference "
+                   f"{worst:.1e})")
+
+
+# --- Python functions -----------------------------------------------------------------------
+
+
+def verify_python(kernel: Kernel, name: str, signature: Signature | None) -> Verdict:
+    """The compiled kernel against CPython, on random inputs of small sizes."""
+    rng = np.random.default_rng(20240611)
+    params = list(inspect.signature(kernel.py_func).parameters)
+    if signature is None:
+        plan = kernel.plan(None)
+        types = _inferred(plan.scop, params)
+    else:
+        types = dict(signature.args)
+    last_error = ""
+    for n in (8, 5, 3):
+        args = tuple(_random_arg(rng, types[p], n) for p in params)
+        ref_args = copy.deepcopy(args)
+        try:
+            got = kernel(*args)
+        except (IndexError, ValueError) as exc:
+            last_error = str(exc)
+            continue
+        expected = kernel.py_func(*ref_args)
+        for p, a, b in zip(params, ref_args, args, strict=True):
+            if isinstance(a, np.ndarray) and not _close(a, b):
+                return Verdict(f"{name}()", False, f"argument `{p}` differs (size {n})")
+        if not _close(np.asarray(expected), np.asarray(got)):
+            return Verdict(f"{name}()", False, f"the returned value differs (size {n})")
+        return Verdict(f"{name}()", True, f"the compiled kernel matches CPython (sizes {n})")
+    return Verdict(f"{name}()", False, f"cannot verify: no consistent sizes ({last_error})")
+
+
+def _inferred(scop: Scop, params: list[str]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for p in params:
+        if p in scop.arrays:
+            out[p] = ArrayType(scop.arrays[p].dtype, scop.arrays[p].rank)
+        elif p in scop.scalars:
+            out[p] = ScalarType(scop.scalars[p].type)
+        else:
+            out[p] = ScalarType(WEAK_INT)
+    return out
+
+
+def _random_arg(rng: np.random.Generator, t: object, n: int) -> object:
+    if isinstance(t, ArrayType):
+        shape = (n,) * t.ndim
+        if t.dtype.is_float:
+            return (1.0 + rng.random(shape)).astype(t.dtype.numpy)
+        return rng.integers(0, 10, shape).astype(t.dtype.numpy)
+    assert isinstance(t, ScalarType)
+    if t.is_int:
+        return n if t.type.weak else t.type.dtype.numpy.type(n)
+    v = 1.0 + float(rng.random())
+    return v if t.type.weak else t.type.dtype.numpy.type(v)
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind == "f":
+        rtol = 1e-4 if a.dtype == np.float32 else 1e-9
+        return bool(np.allclose(a, b, rtol=rtol, atol=rtol * 1e-3 * float(np.max(np.abs(a), initial=0)),
+                                equal_nan=True))
+    return bool(np.array_equal(a, b))
