@@ -28,8 +28,12 @@ class CompiledKernel:
         self.library = library
         self.ffi = cffi.FFI()
         self.ffi.cdef(iface.cdef())
+        # Never unloaded: a kernel's OpenMP runtime keeps idle worker threads, and
+        # unloading it with them (when the Kernel is garbage-collected) crashes the
+        # process later at a random point.
+        flags = self.ffi.RTLD_NOW | getattr(self.ffi, "RTLD_NODELETE", 0)
         try:
-            self.lib = self.ffi.dlopen(str(library))
+            self.lib = self.ffi.dlopen(str(library), flags)
             self.fn = getattr(self.lib, iface.function)
             self.check = getattr(self.lib, iface.check_function)
         except (OSError, AttributeError) as exc:
