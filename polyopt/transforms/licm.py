@@ -22,6 +22,7 @@ from polyopt.deps import Dependence, Dependences
 from polyopt.errors import IllegalTransformationError
 from polyopt.expr import Load, Name, walk
 from polyopt.model import Scop
+from polyopt.report import describe
 from polyopt.schedule_tree import Band, Leaf, Node
 from polyopt.timeline import Timeline
 from polyopt.transforms.tree import at, find
@@ -64,8 +65,10 @@ def check_licm(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name: st
     """
     stmt, why = _why_not(scop, tree, loop_id)
     if stmt is None:
-        raise IllegalTransformationError(f"licm on loop {name} is not possible: {why}",
-                                         _aliasing(scop, deps, tree, loop_id))
+        broken = _aliasing(scop, deps, tree, loop_id)
+        if broken:
+            why += f"; a register copy would break the {describe(scop, broken[0])}"
+        raise IllegalTransformationError(f"licm on loop {name} is not possible: {why}", broken)
     return stmt
 
 

@@ -1,0 +1,631 @@
+"""User-directed schedules: every primitive, legal and illegal.
+
+Legal uses must compute exactly what CPython computes.  Exactly means bit for
+bit: the schedules are compiled with ``strict_fp=True`` (no reduction is run in
+parallel or in SIMD lanes, so no floating-point sum is reassociated) and with
+``-ffp-contract=off`` added to ``CFLAGS`` (otherwise ``-march=native`` lets the
+C compiler fuse ``a * b + c`` into one FMA, which rounds once instead of twice:
+a compiler choice that has nothing to do with the schedule).  Where a
+primitive's point *is* to reassociate a reduction (``parallelize`` or
+``vectorize`` of a loop that reduces into ``s += ...``), the result is compared
+within the tolerances of ``conftest.TOLERANCES`` instead (float64: rtol 1e-9),
+and the test says so.
+
+Illegal uses must raise :class:`polyopt.IllegalTransformationError` whose
+``violated[0]`` is the dependence that breaks (array, source and sink
+statements, direction), and whose message names the source line.  Misuse
+(an unknown loop, loops that are not perfectly nested) is a plain
+:class:`polyopt.PolyoptError`, not an illegal transformation.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import os
+import re
+
+import numpy as np
+import pytest
+
+import polyopt
+from conftest import check_against_python
+from kernels import gemm, jacobi_1d, prefix_sum, seidel_2d, tri_upper_sum
+from polyopt.backend_c.build import DEFAULT_CFLAGS
+from polyopt.deps import DepKind
+from polyopt.frontends.python import parse_function
+
+SIZES = (0, 1, 2, 5, 7, 13)  # 13: odd, and no tile size or unroll factor used here divides it
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_fma_contraction():
+    """``-ffp-contract=off``: C rounds ``a * b + c`` twice, as CPython does."""
+    flags = os.environ.get("CFLAGS", DEFAULT_CFLAGS)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CFLAGS", f"{flags} -ffp-contract=off")
+        yield
+
+
+# --- kernels ---------------------------------------------------------------------------
+
+
+def matmul(A, B, C):
+    n, m = C.shape
+    p = A.shape[1]
+    for i in range(n):
+        for j in range(m):
+            for k in range(p):
+                C[i, j] += A[i, k] * B[k, j]
+
+
+def make_matmul(r, n):
+    return r.standard_normal((n, n + 1)), r.standard_normal((n + 1, n + 2)), r.standard_normal((n, n + 2))
+
+
+def seidel_1d(tsteps, A):
+    n = A.shape[0]
+    for t in range(tsteps):
+        for i in range(1, n - 1):
+            A[i] = (A[i - 1] + A[i] + A[i + 1]) / 3.0
+
+
+def make_seidel_1d(r, n):
+    return min(n, 4), r.standard_normal(n)
+
+
+def make_seidel_2d(r, n):
+    return min(n, 3), r.standard_normal((n, n))
+
+
+def make_jacobi_1d(r, n):
+    return min(n, 5), r.standard_normal(n), r.standard_normal(n)
+
+
+def make_vec1(r, n):
+    return (r.standard_normal(n),)
+
+
+def make_vec2(r, n):
+    return r.standard_normal(n), r.standard_normal(n)
+
+
+def make_vec3(r, n):
+    return r.standard_normal(n), r.standard_normal(n), r.standard_normal(n)
+
+
+def make_gemm(r, n):
+    return 1.5, 1.2, r.standard_normal((n, n + 2)), r.standard_normal((n, n + 1)), r.standard_normal((n + 1, n + 2))
+
+
+def make_square2(r, n):
+    return r.standard_normal((n, n)), r.standard_normal((n, n))
+
+
+def producer_consumer(x, a, b):
+    n = x.shape[0]
+    for i in range(n):
+        a[i] = x[i] * 2.0
+    for i in range(n):
+        b[i] = a[i] + x[i]
+
+
+def consumer_reads_ahead(x, a, b):
+    n = x.shape[0]
+    for i in range(n):
+        a[i] = x[i] * 2.0
+    for i in range(n - 1):
+        b[i] = a[i + 1] - a[i]
+
+
+def consumer_reads_reversed(x, a, b):
+    n = x.shape[0]
+    for i in range(n):
+        a[i] = x[i] * 2.0
+    for i in range(n):
+        b[i] = a[n - 1 - i]
+
+
+def two_statements(x, a, b):
+    n = x.shape[0]
+    for i in range(1, n):
+        a[i] = x[i] * 2.0
+        b[i] = a[i] + a[i - 1]
+
+
+def reads_next_iteration(x, a, b):
+    n = x.shape[0]
+    for i in range(1, n):
+        a[i] = b[i - 1] + 1.0
+        b[i] = x[i] * 2.0
+
+
+def diagonal(A, B):
+    n = A.shape[0]
+    for i in range(1, n):
+        for j in range(1, n):
+            A[i, j] = A[i - 1, j - 1] + B[i, j]
+
+
+def dot(x, y):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * y[i]
+    return s
+
+
+def int_sum(x):
+    s = 0
+    for i in range(x.shape[0]):
+        s += i * (i % 3)
+    return s
+
+
+def row_accumulate(A, C):
+    n, m = A.shape
+    for i in range(n):
+        for k in range(m):
+            C[i] = C[i] * 0.5 + A[i, k]
+
+
+def column_update(A, C):
+    n, m = A.shape
+    for i in range(n):
+        for k in range(m):
+            C[k] = C[k] * 0.5 + A[i, k]
+
+
+def self_reading_row(A, C):
+    n = C.shape[0]
+    for i in range(n):
+        for k in range(n):
+            C[i] += C[k] * A[i, k]
+
+
+def make_row(r, n):
+    return r.standard_normal((n, n + 1)), r.standard_normal(max(n, n + 1))
+
+
+def make_self_row(r, n):
+    return 0.1 * r.standard_normal((n, n)), r.standard_normal(n)
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def line_of(fn, snippet: str) -> int:
+    """The file line of the first line of ``fn``'s source containing ``snippet``."""
+    lines, first = inspect.getsourcelines(fn)
+    for k, text in enumerate(lines):
+        if snippet in text:
+            return first + k
+    raise AssertionError(f"{snippet!r} not in {fn.__name__}")
+
+
+def statement_at(fn, snippet: str) -> str:
+    """The name (``S0``...) of the statement of ``fn`` on the line containing ``snippet``."""
+    line = line_of(fn, snippet)
+    names = [s.name for s in parse_function(fn).statements if s.location.line == line]
+    assert len(names) == 1, (snippet, names)
+    return names[0]
+
+
+def assert_identical(kernel, make, sizes=SIZES, seed: int = 0) -> None:
+    """Every array argument and the return value equal CPython's, bit for bit."""
+    rng = np.random.default_rng(seed)
+    for n in sizes:
+        args = make(rng, n)
+        py_args, c_args = copy.deepcopy(args), copy.deepcopy(args)
+        expected = kernel.py_func(*py_args)
+        actual = kernel(*c_args)
+        for k, (p, c) in enumerate(zip(py_args, c_args, strict=True)):
+            if isinstance(p, np.ndarray):
+                np.testing.assert_array_equal(c, p, err_msg=f"argument {k}, n={n}")
+        assert actual == expected or (expected is None and actual is None), (n, actual, expected)
+
+
+def assert_close(kernel, make, sizes=SIZES, seed: int = 0) -> None:
+    """Equal to CPython within conftest's tolerance (a reduction was reassociated)."""
+    rng = np.random.default_rng(seed)
+    for n in sizes:
+        check_against_python(kernel, *make(rng, n))
+
+
+def legal(s: polyopt.Schedule, make, sizes=SIZES) -> polyopt.Schedule:
+    """``s`` compiles and computes exactly what CPython computes."""
+    assert_identical(s.compile(strict_fp=True), make, sizes)
+    return s
+
+
+def illegal(build, *, array: str, source: str, sink: str, direction: tuple[str, ...],
+            lines: tuple[int, ...], kind: DepKind | None = None) -> polyopt.IllegalTransformationError:
+    """``build()`` raises IllegalTransformationError naming the expected dependence."""
+    with pytest.raises(polyopt.IllegalTransformationError) as info:
+        build()
+    err = info.value
+    assert err.violated, f"no dependence named: {err}"
+    d = err.violated[0]
+    assert d.array == array, str(err)
+    assert (d.source.statement, d.sink.statement) == (source, sink), str(err)
+    assert d.source.target == array and d.sink.target == array
+    assert d.direction == direction, str(err)
+    if kind is not None:
+        assert d.kind is kind, str(err)
+    for line in lines:
+        assert f"line {line}" in str(err), f"line {line} not in: {err}"
+    return err
+
+
+# --- interchange -----------------------------------------------------------------------
+
+
+def test_interchange_matmul_is_exact():
+    s = legal(polyopt.schedule(matmul).interchange("j", "k"), make_matmul)
+    assert s.loops() == ["i", "k", "j"]
+    legal(polyopt.schedule(matmul).interchange("i", "k"), make_matmul)
+
+
+def test_interchange_t_i_of_seidel_1d_is_illegal():
+    line = line_of(seidel_1d, "A[i] = (A[i - 1]")
+    err = illegal(lambda: polyopt.schedule(seidel_1d).interchange("t", "i"),
+                  array="A", source="S0", sink="S0", direction=("<", ">"), lines=(line,))
+    assert err.violated[0].carried_by == (parse_function(seidel_1d).statement("S0").loops[0],)
+    # either order of the names is the same request
+    illegal(lambda: polyopt.schedule(seidel_1d).interchange("i", "t"),
+            array="A", source="S0", sink="S0", direction=("<", ">"), lines=(line,))
+
+
+def test_interchange_of_seidel_2d_is_illegal():
+    line = line_of(seidel_2d, "A[i, j] = (A[i - 1, j - 1]")
+    illegal(lambda: polyopt.schedule(seidel_2d).interchange("t", "i"),
+            array="A", source="S0", sink="S0", direction=("<", ">", "<"), lines=(line,),
+            kind=DepKind.FLOW)
+    # i and j: A[i, j] is read as A[i - 1, j + 1] in the next i (same t) or in a later t;
+    # its (i, j) direction is (<, >), which swapping i and j reverses
+    err = illegal(lambda: polyopt.schedule(seidel_2d).interchange("i", "j"),
+                  array="A", source="S0", sink="S0", direction=("<=", "<", ">"), lines=(line,))
+    assert "interchanging loops i and j" in str(err)
+
+
+def test_interchange_misuse_is_not_an_illegal_transformation():
+    with pytest.raises(polyopt.PolyoptError, match="no loop named 'q'") as info:
+        polyopt.schedule(matmul).interchange("i", "q")
+    assert not isinstance(info.value, polyopt.IllegalTransformationError)
+    # gemm's j loop holds a statement before the k loop: not perfectly nested
+    with pytest.raises(polyopt.PolyoptError, match="perfectly nested") as info:
+        polyopt.schedule(gemm).interchange("j", "k")
+    assert not isinstance(info.value, polyopt.IllegalTransformationError)
+
+
+# --- distribution and fusion -----------------------------------------------------------
+
+
+def test_distribute_then_interchange_gemm_is_exact():
+    s = polyopt.schedule(gemm).distribute("j")
+    assert s.loops() == ["i", "j", "j#2", "k"]
+    s = legal(s.interchange("j#2", "k"), make_gemm)
+    assert s.loops() == ["i", "j", "k", "j#2"]
+
+
+def test_distribute_is_exact_when_dependences_stay_forward():
+    legal(polyopt.schedule(two_statements).distribute("i"), make_vec3)
+
+
+def test_distribute_is_illegal_when_a_statement_reads_the_next_ones_earlier_write():
+    illegal(lambda: polyopt.schedule(reads_next_iteration).distribute("i"),
+            array="b", source="S1", sink="S0", direction=("<",), kind=DepKind.FLOW,
+            lines=(line_of(reads_next_iteration, "a[i] = b[i - 1]"),
+                   line_of(reads_next_iteration, "b[i] = x[i] * 2.0")))
+
+
+def test_fuse_producer_consumer_is_exact():
+    s = polyopt.schedule(producer_consumer)
+    first, second = s.loops()
+    s = legal(s.fuse(first, second), make_vec3)
+    assert s.loops() == [first]
+
+
+def test_fuse_shifts_a_consumer_that_reads_ahead():
+    """The consumer reads a[i + 1], written by the producer one iteration later: fused
+    without a shift that is illegal; fusion shifts the consumer by one and is exact."""
+    s = polyopt.schedule(consumer_reads_ahead)
+    first, second = s.loops()
+    fused = legal(s.fuse(first, second), make_vec3)
+    assert fused.loops() == [first]
+    c = fused.compile(strict_fp=True).c_source(*make_vec3(np.random.default_rng(0), 4))
+    body = c[c.index("void polyopt_consumer_reads_ahead"):]
+    assert body.count("for (") == 1  # one loop holds both statements
+    assert re.search(r"const int64_t i = \(c0 - 1\);", body), body  # the shifted consumer
+
+
+def test_fuse_is_illegal_when_no_shift_works():
+    """The consumer reads a[n - 1 - i]: its first iteration needs the producer's last, so
+    no constant shift keeps the flow dependence forward."""
+    s = polyopt.schedule(consumer_reads_reversed)
+    first, second = s.loops()
+    producer = statement_at(consumer_reads_reversed, "a[i] = x[i] * 2.0")
+    consumer = statement_at(consumer_reads_reversed, "b[i] = a[n - 1 - i]")
+    err = illegal(lambda: s.fuse(first, second), array="a", source=producer, sink=consumer,
+                  direction=(), kind=DepKind.FLOW,
+                  lines=(line_of(consumer_reads_reversed, "a[i] = x[i] * 2.0"),
+                         line_of(consumer_reads_reversed, "b[i] = a[n - 1 - i]")))
+    assert f"fusing loops {first} and {second}" in str(err)
+
+
+def test_fuse_then_distribute_round_trip_is_exact():
+    s = polyopt.schedule(producer_consumer)
+    first, second = s.loops()
+    s = s.fuse(first, second).distribute(first)
+    assert len(s.loops()) == 2
+    legal(s, make_vec3)
+
+
+def test_fuse_misuse():
+    s = polyopt.schedule(producer_consumer)
+    first, second = s.loops()
+    with pytest.raises(polyopt.PolyoptError, match="not consecutive") as info:
+        s.fuse(second, first)
+    assert not isinstance(info.value, polyopt.IllegalTransformationError)
+
+
+# --- tiling and skewing ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sizes", [(4, 3, 2), (1, 5, 1), (16, 16, 16)], ids=str)
+def test_tile_matmul_is_exact(sizes):
+    s = legal(polyopt.schedule(matmul).tile(["i", "j", "k"], list(sizes)), make_matmul)
+    assert s.loops() == ["i.tile", "j.tile", "k.tile", "i", "j", "k"]
+
+
+def test_two_level_tiling_is_exact_and_names_stay_unique():
+    s = polyopt.schedule(matmul).tile(["i", "j"], [4, 4]).tile(["i.tile", "j.tile"], [2, 3])
+    assert s.loops() == ["i.tile.tile", "j.tile.tile", "i.tile", "j.tile", "i", "j", "k"]
+    legal(s, make_matmul)
+    # tiling the point loops again gives new names, never a second "i.tile"
+    s = polyopt.schedule(matmul).tile(["i", "j"], [4, 4]).tile(["i", "j"], [2, 2])
+    assert len(set(s.loops())) == len(s.loops()), s.loops()
+    legal(s, make_matmul)
+
+
+def test_tile_triangular_nest_is_exact():
+    legal(polyopt.schedule(tri_upper_sum).tile(["i", "j"], [3, 2]), make_square2)
+
+
+def test_tile_seidel_without_skewing_is_illegal():
+    line = line_of(seidel_1d, "A[i] = (A[i - 1]")
+    err = illegal(lambda: polyopt.schedule(seidel_1d).tile(["t", "i"], [2, 3]),
+                  array="A", source="S0", sink="S0", direction=("<", ">"), lines=(line,))
+    assert "tiling loops" in str(err)
+
+
+def test_skew_then_tile_seidel_is_exact():
+    legal(polyopt.schedule(seidel_1d).skew("t", "i", 1).tile(["t", "i"], [2, 3]), make_seidel_1d)
+
+
+def test_skew_then_tile_jacobi_1d_time_loop_is_exact():
+    """Fusing jacobi-1d's two sweeps shifts the second by one; skewing i by 2*t then makes
+    the (t, i) band permutable, so it tiles."""
+    s = polyopt.schedule(jacobi_1d)
+    t, first, second = s.loops()
+    s = s.fuse(first, second)
+    with pytest.raises(polyopt.IllegalTransformationError):
+        s.tile([t, first], [2, 3])  # not permutable before skewing
+    s = legal(s.skew(t, first, 2).tile([t, first], [2, 3]), make_jacobi_1d)
+    assert s.loops() == [f"{t}.tile", f"{first}.tile", t, first]
+
+
+def test_skew_alone_is_exact():
+    legal(polyopt.schedule(matmul).skew("i", "j", 1), make_matmul)
+    legal(polyopt.schedule(seidel_1d).skew("t", "i", 2).interchange("t", "i"), make_seidel_1d)
+
+
+def test_tile_misuse():
+    with pytest.raises(polyopt.PolyoptError, match="tile sizes"):
+        polyopt.schedule(matmul).tile(["i", "j"], [4])
+    with pytest.raises(polyopt.PolyoptError, match="positive"):
+        polyopt.schedule(matmul).tile(["i", "j"], [4, 0])
+    with pytest.raises(polyopt.PolyoptError, match="loops j, i are not perfectly nested"):
+        polyopt.schedule(matmul).tile(["j", "i"], [4, 4])
+
+
+# --- unroll-and-jam --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("loop,factor", [("i", 3), ("k", 2), ("i", 4)])
+def test_unroll_jam_matmul_with_sizes_not_divisible_by_the_factor(loop, factor):
+    s = legal(polyopt.schedule(matmul).interchange("j", "k").unroll_jam(loop, factor),
+              make_matmul)
+    assert f"{loop}.uj" in s.loops()
+
+
+def test_unroll_jam_twice_is_exact():
+    legal(polyopt.schedule(matmul).unroll_jam("i", 2).unroll_jam("j", 3), make_matmul)
+
+
+def test_unroll_jam_is_illegal_when_it_reorders_a_dependence():
+    # jamming t's copies into i runs t+1's i before t's i+1: the (<, >) dependence breaks
+    illegal(lambda: polyopt.schedule(seidel_1d).unroll_jam("t", 2),
+            array="A", source="S0", sink="S0", direction=("<", ">"),
+            lines=(line_of(seidel_1d, "A[i] = (A[i - 1]"),))
+
+
+def test_unroll_jam_misuse():
+    with pytest.raises(polyopt.PolyoptError, match="at least 2"):
+        polyopt.schedule(matmul).unroll_jam("i", 1)
+    with pytest.raises(polyopt.PolyoptError, match="no perfectly nested inner loop"):
+        polyopt.schedule(matmul).unroll_jam("k", 2)
+
+
+# --- parallelize and vectorize ---------------------------------------------------------
+
+
+def test_parallelize_a_parallel_loop_is_exact():
+    s = legal(polyopt.schedule(matmul).parallelize("i"), make_matmul)
+    c = s.compile(strict_fp=True).c_source(*make_matmul(np.random.default_rng(0), 3))
+    assert c.count("#pragma omp parallel for") == 1
+
+
+def test_parallelize_prefix_sum_is_illegal():
+    line = line_of(prefix_sum, "x[i] += x[i - 1]")
+    err = illegal(lambda: polyopt.schedule(prefix_sum).parallelize("i"),
+                  array="x", source="S0", sink="S0", direction=("<",), kind=DepKind.FLOW,
+                  lines=(line,))
+    assert err.violated[0].distance == (1,)
+    assert "cannot run in parallel" in str(err)
+
+
+def test_parallelize_a_reduction_reassociates_within_tolerance():
+    """dot's loop runs as `parallel for reduction(+:s)`: the sum is reassociated, so the
+    result matches CPython within conftest's float64 tolerance, not bit for bit."""
+    s = polyopt.schedule(dot).parallelize("i")
+    k = s.compile()
+    assert "reduction(+:s)" in k.c_source(*make_vec2(np.random.default_rng(0), 3))
+    assert_close(k, make_vec2, SIZES + (1000,))
+
+
+def test_strict_fp_refuses_parallelizing_a_float_reduction():
+    with pytest.raises(polyopt.IllegalTransformationError, match="strict_fp") as info:
+        polyopt.schedule(polyopt.jit(dot, strict_fp=True)).parallelize("i")
+    d = info.value.violated[0]
+    assert d.reduction and d.array == "s"
+    # strict_fp given when compiling a schedule built without it
+    with pytest.raises(polyopt.IllegalTransformationError, match="strict_fp"):
+        polyopt.schedule(dot).parallelize("i").compile(strict_fp=True)
+    with pytest.raises(polyopt.IllegalTransformationError, match="strict_fp"):
+        polyopt.schedule(polyopt.jit(dot, strict_fp=True)).vectorize("i")
+    # an integer reduction reassociates exactly: strict_fp allows it
+    k = polyopt.schedule(polyopt.jit(int_sum, strict_fp=True)).parallelize("i").compile()
+    assert "reduction(+:s)" in k.c_source(np.zeros(3))
+    assert_identical(k, make_vec1, SIZES + (1000,))
+
+
+def test_vectorize_innermost_parallel_loop_is_exact():
+    s = legal(polyopt.schedule(matmul).interchange("j", "k").vectorize("j"), make_matmul)
+    c = s.compile(strict_fp=True).c_source(*make_matmul(np.random.default_rng(0), 3))
+    assert "#pragma omp simd" in c
+
+
+def test_vectorize_a_non_innermost_loop_is_refused():
+    with pytest.raises(polyopt.IllegalTransformationError, match="not an innermost loop") as info:
+        polyopt.schedule(matmul).vectorize("i")
+    assert info.value.violated == ()  # nothing is broken: the loop is parallel, just not inner
+    # a non-innermost loop that carries a dependence is refused naming it
+    illegal(lambda: polyopt.schedule(seidel_1d).vectorize("t"),
+            array="A", source="S0", sink="S0", direction=("<", "="), kind=DepKind.OUTPUT,
+            lines=(line_of(seidel_1d, "A[i] = (A[i - 1]"),))
+
+
+def test_vectorize_a_recurrence_is_illegal():
+    illegal(lambda: polyopt.schedule(prefix_sum).vectorize("i"),
+            array="x", source="S0", sink="S0", direction=("<",),
+            lines=(line_of(prefix_sum, "x[i] += x[i - 1]"),))
+
+
+def test_a_later_step_that_breaks_a_parallel_request_is_illegal():
+    """j carries nothing in (i, j) order; after interchanging, j is outer and carries the
+    (1, 1) dependence: the earlier request must not be dropped silently."""
+    s = polyopt.schedule(diagonal).parallelize("j")
+    legal(s, make_square2)
+    err = illegal(lambda: s.interchange("i", "j"), array="A", source="S0", sink="S0",
+                  direction=("<", "<"), lines=(line_of(diagonal, "A[i, j] = A[i - 1, j - 1]"),))
+    assert "breaks an earlier request" in str(err)
+
+
+def test_parallel_request_follows_fusion():
+    s = polyopt.schedule(producer_consumer)
+    first, second = s.loops()
+    s = s.parallelize(second).fuse(first, second)
+    k = s.compile(strict_fp=True)
+    assert "#pragma omp parallel for" in k.c_source(*make_vec3(np.random.default_rng(0), 3))
+    assert_identical(k, make_vec3)
+
+
+# --- loop-invariant code motion --------------------------------------------------------
+
+
+def test_licm_of_an_invariant_accumulator_is_exact():
+    s = legal(polyopt.schedule(matmul).licm("k"), make_matmul)
+    c = s.compile(strict_fp=True).c_source(*make_matmul(np.random.default_rng(0), 3))
+    assert "C_acc" in c
+    legal(polyopt.schedule(row_accumulate).licm("k"), make_row)  # not a reduction: still exact
+
+
+def test_licm_then_vectorize_reassociates_within_tolerance():
+    """With C[i, j] in a register, k is a scalar reduction: `omp simd reduction(+:C_acc)`
+    reassociates it, so the result is compared within tolerance."""
+    k = polyopt.schedule(matmul).licm("k").vectorize("k").compile()
+    assert "simd reduction(+:C_acc)" in k.c_source(*make_matmul(np.random.default_rng(0), 3))
+    assert_close(k, make_matmul)
+
+
+def test_licm_then_vectorize_of_a_recurrence_is_illegal():
+    # C[i] = C[i] * 0.5 + ...: LICM is fine, but it is no reduction, so no SIMD
+    s = polyopt.schedule(row_accumulate).licm("k")
+    illegal(lambda: s.vectorize("k"), array="C", source="S0", sink="S0", direction=("=", "<"),
+            lines=(line_of(row_accumulate, "C[i] = C[i] * 0.5"),))
+
+
+def test_licm_where_the_element_changes_is_illegal():
+    with pytest.raises(polyopt.IllegalTransformationError,
+                       match="changes from one iteration to the next") as info:
+        polyopt.schedule(column_update).licm("k")
+    assert info.value.violated == ()  # C[k] differs per iteration: no register can hold it
+
+
+def test_licm_where_another_access_may_touch_the_element_is_illegal():
+    # the write of C[i] reaches the read of C[k] when k == i: at a later k of the same i
+    # (which the register copy would miss) or in a later i
+    line = line_of(self_reading_row, "C[i] += C[k] * A[i, k]")
+    err = illegal(lambda: polyopt.schedule(self_reading_row).licm("k"),
+                  array="C", source="S0", sink="S0", direction=("<=", "*"), lines=(line,))
+    assert "reads other elements of C" in str(err)
+
+
+def test_licm_misuse_on_an_outer_loop():
+    with pytest.raises(polyopt.IllegalTransformationError, match="not a single statement"):
+        polyopt.schedule(matmul).licm("i")
+
+
+# --- printing and saving schedules -----------------------------------------------------
+
+ROUND_TRIPS = {
+    "interchange+unroll_jam+vectorize": (
+        matmul, make_matmul,
+        lambda s: s.interchange("j", "k").unroll_jam("i", 3).vectorize("j").parallelize("i.uj")),
+    "tile+licm": (matmul, make_matmul, lambda s: s.tile(["i", "j"], [4, 3]).licm("k")),
+    "distribute+interchange+tile": (
+        gemm, make_gemm,
+        lambda s: s.distribute("j").interchange("j#2", "k").tile(["k", "j#2"], [8, 8])),
+    "fuse+skew+tile": (
+        jacobi_1d, make_jacobi_1d,
+        lambda s: s.fuse(s.loops()[1], s.loops()[2]).skew("t", s.loops()[1], 2)
+                   .tile(["t", s.loops()[1]], [4, 4])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND_TRIPS))
+def test_str_and_json_replay_to_the_same_c(name):
+    fn, make, build = ROUND_TRIPS[name]
+    s = build(polyopt.schedule(fn))
+    args = make(np.random.default_rng(0), 5)
+    c = s.compile().c_source(*args)
+    again = eval(str(s), {"polyopt": polyopt, fn.__name__: fn})  # print(s) is Python
+    assert isinstance(again, polyopt.Schedule)
+    assert str(again) == str(s)
+    assert again.compile().c_source(*args) == c
+    loaded = polyopt.Schedule.from_json(fn, s.to_json())
+    assert loaded.to_json() == s.to_json()
+    assert loaded.compile().c_source(*args) == c
+    loaded = polyopt.Schedule.from_json(polyopt.jit(fn), s.to_json())
+    assert loaded.compile().c_source(*args) == c
+    assert_close(loaded.compile(), make, (0, 1, 6, 11))
+
+
+def test_a_schedule_is_immutable_and_its_steps_are_checked_again_when_loaded():
+    s = polyopt.schedule(matmul)
+    t = s.interchange("j", "k")
+    assert s.loops() == ["i", "j", "k"] and t.loops() == ["i", "k", "j"]
+    text = polyopt.schedule(seidel_1d).to_json().replace(
+        '"steps": []', '"steps": [{"op": "interchange", "args": ["t", "i"]}]')
+    with pytest.raises(polyopt.IllegalTransformationError):
+        polyopt.Schedule.from_json(seidel_1d, text)
