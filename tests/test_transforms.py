@@ -27,13 +27,13 @@ import re
 
 import numpy as np
 import pytest
-
-import polyopt
 from conftest import check_against_python
 from kernels import gemm, jacobi_1d, prefix_sum, seidel_2d, tri_upper_sum
 from polyopt.backend_c.build import DEFAULT_CFLAGS
-from polyopt.deps import DepKind
 from polyopt.frontends.python import parse_function
+
+import polyopt
+from polyopt.deps import DepKind
 
 SIZES = (0, 1, 2, 5, 7, 13)  # 13: odd, and no tile size or unroll factor used here divides it
 
@@ -65,7 +65,7 @@ def make_matmul(r, n):
 
 def seidel_1d(tsteps, A):
     n = A.shape[0]
-    for t in range(tsteps):
+    for t in range(tsteps):  # noqa: B007  (the time loop of a stencil)
         for i in range(1, n - 1):
             A[i] = (A[i - 1] + A[i] + A[i + 1]) / 3.0
 
