@@ -38,6 +38,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help=f"timed rounds per figure, at least {MIN_REPEAT} (more for short runs)")
     p.add_argument("--suite", choices=SUITES, default="all")
     p.add_argument("--out", type=Path, default=Path("bench/results"))
+    p.add_argument("--wait-idle", type=float, default=0.0, metavar="SECONDS",
+                   help="before timing each kernel, wait up to SECONDS for other processes "
+                        "to leave the CPUs (shared machines); the load is reported either way")
     args = p.parse_args(argv)
     if args.repeat < MIN_REPEAT:
         p.error(f"--repeat must be at least {MIN_REPEAT}")
@@ -57,7 +60,8 @@ def largest_polybench_kernel() -> str:
 def run_polybench(args: argparse.Namespace, ctx: list[str]) -> str:
     from bench import polybench_suite
 
-    results = polybench_suite.run(args.size, args.kernel_list, args.repeat, args.out)
+    results = polybench_suite.run(args.size, args.kernel_list, args.repeat, args.out,
+                                  wait_idle=args.wait_idle)
     stem = args.out / f"polybench-{args.size}"
     md = report.polybench_markdown(results, args.size, ctx)
     stem.with_suffix(".md").write_text(md)
@@ -69,7 +73,7 @@ def run_polybench(args: argparse.Namespace, ctx: list[str]) -> str:
 def run_targets(args: argparse.Namespace, ctx: list[str]) -> str:
     from bench import targets_suite
 
-    md = report.targets_markdown(targets_suite.run(args.repeat, args.out), ctx)
+    md = report.targets_markdown(targets_suite.run(args.repeat, args.out, args.wait_idle), ctx)
     (args.out / "targets.md").write_text(md)
     return md + f"\nWrote {args.out / 'targets.md'}.\n"
 

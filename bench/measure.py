@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench import check
+from bench import check, machine
 from bench.compile_times import CompileTimes
 from bench.progress import Progress
 from bench.specs import KernelSpec, outputs_of
@@ -47,6 +47,7 @@ class KernelResult:
     flops: int | None
     variants: dict[str, VariantResult] = field(default_factory=dict)
     compile: CompileTimes | None = None
+    background_cpus: float | None = None  # other processes' CPU use while timing
 
     def seconds(self, key: str) -> float | None:
         r = self.variants.get(key)
@@ -71,6 +72,10 @@ class Pool:
 
     def __getitem__(self, key: str) -> Worker:
         return self.workers[key]
+
+    def pids(self) -> list[int]:
+        """The process ids of the running workers."""
+        return [w.proc.pid for w in self.workers.values() if w.proc is not None]
 
     def close(self) -> None:
         for w in self.workers.values():
@@ -111,8 +116,13 @@ def _prepare(pool: Pool, spec: KernelSpec, size: str, variants: Sequence[Variant
 
 def measure_kernel(pool: Pool, spec: KernelSpec, size: str, variants: Sequence[Variant],
                    repeat: int, workdir: Path, progress: Progress | None = None,
-                   compile_times: Callable[[], CompileTimes] | None = None) -> KernelResult:
-    """Check and time ``spec`` at dataset ``size`` as each of ``variants``."""
+                   compile_times: Callable[[], CompileTimes] | None = None,
+                   wait_idle: float = 0.0) -> KernelResult:
+    """Check and time ``spec`` at dataset ``size`` as each of ``variants``.
+
+    With ``wait_idle`` > 0, first wait up to that many seconds for other processes
+    to leave the CPUs (see :mod:`bench.machine`).
+    """
     result = KernelResult(spec.suite, spec.name, spec.category, size, spec.flop_count(size))
     if progress:
         progress.show(f"{spec.name}: building and checking")
@@ -126,8 +136,17 @@ def measure_kernel(pool: Pool, spec: KernelSpec, size: str, variants: Sequence[V
         if progress:
             progress.show(f"{spec.name}: {key} run {done}/{total}")
 
+    if wait_idle > 0:
+        def on_wait(bg: float | None) -> None:
+            if progress:
+                progress.show(f"{spec.name}: waiting for a quiet machine (others use "
+                              f"{bg or 0:.1f} CPUs)")
+        machine.wait_until_quiet(wait_idle, pids=pool.pids, on_wait=on_wait)
+    meter = machine.BackgroundMeter(pool.pids)
+    meter.start()
     timings = run_interleaved({k: runner(k) for k in ok}, lambda w: rounds_for(w, repeat),
                               on_run=on_run)
+    result.background_cpus = meter.stop()
     for key in ok:
         r = result.variants[key]
         if key in timings.errors:

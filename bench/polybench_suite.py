@@ -23,7 +23,7 @@ def active_variants() -> tuple[list[Variant], dict[str, str]]:
 
 
 def run(size: str, kernels: Sequence[str], repeat: int, out_dir: Path,
-        compile_times: bool = True) -> list[KernelResult]:
+        compile_times: bool = True, wait_idle: float = 0.0) -> list[KernelResult]:
     """Check and time every kernel in ``kernels`` at ``size``; one row per kernel."""
     variants, skipped = active_variants()
     progress = Progress(len(kernels), f"polybench {size}")
@@ -35,7 +35,8 @@ def run(size: str, kernels: Sequence[str], repeat: int, out_dir: Path,
                 spec = load_spec("polybench", name)
                 r = measure_kernel(
                     pool, spec, size, variants, repeat, Path(work), progress,
-                    (lambda n=name: cold_warm("polybench", n)) if compile_times else None)
+                    (lambda n=name: cold_warm("polybench", n)) if compile_times else None,
+                    wait_idle)
                 for key, why in skipped.items():
                     r.variants[key] = VariantResult("n/a", why)
                 results.append(r)

@@ -19,6 +19,9 @@ from bench.targets_suite import PEAK_GFLOPS, TargetResult
 from bench.variants import BASELINE, VARIANTS
 
 DASH = "–"
+#: Background load (CPUs used by other processes while timing) above which a
+#: kernel's 2-thread figures are marked as measured on a busy machine.
+BUSY_CPUS = 0.3
 
 
 # --- context -------------------------------------------------------------------------
@@ -92,8 +95,17 @@ def _cell(r: KernelResult, key: str) -> str:
         return v.status
     if key == BASELINE.key:
         return f"{v.seconds * 1e3:.3g} ms" if v.seconds is not None else DASH
-    s = r.speedup(key)
-    return f"{s:.2f}×" if s is not None else DASH
+    return _ratio(r.speedup(key))
+
+
+def _ratio(s: float | None) -> str:
+    if s is None:
+        return DASH
+    return f"{s:.2f}×" if s >= 0.095 else f"{s:.2g}×"
+
+
+def _bg(x: float | None) -> str:
+    return DASH if x is None else f"{x:.2f}" + (" ⚠" if x > BUSY_CPUS else "")
 
 
 def _compile_cells(ct: CompileTimes | None) -> tuple[str, str]:
@@ -121,6 +133,7 @@ def summary(results: Sequence[KernelResult]) -> dict[str, float | int | None]:
         "below_0.95": sum(s < 0.95 for s in two),
         "wrong": sum(v.status == "WRONG" for r in results for v in r.variants.values()),
         "errors": sum(v.status == "ERROR" for r in results for v in r.variants.values()),
+        "busy": sum((r.background_cpus or 0.0) > BUSY_CPUS for r in results),
     }
 
 
@@ -142,16 +155,19 @@ def summary_lines(s: dict[str, float | int | None]) -> list[str]:
         f"Numba par {_fmt(s['numba_par'])}",
         f"- kernels where polyopt 2t is slower than 0.95× the baseline: {s['below_0.95']}; "
         f"WRONG results: {s['wrong']}; errors: {s['errors']}",
+        f"- kernels timed while other processes used more than {BUSY_CPUS} CPUs (⚠, "
+        f"2-thread figures unreliable): {s['busy']}",
     ]
 
 
 def polybench_markdown(results: Sequence[KernelResult], size: str, ctx: list[str]) -> str:
     head = ["kernel", "baseline (gcc -O3, 1t)", *[v.label for v in VARIANTS[1:]],
-            "compile cold (s)", "warm (ms)"]
+            "compile cold (s)", "warm (ms)", "others' CPUs"]
     lines = [f"## PolyBench {size}: speedup over the baseline", "", *ctx, "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in results:
-        cells = [r.name, *(_cell(r, v.key) for v in VARIANTS), *_compile_cells(r.compile)]
+        cells = [r.name, *(_cell(r, v.key) for v in VARIANTS), *_compile_cells(r.compile),
+                 _bg(r.background_cpus)]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", *summary_lines(summary(results))]
     notes = [f"- {r.name} / {k}: {v.status}: {v.detail}" for r in results
@@ -160,6 +176,10 @@ def polybench_markdown(results: Sequence[KernelResult], size: str, ctx: list[str
               if r.compile is not None and r.compile.error]
     if notes:
         lines += ["", "Problems:", *notes]
+    prange = [f"{r.name}: {v.note}" for r in results
+              if (v := r.variants.get("numba-par")) is not None and v.note]
+    if prange:
+        lines += ["", "Numba parallel: " + "; ".join(prange)]
     return "\n".join(lines) + "\n"
 
 
@@ -167,7 +187,7 @@ def csv_columns() -> list[str]:
     cols = ["kernel", "category", "size", "flops"]
     for v in VARIANTS:
         cols += [f"{v.key}_status", f"{v.key}_ms", f"{v.key}_speedup", f"{v.key}_runs"]
-    return cols + ["compile_cold_s", "compile_warm_s"]
+    return cols + ["compile_cold_s", "compile_warm_s", "background_cpus"]
 
 
 def write_csv(results: Sequence[KernelResult], path: Path) -> None:
@@ -183,7 +203,8 @@ def write_csv(results: Sequence[KernelResult], path: Path) -> None:
                         f"{s:.4g}" if s else "", vr.samples if vr else 0]
             ct = r.compile
             row += [f"{ct.cold_s:.4g}" if ct and ct.cold_s is not None else "",
-                    f"{ct.warm_s:.4g}" if ct and ct.warm_s is not None else ""]
+                    f"{ct.warm_s:.4g}" if ct and ct.warm_s is not None else "",
+                    f"{r.background_cpus:.3f}" if r.background_cpus is not None else ""]
             w.writerow(row)
 
 
@@ -231,7 +252,7 @@ def _matplotlib_chart(path: Path, groups: list[str],
 
 def targets_markdown(rows: Sequence[TargetResult], ctx: list[str]) -> str:
     head = ["target", "baseline 1t", "polyopt 2t", "NumPy 2t", "polyopt / reference",
-            "goal", "result", "compile cold / warm"]
+            "goal", "result", "compile cold / warm", "others' CPUs"]
     lines = ["## Performance targets (issue 3)", "", *ctx,
              f"- GFLOP/s; peak of the machine ≈ {PEAK_GFLOPS['float64']:.0f} fp64 / "
              f"{PEAK_GFLOPS['float32']:.0f} fp32 on 2 cores", "",
@@ -257,7 +278,8 @@ def targets_markdown(rows: Sequence[TargetResult], ctx: list[str]) -> str:
                 if ct.cold_s is not None and ct.warm_s is not None else "ERROR")
         lines.append("| " + " | ".join([
             r.category, g("baseline"), g("polyopt-2t") + pct, g("numpy"),
-            f"{_fmt(t.ratio)} of {ref}", f"≥ {t.target.goal:g}×", t.verdict, comp]) + " |")
+            f"{_fmt(t.ratio)} of {ref}", f"≥ {t.target.goal:g}×", t.verdict, comp,
+            _bg(r.background_cpus)]) + " |")
         if t.contracted is not None:
             notes.append(f"- {r.category}: temporary `{t.target.temporary}` "
                          + ("contracted away (not indexed in the generated C)"

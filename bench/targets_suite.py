@@ -69,7 +69,7 @@ def _contracted(name: str, temp: str) -> bool:
     return re.search(rf"\b{re.escape(temp)}\[", body) is None
 
 
-def run(repeat: int, out_dir: Path) -> list[TargetResult]:
+def run(repeat: int, out_dir: Path, wait_idle: float = 0.0) -> list[TargetResult]:
     names = target_names()
     variants = [BY_KEY[k] for k in VARIANT_KEYS]
     progress = Progress(len(names), "targets")
@@ -79,7 +79,8 @@ def run(repeat: int, out_dir: Path) -> list[TargetResult]:
         with tempfile.TemporaryDirectory(prefix="polyopt-bench-") as work:
             for name in names:
                 spec = load_spec("targets", name)
-                r = measure_kernel(pool, spec, TARGET, variants, repeat, Path(work), progress)
+                r = measure_kernel(pool, spec, TARGET, variants, repeat, Path(work), progress,
+                                   wait_idle=wait_idle)
                 progress.show(f"{name}: compile time cold/warm")
                 ct = cold_warm("targets", name)
                 t = TARGETS[name]
