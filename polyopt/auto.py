@@ -27,6 +27,7 @@ from polyopt.errors import PolyoptError
 from polyopt.legality import violations
 from polyopt.model import Scop
 from polyopt.options import Options
+from polyopt.auto_register import register_tile_all
 from polyopt.isl_scheduler import isl_schedule
 from polyopt.parallel import PARALLEL, REDUCTION, SEQUENTIAL, loop_verdict
 from polyopt.schedule_tree import Band, LoopDim, Node, Sequence, loops, statements
@@ -40,10 +41,12 @@ MAX_PERMUTED = 4  # chains longer than this only get their innermost loops reord
 L2_BYTES = 1 << 20
 
 
-def schedule(scop: Scop, deps: Dependences, options: Options) -> Node:
+def schedule(scop: Scop, deps: Dependences, options: Options) -> tuple[Scop, Dependences, Node]:
+    """The automatic schedule.  Register tiling may split statements, so the (possibly
+    new) scop and its dependences come back with the tree."""
     tree = normalize(scop.schedule)
     if not scop.statements:
-        return tree
+        return scop, deps, tree
     if options.interchange:
         tree = _distribute_for_order(scop, deps, tree)
         tree = _reorder_all(scop, deps, tree)
@@ -51,8 +54,11 @@ def schedule(scop: Scop, deps: Dependences, options: Options) -> Node:
         tree = _fuse_all(scop, deps, tree, options.fuse)
     if options.tile:
         tree = _time_tile_all(scop, deps, tree)
+    if options.unroll_jam:
+        scop, deps, tree = register_tile_all(scop, deps, tree, options)
+    if options.tile:
         tree = _tile_all(scop, deps, tree, options)
-    return tree
+    return scop, deps, tree
 
 
 # --- loop order ---------------------------------------------------------------------------

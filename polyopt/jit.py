@@ -149,7 +149,7 @@ class Kernel:
 
 def jit(fn: Callable[..., Any] | None = None, *, parallel: bool = True, vectorize: bool = True,
         tile: bool | tuple[int, ...] = True, fuse: str = "smart", interchange: bool = True,
-        licm: bool = True, unroll_jam: bool | int = False, fastmath: bool = False,
+        licm: bool = True, unroll_jam: bool = True, fastmath: bool = False,
         strict_fp: bool = False, auto: bool = True, cache: bool = True,
         fallback: bool = False) -> Any:
     """Compile a loop function to parallel, vectorized C.
@@ -164,6 +164,7 @@ def jit(fn: Callable[..., Any] | None = None, *, parallel: bool = True, vectoriz
       (whenever legal) or ``"none"``.
     - ``interchange``: reorder loops for outer parallelism and unit stride.
     - ``licm``: keep invariant accumulators in registers.
+    - ``unroll_jam``: register-tile matmul-like reductions (unroll-and-jam).
     - ``fastmath``: compile with ``-ffast-math``.
     - ``strict_fp``: never reassociate floating-point operations (no parallel or
       vectorized reductions of floats).  By default reductions are reassociated, as

@@ -159,3 +159,11 @@ def band_members(node: isl.ScheduleNode) -> list[isl.UnionPwAff]:
 
 def children(node: isl.ScheduleNode) -> list[isl.ScheduleNode]:
     return [node.child(k) for k in range(node.n_children())]
+
+
+def rename_set(s: isl.Set, name: str) -> isl.Set:
+    return s.set_tuple_name(name)
+
+
+def rename_map_domain(m: isl.Map, name: str) -> isl.Map:
+    return m.set_tuple_name(dim_type.in_, name)

@@ -14,7 +14,7 @@ class Options:
     interchange: bool = True  # reorder loops for parallelism and unit stride
     licm: bool = True  # keep invariant accumulators in registers
     contract: bool = True  # shrink temporaries that live within one iteration to scalars
-    unroll_jam: bool | int = False  # register tiling of the loops around a reduction
+    unroll_jam: bool = True  # register tiling (unroll-and-jam) of matmul-like reductions
     fastmath: bool = False  # compile with -ffast-math
     strict_fp: bool = False  # never reassociate floating point (no parallel/simd reductions)
     auto: bool = True  # False: keep the source's loop order (only marks are added)

@@ -46,7 +46,7 @@ def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
             only_licm=req.licm if "licm" in req.used else None,
         )
     elif options.auto:
-        tree = auto.schedule(scop, deps, options)
+        scop, deps, tree = auto.schedule(scop, deps, options)
         if options.contract:
             contracted = contract(scop, deps, tree)
             if contracted is not scop:

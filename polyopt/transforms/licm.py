@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import islpy as isl
 
+from polyopt import isl_text
+
 from polyopt.deps import Dependence, Dependences
 from polyopt.errors import IllegalTransformationError
 from polyopt.expr import Load, Name, walk
@@ -36,9 +38,14 @@ def invariant_accumulator(scop: Scop, tree: Node, loop_id: str) -> str | None:
 def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
     band = at(tree, find(tree, loop_id))
     assert isinstance(band, Band)
-    if not isinstance(band.child, Leaf):
+    unrolled = []
+    node = band.child
+    while isinstance(node, Band) and node.dims[0].mark.unroll:
+        unrolled.append(node.dims[0])
+        node = node.child
+    if not isinstance(node, Leaf):
         return None, "its body is not a single statement"
-    s = scop.statement(band.child.stmt)
+    s = scop.statement(node.stmt)
     if s.target not in scop.arrays:
         return None, f"it updates the scalar {s.target}, which already lives in a register"
     others = [n for n in walk(s.value)
@@ -47,9 +54,13 @@ def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
     if others:
         return None, f"the statement also reads other elements of {s.target}"
     tl = Timeline(scop, tree)
-    same_outer = tl.same_prefix(band.dims[0].loop_id, inclusive=False)
-    pairs = same_outer.intersect(
+    pairs = tl.same_prefix(band.dims[0].loop_id, inclusive=False).intersect(
         isl.UnionMap.from_map(isl.Map.from_domain_and_range(s.domain, s.domain)))
+    if unrolled:
+        # copies made by unrolling are separate accumulators: compare within one copy
+        m = isl_text.make_map(scop.params, s.name, s.iterators, "",
+                              tuple(d.expr(s.name) for d in unrolled)).intersect_domain(s.domain)
+        pairs = pairs.intersect(isl.UnionMap.from_map(m.apply_range(m.reverse())))
     w = isl.UnionMap.from_map(s.write.relation)
     same_element = w.apply_range(w.reverse())
     if not pairs.is_subset(same_element):

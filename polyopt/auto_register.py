@@ -1,0 +1,169 @@
+"""Register tiling of matmul-like reductions (the automatic unroll-and-jam).
+
+For a statement ``X[i, j] += f(.., i, k, ..) * g(.., k, j, ..)`` nested in
+loops over ``i``, ``j`` and a reduction loop ``k``, the scheduler builds::
+
+    for i.tile, k.tile, j.tile:            # cache tiles (parallel outer loop)
+        for i.reg, j.reg:                  # one MR x NR register tile
+            for k:                         # MR*NR accumulators stay in registers (LICM)
+                X[i0+0, j0+0] += ...       # the i and j point loops, fully unrolled
+                ...
+                X[i0+MR-1, j0+NR-1] += ...
+
+The statement is first split into its full register tiles and the ragged rest
+(:mod:`polyopt.transforms.split`), so the unrolled micro-kernel has no guards;
+the rest keeps the ordinary tiled, vectorized schedule.  Every step is checked
+against the exact dependences of the split program.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from polyopt.aff import floordiv
+from polyopt.deps import Dependences, analyze
+from polyopt.errors import PolyoptError
+from polyopt.legality import violations
+from polyopt.model import Scop
+from polyopt.options import Options
+from polyopt.target import micro_tile
+from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, loops
+from polyopt.transforms.fuse import distribute
+from polyopt.transforms.split import split_full_tiles
+from polyopt.transforms.tree import build_chain, find, replace_at
+
+CACHE_TILE = {"i": 96, "k": 256, "j": 256}  # multiples of every micro tile (6 or 8 by 8 to 32)
+
+
+def enclosing(tree: Node, stmt: str) -> list[LoopDim]:
+    """The loops around ``stmt`` in ``tree``, outermost first."""
+    found = _enclosing(tree, stmt, [])
+    return found or []
+
+
+def _enclosing(node: Node, stmt: str, above: list[LoopDim]) -> list[LoopDim] | None:
+    if isinstance(node, Leaf):
+        return above if node.stmt == stmt else None
+    if isinstance(node, Band):
+        return _enclosing(node.child, stmt, [*above, *node.dims])
+    for c in node.children:
+        hit = _enclosing(c, stmt, above)
+        if hit is not None:
+            return hit
+    return None
+
+
+def _iterator(dim: LoopDim, stmt: str) -> str | None:
+    e = dim.expr(stmt)
+    if e.const == 0 and len(e.terms) == 1 and isinstance(e.terms[0][0], str) and e.terms[0][1] == 1:
+        return e.terms[0][0]
+    return None
+
+
+def _roles(scop: Scop, stmt: str, dims: list[LoopDim]) -> tuple[LoopDim, LoopDim, LoopDim] | None:
+    """(i, k, j) loops of a matmul-like statement among its three innermost loops."""
+    st = scop.statement(stmt)
+    if len(dims) < 3 or not st.indices:
+        return None
+    last = st.indices[-1]
+    by_iter = {_iterator(d, stmt): d for d in dims[-3:]}
+    if None in by_iter:
+        return None
+    used = set().union(*(ix.names() for ix in st.indices))
+    red = [v for v in by_iter if v not in used]
+    cols = [v for v in by_iter if v in used and abs(last.coeff(v)) == 1
+            and not any(ix.coeff(v) for ix in st.indices[:-1])]
+    rows = [v for v in by_iter if v in used and v not in cols]
+    if len(red) != 1 or len(cols) != 1 or len(rows) != 1:
+        return None
+    return by_iter[rows[0]], by_iter[red[0]], by_iter[cols[0]]
+
+
+def _isolate(scop: Scop, deps: Dependences, tree: Node, stmt: str, depth: int) -> Node | None:
+    """Distribute loops until ``stmt``'s innermost ``depth`` loops hold nothing else."""
+    for _ in range(depth + 4):
+        dims = enclosing(tree, stmt)
+        if len(dims) < depth:
+            return None
+        busy = None
+        for d in dims[-depth:]:
+            node = _band(tree, d.loop_id)
+            if not isinstance(node.child, (Band, Leaf)):
+                busy = d
+        if busy is None:
+            return tree
+        try:
+            cand = distribute(scop, None, tree, busy.loop_id)
+        except PolyoptError:
+            return None
+        if violations(scop, deps, cand):
+            return None
+        tree = cand
+    return None
+
+
+def _band(tree: Node, loop_id: str) -> Band:
+    from polyopt.transforms.tree import at
+
+    node = at(tree, find(tree, loop_id))
+    assert isinstance(node, Band)
+    return node
+
+
+def register_tile_all(scop: Scop, deps: Dependences, tree: Node,
+                      options: Options) -> tuple[Scop, Dependences, Node]:
+    for stmt, red in sorted(deps.reductions.items()):
+        if not red.is_array or stmt not in {s.name for s in scop.statements}:
+            continue
+        result = _register_tile(scop, deps, tree, stmt)
+        if result is not None:
+            scop, deps, tree = result
+    return scop, deps, tree
+
+
+def _register_tile(scop: Scop, deps: Dependences, tree: Node,
+                   stmt: str) -> tuple[Scop, Dependences, Node] | None:
+    dims = enclosing(tree, stmt)
+    roles = _roles(scop, stmt, dims)
+    if roles is None:
+        return None
+    isolated = _isolate(scop, deps, tree, stmt, 3)
+    if isolated is None:
+        return None
+    mr, nr = micro_tile(scop.arrays[scop.statement(stmt).target].dtype)
+    i, k, j = (_iterator(d, stmt) for d in roles)
+    assert i and k and j
+    split = split_full_tiles(scop, isolated, stmt, {i: mr, j: nr})
+    if split is None:
+        return None
+    scop2, tree2 = split
+    deps2 = analyze(scop2)
+    full = f"{stmt}f"
+    tree2 = _isolate(scop2, deps2, tree2, full, 3) if f"{stmt}r" in {
+        s.name for s in scop2.statements} else tree2
+    if tree2 is None:
+        return None
+    chain_dims = enclosing(tree2, full)[-3:]
+    di, dk, dj = _roles(scop2, full, chain_dims) or (None, None, None)
+    if di is None:
+        return None
+    new_chain = [
+        _tiled(di, CACHE_TILE["i"], "tile"), _tiled(dk, CACHE_TILE["k"], "tile"),
+        _tiled(dj, CACHE_TILE["j"], "tile"), _tiled(di, mr, "reg"), _tiled(dj, nr, "reg"),
+        _restrict(dk), _restrict(di, unroll=True), _restrict(dj, unroll=True),
+    ]
+    top = chain_dims[0].loop_id
+    result = replace_at(tree2, find(tree2, top), build_chain(new_chain, Leaf(full)))
+    if violations(scop2, deps2, result):
+        return None
+    return scop2, deps2, result
+
+
+def _tiled(d: LoopDim, size: int, kind: str) -> LoopDim:
+    return LoopDim(f"{d.loop_id}.{kind}", d.name,
+                   tuple((s, floordiv(e, size)) for s, e in d.exprs), LoopMark(), (),
+                   f"{d.label or d.name}.{kind}")
+
+
+def _restrict(d: LoopDim, unroll: bool = False) -> LoopDim:
+    return replace(d, mark=LoopMark(unroll=unroll))

@@ -1,0 +1,88 @@
+"""Index-set splitting of a statement into its full register tiles and the rest.
+
+Before ``split_full_tiles(S, {"i": 4, "j": 8})``::
+
+    for i in range(n):              for i in range(n):
+        for j in range(m):              for j in range(m):
+            S(i, j)                         S.full(i, j)   # (i, j) in a complete 4x8 tile
+                                            S.rest(i, j)   # the ragged edges
+
+Both parts run the same body; together they execute exactly the original
+instances.  The full part can then be unrolled without guards.  The split is
+computed by isl for any domain shape: a tile is full when every point of its
+box lies in the domain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import islpy as isl
+
+from polyopt import isl_text, names
+from polyopt.aff import Lin, floordiv
+from polyopt.model import Scop, Statement
+from polyopt.schedule_tree import Band, Leaf, LoopDim, Node, Sequence
+
+
+def full_tile_domain(scop: Scop, st: Statement, sizes: dict[str, int]) -> tuple[isl.Set, isl.Set]:
+    """(full, rest) parts of ``st``'s domain for register tiles of ``sizes``."""
+    exprs = tuple(floordiv(Lin.var(v), sizes[v]) if v in sizes else Lin.var(v)
+                  for v in st.iterators)
+    to_tile = isl_text.make_map(scop.params, st.name, st.iterators, "T", exprs)
+    d = st.domain
+    image = d.apply(to_tile)
+    box = image.apply(to_tile.reverse())
+    bad_tiles = box.subtract(d).apply(to_tile)
+    rest = d.intersect(bad_tiles.apply(to_tile.reverse()))
+    return d.subtract(rest).coalesce(), rest.coalesce()
+
+
+def split_full_tiles(scop: Scop, tree: Node, stmt: str, sizes: dict[str, int]) -> tuple[Scop, Node] | None:
+    """The scop and tree with ``stmt`` split into ``<stmt>f`` (full tiles) and ``<stmt>r``;
+    None when no tile is full.  The new scop's source order is the returned tree."""
+    st = scop.statement(stmt)
+    full, rest = full_tile_domain(scop, st, sizes)
+    if full.is_empty():
+        return None
+    parts = [(f"{stmt}f", full)] + ([(f"{stmt}r", rest)] if not rest.is_empty() else [])
+    new_stmts: list[Statement] = []
+    for s in scop.statements:
+        if s.name != stmt:
+            new_stmts.append(s)
+            continue
+        for name, dom in parts:
+            new_stmts.append(_restricted(s, name, names.rename_set(dom, name)))
+    new_tree = _split_tree(tree, stmt, [p[0] for p in parts])
+    return replace(scop, statements=tuple(new_stmts), schedule=new_tree), new_tree
+
+
+def _restricted(s: Statement, name: str, domain: isl.Set) -> Statement:
+    def acc(a):
+        rel = names.rename_map_domain(a.relation, name).intersect_domain(domain)
+        return replace(a, statement=name, tag=a.tag.replace(s.name, name, 1), relation=rel)
+
+    return replace(s, name=name, domain=domain, write=acc(s.write),
+                   reads=tuple(acc(r) for r in s.reads))
+
+
+def _split_tree(node: Node, stmt: str, parts: list[str]) -> Node:
+    if isinstance(node, Leaf):
+        if node.stmt != stmt:
+            return node
+        leaves: list[Node] = [Leaf(p) for p in parts]
+        return leaves[0] if len(leaves) == 1 else Sequence(tuple(leaves))
+    if isinstance(node, Sequence):
+        return Sequence(tuple(_split_tree(c, stmt, parts) for c in node.children))
+    dims = tuple(_split_dim(d, stmt, parts) for d in node.dims)
+    return replace(node, dims=dims, child=_split_tree(node.child, stmt, parts))
+
+
+def _split_dim(d: LoopDim, stmt: str, parts: list[str]) -> LoopDim:
+    exprs: list[tuple[str, Lin]] = []
+    for s, e in d.exprs:
+        exprs += [(p, e) for p in parts] if s == stmt else [(s, e)]
+    return replace(d, exprs=tuple(exprs))
+
+
+_ = Band
