@@ -277,6 +277,27 @@ def band_matrix(A, out):
                     out[i, j] += 1.0
 
 
+def boundary_cases(x, y):
+    n = x.shape[0]
+    for i in range(n):
+        if i == 0:
+            t = x[0]
+        elif i == n - 1:
+            t = x[n - 1] * 2.0
+        else:
+            t = x[i] + x[i - 1]
+        y[i] = t * 0.5
+
+
+def last_iteration_scalar(x, y, z):
+    n = x.shape[0]
+    for i in range(n):
+        s = x[i] * 2.0
+        y[i] = s
+        if i == n - 1:
+            z[0] = s
+
+
 def data_ternary(x, y, z):
     n = x.shape[0]
     for i in range(n):
@@ -545,6 +566,8 @@ CASES: dict[str, Case] = {c.name: c for c in [
     Case(first_k, lambda r, n: (n // 2, _f(r, n), _f(r, n))),
     Case(affine_branches, lambda r, n: (_f(r, n, n + 2), _f(r, n, n + 2))),
     Case(band_matrix, lambda r, n: (_f(r, n, n + 1), _f(r, n, n + 1))),
+    Case(boundary_cases, lambda r, n: (_f(r, n), _f(r, n))),
+    Case(last_iteration_scalar, lambda r, n: (_f(r, n), _f(r, n), _f(r, 1))),
     Case(data_ternary, lambda r, n: (_f(r, n), _f(r, n), _f(r, n))),
     Case(floyd_warshall, lambda r, n: (_i(r, n, n, lo=1, hi=100),), CUBIC_SIZES),
     Case(jacobi_1d, lambda r, n: (min(n, 3), _f(r, n), _f(r, n))),
