@@ -14,6 +14,7 @@ Suites (``--suite``, default ``all``):
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shlex
 import sys
 from pathlib import Path
@@ -86,7 +87,7 @@ def run_compile(args: argparse.Namespace, ctx: list[str], with_times: bool) -> s
             print(f"compile times: {name} ({args.repeat} cold + warm pairs)", file=sys.stderr)
             ct = cold_warm("polybench", name, repeat=args.repeat)
             label = name + (" (largest PolyBench kernel)" if name == largest else "")
-            times.append(CompileTimes(label, ct.cold_s, ct.warm_s, ct.import_s, ct.error))
+            times.append(dataclasses.replace(ct, kernel=label))
     print("per-call overhead", file=sys.stderr)
     overhead: Overhead | None = measure_overhead()
     md = report.compile_markdown(times, overhead, ctx)

@@ -96,21 +96,41 @@ def _prepare(pool: Pool, spec: KernelSpec, size: str, variants: Sequence[Variant
     _reference(spec, ref_mini)
     ref_bench.unlink(missing_ok=True)
     out: dict[str, VariantResult] = {}
-    for v in sorted(variants, key=lambda v: v is not BASELINE):  # the baseline first
-        is_base = v is BASELINE
-        req = {"op": "prepare", "suite": spec.suite, "kernel": spec.name, "size": size,
-               "ref_mini": str(ref_mini),
-               "save_bench": str(ref_bench) if is_base else None,
-               "ref_bench": str(ref_bench) if not is_base and ref_bench.exists() else None}
+
+    def request(v: Variant) -> dict[str, object]:
+        return {"op": "prepare", "suite": spec.suite, "kernel": spec.name, "size": size,
+                "ref_mini": str(ref_mini),
+                "save_bench": str(ref_bench) if v is BASELINE else None,
+                "ref_bench": str(ref_bench) if v is not BASELINE and ref_bench.exists() else None}
+
+    def finish(v: Variant, req: dict[str, object], send: bool) -> None:
         try:
-            reply = pool[v.key].request(req, PREPARE_TIMEOUT_S)
+            if send:
+                pool[v.key].send(req)
+            reply = pool[v.key].receive(PREPARE_TIMEOUT_S)
         except WorkerError as exc:
             out[v.key] = VariantResult("ERROR", str(exc))
-            continue
+            return
         r = VariantResult(reply["status"], reply.get("detail", ""), reply.get("note", ""))
-        if r.status == "ok" and not is_base and req["ref_bench"] is None:
+        if r.status == "ok" and v is not BASELINE and req["ref_bench"] is None:
             r.note = (r.note + "; " if r.note else "") + f"not checked at {size} (no baseline)"
         out[v.key] = r
+
+    if BASELINE in variants:  # first: its result is the others' reference
+        finish(BASELINE, request(BASELINE), send=True)
+    # the others build and check concurrently (nothing is being timed meanwhile)
+    sent: list[tuple[Variant, dict[str, object]]] = []
+    for v in variants:
+        if v is BASELINE:
+            continue
+        req = request(v)
+        try:
+            pool[v.key].send(req)
+            sent.append((v, req))
+        except WorkerError as exc:
+            out[v.key] = VariantResult("ERROR", str(exc))
+    for v, req in sent:
+        finish(v, req, send=False)
     return out
 
 

@@ -60,21 +60,30 @@ class Worker:
         self._buf = b""
         return self.proc
 
-    def request(self, req: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Send ``req`` and return the reply; :class:`WorkerError` on a crash or timeout."""
+    def send(self, req: dict[str, Any]) -> None:
+        """Send ``req`` without waiting for the reply (see :meth:`receive`)."""
         proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
-        assert proc.stdin is not None and proc.stdout is not None
+        assert proc.stdin is not None
         try:
             proc.stdin.write((json.dumps(req) + "\n").encode())
             proc.stdin.flush()
         except BrokenPipeError:
             self.close()
             raise WorkerError(f"{self.variant.key} worker died; see {self.log_path}") from None
-        line = self._read_line(proc, timeout)
-        reply = json.loads(line)
+
+    def receive(self, timeout: float) -> dict[str, Any]:
+        """The reply to the last request; :class:`WorkerError` on a crash or timeout."""
+        if self.proc is None:
+            raise WorkerError(f"{self.variant.key} worker is not running")
+        reply = json.loads(self._read_line(self.proc, timeout))
         if "exception" in reply:
             raise WorkerError(reply["exception"])
         return reply
+
+    def request(self, req: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Send ``req`` and return the reply."""
+        self.send(req)
+        return self.receive(timeout)
 
     def _read_line(self, proc: subprocess.Popen[bytes], timeout: float) -> bytes:
         assert proc.stdout is not None
