@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from polyopt.frontends.c_affine import text
 from polyopt.frontends.c_model import CFile, CRegion
@@ -49,11 +50,11 @@ class _Found:
 def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
     """Every scop region of the C file at ``path``."""
     p = Path(path)
-    try:
-        text = p.read_text()
+    try:  # bytes as they are: line endings and any non-UTF-8 byte survive a round trip
+        text = p.read_bytes().decode("utf-8", "surrogateescape")
     except FileNotFoundError:
         raise PolyoptError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise PolyoptError(f"{path}: cannot read the file ({exc})") from None
     filename = str(path)
     output = preprocess(p, cpp or CppOptions())
@@ -86,9 +87,23 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
     return CFile(filename, text, tuple(regions))
 
 
+class _Parser(c_parser.CParser):
+    """pycparser, with a position on every syntax error (a few carry only the file name)."""
+
+    def _parse_error(self, msg: str, coord: object) -> NoReturn:
+        if isinstance(coord, str):
+            try:
+                tok = self._peek()
+                if tok is not None:
+                    coord = self._tok_coord(tok)
+            except Exception:  # noqa: BLE001 - private API: keep the file-only message
+                pass
+        super()._parse_error(msg, coord)
+
+
 def _parse(output: str, filename: str, lines: tuple[str, ...]) -> c_ast.FileAST:
     try:
-        return c_parser.CParser().parse(output, filename)
+        return _Parser().parse(output, filename)
     except c_parser.ParseError as exc:
         m = _PARSE_ERROR.match(str(exc))
         if m is None:

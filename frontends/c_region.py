@@ -21,7 +21,8 @@ original schedule tree (a decreasing loop is scheduled by ``-i``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 
 from polyopt.frontends.c_affine import AffineConverter, NotAffine, describe, text
 from polyopt.frontends.c_model import CArray, CRegion, CScalar
@@ -152,9 +153,9 @@ class RegionBuilder:
                 self.names.written.add(node.name)
             return
         if isinstance(node, c_ast.Assignment):
-            root = _root_id(node.lvalue)
-            if isinstance(node.lvalue, c_ast.ID) and root is not None:
-                self.names.written.add(root)
+            if isinstance(node.lvalue, c_ast.ID):
+                self.names.written.add(node.lvalue.name)
+            self._prescan(node.rvalue)
             return
         if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--"):
             if isinstance(node.expr, c_ast.ID):
@@ -377,8 +378,11 @@ class RegionBuilder:
 
     def _assign(self, st: c_ast.Assignment, ctx: _Ctx) -> list[Node]:
         if st.op == "=":
-            if isinstance(st.rvalue, c_ast.Assignment):
-                raise NotAffine(st, "chained assignment", "assign one target per statement")
+            if isinstance(st.rvalue, c_ast.Assignment):  # `a = b = e`: b = e, then a = b
+                first = self._assign(st.rvalue, ctx)
+                target, indices, t = self._target(st.lvalue)
+                value = cast(self.values.convert(st.rvalue.lvalue), t)
+                return [*first, self._add(st, ctx, target, indices, value, None)]
             target, indices, t = self._target(st.lvalue)
             value = cast(self.values.convert(st.rvalue), t)
             return [self._add(st, ctx, target, indices, value, None)]
@@ -599,15 +603,17 @@ class RegionBuilder:
                                 rel.intersect_domain(domain)))
         return Statement(
             name=p.name, iterators=p.iters, domain=domain, target=p.target, indices=p.indices,
-            value=p.value, update_op=p.update_op, loops=p.loops, location=self.location(p.node),
+            value=p.value, update_op=p.update_op, loops=p.loops,
+            location=_without_comments(self.location(p.node)),
             write=write, reads=tuple(reads),
         )
 
 
-def _root_id(node: c_ast.Node) -> str | None:
-    while isinstance(node, c_ast.ArrayRef):
-        node = node.name
-    return node.name if isinstance(node, c_ast.ID) else None
+def _without_comments(loc: SourceLocation) -> SourceLocation:
+    """The location with comments dropped from its line (reports show the statement)."""
+    text = re.sub(r"/\*.*?\*/", " ", loc.text)
+    text = re.sub(r"//.*$", "", text).rstrip()
+    return replace(loc, text=text)
 
 
 def _conjuncts(node: c_ast.Node, out: list[c_ast.Node]) -> None:

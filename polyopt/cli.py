@@ -343,7 +343,7 @@ def _report(verdicts: list[Verdict]) -> None:
 def write_output(out: str, text: str, source: Path) -> None:
     """Write ``text`` to ``out`` atomically ('-' is standard output); never over ``source``."""
     if out == "-":
-        sys.stdout.write(text)
+        sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
         sys.stdout.flush()
         return
     target = Path(out)
@@ -357,7 +357,7 @@ def write_output(out: str, text: str, source: Path) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask())
-        with os.fdopen(fd, "w") as f:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
