@@ -27,6 +27,7 @@ from polyopt.options import Options
 from polyopt.signature import Signature, type_of_value
 from polyopt.backend_c import build
 from polyopt.backend_c.call import CompiledKernel
+from polyopt.backend_c.fastcall import MISS, make_fast_call
 from polyopt.backend_c.emit import emit
 from polyopt.backend_c.interface import KernelInterface, interface_of
 
@@ -46,10 +47,16 @@ class Kernel:
         self._plans: dict[Signature | None, pipeline.Plan] = {}
         self._last: Signature | None = None
         self._failed: str | None = None
+        self._wrappers: dict[tuple, Callable[[tuple], object]] = {}  # generated, per signature
+        self._fast: Callable[[tuple], object] | None = None  # the last signature's wrapper
 
     # --- calling ------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs and self._fast is not None:
+            result = self._fast(args)
+            if result is not MISS:
+                return result
         if kwargs or len(args) != len(self._arg_names):
             bound = self._signature.bind(*args, **kwargs)
             bound.apply_defaults()
@@ -69,6 +76,8 @@ class Kernel:
                               RuntimeWarning, stacklevel=2)
                 return self.py_func(*args)
             self._specializations[key] = compiled
+            self._wrappers[key] = make_fast_call(compiled, key)
+        self._fast = self._wrappers[key]
         return compiled(args)
 
     def _compile_for(self, args: tuple) -> CompiledKernel:
