@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from polyopt import isl_text
-from polyopt.aff import TRUE, Cmp, Divisible, Formula, Lin, MinMax, Not, conj, pieces
+from polyopt.aff import TRUE, Cmp, Divisible, Formula, Lin, MinMax, Not, Or, conj, pieces
 from polyopt.dtypes import WEAK_FLOAT, WEAK_INT, DType, ValueType, join
 from polyopt.errors import Problem, UnsupportedError
 from polyopt.expr import Cast, Expr, Literal, Load, Name, names_read, walk
@@ -170,7 +170,8 @@ class _Builder:
         self.assign_count: dict[str, int] = {}
         self.affine = AffineConverter(self._affine_name, self._size)
         self.values = ValueConverter(
-            ValueScope(self._value_name, self._load, self._size, self._module_alias)
+            ValueScope(self._value_name, self._load, self._size, self._module_alias,
+                       self._affine_test)
         )
         self.used_names: set[str] = set()
         self.loop_vars: set[str] = set()
@@ -320,6 +321,12 @@ class _Builder:
             return Lin.constant(g)
         raise NotAffine(node, f"`{n}`", "unknown name")
 
+    def _affine_test(self, node: ast.AST) -> Formula | None:
+        try:
+            return self.affine.formula(node)
+        except NotAffine:
+            return None
+
     def _value_name(self, node: ast.Name) -> Expr:
         n = node.id
         if n in self.ctx_iters:
@@ -460,8 +467,6 @@ class _Builder:
         else:
             bounds = conj(Cmp("<=", var, start), Cmp(">", var, stop))
         if abs(step) != 1:
-            from polyopt.aff import Or
-
             cases = [conj(*g, Divisible(var - lin, abs(step))) for g, lin in pieces(start)]
             bounds = conj(bounds, cases[0] if len(cases) == 1 else Or(tuple(cases)))
         loop_id = f"L{len(self.loops)}"
@@ -740,19 +745,21 @@ class _Builder:
         write_rel = isl_text.make_map(params, p.name, p.iters, p.target, p.indices).intersect_domain(domain)
         write = Access(f"{p.name}.w", p.name, p.target, p.indices, True, write_rel)
         reads: list[Access] = []
-        seen: set[tuple[str, tuple[Lin, ...]]] = set()
-        refs: list[tuple[str, tuple[Lin, ...]]] = []
+        # each element read, and where it is read: a guarded read (in a branch of an
+        # affine conditional expression) only where its guard holds
+        refs: dict[tuple[str, tuple[Lin, ...]], list[Formula]] = {}
         for n in walk(p.value):
             if isinstance(n, Load):
-                refs.append((n.array, n.indices))
+                refs.setdefault((n.array, n.indices), []).append(n.guard)
         for n in sorted(names_read(p.value)):
             if n in self.local_types:
-                refs.append((n, ()))
-        for target, indices in refs:
-            if (target, indices) in seen:
-                continue
-            seen.add((target, indices))
-            rel = isl_text.make_map(params, p.name, p.iters, target, indices).intersect_domain(domain)
+                refs.setdefault((n, ()), []).append(TRUE)
+        for (target, indices), guards in refs.items():
+            where = domain
+            if TRUE not in guards:
+                guard = guards[0] if len(guards) == 1 else Or(tuple(guards))
+                where = isl_text.make_set(params, p.name, p.iters, conj(p.cond, guard))
+            rel = isl_text.make_map(params, p.name, p.iters, target, indices).intersect_domain(where)
             reads.append(Access(f"{p.name}.r{len(reads)}", p.name, target, indices, False, rel))
         return Statement(
             name=p.name, iterators=p.iters, domain=domain, target=p.target, indices=p.indices,

@@ -11,9 +11,21 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from polyopt.aff import Lin
+from polyopt.aff import Formula, Lin, Not
 from polyopt.dtypes import BOOL, WEAK_FLOAT, WEAK_INT, DType, ValueType, promote, true_divide
-from polyopt.expr import COMPARISONS, Binary, Call, Cast, Expr, Literal, Load, Name, Select, Unary
+from polyopt.expr import (
+    COMPARISONS,
+    Binary,
+    Call,
+    Cast,
+    Expr,
+    Literal,
+    Load,
+    Name,
+    Select,
+    Unary,
+    guarded,
+)
 
 from polyopt.frontends.python_affine import NotAffine
 
@@ -36,6 +48,8 @@ class ValueScope:
     subscript: Callable[[ast.Subscript], Load]  # an array element read
     size: Callable[[ast.AST], Lin | None]  # X.shape[d] / len(x)
     module_alias: Callable[[str], str | None]  # "math"/"np"/None for a module name in scope
+    # the formula of a test affine in loop variables and sizes, None for another test
+    affine_test: Callable[[ast.AST], Formula | None] = lambda node: None
 
 
 def lin_to_expr(e: Lin) -> Expr:
@@ -139,6 +153,9 @@ class ValueConverter:
     def _IfExp(self, node: ast.IfExp) -> Expr:
         cond = self.convert(node.test)
         a, b = self.convert(node.body), self.convert(node.orelse)
+        test = self.scope.affine_test(node.test)
+        if test is not None:  # each branch's reads happen only where it is chosen
+            a, b = guarded(a, test), guarded(b, Not(test))
         t = promote(a.type, b.type)
         return Select(cond, a, b, t)
 

@@ -7,9 +7,9 @@ frontend with NumPy's promotion rules, so the backend only prints.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from polyopt.aff import Lin
+from polyopt.aff import TRUE, Formula, Lin, conj
 from polyopt.dtypes import ValueType
 
 
@@ -29,11 +29,17 @@ class Name:
 
 @dataclass(frozen=True)
 class Load:
-    """An array element read, ``A[indices]``, indices affine in iterators and parameters."""
+    """An array element read, ``A[indices]``, indices affine in iterators and parameters.
+
+    ``guard`` is where the read happens at all: a read in a branch of a conditional
+    expression on an affine test (``x[i - 1] if i > 0 else 0.0``) only happens where
+    the test selects that branch, which the access relation and the bounds check
+    must know (``x[-1]`` is never read)."""
 
     array: str
     indices: tuple[Lin, ...]
     type: ValueType
+    guard: Formula = TRUE
 
 
 @dataclass(frozen=True)
@@ -112,3 +118,19 @@ def loads(e: Expr) -> list[Load]:
 
 def names_read(e: Expr) -> set[str]:
     return {n.name for n in walk(e) if isinstance(n, Name)}
+
+
+def guarded(e: Expr, guard: Formula) -> Expr:
+    """``e`` with every array read in it restricted to where ``guard`` holds."""
+    if isinstance(e, Load):
+        return replace(e, guard=conj(guard, e.guard))
+    if isinstance(e, (Unary, Cast)):
+        return replace(e, operand=guarded(e.operand, guard))
+    if isinstance(e, Binary):
+        return replace(e, lhs=guarded(e.lhs, guard), rhs=guarded(e.rhs, guard))
+    if isinstance(e, Call):
+        return replace(e, args=tuple(guarded(a, guard) for a in e.args))
+    if isinstance(e, Select):
+        return replace(e, cond=guarded(e.cond, guard), then=guarded(e.then, guard),
+                       otherwise=guarded(e.otherwise, guard))
+    return e

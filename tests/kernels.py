@@ -298,6 +298,13 @@ def last_iteration_scalar(x, y, z):
             z[0] = s
 
 
+def guarded_neighbors(x, y):
+    n = x.shape[0]
+    for i in range(n):
+        y[i] = (x[i + 1] - x[i - 1] if 0 < i < n - 1 else x[i]) * 0.5
+        y[i] += x[i - 2] if i >= 2 else (x[i + 2] if i + 2 < n else 1.0)
+
+
 def data_ternary(x, y, z):
     n = x.shape[0]
     for i in range(n):
@@ -568,6 +575,7 @@ CASES: dict[str, Case] = {c.name: c for c in [
     Case(band_matrix, lambda r, n: (_f(r, n, n + 1), _f(r, n, n + 1))),
     Case(boundary_cases, lambda r, n: (_f(r, n), _f(r, n))),
     Case(last_iteration_scalar, lambda r, n: (_f(r, n), _f(r, n), _f(r, 1))),
+    Case(guarded_neighbors, lambda r, n: (_f(r, n), _f(r, n))),
     Case(data_ternary, lambda r, n: (_f(r, n), _f(r, n), _f(r, n))),
     Case(floyd_warshall, lambda r, n: (_i(r, n, n, lo=1, hi=100),), CUBIC_SIZES),
     Case(jacobi_1d, lambda r, n: (min(n, 3), _f(r, n), _f(r, n))),

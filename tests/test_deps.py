@@ -295,6 +295,21 @@ def test_affine_condition_removes_a_dependence():
     assert a.loop("i").verdict == "parallel"
 
 
+def test_reads_in_a_branch_of_an_affine_conditional_happen_only_there():
+    def running(x, y):
+        n = x.shape[0]
+        for i in range(n):
+            x[i] = (x[i - 1] if i > 0 else 0.0) + y[i]
+
+    a = analyse(running, _f(5), _f(5))
+    flow = one(deps(a, kind="flow", value_based=True))
+    assert (flow.sink_access, flow.distance, flow.carried_by) == ("x[i - 1]", (1,), ("i",))
+    kernel = polyopt.jit(running)
+    x, y = np.zeros(5), np.arange(5.0)
+    kernel(x, y)  # x[-1] is never read: no IndexError
+    np.testing.assert_array_equal(x, np.cumsum(y))
+
+
 # --- negative steps -----------------------------------------------------------------------
 
 
