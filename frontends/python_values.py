@@ -11,7 +11,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from polyopt.aff import Formula, Lin, Not
+from polyopt.aff import Formula, Lin, Not, conj
 from polyopt.dtypes import BOOL, WEAK_FLOAT, WEAK_INT, DType, ValueType, promote, true_divide
 from polyopt.expr import (
     COMPARISONS,
@@ -138,7 +138,14 @@ class ValueConverter:
 
     def _BoolOp(self, node: ast.BoolOp) -> Expr:
         op = "and" if isinstance(node.op, ast.And) else "or"
-        values = [self.convert(v) for v in node.values]
+        values: list[Expr] = []
+        reached: list[Formula] = []  # affine tests that must have come out right to get here
+        for v in node.values:  # each operand is evaluated only if the earlier ones let it
+            e = self.convert(v)
+            values.append(guarded(e, conj(*reached)) if reached else e)
+            test = self.scope.affine_test(v)
+            if test is not None:
+                reached.append(test if op == "and" else Not(test))
         for v in values:
             if v.type != BOOL:
                 raise NotAffine(

@@ -303,6 +303,8 @@ def guarded_neighbors(x, y):
     for i in range(n):
         y[i] = (x[i + 1] - x[i - 1] if 0 < i < n - 1 else x[i]) * 0.5
         y[i] += x[i - 2] if i >= 2 else (x[i + 2] if i + 2 < n else 1.0)
+        y[i] += 1.0 if i > 0 and x[i - 1] > 0.0 else 2.0
+        y[i] += 1.0 if i == n - 1 or x[i + 1] > x[i] else 0.0
 
 
 def data_ternary(x, y, z):
