@@ -55,8 +55,9 @@ def make_fast_call(ck: Any, type_key: tuple) -> Callable[[tuple], object]:
     for name, kind, _ in iface.c_args:
         if kind == "param" and name in pos:
             env[name] = f"s_{name}"
+            limit = getattr(iface, "param_limit", 2**63 - 1)
             src += [f"    s_{name} = a{pos[name]}",
-                    f"    if not -9223372036854775808 <= s_{name} <= 9223372036854775807:",
+                    f"    if not {-limit} <= s_{name} <= {limit}:",
                     "        return slow(args)"]
     for a in iface.arrays:
         ns[f"B_{a.name}"] = ck.buffer_type[a.name]
