@@ -185,6 +185,12 @@ class Schedule:
         # checks every step
         self.tree, self.requests = replay(scop, deps, steps, kernel.options.strict_fp)
 
+    @property
+    def scop(self) -> Scop:
+        """The program the steps apply to: the function as written (:attr:`tree` is its
+        transformed schedule)."""
+        return self._source[0]
+
     def _then(self, op: str, *args: Any) -> Schedule:
         return Schedule(self.kernel, (*self.steps, Step(op, args)), self._source)
 

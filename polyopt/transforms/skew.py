@@ -18,24 +18,28 @@ from polyopt.deps import Dependences
 from polyopt.errors import PolyoptError
 from polyopt.legality import require_legal
 from polyopt.model import Scop
+from polyopt.parallel import loop_label
 from polyopt.schedule_tree import Band, Node
-from polyopt.transforms.tree import at, chain, find, replace_at
+from polyopt.transforms.tree import at, chain, dim_of, find, replace_at
 
 
 def skew(scop: Scop, deps: Dependences | None, tree: Node, outer: str, inner: str,
          factor: int) -> Node:
+    """``inner`` (an id, perfectly nested in ``outer``) runs over ``inner + factor * outer``."""
     dims = chain(tree, outer)
     o = next((d for d in dims if d.answers_to(outer)), None)
     i = next((d for d in dims[1:] if d.answers_to(inner)), None)
     if o is None or i is None:
-        raise PolyoptError(f"loop {inner} is not perfectly nested inside loop {outer}")
+        raise PolyoptError(f"loop {loop_label(scop, dim_of(tree, inner))} is not perfectly nested "
+                           f"inside loop {loop_label(scop, dim_of(tree, outer))}")
     exprs = tuple((s, e + o.expr(s).scale(factor)) for s, e in i.exprs)
     path = find(tree, inner)
     band = at(tree, path)
     assert isinstance(band, Band)
     result = replace_at(tree, path, replace(band, dims=(replace(i, exprs=exprs),)))
     if deps is not None:
-        require_legal(scop, deps, result, f"skewing loop {inner} by {factor}*{outer}")
+        require_legal(scop, deps, result, f"skewing loop {loop_label(scop, i)} by "
+                      f"{factor}*{loop_label(scop, o)}")
     return result
 
 

@@ -1,0 +1,297 @@
+"""The automatic scheduler: results under the options that change the schedule, and
+the shape of the C it generates for the key kernels.
+
+Results are compared with CPython within conftest's tolerance (the default
+options run reductions in parallel and in SIMD lanes, which reassociates
+them), except under ``strict_fp=True``, where nothing may be reassociated and
+the result must be bit-identical (with ``-ffp-contract=off``, see
+``test_transforms``).  Each kernel runs under the options that matter for it
+(fusion modes for sequences of loops, tile sizes for deep nests, strict_fp for
+reductions) rather than the full product, to keep the time low;
+``test_differential`` runs every kernel with the default options.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from conftest import check_against_python
+from kernels import CASES
+from polyopt.backend_c.build import DEFAULT_CFLAGS
+
+import polyopt
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_fma_contraction():
+    flags = os.environ.get("CFLAGS", DEFAULT_CFLAGS)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CFLAGS", f"{flags} -ffp-contract=off")
+        yield
+
+
+OPTIONS: dict[str, dict] = {
+    "fuse=none": {"fuse": "none"},
+    "fuse=max": {"fuse": "max"},
+    "tile=False": {"tile": False},
+    "tile=8": {"tile": (8, 8, 8)},
+    "parallel=False": {"parallel": False},
+    "auto=False": {"auto": False},
+    "strict_fp": {"strict_fp": True},
+}
+
+# the options that change something for each kernel
+MATRIX: dict[str, tuple[str, ...]] = {
+    "gemm": ("tile=False", "tile=8", "auto=False", "strict_fp"),
+    "matmul_acc": ("tile=8", "parallel=False"),
+    "mm_exp_mm": ("fuse=none", "fuse=max", "tile=8", "strict_fp"),
+    "fill_matmul": ("fuse=none", "fuse=max"),
+    "rowsum_scale": ("fuse=none", "fuse=max", "parallel=False", "strict_fp"),
+    "reduce_reduce_map": ("fuse=max", "strict_fp"),
+    "center_columns": ("fuse=max", "tile=8"),
+    "element_reduction": ("fuse=max", "strict_fp"),
+    "jacobi_1d": ("tile=8", "fuse=max"),
+    "jacobi_2d": ("tile=8", "fuse=max", "parallel=False", "auto=False"),
+    "seidel_2d": ("tile=8", "strict_fp"),
+    "floyd_warshall": ("tile=8",),
+    "tri_lower": ("tile=8", "fuse=max"),
+    "doitgen_like": ("tile=8",),
+    "back_substitution": ("fuse=max",),
+    "window_sum": ("tile=8",),
+    "step3": ("fuse=max",),
+    "dot": ("strict_fp", "parallel=False"),
+}
+
+
+def _identical(kernel, args) -> None:
+    py_args, c_args = copy.deepcopy(args), copy.deepcopy(args)
+    expected = kernel.py_func(*py_args)
+    actual = kernel(*c_args)
+    for k, (p, c) in enumerate(zip(py_args, c_args, strict=True)):
+        if isinstance(p, np.ndarray):
+            np.testing.assert_array_equal(c, p, err_msg=f"{kernel.__name__}: argument {k}")
+    assert actual == expected or (expected is None and actual is None), (actual, expected)
+
+
+@pytest.mark.parametrize("name,option", [(n, o) for n, opts in MATRIX.items() for o in opts],
+                         ids=lambda x: str(x))
+def test_results_equal_python(name: str, option: str) -> None:
+    case = CASES[name]
+    kernel = polyopt.jit(case.fn, **OPTIONS[option])
+    rng = np.random.default_rng(zlib.crc32(f"{name}/{option}".encode()))
+    sizes = sorted({*case.sizes, 9, 17})  # 9 and 17: one full 8-tile and a partial one
+    for n in sizes:
+        args = case.make(rng, n)
+        if option == "strict_fp":  # nothing reassociated: bit for bit
+            _identical(kernel, args)
+        else:
+            check_against_python(kernel, *args)
+
+
+# --- the shape of the generated C ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One statement instance printed in the C: where it sits and what it binds."""
+
+    function: str
+    loops: tuple[tuple[int, str], ...]  # enclosing for loops: (line index, counter), outermost first
+    pragmas: tuple[str, ...]  # the `#pragma omp` line of each enclosing loop ("" if none)
+    bindings: dict  # iterator -> C expression
+
+    @property
+    def innermost(self) -> str:
+        return self.loops[-1][1]
+
+
+_FOR = re.compile(r"^(\s*)for \(int64_t (\w+) = ")
+_FUNC = re.compile(r"^(?:static )?\w[\w\s\*]*\b(\w+)\(.*\)\s*$")
+_BIND = re.compile(r"^\s*const int64_t (\w+) = (.*);$")
+_CALL = re.compile(r"^\s*(\w+)\(.*\);$")
+
+
+def placements(c: str, source: str) -> list[Placed]:
+    """Every statement of ``c`` whose source comment is ``source``.
+
+    A statement in a helper function (a register-tiled micro-kernel) is placed at each
+    call of the helper, inside the loops around the call.
+    """
+    lines = c.splitlines()
+    local: list[tuple[str, list[tuple[int, str]], dict[str, str]]] = []
+    calls: dict[str, list[list[tuple[int, str]]]] = {}
+    stack: list[tuple[int, int, str]] = []  # (indent, line index, counter)
+    function = ""
+    for k, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip())
+        m = _FUNC.match(line)
+        if m and not line.startswith(" "):
+            function, stack = m.group(1), []
+            continue
+        m = _FOR.match(line)
+        if m:
+            stack.append((indent, k, m.group(2)))
+            continue
+        if line.strip() == "}" and stack and stack[-1][0] == indent:
+            stack.pop()
+            continue
+        m = _CALL.match(line)
+        if m and "=" not in line:
+            calls.setdefault(m.group(1), []).append([(i, cnt) for _, i, cnt in stack])
+            continue
+        if line.rstrip().endswith(f"/* {source} */"):
+            bindings: dict[str, str] = {}
+            j = k - 1
+            while (b := _BIND.match(lines[j])) is not None:
+                bindings[b.group(1)] = b.group(2)
+                j -= 1
+            local.append((function, [(i, cnt) for _, i, cnt in stack], bindings))
+
+    def pragma(i: int) -> str:
+        text = lines[i - 1].strip()
+        return text if text.startswith("#pragma omp") else ""
+
+    out: list[Placed] = []
+    for function, loops, bindings in local:
+        for outer in calls.get(function, [[]]):
+            nest = (*outer, *loops)
+            out.append(Placed(function, nest, tuple(pragma(i) for i, _ in nest), bindings))
+    assert out, f"no statement `{source}` in:\n{c}"
+    return out
+
+
+def code_only(c: str) -> str:
+    """``c`` without comments (which quote the Python source)."""
+    return re.sub(r"/\*.*?\*/", "", c, flags=re.S)
+
+
+def c_of(name: str, n: int = 6, **options) -> str:
+    case = CASES[name]
+    return polyopt.jit(case.fn, **options).c_source(*case.make(np.random.default_rng(0), n))
+
+
+def kernel_code(c: str) -> str:
+    """``c`` without its prelude (helpers) and bounds-check function."""
+    check = c.index("_check(")
+    return c[c.index("\n}\n", check) + 3:]
+
+
+def _uses(expr: str, counter: str) -> bool:
+    return re.search(rf"\b{counter}\b", expr) is not None
+
+
+def test_gemm_innermost_loop_is_unit_stride_and_outer_loop_parallel():
+    """gemm is written i, j, k: k innermost walks B[k, j] down a column.  The scheduler
+    makes j innermost (unit stride, `omp simd`) — or, in a register tile, unrolls j so
+    that one k step updates consecutive C[i, j..j+w] — and runs an outer loop in
+    parallel."""
+    c = c_of("gemm")
+    assert "#pragma omp parallel for" in c
+    for p in placements(c, "C[i, j] += alpha * A[i, k] * B[k, j]"):
+        if _uses(p.bindings["j"], p.innermost):
+            assert p.pragmas[-1].startswith("#pragma omp") and "simd" in p.pragmas[-1], p
+        else:  # register tile: k is innermost, j fixed per copy, unrolled
+            assert _uses(p.bindings["k"], p.innermost), p
+            assert not _uses(p.bindings["i"], p.innermost), p
+    # at least the full tiles or the plain nest run j innermost or j unrolled: never k alone
+    assert any(_uses(p.bindings["j"], p.innermost)
+               for p in placements(c, "C[i, j] += alpha * A[i, k] * B[k, j]"))
+
+
+def test_gemm_source_order_kept_with_auto_false():
+    c = c_of("gemm", auto=False)
+    (p,) = placements(c, "C[i, j] += alpha * A[i, k] * B[k, j]")
+    counters = [cnt for _, cnt in p.loops]
+    assert [p.bindings[v] for v in ("i", "j", "k")] == counters  # i, j, k as written
+
+
+REGISTER_TILING_BLOCKS = pytest.mark.xfail(
+    strict=True,
+    reason="auto_register.register_tile_all blocks the register-tiled loops by its own "
+           "cache sizes (96/256) whatever the tile option: tile=False still tiles gemm, "
+           "tile=(8, 8, 8) still gives 96x256x256 blocks")
+
+
+@pytest.mark.parametrize("unroll_jam", [pytest.param(True, marks=REGISTER_TILING_BLOCKS), False],
+                         ids=["unroll_jam", "no-unroll_jam"])
+def test_gemm_tile_sizes_are_honoured(unroll_jam):
+    c = kernel_code(c_of("gemm", tile=(8, 8, 8), unroll_jam=unroll_jam))
+    assert re.search(r"\b8 \* c\d", c), c
+    sizes = {int(x) for x in re.findall(r"polyopt_floord\(\(\w+ - \d+\), (\d+)\)", c)}
+    assert sizes == {8}, sizes  # every tile loop steps over tiles of 8
+    assert "polyopt_floord" not in kernel_code(c_of("gemm", tile=False, unroll_jam=unroll_jam))
+
+
+def test_rowsum_scale_is_fused_and_the_temporary_contracted():
+    c = c_of("rowsum_scale")
+    (red,) = placements(c, "rs[i] += A[i, j]")
+    (use,) = placements(c, "out[i, j] = A[i, j] * rs[i]")
+    assert red.function == use.function
+    assert red.loops[0] == use.loops[0], (red, use)  # one outer loop...
+    assert red.bindings["i"] == use.bindings["i"] == red.loops[0][1]  # ...over i
+    assert "rs[" not in code_only(c) and "*restrict rs" not in c  # the temporary is gone
+
+
+def test_rowsum_scale_without_fusion_keeps_two_nests():
+    c = c_of("rowsum_scale", fuse="none")
+    (red,) = placements(c, "rs[i] += A[i, j]")
+    (use,) = placements(c, "out[i, j] = A[i, j] * rs[i]")
+    assert red.loops[0] != use.loops[0]
+
+
+@pytest.mark.parametrize("unroll_jam", [
+    pytest.param(True, marks=pytest.mark.xfail(
+        strict=True, reason="with register tiling (unroll_jam=True, the default) the scheduler "
+                            "no longer fuses the two matmuls at the outer loop")),
+    False], ids=["unroll_jam", "no-unroll_jam"])
+def test_mm_exp_mm_is_fused_at_the_outer_loop(unroll_jam):
+    c = c_of("mm_exp_mm", unroll_jam=unroll_jam)
+    first = placements(c, "T[i, j] = math.exp(s)")
+    second = placements(c, "out[i, j] += T[i, k] * D[k, j]")
+    outer = {p.loops[0] for p in first}
+    assert len(outer) == 1
+    assert all(p.loops[0] in outer for p in second), (first, second)
+    assert all(p.bindings["i"] == p.loops[0][1] for p in first)
+
+
+def test_prefix_sum_is_not_parallel():
+    c = c_of("prefix_sum")
+    assert "parallel for" not in c
+    assert "omp simd" not in c
+
+
+def test_dot_gets_a_reduction_clause():
+    c = c_of("dot")
+    (p,) = placements(c, "s += x[i] * y[i]")
+    assert "parallel for" in p.pragmas[0] and "reduction(+:s)" in p.pragmas[0], p
+
+
+def test_strict_fp_never_reassociates():
+    for name in ("dot", "gemm", "rowsum_scale"):
+        c = c_of(name, strict_fp=True)
+        assert "reduction(" not in c, name
+
+
+def test_parallel_false_has_no_parallel_loop():
+    for name in ("gemm", "jacobi_2d", "dot"):
+        assert "omp parallel" not in c_of(name, parallel=False), name
+
+
+def test_vectorize_false_has_no_simd():
+    for name in ("gemm", "dot", "transpose"):
+        assert "omp simd" not in c_of(name, vectorize=False), name
+
+
+def test_jacobi_2d_inner_sweeps_are_parallel_and_vectorized():
+    c = c_of("jacobi_2d")
+    for source in ("B[i, j] = 0.2 * (A[i, j] + A[i, j - 1] + A[i, 1 + j] + A[1 + i, j] + A[i - 1, j])",
+                   "A[i, j] = 0.2 * (B[i, j] + B[i, j - 1] + B[i, 1 + j] + B[1 + i, j] + B[i - 1, j])"):
+        for p in placements(c, source):
+            assert any("parallel for" in x for x in p.pragmas), p
+            assert "simd" in p.pragmas[-1] or "simd" in " ".join(p.pragmas), p
