@@ -4,11 +4,13 @@ frontend model → dependences → schedule (automatic or user steps) → loop m
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 from polyopt import auto, parallel
 from polyopt.deps import Dependences, analyze
-from polyopt.errors import Problem, UnsupportedError
+from polyopt.errors import Problem, TooComplexError, UnsupportedError
+from polyopt.isl_budget import ANALYSIS_OPS, SCHEDULING_OPS, budget
 from polyopt.model import Scop
 from polyopt.options import Options
 from polyopt.schedule_tree import Node
@@ -32,7 +34,8 @@ def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
     ``options.auto`` is off)."""
     from polyopt.schedule import replay
 
-    deps = analyze(scop)
+    with budget(ANALYSIS_OPS, f"the dependence analysis of {scop.name}()"):
+        deps = analyze(scop)
     _refuse_uninitialized(scop, deps)
     source, source_deps = scop, deps
     marks = dict(parallel=options.parallel, vectorize=options.vectorize, licm=options.licm,
@@ -46,7 +49,13 @@ def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
             only_licm=req.licm if "licm" in req.used else None,
         )
     elif options.auto:
-        scop, deps, tree = auto.schedule(scop, deps, options)
+        try:
+            with budget(SCHEDULING_OPS, f"scheduling {scop.name}()"):
+                scop, deps, tree = auto.schedule(scop, deps, options)
+        except TooComplexError as exc:
+            warnings.warn(f"polyopt: {exc}; keeping the source loop order", RuntimeWarning,
+                          stacklevel=3)
+            scop, deps, tree = source, source_deps, source.schedule
         if options.contract:
             contracted = contract(scop, deps, tree)
             if contracted is not scop:
