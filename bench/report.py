@@ -65,11 +65,21 @@ def load_average() -> str:
         return "unknown"
 
 
+def _revision() -> str:
+    try:
+        out = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
+                             text=True, timeout=30, cwd=Path(__file__).resolve().parents[1])
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+
+
 def context(command: str) -> list[str]:
     """Lines describing the machine, tools and settings of this run."""
     coretype = os.environ.get("OPENBLAS_CORETYPE")
     return [
-        f"- date: {datetime.datetime.now().isoformat(timespec='seconds')}; command: `{command}`",
+        f"- date: {datetime.datetime.now().isoformat(timespec='seconds')}; command: `{command}`; "
+        f"polyopt revision: {_revision()}",
         f"- machine: {_cpu()}, {os.cpu_count()} CPUs; compiler: {_cc()}; "
         f"CFLAGS: `{os.environ.get('CFLAGS', '-O3 -march=native -fopenmp')}`; "
         f"load average at start: {load_average()}",
