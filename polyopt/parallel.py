@@ -209,6 +209,10 @@ class _MarkCtx:
             return False
         if self._reassociates(verdict):
             return False
+        if any(_is_array_var(var) for _, var in verdict.reductions):
+            # `reduction(op: A[0:size])` gives every thread a private copy of the whole
+            # array on its stack: a large array overflows it (SIGSEGV)
+            return False
         if self.only_parallel is not None:
             return d.loop_id in self.only_parallel
         return verdict.kind == PARALLEL or not _has_parallel(rest, self.v)

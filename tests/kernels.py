@@ -145,6 +145,12 @@ def element_reduction(A, acc):
         acc[3] *= 1.0 + A[i, 0] * 0.01
 
 
+def two_sums(x, acc):
+    for i in range(x.shape[0]):
+        acc[0] += x[i]
+        acc[1] += x[i] * x[i]
+
+
 def max_abs(x):
     m = 0.0
     for i in range(x.shape[0]):
@@ -561,6 +567,7 @@ CASES: dict[str, Case] = {c.name: c for c in [
     Case(rowsum_scale, lambda r, n: (_f(r, n, n + 1), _f(r, n, n + 1))),
     Case(reduce_reduce_map, lambda r, n: (_f(r, n), _f(r, n))),
     Case(element_reduction, lambda r, n: (_f(r, n, n + 1), _f(r, 4))),
+    Case(two_sums, lambda r, n: (_f(r, n), _f(r, 3))),
     Case(max_abs, lambda r, n: (_f(r, n),)),
     Case(int_min_max, lambda r, n: (_i(r, n, dtype=np.int32), _i(r, 2))),
     Case(center_columns, lambda r, n: (_f(r, n, n + 1), _f(r, n, n + 1))),

@@ -8,7 +8,12 @@ value must match the original function run by CPython on a copy of the inputs.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -52,3 +57,28 @@ def test_compiles_once_per_signature(name: str) -> None:
     for n in case.sizes:
         kernel(*case.make(rng, n))
     assert len(kernel._specializations) == 1
+
+
+def test_reduction_into_elements_of_a_large_array_does_not_crash():
+    """An array reduction in OpenMP privatizes the array section in every thread, on
+    its stack: over a whole 16 MB array that overflows it.  Run in a subprocess."""
+    script = textwrap.dedent("""
+        import numpy as np
+        import kernels
+        import polyopt
+
+        x = np.random.default_rng(0).standard_normal(1000)
+        acc = np.zeros(2_000_000)
+        expected = acc.copy()
+        kernels.two_sums(x, expected)
+        polyopt.jit(kernels.two_sums)(x, acc)
+        assert np.allclose(acc, expected, rtol=1e-9), (acc[:2], expected[:2])
+        print("ok")
+    """)
+    tests = Path(__file__).resolve().parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(tests), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tests, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}{proc.stderr}"
+    assert proc.stdout.strip() == "ok"
