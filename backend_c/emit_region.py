@@ -95,7 +95,15 @@ class CBodyPrinter(BodyPrinter):
         self.env: dict[str, str] = {}
 
     def index(self, ix: Lin) -> str:
-        return _unparen(lin(ix, self.env))
+        """A subscript, iterators replaced by their values: ``c0 - c1 - 1``."""
+        parts: list[str] = []
+        for atom, c in ix.terms:
+            text = self.env.get(atom, atom) if isinstance(atom, str) else \
+                lin(Lin(((atom, 1),)), self.env)
+            parts.append(text if c == 1 else f"-{text}" if c == -1 else f"{c_int(c)} * {text}")
+        if ix.const or not parts:
+            parts.append(c_int(ix.const))
+        return " + ".join(parts).replace("+ -", "- ")
 
     def load(self, array: str, indices: tuple[Lin, ...]) -> str:
         local = self.substitute.get((array, indices))

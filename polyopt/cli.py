@@ -310,12 +310,13 @@ def _opt(args: argparse.Namespace) -> int:
             pipeline.plan(r.scop, options)
         blocks.append((r, emit_region(r, plan.tree, plan.scop)))
     verdicts = [verify_region(r, block) for r, block in blocks] if args.verify else []
-    _report(verdicts)
+    if not _report(verdicts):
+        return EXIT_MISMATCH
     out = args.output or str(path.with_name(path.stem + ".opt" + (path.suffix or ".c")))
     write_output(out, replace_regions(cfile.text, blocks), path)
     if out != "-":
         print(f"polyopt: optimized {len(blocks)} region(s) of {path} -> {out}", file=sys.stderr)
-    return EXIT_MISMATCH if any(not v.ok for v in verdicts) else EXIT_OK
+    return EXIT_OK
 
 
 def _opt_python(args: argparse.Namespace, path: Path, steps: tuple | None) -> int:
@@ -325,19 +326,24 @@ def _opt_python(args: argparse.Namespace, path: Path, steps: tuple | None) -> in
                     pk.kernel.steps)
     values = pk.sample_args() if pk.signature is not None else ()
     source = kernel.c_source(*values)
-    if args.verify:
-        verdict = verify_python(kernel, pk.name, pk.signature)
-        _report([verdict])
+    if args.verify and not _report([verify_python(kernel, pk.name, pk.signature)]):
+        return EXIT_MISMATCH
     out = args.output or str(path.with_name(f"{path.stem}.{pk.name}.c"))
     write_output(out, source, path)
     if out != "-":
         print(f"polyopt: wrote the C of {pk.name}() to {out}", file=sys.stderr)
-    return EXIT_MISMATCH if args.verify and not verdict.ok else EXIT_OK
+    return EXIT_OK
 
 
-def _report(verdicts: list[Verdict]) -> None:
+def _report(verdicts: list[Verdict]) -> bool:
+    """Print the verdicts; False (and say that nothing is written) when one failed."""
     for v in verdicts:
         print(f"polyopt: {v}", file=sys.stderr)
+    if any(not v.ok for v in verdicts):
+        print("polyopt: the optimized code was not written (verification failed)",
+              file=sys.stderr)
+        return False
+    return True
 
 
 def write_output(out: str, text: str, source: Path) -> None:
