@@ -245,15 +245,24 @@ def test_rowsum_scale_without_fusion_keeps_two_nests():
     assert red.loops[0] != use.loops[0]
 
 
-@pytest.mark.parametrize("unroll_jam", [
-    pytest.param(True, marks=pytest.mark.xfail(
-        strict=True, reason="with register tiling (unroll_jam=True, the default) the scheduler "
-                            "no longer fuses the two matmuls at the outer loop")),
-    False], ids=["unroll_jam", "no-unroll_jam"])
-def test_mm_exp_mm_is_fused_at_the_outer_loop(unroll_jam):
-    c = c_of("mm_exp_mm", unroll_jam=unroll_jam)
-    first = placements(c, "T[i, j] = math.exp(s)")
-    second = placements(c, "out[i, j] += T[i, k] * D[k, j]")
+FUSION_LOST = pytest.mark.xfail(
+    strict=True, reason="with register tiling (unroll_jam=True, the default) the scheduler no "
+                        "longer fuses the producer with the matmul at the outer loop")
+
+
+@pytest.mark.parametrize("unroll_jam", [pytest.param(True, marks=FUSION_LOST), False],
+                         ids=["unroll_jam", "no-unroll_jam"])
+@pytest.mark.parametrize("name,producer,consumer", [
+    ("mm_exp_mm", "T[i, j] = math.exp(s)", "out[i, j] += T[i, k] * D[k, j]"),
+    ("fill_matmul", "C[i, j] = 0.0", "C[i, j] += A[i, k] * B[k, j]"),
+], ids=["mm_exp_mm", "fill_matmul"])
+def test_producer_is_fused_into_the_matmul_at_the_outer_loop(name, producer, consumer,
+                                                            unroll_jam):
+    """matmul -> exp -> matmul: each row of T is consumed while it is in cache; a fill
+    of C runs in the same outer iteration as the products that accumulate into it."""
+    c = c_of(name, unroll_jam=unroll_jam)
+    first = placements(c, producer)
+    second = placements(c, consumer)
     outer = {p.loops[0] for p in first}
     assert len(outer) == 1
     assert all(p.loops[0] in outer for p in second), (first, second)
