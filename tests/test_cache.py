@@ -178,4 +178,5 @@ def test_corrupt_index_falls_back_to_the_library_cache(warm):
     warm.run()
     # the library was sound: found again from the C text, no second compile
     assert warm.compiler_runs() == 0
-    assert json.loads(index.read_text())["library"] != 42
+    rewritten = [json.loads(f.read_text()) for f in (warm.cache / "index").glob("*.json")]
+    assert any(isinstance(d["library"], str) and "interface" in d for d in rewritten)
