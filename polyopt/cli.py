@@ -384,22 +384,30 @@ def _umask() -> int:
 
 def _deps(args: argparse.Namespace) -> int:
     path = _check_input(args)
-    if _is_python(path):
-        pk = _python(args, path)
-        scop = parse_function(pk.kernel.py_func, pk.signature)
-        scops = [scop_report(scop, analyze(scop), f"{pk.name}()", "python-function", pk.source())]
-        report = Report(str(path), "python", tuple(scops))
-    else:
-        cfile = _c_file(args, path)
-        lines = tuple(cfile.text.splitlines())
-        scops: list[ScopReport] = []
-        for r in _selected(cfile, args.function):
-            excerpt = SourceExcerpt(str(path), r.start_line, lines[r.start_line - 1:r.end_line])
-            scops.append(scop_report(r.scop, analyze(r.scop), r.label, "c-region", excerpt))
-        report = Report(str(path), "c", tuple(scops))
-    text = render(report, args.format)
-    write_output(args.output or "-", text, path)
+    cpp = CppOptions(tuple(args.include_dirs), tuple(args.defines))
+    report = build_report(path, args.function, args.signature, cpp)
+    write_output(args.output or "-", render(report, args.format), path)
     return EXIT_OK
+
+
+def build_report(path: Path, function: str | None = None, signature: str | None = None,
+                 cpp: CppOptions | None = None) -> Report:
+    """The dependence report of a C file's regions or of a Python file's function."""
+    if _is_python(path):
+        try:
+            pk = load_python(path, function, signature)
+        except InputError as exc:
+            raise CliError(str(exc)) from None
+        scop = parse_function(pk.kernel.py_func, pk.signature)
+        one = scop_report(scop, analyze(scop), f"{pk.name}()", "python-function", pk.source())
+        return Report(str(path), "python", (one,))
+    cfile = parse_c_file(path, cpp)
+    lines = tuple(cfile.text.splitlines())
+    scops: list[ScopReport] = []
+    for r in _selected(cfile, function):
+        excerpt = SourceExcerpt(str(path), r.start_line, lines[r.start_line - 1:r.end_line])
+        scops.append(scop_report(r.scop, analyze(r.scop), r.label, "c-region", excerpt))
+    return Report(str(path), "c", tuple(scops))
 
 
 def render(report: Report, fmt: str) -> str:

@@ -6,7 +6,7 @@ HTML and DOT writers all read these objects.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from polyopt.deps import Dependence, Dependences
 from polyopt.model import Scop
@@ -58,5 +58,6 @@ class Report:
 
 def scop_report(scop: Scop, deps: Dependences, title: str, kind: str,
                 source: SourceExcerpt) -> ScopReport:
-    """Analyse ``scop`` in its original order."""
-    return ScopReport(title, kind, scop, analysis(scop, deps), legality(scop, deps), source)
+    """Analyse ``scop`` in its original order (its file named as ``source`` names it)."""
+    a = replace(analysis(scop, deps), filename=source.filename)
+    return ScopReport(title, kind, scop, a, legality(scop, deps), source)

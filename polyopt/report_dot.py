@@ -28,6 +28,7 @@ def render(report: Report) -> str:
         for e in edges(g):
             colour = KIND_STYLE[e.kind][0]
             style = "solid" if e.value_based or e.kind != "flow" else "dashed"
+            # one edge per statement pair, as the HTML picture draws it
             out.append(f"    {_quote(f's{k}_{e.source}')} -> {_quote(f's{k}_{e.sink}')} "
                        f"[label={_quote(e.label)}, color={_quote(colour)}, "
                        f"fontcolor={_quote(colour)}, style={style}];")

@@ -1,17 +1,17 @@
 """The statement dependence graph: built with networkx, laid out in layers and
 drawn as inline SVG by this module (no Graphviz, no matplotlib, no external asset).
 
-Nodes are statements; an edge ``S0 -> S1`` stands for the dependences of one
-kind from S0 to S1 (their arrays in its label).  Layers come from a
-topological order of the graph's strongly connected components, so edges run
-downward except inside a cycle, where they are drawn as arcs; a dependence of a
-statement on itself is a loop on the node's right side.
+Nodes are statements; an edge ``S0 -> S1`` stands for every dependence from S0
+to S1 (its label lists their kinds and arrays; it is drawn in the colour of the
+first of flow, anti, output).  Rows follow a topological order of the graph's
+cycles (:func:`rows`), so edges point down, except inside a cycle where they are
+drawn as arcs on the right; a dependence of a statement on itself is a loop on
+the node's right side.
 """
 
 from __future__ import annotations
 
 import html
-import math
 from dataclasses import dataclass
 
 import networkx as nx
@@ -29,19 +29,23 @@ NODE_W, NODE_H, H_GAP, V_GAP, MARGIN = 250, 46, 70, 70, 30
 
 @dataclass(frozen=True)
 class Edge:
-    """All dependences of one kind from one statement to another."""
+    """All dependences from one statement to another (or to itself)."""
 
     source: str
     sink: str
-    kind: str
+    kinds: tuple[str, ...]  # "flow", "anti", "output", in that order
     arrays: tuple[str, ...]
     value_based: bool  # at least one is an exact (value-based) flow dependence
-    carried: bool  # at least one is carried by a loop
     count: int
 
     @property
+    def kind(self) -> str:
+        """The kind the edge is drawn as: flow before anti before output."""
+        return self.kinds[0]
+
+    @property
     def label(self) -> str:
-        return f"{_SHORT[self.kind]} {', '.join(self.arrays)}"
+        return f"{'/'.join(_SHORT[k] for k in self.kinds)} {', '.join(self.arrays)}"
 
 
 def dependence_graph(s: ScopReport) -> nx.MultiDiGraph:
@@ -56,49 +60,62 @@ def dependence_graph(s: ScopReport) -> nx.MultiDiGraph:
 
 
 def edges(g: nx.MultiDiGraph) -> list[Edge]:
-    """The graph's dependences grouped by (source, sink, kind), in a stable order."""
-    groups: dict[tuple[str, str, str], list[dict]] = {}
+    """The graph's dependences grouped by (source, sink), in statement order."""
+    groups: dict[tuple[str, str], list[dict]] = {}
     for u, v, data in g.edges(data=True):
-        groups.setdefault((u, v, data["kind"]), []).append(data)
+        groups.setdefault((u, v), []).append(data)
+    order = {n: k for k, n in enumerate(g.nodes)}
     out = []
-    for (u, v, kind), items in sorted(groups.items(), key=lambda kv: _edge_order(g, kv[0])):
+    for (u, v), items in sorted(groups.items(), key=lambda kv: (order[kv[0][0]],
+                                                                order[kv[0][1]])):
+        kinds = tuple(k for k in KIND_STYLE if any(x["kind"] == k for x in items))
         arrays = tuple(dict.fromkeys(x["array"] for x in items))
-        out.append(Edge(u, v, kind, arrays, any(x["value_based"] for x in items),
-                        any(x["carried"] for x in items), len(items)))
+        out.append(Edge(u, v, kinds, arrays, any(x["value_based"] for x in items), len(items)))
     return out
 
 
-def _edge_order(g: nx.MultiDiGraph, key: tuple[str, str, str]) -> tuple[int, int, int]:
-    order = {n: k for k, n in enumerate(g.nodes)}
-    return order[key[0]], order[key[1]], list(KIND_STYLE).index(key[2])
+def rows(g: nx.MultiDiGraph) -> dict[str, int]:
+    """The row of every statement.
 
-
-def layers(g: nx.MultiDiGraph) -> list[list[str]]:
-    """Statements by layer: components of a cycle share a layer, edges go down otherwise."""
+    The components of cycles are ordered topologically; each occupies as many rows
+    as it has statements (in source order) and starts below every component with an
+    edge into it, so edges between components always point down.
+    """
     order = {n: k for k, n in enumerate(g.nodes)}
     simple = nx.DiGraph()
     simple.add_nodes_from(g.nodes)
     simple.add_edges_from((u, v) for u, v in g.edges() if u != v)
     dag = nx.condensation(simple)
-    out: list[list[str]] = []
-    for generation in nx.topological_generations(dag):
-        members = [n for c in generation for n in dag.nodes[c]["members"]]
-        out.append(sorted(members, key=order.__getitem__))
+    start: dict[int, int] = {}
+    out: dict[str, int] = {}
+    for c in nx.topological_sort(dag):
+        members = sorted(dag.nodes[c]["members"], key=order.__getitem__)
+        start[c] = max((start[p] + len(dag.nodes[p]["members"]) for p in dag.predecessors(c)),
+                       default=0)
+        for k, n in enumerate(members):
+            out[n] = start[c] + k
     return out
 
 
 def svg(s: ScopReport) -> str:
     """The dependence graph of ``s`` as a standalone ``<svg>`` element."""
     g = dependence_graph(s)
-    rows = layers(g)
-    width = max((len(r) for r in rows), default=1) * (NODE_W + H_GAP) - H_GAP + 2 * MARGIN + 120
+    row_of = rows(g)
+    by_row: dict[int, list[str]] = {}
+    for n in g.nodes:
+        by_row.setdefault(row_of[n], []).append(n)
+    n_rows = max(by_row, default=-1) + 1
+    widest = max((len(r) for r in by_row.values()), default=1)
+    drawn = edges(g)
+    side = 60 + 22 * sum(1 for e in drawn if e.source != e.sink and row_of[e.sink] <= row_of[e.source])
+    skips = any(row_of[e.sink] - row_of[e.source] > 1 for e in drawn)
+    left = MARGIN + (190 if skips else 0)
+    width = widest * (NODE_W + H_GAP) - H_GAP + left + MARGIN + max(side, 120)
     pos: dict[str, tuple[float, float]] = {}
-    for k, row in enumerate(rows):
-        row_w = len(row) * (NODE_W + H_GAP) - H_GAP
-        x0 = (width - 120 - row_w) / 2
-        for m, n in enumerate(row):
-            pos[n] = (x0 + m * (NODE_W + H_GAP), MARGIN + k * (NODE_H + V_GAP))
-    legend_y = MARGIN + len(rows) * (NODE_H + V_GAP)
+    for r, names_ in by_row.items():
+        for m, n in enumerate(names_):
+            pos[n] = (left + m * (NODE_W + H_GAP), MARGIN + r * (NODE_H + V_GAP))
+    legend_y = MARGIN + n_rows * (NODE_H + V_GAP)
     height = legend_y + 40
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="depgraph" width="{width:.0f}" '
@@ -113,12 +130,13 @@ def svg(s: ScopReport) -> str:
             f'fill="{colour}"/></marker>')
     parts.append("</defs>")
     parts.append(f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" fill="#ffffff"/>')
-    drawn = edges(g)
-    pair_count: dict[tuple[str, str], int] = {}
+    counters = {"up": 0, "skip": 0, "self": 0, "down": 0}
     for e in drawn:
-        k = pair_count.get((e.source, e.sink), 0)
-        pair_count[(e.source, e.sink)] = k + 1
-        parts.append(_edge(e, pos, k))
+        gap = row_of[e.sink] - row_of[e.source]
+        route = "self" if e.source == e.sink else "up" if gap <= 0 else \
+            "skip" if gap > 1 else "down"
+        parts.append(_edge(e, pos, route, counters[route]))
+        counters[route] += 1
     for n, data in g.nodes(data=True):
         parts.append(_node(n, data, pos[n]))
     parts.append(_legend(legend_y))
@@ -144,39 +162,50 @@ def _node(name: str, data: dict, xy: tuple[float, float]) -> str:
         f'fill="#1b2733">{html.escape(source)}</text></g>')
 
 
-def _edge(e: Edge, pos: dict[str, tuple[float, float]], k: int) -> str:
+def _edge(e: Edge, pos: dict[str, tuple[float, float]], route: str, k: int) -> str:
+    """A self-loop on the node's right, an upward edge as an arc on the right of the
+    column, a downward edge that skips rows as an arc on the left, and an edge to the
+    next row as a straight line (``k`` spreads arcs of the same kind of route)."""
     colour = KIND_STYLE[e.kind][0]
     dash = "" if e.value_based or e.kind != "flow" else ' stroke-dasharray="5,3"'
     title = f"<title>{html.escape(f'{e.label}: {e.source} -> {e.sink} ({e.count})')}</title>"
     (sx, sy), (tx, ty) = pos[e.source], pos[e.sink]
-    if e.source == e.sink:
-        r = 16 + 9 * k
+    if route == "self":
         x0, y0 = sx + NODE_W, sy + NODE_H / 2
-        path = (f"M{x0:.1f},{y0 - 10:.1f} C{x0 + 2 * r:.1f},{y0 - 2 * r:.1f} "
-                f"{x0 + 2 * r:.1f},{y0 + 2 * r:.1f} {x0:.1f},{y0 + 10:.1f}")
-        lx, ly = x0 + 1.6 * r + 4, y0 + 4
-    elif abs(sy - ty) < 1:  # same layer: an arc above the boxes
-        x0, x1 = sx + NODE_W / 2, tx + NODE_W / 2
-        lift = 34 + 14 * k
-        path = f"M{x0:.1f},{sy:.1f} C{x0:.1f},{sy - lift:.1f} {x1:.1f},{sy - lift:.1f} {x1:.1f},{ty:.1f}"
-        lx, ly = (x0 + x1) / 2, sy - 0.75 * lift
+        path = (f"M{x0:.1f},{y0 - 10:.1f} C{x0 + 34:.1f},{y0 - 30:.1f} "
+                f"{x0 + 34:.1f},{y0 + 30:.1f} {x0:.1f},{y0 + 10:.1f}")
+        lx, ly = x0 + 30, y0 - 16
+    elif route == "skip":
+        reach = 40 + 16 * (k % 6)
+        x0, y0 = sx, sy + NODE_H / 2 + 6
+        x1, y1 = tx, ty + NODE_H / 2 - 6
+        path = (f"M{x0:.1f},{y0:.1f} C{x0 - reach:.1f},{y0:.1f} {x1 - reach:.1f},{y1:.1f} "
+                f"{x1:.1f},{y1:.1f}")
+        lx, ly = min(x0, x1) - 0.75 * reach - 4, (y0 + y1) / 2
+        return _path(e, path, colour, dash, title, lx, ly, anchor="end")
+    elif route == "up":  # inside a cycle
+        reach = 60 + 22 * k
+        x0, y0 = sx + NODE_W, sy + NODE_H / 2 + 8
+        x1, y1 = tx + NODE_W, ty + NODE_H / 2 - 8
+        path = (f"M{x0:.1f},{y0:.1f} C{x0 + reach:.1f},{y0:.1f} {x1 + reach:.1f},{y1:.1f} "
+                f"{x1:.1f},{y1:.1f}")
+        lx, ly = max(x0, x1) + 0.75 * reach + 4, (y0 + y1) / 2
     else:
-        down = ty > sy
-        x0, y0 = sx + NODE_W / 2, (sy + NODE_H if down else sy)
-        x1, y1 = tx + NODE_W / 2, (ty if down else ty + NODE_H)
-        off = (k - 0.0) * 26
-        mx, my = (x0 + x1) / 2, (y0 + y1) / 2
-        length = math.hypot(x1 - x0, y1 - y0) or 1.0
-        nx_, ny_ = -(y1 - y0) / length, (x1 - x0) / length
-        cx, cy = mx + nx_ * off, my + ny_ * off
-        path = f"M{x0:.1f},{y0:.1f} Q{cx:.1f},{cy:.1f} {x1:.1f},{y1:.1f}"
-        lx, ly = (mx + cx) / 2 + 6, (my + cy) / 2
+        x0, y0 = sx + NODE_W / 2, sy + NODE_H
+        x1, y1 = tx + NODE_W / 2, ty
+        path = f"M{x0:.1f},{y0:.1f} L{x1:.1f},{y1:.1f}"
+        lx, ly = (x0 + x1) / 2 + 6, (y0 + y1) / 2 + 4
+    return _path(e, path, colour, dash, title, lx, ly)
+
+
+def _path(e: Edge, path: str, colour: str, dash: str, title: str, lx: float, ly: float,
+          anchor: str = "start") -> str:
     return (
         f'<g class="dep dep-{e.kind}">{title}<path d="{path}" fill="none" stroke="{colour}" '
         f'stroke-width="1.6"{dash} marker-end="url(#arrow-{e.kind})"/>'
-        f'<text x="{lx:.1f}" y="{ly:.1f}" font-family="sans-serif" font-size="11" '
-        f'fill="{colour}" stroke="#ffffff" stroke-width="3" paint-order="stroke">'
-        f'{html.escape(e.label)}</text></g>')
+        f'<text x="{lx:.1f}" y="{ly:.1f}" text-anchor="{anchor}" font-family="sans-serif" '
+        f'font-size="11" fill="{colour}" stroke="#ffffff" stroke-width="3" '
+        f'paint-order="stroke">{html.escape(e.label)}</text></g>')
 
 
 def _legend(y: float) -> str:

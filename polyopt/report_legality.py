@@ -64,11 +64,11 @@ def _walk(scop: Scop, deps: Dependences, tl: Timeline, node: Node, outer: tuple[
         _walk(scop, deps, tl, node.child, (*outer, *(x.loop_id for x in dims)), out)
     elif isinstance(node, Sequence):
         kids = node.children
-        for x, y in zip(kids, kids[1:], strict=False):
-            if isinstance(x, Band) and isinstance(y, Band):
-                out.append(_fusion(scop, deps, tl, outer, x, y))
-        for c in kids:
+        for k, c in enumerate(kids):  # in source order: a nest, then its fusion with the next
             _walk(scop, deps, tl, c, outer, out)
+            nxt = kids[k + 1] if k + 1 < len(kids) else None
+            if isinstance(c, Band) and isinstance(nxt, Band):
+                out.append(_fusion(scop, deps, tl, outer, c, nxt))
 
 
 def _child_loops(node: Node) -> list[LoopDim]:
