@@ -70,18 +70,6 @@ def c_literal(value: int | float, t: ValueType) -> str:
     return f"({text})" if v < 0 else text
 
 
-def _unparen(text: str) -> str:
-    if text.startswith("(") and text.endswith(")"):
-        depth = 0
-        for k, ch in enumerate(text):
-            depth += ch == "("
-            depth -= ch == ")"
-            if depth == 0 and k < len(text) - 1:
-                return text
-        return text[1:-1]
-    return text
-
-
 class CBodyPrinter(BodyPrinter):
     """Statement bodies of a C region: the file's arrays and scalars, C's operators.
 
