@@ -88,7 +88,7 @@ CORPUS = {
 }
 
 RUN_SIZES = (0, 1, 2, 5, 6)
-CHECK_SIZES = (4, 5, 3)  # where a refusal's evidence is looked for, in this order
+CHECK_SIZES = (4, 5, 3, 7)  # where a refusal's evidence is looked for, in this order
 
 OPS = ("interchange", "fuse", "distribute", "tile", "skew", "unroll_jam", "parallelize",
        "vectorize", "licm")
