@@ -469,6 +469,19 @@ def test_unroll_jam_misuse():
         polyopt.schedule(matmul).unroll_jam("k", 2)
 
 
+def test_the_unrolled_loop_stays_inside_its_strip():
+    """The unrolled copies of i have a bounded count only below i.uj: moving i above it
+    (which isl cannot unroll) is misuse; moving the other loops is not."""
+    s = polyopt.schedule(matmul).unroll_jam("i", 2)
+    for step in (lambda: s.interchange("i.uj", "i"), lambda: s.interchange("k", "i"),
+                 lambda: s.tile(["k", "i"], [2, 2]), lambda: s.skew("k", "i", 1),
+                 lambda: s.unroll_jam("i", 2)):
+        with pytest.raises(polyopt.PolyoptError, match="fully unrolled") as info:
+            step()
+        assert not isinstance(info.value, polyopt.IllegalTransformationError)
+    legal(s.interchange("i.uj", "j"), make_matmul)
+
+
 # --- parallelize and vectorize ---------------------------------------------------------
 
 

@@ -17,7 +17,14 @@ from polyopt.errors import PolyoptError
 from polyopt.legality import require_legal
 from polyopt.model import Scop
 from polyopt.schedule_tree import Node
-from polyopt.transforms.tree import build_chain, chain, find, innermost_child, replace_at
+from polyopt.transforms.tree import (
+    build_chain,
+    chain,
+    find,
+    innermost_child,
+    refuse_unrolled,
+    replace_at,
+)
 
 
 def permute(scop: Scop, deps: Dependences | None, tree: Node, outer: str, order: list[str],
@@ -50,6 +57,7 @@ def interchange(scop: Scop, deps: Dependences, tree: Node, a: str, b: str,
                 names: tuple[str, str] | None = None) -> Node:
     """Swap loops ``a`` and ``b`` (ids), which must be perfectly nested."""
     shown = names or (a, b)
+    refuse_unrolled(scop, tree, [a, b], "interchange")
     for outer, inner in ((a, b), (b, a)):
         dims = chain(tree, outer)
         pos = next((k for k, d in enumerate(dims) if d.answers_to(inner)), None)

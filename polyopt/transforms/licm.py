@@ -19,7 +19,6 @@ from __future__ import annotations
 import islpy as isl
 
 from polyopt import isl_text
-
 from polyopt.deps import Dependence, Dependences
 from polyopt.errors import IllegalTransformationError
 from polyopt.expr import Load, Name, walk

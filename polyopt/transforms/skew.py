@@ -20,12 +20,13 @@ from polyopt.legality import require_legal
 from polyopt.model import Scop
 from polyopt.parallel import loop_label
 from polyopt.schedule_tree import Band, Node
-from polyopt.transforms.tree import at, chain, dim_of, find, replace_at
+from polyopt.transforms.tree import at, chain, dim_of, find, refuse_unrolled, replace_at
 
 
 def skew(scop: Scop, deps: Dependences | None, tree: Node, outer: str, inner: str,
          factor: int) -> Node:
     """``inner`` (an id, perfectly nested in ``outer``) runs over ``inner + factor * outer``."""
+    refuse_unrolled(scop, tree, [outer, inner], "skewing")
     dims = chain(tree, outer)
     o = next((d for d in dims if d.answers_to(outer)), None)
     i = next((d for d in dims[1:] if d.answers_to(inner)), None)

@@ -30,6 +30,7 @@ from polyopt.transforms.tree import (
     find,
     fresh,
     innermost_child,
+    refuse_unrolled,
     replace_at,
     taken_ids,
     taken_labels,
@@ -53,6 +54,7 @@ def tile(scop: Scop, deps: Dependences | None, tree: Node, loops: list[str], siz
         raise PolyoptError(f"{len(loops)} loops but {len(sizes)} tile sizes")
     if any(s < 1 for s in sizes):
         raise PolyoptError("tile sizes must be positive")
+    refuse_unrolled(scop, tree, loops, "tiling")
     dims = chain(tree, loops[0])
     head = dims[: len(loops)]
     if len(head) < len(loops) or any(not d.answers_to(x) for d, x in zip(head, loops, strict=True)):

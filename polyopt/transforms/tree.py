@@ -96,6 +96,17 @@ def innermost_child(tree: Node, outer: str, depth: int) -> Node:
     return node
 
 
+def refuse_unrolled(scop: Scop, tree: Node, loop_ids: list[str], what: str) -> None:
+    """Misuse: ``what`` names a loop that unroll-and-jam fully unrolls.  Such a loop must
+    stay below the loop it was strip-mined from (its trip count is bounded only there),
+    so it is not reordered, tiled, skewed or unrolled again."""
+    for x in loop_ids:
+        d = dim_of(tree, x)
+        if d.mark.unroll:
+            raise PolyoptError(f"loop {loop_label(scop, d)} is fully unrolled by unroll-and-jam; "
+                               f"{what} cannot move or transform it")
+
+
 def taken_ids(tree: Node) -> set[str]:
     """Every loop id and alias in ``tree`` (what a new loop's id must avoid)."""
     out: set[str] = set()

@@ -30,6 +30,7 @@ from polyopt.transforms.tree import (
     find,
     fresh,
     innermost_child,
+    refuse_unrolled,
     replace_at,
     taken_ids,
     taken_labels,
@@ -42,6 +43,7 @@ def unroll_jam(scop: Scop, deps: Dependences | None, tree: Node, loop: str, fact
     new outer loop gets the id ``<id>.uj`` and the label ``label``."""
     if factor < 2:
         raise PolyoptError("the unroll-and-jam factor must be at least 2")
+    refuse_unrolled(scop, tree, [loop], "unroll-and-jam")
     dims = chain(tree, loop)
     head = dims[0]
     if len(dims) < 2:
