@@ -150,7 +150,7 @@ def _scan(fn: c_ast.FuncDef, path: list[c_ast.Compound], out: list[_Found],
                               items[k + 1:]))
             start = None
         elif start is None:
-            for sub in _compounds(item):
+            for sub in [item] if isinstance(item, c_ast.Compound) else _compounds(item):
                 _scan(fn, [*path, sub], out, problems, filename, lines)
     if start is not None:
         problems.append(_problem(items[start], filename, lines, "`#pragma scop` without a "

@@ -413,3 +413,12 @@ def test_pointer_reductions_are_not_parallelized_by_name(tmp_path: Path) -> None
           y[j] += x[i];""", "int n, double *x, double *y"))
     block = optimized(r, tile=False)
     assert "reduction(+:y)" not in block
+
+
+def test_regions_in_nested_blocks_and_empty_regions(tmp_path: Path) -> None:
+    code = body("int i; double A[10];", "for (i = 0; i < n; i++) A[i] = 1;") .replace(
+        "#pragma endscop\n}", "#pragma endscop\n  {\n#pragma scop\n#pragma endscop\n  }\n}")
+    f = parse_c_file(write(tmp_path, code))
+    assert [len(r.scop.statements) for r in f.regions] == [1, 0]
+    empty = f.regions[1]
+    assert emit_region(empty, empty.scop.schedule).endswith("{\n}\n")
