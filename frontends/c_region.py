@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from polyopt.frontends.c_affine import AffineConverter, NotAffine, describe, text
+from polyopt.frontends.c_loops import loop_bound, loop_init, loop_step
 from polyopt.frontends.c_model import CArray, CRegion, CScalar
 from polyopt.frontends.c_preprocess import LineMap
 from polyopt.frontends.c_types import CType, Symbol, TypeTable
@@ -419,13 +420,13 @@ class RegionBuilder:
     # --- loops --------------------------------------------------------------------------
 
     def _for(self, st: c_ast.For, ctx: _Ctx) -> list[Node]:
-        var, start = self._loop_init(st)
+        var, start = loop_init(st, self.affine, self.src.types, self.ctype_of)
         if var in ctx.iters:
             raise NotAffine(st, f"loop iterator `{var}`", "is already the iterator of an "
                             "enclosing loop")
-        step = self._loop_step(st, var)
+        step = loop_step(st, var, self.affine)
         self.ctx = _Ctx((*ctx.iters, var), ctx.conds, ctx.loops)
-        bound = self._loop_cond(st, var, step)
+        bound = loop_bound(st, var, step, self.affine)
         self.ctx = ctx
         v = Lin.var(var)
         lower = Cmp(">=", v, start) if step > 0 else Cmp("<=", v, start)
@@ -443,73 +444,6 @@ class RegionBuilder:
         child = children[0] if len(children) == 1 else Sequence(tuple(children))
         expr = v if step > 0 else -v
         return [Band((LoopDim(loop_id, var, tuple((s, expr) for s in statements(child))),), child)]
-
-    def _loop_init(self, st: c_ast.For) -> tuple[str, Lin | MinMax]:
-        init = st.init
-        if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init:
-            d = init.decls[0]
-            t = self.src.types.of(d.type)
-            if t.dtype is None or t.dtype.is_float or t.rank:
-                raise NotAffine(d, f"loop iterator `{d.name}`", "must be an int or long variable")
-            return d.name, self.affine.aff(d.init)
-        if isinstance(init, c_ast.Assignment) and init.op == "=" and \
-                isinstance(init.lvalue, c_ast.ID):
-            name = init.lvalue.name
-            t = self.ctype_of(name)
-            if t is not None and (t.dtype is None or t.dtype.is_float or t.rank):
-                raise NotAffine(init.lvalue, f"loop iterator `{name}`",
-                                "must be an int or long variable")
-            return name, self.affine.aff(init.rvalue)
-        raise NotAffine(init if init is not None else st, "loop initialization",
-                        "must assign the iterator (`i = start` or `int i = start`)")
-
-    def _loop_step(self, st: c_ast.For, var: str) -> int:
-        nxt = st.next
-        if isinstance(nxt, c_ast.UnaryOp) and isinstance(nxt.expr, c_ast.ID) and \
-                nxt.expr.name == var and nxt.op in ("++", "--", "p++", "p--"):
-            return 1 if "+" in nxt.op else -1
-        if isinstance(nxt, c_ast.Assignment) and isinstance(nxt.lvalue, c_ast.ID) and \
-                nxt.lvalue.name == var:
-            step_node: c_ast.Node | None = None
-            sign = 1
-            if nxt.op in ("+=", "-="):
-                step_node, sign = nxt.rvalue, (1 if nxt.op == "+=" else -1)
-            elif nxt.op == "=" and isinstance(nxt.rvalue, c_ast.BinaryOp) and \
-                    nxt.rvalue.op in ("+", "-"):
-                r = nxt.rvalue
-                if isinstance(r.left, c_ast.ID) and r.left.name == var:
-                    step_node, sign = r.right, (1 if r.op == "+" else -1)
-                elif r.op == "+" and isinstance(r.right, c_ast.ID) and r.right.name == var:
-                    step_node = r.left
-            if step_node is not None:
-                try:
-                    s = self.affine.aff(step_node)
-                except NotAffine:
-                    s = None
-                if isinstance(s, Lin) and s.is_constant() and s.const != 0:
-                    return sign * s.const
-                raise NotAffine(step_node, "loop step", "must be a nonzero integer constant")
-        raise NotAffine(nxt if nxt is not None else st, "loop increment",
-                        f"must be `{var}++`, `{var}--`, `{var} += c` or `{var} -= c` with a "
-                        "constant c")
-
-    def _loop_cond(self, st: c_ast.For, var: str, step: int) -> Formula:
-        if st.cond is None:
-            raise NotAffine(st, "loop without a condition", "is not supported")
-        parts: list[c_ast.Node] = []
-        _conjuncts(st.cond, parts)
-        out: list[Formula] = []
-        for p in parts:
-            f = self.affine.formula(p)
-            if not isinstance(f, Cmp) or f.op not in ("<", "<=", ">", ">="):
-                raise NotAffine(p, "loop condition", f"must compare `{var}` with < <= > >= "
-                                "(conditions may be joined with &&)")
-            if not _bounds_in_direction(f, var, step):
-                which = "an upper" if step > 0 else "a lower"
-                raise NotAffine(p, "loop condition", f"must be {which} bound on `{var}` for a "
-                                f"loop that {'increases' if step > 0 else 'decreases'} it")
-            out.append(f)
-        return conj(*out)
 
     # --- assembling ---------------------------------------------------------------------
 
@@ -614,36 +548,3 @@ def _without_comments(loc: SourceLocation) -> SourceLocation:
     text = re.sub(r"/\*.*?\*/", " ", loc.text)
     text = re.sub(r"//.*$", "", text).rstrip()
     return replace(loc, text=text)
-
-
-def _conjuncts(node: c_ast.Node, out: list[c_ast.Node]) -> None:
-    if isinstance(node, c_ast.BinaryOp) and node.op == "&&":
-        _conjuncts(node.left, out)
-        _conjuncts(node.right, out)
-    else:
-        out.append(node)
-
-
-def _bounds_in_direction(f: Cmp, var: str, step: int) -> bool:
-    """``f`` becomes false as ``var`` moves in the loop's direction (so it is a bound)."""
-    lhs_has = var in _names(f.lhs)
-    rhs_has = var in _names(f.rhs)
-    if lhs_has == rhs_has:
-        return False
-    side = f.lhs if lhs_has else f.rhs
-    if not isinstance(side, Lin):
-        return False
-    c = side.coeff(var)
-    if not lhs_has:
-        c = -c
-    upper = (f.op in ("<", "<=") and c > 0) or (f.op in (">", ">=") and c < 0)
-    return upper if step > 0 else not upper
-
-
-def _names(a: Lin | MinMax) -> set[str]:
-    if isinstance(a, Lin):
-        return a.names()
-    out: set[str] = set()
-    for x in a.args:
-        out |= _names(x)
-    return out

@@ -1,0 +1,124 @@
+"""C ``for`` headers: the iterator, its start, a constant step, and the bound.
+
+A loop runs over ``{ i : i >= start and cond(i) }`` (``i <= start`` for a
+decreasing loop, plus ``i = start mod step`` when ``|step| > 1``) only when every
+comparison of ``cond`` stops the loop as ``i`` moves in its direction: an upper
+bound for an increasing loop, a lower bound for a decreasing one.  Anything
+else (``i != n``, a lower bound on an increasing loop...) is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from polyopt.frontends.c_affine import AffineConverter, NotAffine
+from polyopt.frontends.c_types import CType, TypeTable
+from pycparser import c_ast
+
+from polyopt.aff import Aff, Cmp, Formula, Lin, MinMax, conj
+
+
+def loop_init(st: c_ast.For, affine: AffineConverter, types: TypeTable,
+              ctype_of: Callable[[str], CType | None]) -> tuple[str, Aff]:
+    """The iterator and its start: ``i = start`` or ``int i = start``."""
+    init = st.init
+    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init:
+        d = init.decls[0]
+        t = types.of(d.type)
+        if t.dtype is None or t.dtype.is_float or t.rank:
+            raise NotAffine(d, f"loop iterator `{d.name}`", "must be an int or long variable")
+        return d.name, affine.aff(d.init)
+    if isinstance(init, c_ast.Assignment) and init.op == "=" and \
+            isinstance(init.lvalue, c_ast.ID):
+        name = init.lvalue.name
+        t = ctype_of(name)
+        if t is not None and (t.dtype is None or t.dtype.is_float or t.rank):
+            raise NotAffine(init.lvalue, f"loop iterator `{name}`",
+                            "must be an int or long variable")
+        return name, affine.aff(init.rvalue)
+    raise NotAffine(init if init is not None else st, "loop initialization",
+                    "must assign the iterator (`i = start` or `int i = start`)")
+
+def loop_step(st: c_ast.For, var: str, affine: AffineConverter) -> int:
+    """The constant step: ``i++``, ``i--``, ``i += c``, ``i -= c``, ``i = i + c``..."""
+    nxt = st.next
+    if isinstance(nxt, c_ast.UnaryOp) and isinstance(nxt.expr, c_ast.ID) and \
+            nxt.expr.name == var and nxt.op in ("++", "--", "p++", "p--"):
+        return 1 if "+" in nxt.op else -1
+    if isinstance(nxt, c_ast.Assignment) and isinstance(nxt.lvalue, c_ast.ID) and \
+            nxt.lvalue.name == var:
+        step_node: c_ast.Node | None = None
+        sign = 1
+        if nxt.op in ("+=", "-="):
+            step_node, sign = nxt.rvalue, (1 if nxt.op == "+=" else -1)
+        elif nxt.op == "=" and isinstance(nxt.rvalue, c_ast.BinaryOp) and \
+                nxt.rvalue.op in ("+", "-"):
+            r = nxt.rvalue
+            if isinstance(r.left, c_ast.ID) and r.left.name == var:
+                step_node, sign = r.right, (1 if r.op == "+" else -1)
+            elif r.op == "+" and isinstance(r.right, c_ast.ID) and r.right.name == var:
+                step_node = r.left
+        if step_node is not None:
+            try:
+                s = affine.aff(step_node)
+            except NotAffine:
+                s = None
+            if isinstance(s, Lin) and s.is_constant() and s.const != 0:
+                return sign * s.const
+            raise NotAffine(step_node, "loop step", "must be a nonzero integer constant")
+    raise NotAffine(nxt if nxt is not None else st, "loop increment",
+                    f"must be `{var}++`, `{var}--`, `{var} += c` or `{var} -= c` with a "
+                    "constant c")
+
+def loop_bound(st: c_ast.For, var: str, step: int, affine: AffineConverter) -> Formula:
+    """The condition, checked to bound ``var`` in the loop's direction (so the loop's
+    iterations are exactly the points that satisfy it)."""
+    if st.cond is None:
+        raise NotAffine(st, "loop without a condition", "is not supported")
+    parts: list[c_ast.Node] = []
+    _conjuncts(st.cond, parts)
+    out: list[Formula] = []
+    for p in parts:
+        f = affine.formula(p)
+        if not isinstance(f, Cmp) or f.op not in ("<", "<=", ">", ">="):
+            raise NotAffine(p, "loop condition", f"must compare `{var}` with < <= > >= "
+                            "(conditions may be joined with &&)")
+        if not _bounds_in_direction(f, var, step):
+            which = "an upper" if step > 0 else "a lower"
+            raise NotAffine(p, "loop condition", f"must be {which} bound on `{var}` for a "
+                            f"loop that {'increases' if step > 0 else 'decreases'} it")
+        out.append(f)
+    return conj(*out)
+
+
+def _conjuncts(node: c_ast.Node, out: list[c_ast.Node]) -> None:
+    if isinstance(node, c_ast.BinaryOp) and node.op == "&&":
+        _conjuncts(node.left, out)
+        _conjuncts(node.right, out)
+    else:
+        out.append(node)
+
+
+def _bounds_in_direction(f: Cmp, var: str, step: int) -> bool:
+    """``f`` becomes false as ``var`` moves in the loop's direction (so it is a bound)."""
+    lhs_has = var in _names(f.lhs)
+    rhs_has = var in _names(f.rhs)
+    if lhs_has == rhs_has:
+        return False
+    side = f.lhs if lhs_has else f.rhs
+    if not isinstance(side, Lin):
+        return False
+    c = side.coeff(var)
+    if not lhs_has:
+        c = -c
+    upper = (f.op in ("<", "<=") and c > 0) or (f.op in (">", ">=") and c < 0)
+    return upper if step > 0 else not upper
+
+
+def _names(a: Lin | MinMax) -> set[str]:
+    if isinstance(a, Lin):
+        return a.names()
+    out: set[str] = set()
+    for x in a.args:
+        out |= _names(x)
+    return out
