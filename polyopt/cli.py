@@ -89,17 +89,21 @@ def build_parser() -> argparse.ArgumentParser:
                              "to a C input, FILE.FUNCTION.c for a Python one)")
     g = opt.add_argument_group("transformations")
     g.add_argument("--tile", action=argparse.BooleanOptionalAction, default=None,
-                   help="tile loop bands for locality (default: on)")
+                   help=f"tile loop bands for locality (default: {_default('tile')})")
     g.add_argument("--tile-sizes", metavar="N,N,...",
                    help="tile with these sizes, outermost loop first (implies --tile)")
     g.add_argument("--parallel", action=argparse.BooleanOptionalAction, default=None,
-                   help="run parallel loops with OpenMP `parallel for` (default: on)")
+                   help="run parallel loops with OpenMP `parallel for` "
+                        f"(default: {_default('parallel')})")
     g.add_argument("--fuse", choices=("none", "smart", "max"), default=None,
-                   help="loop fusion: none, smart (when profitable, the default) or max")
+                   help="loop fusion: none, smart (when profitable) or max "
+                        f"(default: {_default('fuse')})")
     g.add_argument("--unroll-jam", action=argparse.BooleanOptionalAction, default=None,
-                   help="unroll-and-jam (register tiling) around reductions (default: off)")
+                   help="unroll-and-jam (register tiling) around reductions "
+                        f"(default: {_default('unroll_jam')})")
     g.add_argument("--vectorize", action=argparse.BooleanOptionalAction, default=None,
-                   help="mark vectorizable innermost loops `omp simd` (default: on)")
+                   help="mark vectorizable innermost loops `omp simd` "
+                        f"(default: {_default('vectorize')})")
     g.add_argument("--schedule", metavar="FILE", type=Path,
                    help="replay a saved user schedule (JSON from Schedule.to_json()) instead of "
                         "the automatic one")
@@ -120,6 +124,16 @@ def build_parser() -> argparse.ArgumentParser:
                            "self-contained page with the dependence graph) or dot (Graphviz)")
     deps.set_defaults(handler=_deps)
     return parser
+
+
+def _default(field: str) -> str:
+    """How the default of an :class:`Options` field reads in ``--help``."""
+    value = getattr(Options(), field, None)
+    if value is None:
+        return "not available yet"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
 
 
 def _common(p: argparse.ArgumentParser, output_help: str) -> None:
