@@ -51,7 +51,8 @@ def make_fast_call(ck: Any, type_key: tuple) -> Callable[[tuple], object]:
         src += [f"    if {cond}:", "        return slow(args)"]
     for name, (array, dim) in iface.param_sources.items():
         env[name] = f"s_{name}"
-        src.append(f"    s_{name} = a{pos[array]}.shape[{dim}]")
+        src += [f"    s_{name} = a{pos[array]}.shape[{dim}]",
+                f"    if s_{name} > {iface.param_limit}:", "        return slow(args)"]
     for name, kind, _ in iface.c_args:
         if kind == "param" and name in pos:
             env[name] = f"s_{name}"
@@ -97,6 +98,9 @@ def make_fast_call(ck: Any, type_key: tuple) -> Callable[[tuple], object]:
         src.append(f"    return t_{ret[0]}")
     elif ret[0] in pos:
         src.append(f"    return a{pos[ret[0]]}")
+    elif iface.return_numpy is not None:  # a strong scalar: the NumPy type CPython gives
+        ns["R"] = np.dtype(iface.return_numpy).type
+        src.append("    return R(r)")
     else:
         src.append("    return r")
     exec(compile("\n".join(src), f"<polyopt call wrapper {iface.function}>", "exec"), ns)

@@ -226,6 +226,20 @@ def test_int_argument_too_large_for_loop_arithmetic_is_an_overflow_error(k):
         polyopt.jit(from_k)(k, np.zeros(4))
 
 
+def huge_stride(x, y):
+    for i in range(x.shape[0]):
+        y[0] += x[i * 1099511627776]
+
+
+def test_sizes_beyond_the_safe_range_are_refused_on_every_call():
+    # coefficients of 2**40 leave no size but 0 safe for int64 loop arithmetic
+    kernel = polyopt.jit(huge_stride)
+    check_against_python(kernel, np.ones(0), np.zeros(0))
+    for _ in range(2):  # the first and the later (fast-path) calls of this signature
+        with pytest.raises(OverflowError, match="'x_shape0' = 2 is too large"):
+            kernel(np.ones(2), np.zeros(0))
+
+
 def test_numpy_integer_scalars_are_ints():
     check_against_python(jitted("first_k"), np.int64(2), np.ones(3), np.ones(3))
     check_against_python(jitted("first_k"), np.int32(3), np.ones(3), np.ones(3))
