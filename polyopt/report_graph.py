@@ -110,7 +110,7 @@ def svg(s: ScopReport) -> str:
     side = 60 + 22 * sum(1 for e in drawn if e.source != e.sink and row_of[e.sink] <= row_of[e.source])
     skips = any(row_of[e.sink] - row_of[e.source] > 1 for e in drawn)
     left = MARGIN + (190 if skips else 0)
-    width = widest * (NODE_W + H_GAP) - H_GAP + left + MARGIN + max(side, 120)
+    width = max(widest * (NODE_W + H_GAP) - H_GAP + left + MARGIN + max(side, 120), 660)
     pos: dict[str, tuple[float, float]] = {}
     for r, names_ in by_row.items():
         for m, n in enumerate(names_):

@@ -45,6 +45,7 @@ table { border-collapse: collapse; font-size: 13px; margin-bottom: 6px; }
 th, td { border: 1px solid #dde3ea; padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #f0f3f6; }
 td code, .rel { font-family: monospace; font-size: 12px; }
+td code { white-space: nowrap; }
 .rel { display: inline-block; max-width: 520px; word-break: break-word; color: #44546a; }
 figure { margin: 0; overflow-x: auto; border: 1px solid #e1e6eb; border-radius: 6px;
          background: #fff; }
