@@ -146,6 +146,13 @@ def float_argument_bound(x, a):
         x[i] = 1.0
 
 
+def c_reserved_names(x, restrict):
+    for i in range(x.shape[0]):  # !reserved1
+        double = x[i] * 2.0  # !reserved2
+        M_PI = 3.0  # !reserved3
+        restrict[i] = double + M_PI
+
+
 def many_problems(x, idx):
     for i in range(x.shape[0]):
         while i < 3:  # !many1
@@ -244,6 +251,17 @@ def test_every_problem_is_reported_at_once():
     assert constructs[0] == "`while` loop"
     assert constructs[1] == "indirect subscript"
     assert "mystery" in constructs[2]
+
+
+def test_names_reserved_in_c_are_refused():
+    e = _raise(c_reserved_names, (_x(), _x()))
+    line = where("reserved1", "for")[0] - 1
+    expected = [(line, _LINES[line - 1].index("restrict") + 1), where("reserved2", "double"),
+                where("reserved3", "M_PI")]
+    assert [(p.location.line, p.location.col) for p in e.problems] == expected
+    assert [p.construct for p in e.problems] == ["name `restrict`", "name `double`",
+                                                 "name `M_PI`"]
+    assert "reserved in the generated C" in str(e)
 
 
 def test_report_refuses_too():
