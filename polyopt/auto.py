@@ -24,7 +24,7 @@ from itertools import permutations
 from polyopt.aff import Lin
 from polyopt.deps import Dependences
 from polyopt.errors import PolyoptError
-from polyopt.legality import violations
+from polyopt.legality import is_legal
 from polyopt.model import Scop
 from polyopt.options import Options
 from polyopt.auto_register import register_tile_all
@@ -132,7 +132,7 @@ def _reorder_all(scop: Scop, deps: Dependences, tree: Node) -> Node:
         for order in permutations(movable):
             ids = [d.loop_id for d in order]
             cand = permute(scop, None, tree, anchor, ids)
-            if violations(scop, deps, cand):
+            if not is_legal(scop, deps, cand):
                 continue
             new_dims = dims[:fixed] + list(order)
             score = _order_score(scop, deps, cand, new_dims[fixed:]) - (
@@ -159,7 +159,7 @@ def _distribute_for_order(scop: Scop, deps: Dependences, tree: Node) -> Node:
                 cand = distribute(scop, None, tree, dim.loop_id)
             except PolyoptError:
                 continue
-            if violations(scop, deps, cand):
+            if not is_legal(scop, deps, cand):
                 continue
             if _reorder_all(scop, deps, cand) is cand:
                 continue  # no part reorders: keep the statements together
@@ -267,7 +267,7 @@ def _time_tiled(scop: Scop, deps: Dependences, tree: Node, path, sub: Node) -> N
     if len(dims) < 3:
         return None
     cand = normalize(replace_at(tree, path, new))
-    if violations(scop, deps, cand):
+    if not is_legal(scop, deps, cand):
         return None
     try:
         cand = tile(scop, None, cand, [dims[0].loop_id, dims[1].loop_id], list(TIME_TILE))
@@ -275,7 +275,7 @@ def _time_tiled(scop: Scop, deps: Dependences, tree: Node, path, sub: Node) -> N
     except PolyoptError:
         return None
     cand = _distribute_innermost(scop, deps, cand)
-    if violations(scop, deps, cand):
+    if not is_legal(scop, deps, cand):
         return None
     if loop_verdict(scop, deps, cand, f"{dims[1].loop_id}.tile").kind != PARALLEL:
         return None
@@ -296,7 +296,7 @@ def _distribute_innermost(scop: Scop, deps: Dependences, tree: Node) -> Node:
             cand = distribute(scop, None, tree, dim.loop_id)
         except PolyoptError:
             continue
-        if not violations(scop, deps, cand):
+        if is_legal(scop, deps, cand):
             tree = cand
     return tree
 
@@ -341,7 +341,7 @@ def _tile_all(scop: Scop, deps: Dependences, tree: Node, options: Options) -> No
             cand = tile(scop, None, tree, [d.loop_id for d in dims], sizes)
         except PolyoptError:
             continue
-        if violations(scop, deps, cand):
+        if not is_legal(scop, deps, cand):
             continue
         tree = cand
     return tree

@@ -23,7 +23,7 @@ from dataclasses import replace
 from polyopt.aff import floordiv
 from polyopt.deps import Dependences, analyze
 from polyopt.errors import PolyoptError
-from polyopt.legality import violations
+from polyopt.legality import is_legal
 from polyopt.model import Scop
 from polyopt.options import Options
 from polyopt.target import micro_tile
@@ -96,7 +96,7 @@ def _isolate(scop: Scop, deps: Dependences, tree: Node, stmt: str, depth: int) -
             cand = distribute(scop, None, tree, busy.loop_id)
         except PolyoptError:
             return None
-        if violations(scop, deps, cand):
+        if not is_legal(scop, deps, cand):
             return None
         tree = cand
     return None
@@ -154,7 +154,7 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node,
     ]
     top = chain_dims[0].loop_id
     result = replace_at(tree2, find(tree2, top), build_chain(new_chain, Leaf(full)))
-    if violations(scop2, deps2, result):
+    if not is_legal(scop2, deps2, result):
         return None
     return scop2, deps2, result
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import islpy as isl
@@ -46,11 +46,29 @@ class Dependence:
     source: Access
     sink: Access
     relation: isl.Map  # source statement instance -> sink statement instance
-    carried_by: tuple[str, ...]  # loop ids of the original program; () = loop-independent
-    common_loops: tuple[str, ...]
-    distance: tuple[int | None, ...]  # per common loop; None where not constant
-    direction: tuple[str, ...]  # per common loop: "<" ">" "=" "<=" ">=" "*"
+    common_loops: tuple[str, ...]  # loops of the scop's own order around both statements
     reduction: bool  # a self-dependence of a reduction on its accumulator
+    timeline: Timeline = field(repr=False)  # the scop's own order, for the lazy facts below
+
+    @cached_property
+    def carried_by(self) -> tuple[str, ...]:
+        """Loop ids (of the scop's own order) that carry it; () = loop-independent."""
+        return tuple(lp for lp in self.common_loops
+                     if not self.timeline.carries(self.relation, lp).is_empty())
+
+    @cached_property
+    def _vectors(self) -> tuple[tuple[int | None, ...], tuple[str, ...]]:
+        return _distance(self.timeline, self.relation, list(self.common_loops))
+
+    @property
+    def distance(self) -> tuple[int | None, ...]:
+        """Per common loop, the constant distance, or None where it is not constant."""
+        return self._vectors[0]
+
+    @property
+    def direction(self) -> tuple[str, ...]:
+        """Per common loop: "<" ">" "=" "<=" ">=" "*"."""
+        return self._vectors[1]
 
     @property
     def array(self) -> str:
@@ -72,6 +90,20 @@ class Dependences:
     @property
     def all(self) -> tuple[Dependence, ...]:
         return self.flow + self.memory
+
+    @cached_property
+    def memory_by_pair(self) -> dict[tuple[str, str], tuple[isl.Map, tuple[Dependence, ...]]]:
+        """Memory dependences grouped by (source, sink) statement, with their union."""
+        groups: dict[tuple[str, str], list[Dependence]] = {}
+        for d in self.memory:
+            groups.setdefault((d.source.statement, d.sink.statement), []).append(d)
+        out = {}
+        for key, group in groups.items():
+            union = group[0].relation
+            for d in group[1:]:
+                union = union.union(d.relation)
+            out[key] = (union.coalesce(), tuple(group))
+        return out
 
     def reductions_on(self, target: str) -> list[str]:
         """Statements that reduce into ``target``."""
@@ -183,15 +215,12 @@ class _Builder:
     def dependence(self, kind: DepKind, value_based: bool, src: Access, dst: Access,
                    rel: isl.Map) -> Dependence:
         common = _common_loops(self.enclosing, src.statement, dst.statement)
-        carried = tuple(lp for lp in common if not self.tl.carries(rel, lp).is_empty())
-        distance, direction = _distance(self.tl, rel, list(common))
         red = self.reds.get(src.statement)
         is_red = (
             red is not None and src.statement == dst.statement and src.target == red.target
             and _is_reduction_access(self.scop, src) and _is_reduction_access(self.scop, dst)
         )
-        return Dependence(kind, value_based, src, dst, rel, carried, common, distance, direction,
-                          is_red)
+        return Dependence(kind, value_based, src, dst, rel, common, is_red, self.tl)
 
 
 def _is_reduction_access(scop: Scop, a: Access) -> bool:

@@ -1,10 +1,13 @@
 """Printing :mod:`polyopt.aff` expressions and formulas in isl's text syntax.
 
 isl objects are built from text here and only here, so that every name that
-reaches isl passes through one place.
+reaches isl passes through one place.  islpy objects are immutable, so the
+builders are memoized: the scheduler asks for the same maps many times.
 """
 
 from __future__ import annotations
+
+import functools
 
 import islpy as isl
 
@@ -89,15 +92,18 @@ def params_prefix(params: tuple[str, ...]) -> str:
     return "[" + ", ".join(params) + "] -> " if params else ""
 
 
+@functools.lru_cache(maxsize=8192)
 def make_set(params: tuple[str, ...], tuple_name: str, dims: tuple[str, ...], f: Formula) -> isl.Set:
     text = f"{params_prefix(params)}{{ {tuple_name}[{', '.join(dims)}] : {formula(f)} }}"
     return isl.Set.read_from_str(CTX, text)
 
 
+@functools.lru_cache(maxsize=1024)
 def make_param_set(params: tuple[str, ...], f: Formula) -> isl.Set:
     return isl.Set.read_from_str(CTX, f"{params_prefix(params)}{{ : {formula(f)} }}")
 
 
+@functools.lru_cache(maxsize=8192)
 def make_map(
     params: tuple[str, ...],
     in_name: str,

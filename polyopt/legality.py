@@ -8,8 +8,6 @@ source terms: statement, line, array, distance, loop.
 
 from __future__ import annotations
 
-import islpy as isl
-
 from polyopt.deps import Dependence, Dependences
 from polyopt.errors import IllegalTransformationError
 from polyopt.model import Scop
@@ -19,14 +17,23 @@ from polyopt.timeline import Timeline
 
 
 def violations(scop: Scop, deps: Dependences, tree: Node) -> list[Dependence]:
-    """The memory-based dependences that ``tree`` would run sink first (or at once)."""
+    """The memory-based dependences that ``tree`` would run sink first (or at once).
+
+    Dependences are checked per statement pair, all of a pair's relations at once;
+    only a pair that fails is examined dependence by dependence.
+    """
     tl = Timeline(scop, tree)
-    before = tl.before
     broken: list[Dependence] = []
-    for d in deps.memory:
-        if not isl.UnionMap.from_map(d.relation).is_subset(before):
-            broken.append(d)
+    for union, group in deps.memory_by_pair.values():
+        if not tl.respects(union):
+            broken += [d for d in group if not tl.respects(d.relation)]
     return broken
+
+
+def is_legal(scop: Scop, deps: Dependences, tree: Node) -> bool:
+    """Whether ``tree`` respects every dependence (stops at the first that fails)."""
+    tl = Timeline(scop, tree)
+    return all(tl.respects(union) for union, _ in deps.memory_by_pair.values())
 
 
 def require_legal(scop: Scop, deps: Dependences, tree: Node, what: str) -> None:

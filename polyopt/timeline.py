@@ -46,6 +46,29 @@ class Timeline:
         return out
 
     @cached_property
+    def _padded(self) -> dict[str, isl.Map]:
+        return {
+            stmt: self._stmt_map(stmt, tuple(vec) + (Lin.constant(0),) * (self.width - len(vec)))
+            for stmt, vec in self.vectors.items()
+        }
+
+    @cached_property
+    def _lex_lt(self) -> isl.Map:
+        dims = ", ".join(f"t{k}" for k in range(self.width))
+        space = isl.Set.read_from_str(
+            isl.DEFAULT_CONTEXT,
+            f"{isl_text.params_prefix(self.scop.params)}{{ [{dims}] }}").get_space()
+        return isl.Map.lex_lt(space)
+
+    def respects(self, relation: isl.Map) -> bool:
+        """Whether every pair of ``relation`` (source instance -> sink instance) runs
+        source strictly first in this schedule."""
+        src = names.in_tuple_name(relation)
+        dst = names.out_tuple_name(relation)
+        in_time = relation.apply_domain(self._padded[src]).apply_range(self._padded[dst])
+        return in_time.is_subset(self._lex_lt)
+
+    @cached_property
     def before(self) -> isl.UnionMap:
         """Instance pairs (a, b) where a runs strictly before b."""
         return self.schedule.lex_lt_union_map(self.schedule)
