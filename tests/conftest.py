@@ -12,6 +12,7 @@ import copy
 import numpy as np
 import pytest
 
+
 @pytest.fixture(scope="session", autouse=True)
 def polyopt_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A fresh ``POLYOPT_CACHE_DIR`` for the whole session (restored afterwards)."""
@@ -86,7 +87,7 @@ def check_against_python(fn, *args, **kwargs) -> object:
         return None
     actual = fn(*c_args, **c_kwargs)
     names = list(fn._arg_names) if hasattr(fn, "_arg_names") else []
-    for k, (p, c) in enumerate(zip(py_args, c_args)):
+    for k, (p, c) in enumerate(zip(py_args, c_args, strict=True)):
         if isinstance(p, np.ndarray):
             label = names[k] if k < len(names) else f"argument {k}"
             assert_same_value(p, c, f"{fn.__name__}: array argument {label!r}")

@@ -15,12 +15,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+import kernels
 import numpy as np
 import pytest
-
-import kernels
-import polyopt
 from conftest import check_against_python
+
+import polyopt
 
 TESTS_DIR = Path(__file__).resolve().parent
 

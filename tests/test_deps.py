@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import inspect
 
+import kernels
 import numpy as np
 import pytest
 
-import kernels
 import polyopt
 from polyopt.report import Analysis, DependenceInfo
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-import polyopt
 from conftest import check_against_python
 from kernels import CASES
+
+import polyopt
 
 _JITTED: dict[tuple[str, bool], polyopt.Kernel] = {}
 

@@ -61,7 +61,7 @@ def non_affine_bound(A):
     n, m = A.shape
     for i in range(n):
         for j in range(m):
-            for k in range(i * j):  # !nonaffine
+            for k in range(i * j):  # !nonaffine  # noqa: B007
                 A[i, j] += 1.0
 
 
@@ -106,7 +106,7 @@ def undefined_scalar(x):
 def use_before_assignment(x):
     for i in range(x.shape[0]):
         x[i] = tmp  # !usebefore  # noqa: F821
-        tmp = x[i] * 2.0
+        tmp = x[i] * 2.0  # noqa: F841
 
 
 def assigned_on_some_iterations(x):
