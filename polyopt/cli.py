@@ -371,6 +371,10 @@ def write_output(out: str, text: str, source: Path) -> None:
         raise CliError(f"refusing to write over the input file {source} (choose another -o)")
     if target.is_dir():
         raise CliError(f"{target}: is a directory")
+    if target.exists() and not target.is_file():  # /dev/null, a pipe: write through
+        with open(target, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
+            f.write(text)
+        return
     directory = target.resolve().parent
     if not directory.is_dir():
         raise CliError(f"{target}: the directory {directory} does not exist")

@@ -88,13 +88,23 @@ def choose_data(region: CRegion) -> HarnessData:
     scop = region.scop
     real = [p for p in scop.params if p not in region.extent_params]
     checks = out_of_bounds(scop)
-    for t in _SIZES:
-        values = {p: t for p in real} | {p: 10**6 for p in region.extent_params}
+
+    def fits(values: dict[str, int]) -> bool:
         point = _point(scop.params, values)
-        if all(c.bad_params.intersect(point).is_empty() for c in checks):
+        return all(c.bad_params.intersect(point).is_empty() for c in checks)
+
+    for t in _SIZES:  # the largest common value, then each parameter as large as it may be
+        values = {p: t for p in real} | {p: 10**6 for p in region.extent_params}
+        if fits(values):
+            for p in real:
+                for bigger in (x for x in _SIZES if x > values[p]):
+                    if fits(values | {p: bigger}):
+                        values[p] = bigger
+                        break
             break
     else:
         raise VerifyError("no small parameter values keep every access inside the arrays")
+    point = _point(scop.params, values)
     extents = {name: _extents(region, name, values, point) for name in region.arrays}
     final = {p: v for p, v in values.items() if p not in region.extent_params}
     for name, a in scop.arrays.items():

@@ -143,6 +143,12 @@ def test_opt_to_stdout_and_never_over_the_input(tmp_path: Path) -> None:
     assert_error(polyopt("opt", "k.c", "-o", "./k.c", cwd=tmp_path), 1,
                  "refusing to write over the input file")
     assert src.read_bytes() == before
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # a special file is written through, never replaced by a regular one
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    assert polyopt("opt", "k.c", "-o", str(fifo), cwd=tmp_path).returncode == 0
+    assert "polyopt: optimized scop region" in reader.communicate(timeout=60)[0]
+    assert fifo.is_fifo()
 
 
 def test_opt_verify_reports_agreement() -> None:
