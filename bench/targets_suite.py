@@ -65,7 +65,7 @@ def _contracted(name: str, temp: str) -> bool:
 
     spec = load_spec("targets", name)
     source = polyopt.jit(spec.kernel).c_source(**spec.args("MINI"))
-    body = source[source.rfind("void polyopt_"):]
+    body = re.sub(r"/\*.*?\*/", "", source[source.rfind("void polyopt_"):], flags=re.S)
     return re.search(rf"\b{re.escape(temp)}\[", body) is None
 
 
