@@ -20,7 +20,7 @@ from polyopt.backend_c.cexpr import BodyPrinter, ast_expr, ctype, flat_index, li
 from polyopt.backend_c.prelude import PRELUDE
 
 from polyopt import names
-from polyopt.aff import Lin
+from polyopt.aff import Lin, python_text
 from polyopt.bounds import out_of_bounds
 from polyopt.expr import names_read
 from polyopt.model import ArrayKind, ScalarKind, Scop, Statement
@@ -93,7 +93,7 @@ def _check_function(scop: Scop, name: str) -> tuple[str, list[str]]:
 
 def _describe_access(scop: Scop, a) -> str:
     s = scop.statement(a.statement)
-    idx = ", ".join(lin(i) for i in a.indices)
+    idx = ", ".join(python_text(i) for i in a.indices)
     verb = "writes" if a.is_write else "reads"
     return f"line {s.location.line} {verb} {a.target}[{idx}] ({s.source})"
 

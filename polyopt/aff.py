@@ -82,6 +82,27 @@ class Lin:
         return out
 
 
+def python_text(e: Lin) -> str:
+    """``e`` as Python source, for messages and reports: ``i - k + 1``, ``(i + 1) // 2``."""
+    parts: list[tuple[int, str]] = []
+    for atom, c in e.terms:
+        if isinstance(atom, str):
+            text = atom
+        else:
+            num = python_text(atom.num)
+            simple = len(atom.num.terms) == 1 and atom.num.terms[0][1] == 1 and not atom.num.const
+            text = f"{num if simple else f'({num})'} // {atom.den}"
+            if c != 1:  # -(i // 2) is not -i // 2
+                text = f"({text})"
+        parts.append((c, text if abs(c) == 1 else f"{abs(c)} * {text}"))
+    if e.const or not parts:
+        parts.append((e.const, str(abs(e.const))))
+    out = ("-" if parts[0][0] < 0 else "") + parts[0][1]
+    for c, text in parts[1:]:
+        out += f" {'-' if c < 0 else '+'} {text}"
+    return out
+
+
 def floordiv(num: Lin, den: int) -> Lin:
     """``floor(num / den)`` for a positive constant ``den``, simplified when exact."""
     if den <= 0:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from polyopt.aff import Lin
+from polyopt.aff import Lin, python_text
 from polyopt.deps import Dependence, Dependences
 from polyopt.model import Scop
 from polyopt.parallel import PARALLEL, REDUCTION, LoopVerdict, verdicts
@@ -72,9 +72,7 @@ class Analysis:
 def _access_text(indices: tuple[Lin, ...], target: str) -> str:
     if not indices:
         return target
-    from polyopt.backend_c.cexpr import lin
-
-    return f"{target}[{', '.join(lin(i).strip('()') for i in indices)}]"
+    return f"{target}[{', '.join(python_text(i) for i in indices)}]"
 
 
 def dependence_info(scop: Scop, d: Dependence) -> DependenceInfo:
