@@ -116,6 +116,20 @@ def test_written_array_too_small():
     check_against_python(jitted("first_k"), -4, np.ones(3), np.ones(3))  # empty loop
 
 
+def halves(k, x):
+    for i in range(k):
+        x[i // 2] += x[k - 1 - i]
+
+
+def test_index_errors_show_the_access_as_written():
+    with pytest.raises(IndexError) as info:
+        polyopt.jit(halves)(7, np.ones(3))
+    assert "writes x[i // 2] (x[i // 2] += x[k - 1 - i])" in str(info.value)
+    with pytest.raises(IndexError, match=r"reads x\[k - i - 1\] \(x\[i // 2\]"):
+        polyopt.jit(halves)(4, np.ones(3))
+    check_against_python(polyopt.jit(halves), 5, np.ones(5))
+
+
 def test_sizes_that_leave_no_iteration_need_no_elements():
     check_against_python(jitted("first_k"), 0, np.ones(0), np.ones(0))
     A, B, C = _mm_args(0, 4, 5)
