@@ -34,7 +34,7 @@ import pytest
 from conftest import check_against_python
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from kernels import jacobi_1d, rowsum_scale
+from kernels import jacobi_1d, matmul_acc, rowsum_scale
 from test_transforms import make_jacobi_1d, make_matmul, matmul, seidel_1d
 
 import polyopt
@@ -75,6 +75,7 @@ class Subject:
 
 CORPUS = {
     "matmul": Subject(matmul, make_matmul),
+    "matmul_acc": Subject(matmul_acc, make_matmul),  # a scalar temporary in the nest
     "jacobi_1d": Subject(jacobi_1d, make_jacobi_1d),
     "seidel_1d": Subject(seidel_1d, lambda r, n: (min(n, 3), r.standard_normal(n))),
     "rowsum_scale": Subject(rowsum_scale, lambda r, n: (r.standard_normal((n, n + 1)),

@@ -28,7 +28,7 @@ import re
 import numpy as np
 import pytest
 from conftest import check_against_python
-from kernels import gemm, jacobi_1d, prefix_sum, seidel_2d, tri_upper_sum
+from kernels import gemm, jacobi_1d, matmul_acc, prefix_sum, seidel_2d, tri_upper_sum
 from polyopt.backend_c.build import DEFAULT_CFLAGS
 from polyopt.frontends.python import parse_function
 
@@ -60,6 +60,10 @@ def matmul(A, B, C):
 
 
 def make_matmul(r, n):
+    return r.standard_normal((n, n + 1)), r.standard_normal((n + 1, n + 2)), r.standard_normal((n, n + 2))
+
+
+def make_matmul_acc(r, n):
     return r.standard_normal((n, n + 1)), r.standard_normal((n + 1, n + 2)), r.standard_normal((n, n + 2))
 
 
@@ -316,6 +320,21 @@ def test_distribute_is_illegal_when_a_statement_reads_the_next_ones_earlier_writ
             array="b", source="S1", sink="S0", direction=("<",), kind=DepKind.FLOW,
             lines=(line_of(reads_next_iteration, "a[i] = b[i - 1]"),
                    line_of(reads_next_iteration, "b[i] = x[i] * 2.0")))
+
+
+def test_a_private_scalar_does_not_pin_the_loops_around_it():
+    """matmul_acc reuses one scalar s in every (i, j) iteration: its anti and output
+    dependences do not forbid reordering whole iterations (each writes s before reading
+    it), but distributing j, which runs every `s = 0.0` before any `s += ...`, is illegal."""
+    s = polyopt.schedule(matmul_acc)
+    legal(s.interchange("i", "j"), make_matmul_acc)
+    legal(s.tile(["i", "j"], [2, 3]), make_matmul_acc)
+    init = statement_at(matmul_acc, "s = 0.0")
+    update = statement_at(matmul_acc, "s += A[i, k] * B[k, j]")
+    err = illegal(lambda: s.distribute("j"), array="s", source=update, sink=init,
+                  direction=("<=", "*"), kind=DepKind.OUTPUT,
+                  lines=(line_of(matmul_acc, "s = 0.0"), line_of(matmul_acc, "s += A[i, k]")))
+    assert "distributing loop j" in str(err)
 
 
 def test_fuse_producer_consumer_is_exact():

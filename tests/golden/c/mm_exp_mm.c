@@ -843,26 +843,30 @@ void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_sha
 {
   double s;
   #pragma omp parallel for schedule(static) private(s)
-  for (int64_t c0 = 0; c0 < n; c0 += 1) {
-    for (int64_t c1 = 0; c1 < m; c1 += 1) {
-      {
-        const int64_t i = c0;
-        const int64_t j = c1;
-        s = 0.0;  /* s = 0.0 */
-      }
-      #pragma omp simd reduction(+:s)
-      for (int64_t c2 = 0; c2 < p; c2 += 1) {
-        {
-          const int64_t i = c0;
-          const int64_t j = c1;
-          const int64_t k = c2;
-          s = (s + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+  for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
+    for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
+      for (int64_t c2 = (128 * c0); c2 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c2 += 1) {
+        for (int64_t c3 = (128 * c1); c3 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c3 += 1) {
+          {
+            const int64_t i = c2;
+            const int64_t j = c3;
+            s = 0.0;  /* s = 0.0 */
+          }
+          #pragma omp simd reduction(+:s)
+          for (int64_t c4 = 0; c4 < p; c4 += 1) {
+            {
+              const int64_t i = c2;
+              const int64_t j = c3;
+              const int64_t k = c4;
+              s = (s + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+            }
+          }
+          {
+            const int64_t i = c2;
+            const int64_t j = c3;
+            T[i * m + j] = exp(s);  /* T[i, j] = math.exp(s) */
+          }
         }
-      }
-      {
-        const int64_t i = c0;
-        const int64_t j = c1;
-        T[i * m + j] = exp(s);  /* T[i, j] = math.exp(s) */
       }
     }
   }
