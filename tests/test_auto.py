@@ -37,6 +37,7 @@ def _no_fma_contraction():
 
 
 OPTIONS: dict[str, dict] = {
+    "default": {},  # fuse="smart", tile=True (every kernel: test_differential)
     "fuse=none": {"fuse": "none"},
     "fuse=max": {"fuse": "max"},
     "tile=False": {"tile": False},
@@ -48,8 +49,8 @@ OPTIONS: dict[str, dict] = {
 
 # the options that change something for each kernel
 MATRIX: dict[str, tuple[str, ...]] = {
-    "gemm": ("tile=False", "tile=8", "auto=False", "strict_fp"),
-    "matmul_acc": ("tile=8", "parallel=False"),
+    "gemm": ("default", "tile=False", "tile=8", "auto=False", "strict_fp"),
+    "matmul_acc": ("default", "tile=8", "parallel=False"),
     "mm_exp_mm": ("fuse=none", "fuse=max", "tile=8", "strict_fp"),
     "fill_matmul": ("fuse=none", "fuse=max"),
     "rowsum_scale": ("fuse=none", "fuse=max", "parallel=False", "strict_fp"),
@@ -57,7 +58,7 @@ MATRIX: dict[str, tuple[str, ...]] = {
     "center_columns": ("fuse=max", "tile=8"),
     "element_reduction": ("fuse=max", "strict_fp"),
     "jacobi_1d": ("tile=8", "fuse=max"),
-    "jacobi_2d": ("tile=8", "fuse=max", "parallel=False", "auto=False"),
+    "jacobi_2d": ("default", "tile=8", "fuse=max", "parallel=False", "auto=False"),
     "seidel_2d": ("tile=8", "strict_fp"),
     "floyd_warshall": ("tile=8",),
     "tri_lower": ("tile=8", "fuse=max"),
