@@ -33,7 +33,7 @@ from polyopt.transforms.licm import check_licm
 from polyopt.transforms.parallelize import check_parallel, check_vectorize
 from polyopt.transforms.skew import skew
 from polyopt.transforms.tile import tile
-from polyopt.transforms.tree import dim_of, normalize
+from polyopt.transforms.tree import dim_of, normalize, taken_ids
 from polyopt.transforms.unroll_jam import unroll_jam
 
 SCHEMA_VERSION = 1
@@ -143,7 +143,13 @@ def _apply(scop: Scop, deps: Dependences, tree: Node, req: Requests, step: Step,
         return fuse(scop, deps, tree, rid(a[0]), rid(a[1]),
                     what=f"fusing loops {a[0]} and {a[1]}"), req
     if op == "distribute":
-        return distribute(scop, deps, tree, rid(a[0])), req
+        lid = rid(a[0])
+        new = distribute(scop, deps, tree, lid)
+        parts = frozenset(taken_ids(new) - taken_ids(tree))  # the second and later parts
+        # a loop that was asked to run in parallel or in SIMD lanes is, in every part
+        return new, Requests(req.parallel | (parts if lid in req.parallel else frozenset()),
+                             req.simd | (parts if lid in req.simd else frozenset()),
+                             req.licm, req.used)
     if op == "tile":
         names, sizes = list(a[0]), list(a[1])
         return tile(scop, deps, tree, [rid(n) for n in names], sizes,

@@ -137,6 +137,13 @@ def two_statements(x, a, b):
         b[i] = a[i] + a[i - 1]
 
 
+def same_iteration(x, a, b):
+    n = x.shape[0]
+    for i in range(n):
+        a[i] = x[i] * 2.0
+        b[i] = a[i] + x[i]
+
+
 def reads_next_iteration(x, a, b):
     n = x.shape[0]
     for i in range(1, n):
@@ -574,6 +581,14 @@ def test_a_later_step_that_breaks_a_parallel_request_is_illegal():
     err = illegal(lambda: s.interchange("i", "j"), array="A", source="S0", sink="S0",
                   direction=("<", "<"), lines=(line_of(diagonal, "A[i, j] = A[i - 1, j - 1]"),))
     assert "breaks an earlier request" in str(err)
+
+
+def test_parallel_request_follows_distribution():
+    s = polyopt.schedule(same_iteration).parallelize("i").distribute("i")
+    assert s.loops() == ["i", "i#2"]
+    k = s.compile(strict_fp=True)
+    assert k.c_source(*make_vec3(np.random.default_rng(0), 3)).count("omp parallel for") == 2
+    assert_identical(k, make_vec3)
 
 
 def test_parallel_request_follows_fusion():
