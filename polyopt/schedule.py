@@ -157,7 +157,13 @@ def _apply(scop: Scop, deps: Dependences, tree: Node, req: Requests, step: Step,
     if op == "skew":
         return skew(scop, deps, tree, rid(a[0]), rid(a[1]), int(a[2])), req
     if op == "unroll_jam":
-        return unroll_jam(scop, deps, tree, rid(a[0]), int(a[1]), f"{a[0]}.uj"), req
+        lid = rid(a[0])
+        new = unroll_jam(scop, deps, tree, lid, int(a[1]), f"{a[0]}.uj")
+        if lid not in req.parallel:
+            return new, req
+        # the unrolled copies leave no loop to run in parallel: the strip loop runs instead
+        (strips,) = taken_ids(new) - taken_ids(tree)
+        return new, Requests((req.parallel - {lid}) | {strips}, req.simd, req.licm, req.used)
     if op == "parallelize":
         lid = rid(a[0])
         check_parallel(scop, deps, tree, lid, a[0], strict_fp)

@@ -591,6 +591,14 @@ def test_parallel_request_follows_distribution():
     assert_identical(k, make_vec3)
 
 
+def test_parallel_request_moves_to_the_strip_loop_of_unroll_and_jam():
+    s = polyopt.schedule(matmul).parallelize("i").unroll_jam("i", 2)
+    k = s.compile(strict_fp=True)
+    c = k.c_source(*make_matmul(np.random.default_rng(0), 5))
+    assert re.search(r"#pragma omp parallel for[^\n]*\n\s*for \(int64_t c0 = 0; c0 < \(\(n \+ 1\) / 2\)", c), c
+    assert_identical(k, make_matmul)
+
+
 def test_parallel_request_follows_fusion():
     s = polyopt.schedule(producer_consumer)
     first, second = s.loops()
