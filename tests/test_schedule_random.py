@@ -195,21 +195,54 @@ def reversed_pair(ex: Execution, original: Node, new: Node):
 
 def carried_pair(ex: Execution, tree: Node, loop_id: str, reductions_ok: bool):
     """Two conflicting instances in one execution of ``loop_id`` but different iterations
-    (``reductions_ok``: not counting a statement's self-updates of its own target)."""
+    (``reductions_ok``: not counting a statement's self-updates of its own target).
+
+    A local scalar is one register each iteration may have to itself: its conflicts count
+    only when a value flows from one iteration to another, or out of the loop.
+    """
     tl = Timeline(ex.scop, tree)
     pos = tl.positions[loop_id]
     inside = set(pos.statements)
     t = ex.times(tree)
+    shared = {x for x in ex.scop.local_scalars
+              if _shared_in_loop(ex, t, pos.depth, inside, x)}
     for elem, x, y in ex.conflicts():
         a, b = x.instance, y.instance
         if a[0] not in inside or b[0] not in inside:
             continue
         if reductions_ok and x.own_target and y.own_target and a[0] == b[0]:
             continue
+        if elem[0] in ex.scop.local_scalars and elem[0] not in shared:
+            continue
         ta, tb = t[a], t[b]
         if ta[:pos.depth] == tb[:pos.depth] and ta[pos.depth] != tb[pos.depth]:
             return elem, a, b
     return None
+
+
+def _shared_in_loop(ex: Execution, t: dict, depth: int, inside: set[str], scalar: str) -> bool:
+    """Whether some read of ``scalar`` sees (in the source order) a write from another
+    iteration of the loop at ``depth``, or from inside the loop when the read is outside
+    it (the value outlives the loop); a returned scalar always does."""
+    if ex.scop.returns is not None and ex.scop.returns.name == scalar:
+        return True
+    t0 = ex.times(ex.scop.schedule)
+    touches = sorted(ex.touches.get((scalar, ()), []), key=lambda x: (t0[x.instance], x.write))
+    last = None  # the latest write so far, in source order (a read precedes its own write)
+    for x in touches:
+        if x.write:
+            last = x.instance
+            continue
+        if last is None or last == x.instance:
+            continue
+        w, r = last, x.instance
+        if w[0] in inside and r[0] not in inside:
+            return True
+        if w[0] in inside and r[0] in inside:
+            tw, tr = t[w], t[r]
+            if tw[:depth] == tr[:depth] and tw[depth] != tr[depth]:
+                return True
+    return False
 
 
 # --- the steps -------------------------------------------------------------------------
