@@ -156,12 +156,16 @@ def measure_kernel(pool: Pool, spec: KernelSpec, size: str, variants: Sequence[V
         if progress:
             progress.show(f"{spec.name}: {key} run {done}/{total}")
 
-    if wait_idle > 0:
-        def on_wait(bg: float | None) -> None:
-            if progress:
-                progress.show(f"{spec.name}: waiting for a quiet machine (others use "
-                              f"{bg or 0:.1f} CPUs)")
-        machine.wait_until_quiet(wait_idle, pids=pool.pids, on_wait=on_wait)
+    def quiet() -> None:
+        if wait_idle > 0:
+            machine.wait_until_quiet(wait_idle, pids=pool.pids, on_wait=on_wait)
+
+    def on_wait(bg: float | None) -> None:
+        if progress:
+            progress.show(f"{spec.name}: waiting for a quiet machine (others use "
+                          f"{bg or 0:.1f} CPUs)")
+
+    quiet()
     meter = machine.BackgroundMeter(pool.pids)
     meter.start()
     timings = run_interleaved({k: runner(k) for k in ok}, lambda w: rounds_for(w, repeat),
@@ -174,6 +178,7 @@ def measure_kernel(pool: Pool, spec: KernelSpec, size: str, variants: Sequence[V
         r.seconds = timings.median(key) if r.status == "ok" else None
         r.samples = len(timings.samples[key])
     if compile_times is not None:
+        quiet()
         if progress:
             progress.show(f"{spec.name}: compile time cold/warm")
         result.compile = compile_times()

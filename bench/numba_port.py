@@ -40,14 +40,9 @@ class _ToPrange(ast.NodeTransformer):
         return node
 
 
-def prange_version(fn: Callable[..., Any], lines: Collection[int]) -> tuple[Callable[..., Any], list[int]]:
-    """``fn`` re-created with the loops at ``lines`` (file line numbers) as ``prange``.
-
-    Returns the new (undecorated) Python function, whose globals are a copy of
-    ``fn``'s plus ``prange``, and the lines actually converted.
-    """
-    import numba
-
+def rewrite(fn: Callable[..., Any], lines: Collection[int]) -> tuple[ast.Module, list[int]]:
+    """``fn``'s syntax tree with the loops at ``lines`` (file line numbers) as ``prange``,
+    decorators removed; and the lines actually converted."""
     source = textwrap.dedent(inspect.getsource(fn))
     tree = ast.parse(source)
     ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
@@ -58,10 +53,22 @@ def prange_version(fn: Callable[..., Any], lines: Collection[int]) -> tuple[Call
     rewriter = _ToPrange(lines)
     rewriter.visit(func)
     ast.fix_missing_locations(tree)
+    return tree, sorted(rewriter.converted)
+
+
+def prange_version(fn: Callable[..., Any], lines: Collection[int]) -> tuple[Callable[..., Any], list[int]]:
+    """``fn`` re-created with the loops at ``lines`` as ``numba.prange``.
+
+    Returns the new (undecorated) Python function, whose globals are a copy of
+    ``fn``'s plus ``prange``, and the lines actually converted.
+    """
+    import numba
+
+    tree, converted = rewrite(fn, lines)
     namespace = dict(fn.__globals__)
     namespace["prange"] = numba.prange
     exec(compile(tree, inspect.getsourcefile(fn) or "<kernel>", "exec"), namespace)  # noqa: S102
-    return namespace[fn.__name__], sorted(rewriter.converted)
+    return namespace[fn.__name__], converted
 
 
 def njit_serial(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -84,6 +84,26 @@ def test_run_interleaved_rounds_from_warmup_and_failures() -> None:
     assert log == ["A", "F", "A", "F", "A", "A"]
 
 
+# --- the Numba port -------------------------------------------------------------------
+
+
+def test_prange_rewrite_only_outermost_parallel_loop() -> None:
+    import ast
+
+    from bench import numba_port
+    from bench.kernels import gemm_ijk
+
+    first = gemm_ijk.__code__.co_firstlineno
+    i_line, j_line = first + 3, first + 4  # `for i`, `for j`
+    tree, converted = numba_port.rewrite(gemm_ijk, {i_line, j_line})
+    assert converted == [i_line]  # j is inside the prange loop: left alone
+    text = ast.unparse(tree)
+    assert "for i in prange(n):" in text and "for j in range(m):" in text
+    assert "for k in range(p):" in text
+    tree, converted = numba_port.rewrite(gemm_ijk, set())
+    assert converted == [] and "prange" not in ast.unparse(tree)
+
+
 # --- result checking and the PNG writer ------------------------------------------------
 
 
