@@ -188,6 +188,11 @@ def test_opt_errors(tmp_path: Path) -> None:
     assert not (tmp_path / "bad.opt.c").exists()
     assert_error(polyopt("opt", "examples/c/gemm.c", "--function", "nothere", "-o", "-"), 1,
                  "no #pragma scop region in a function named 'nothere'")
+    (tmp_path / "uninit.c").write_text(  # a region that cannot be optimized
+        "void f(int n, double *x) {\n  int i;\n  double s;\n#pragma scop\n"
+        "  for (i = 0; i < n; i++)\n    s += x[i];\n#pragma endscop\n}\n")
+    assert_error(polyopt("opt", "uninit.c", cwd=tmp_path), 1,
+                 "uninit.c:6:5: error: variable `s`: may be read before it is assigned")
 
 
 def test_opt_with_a_user_schedule(tmp_path: Path) -> None:
