@@ -441,7 +441,10 @@ def test_skew_then_tile_jacobi_1d_time_loop_is_exact():
 
 
 def test_skew_alone_is_exact():
+    """Skewing keeps the inner order for each outer value, so it is never illegal by
+    itself, whatever the factor; it only makes a later interchange or tiling legal."""
     legal(polyopt.schedule(matmul).skew("i", "j", 1), make_matmul)
+    legal(polyopt.schedule(seidel_1d).skew("t", "i", -3), make_seidel_1d)
     legal(polyopt.schedule(seidel_1d).skew("t", "i", 2).interchange("t", "i"), make_seidel_1d)
 
 
