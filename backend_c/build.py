@@ -10,6 +10,7 @@ SHA-256, and an entry that fails the check is discarded and rebuilt.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -115,40 +116,28 @@ def discard(entry: Path) -> None:
     shutil.rmtree(trash, ignore_errors=True)
 
 
-def build(source: str, tc: Toolchain, name_hint: str = "kernel") -> Path:
-    """Compile ``source`` (or reuse the cached build) and return the library's path."""
+def build(source: str, tc: Toolchain, name_hint: str = "kernel", use_cache: bool = True) -> Path:
+    """Compile ``source`` (or reuse the cached build) and return the library's path.
+
+    With ``use_cache=False`` the cache is neither read nor written: the library is
+    built in a private temporary directory, removed when the process exits.
+    """
     key = library_key(source, tc)
-    hit = cached_library(key)
-    if hit is not None:
-        return hit
+    if use_cache:
+        hit = cached_library(key)
+        if hit is not None:
+            return hit
     if tc.identity.startswith(_MISSING):
         raise _not_found(tc.compiler[0], source)
+    if not use_cache:
+        private = Path(tempfile.mkdtemp(prefix="polyopt-nocache-"))
+        atexit.register(shutil.rmtree, private, ignore_errors=True)
+        return _compile(private, source, tc, name_hint)
     root = cache_root() / "lib"
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=root))
     try:
-        c_path = tmp / "kernel.c"
-        c_path.write_text(source)
-        lib = tmp / "kernel.so"
-        cmd = [*tc.compiler, *tc.flags, str(c_path), "-o", str(lib), "-lm"]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        except FileNotFoundError:
-            raise _not_found(tc.compiler[0], source) from None
-        except subprocess.TimeoutExpired:
-            raise CompileError("the C compiler took more than 10 minutes", _keep(source)) from None
-        if proc.returncode != 0:
-            raise CompileError(
-                f"the C compiler failed (exit {proc.returncode}) building {name_hint}: "
-                f"{shlex.join(cmd)}", _keep(source), proc.stderr or proc.stdout,
-            )
-        if not lib.is_file():
-            raise CompileError(
-                f"the C compiler reported success but wrote no library building {name_hint}: "
-                f"{shlex.join(cmd)}", _keep(source), proc.stderr or proc.stdout,
-            )
-        manifest = {"sha256": _sha256(lib), "command": cmd, "name": name_hint}
-        (tmp / "manifest.json").write_text(json.dumps(manifest))
+        _compile(tmp, source, tc, name_hint)
         final = root / key
         try:
             os.rename(tmp, final)
@@ -160,6 +149,33 @@ def build(source: str, tc: Toolchain, name_hint: str = "kernel") -> Path:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _compile(where: Path, source: str, tc: Toolchain, name_hint: str) -> Path:
+    """Compile ``source`` into ``where/kernel.so`` with a manifest beside it."""
+    c_path = where / "kernel.c"
+    c_path.write_text(source)
+    lib = where / "kernel.so"
+    cmd = [*tc.compiler, *tc.flags, str(c_path), "-o", str(lib), "-lm"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    except FileNotFoundError:
+        raise _not_found(tc.compiler[0], source) from None
+    except subprocess.TimeoutExpired:
+        raise CompileError("the C compiler took more than 10 minutes", _keep(source)) from None
+    if proc.returncode != 0:
+        raise CompileError(
+            f"the C compiler failed (exit {proc.returncode}) building {name_hint}: "
+            f"{shlex.join(cmd)}", _keep(source), proc.stderr or proc.stdout,
+        )
+    if not lib.is_file():
+        raise CompileError(
+            f"the C compiler reported success but wrote no library building {name_hint}: "
+            f"{shlex.join(cmd)}", _keep(source), proc.stderr or proc.stdout,
+        )
+    manifest = {"sha256": _sha256(lib), "command": cmd, "name": name_hint}
+    (where / "manifest.json").write_text(json.dumps(manifest))
+    return lib
 
 
 def _keep(source: str) -> str:

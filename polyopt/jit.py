@@ -81,13 +81,18 @@ class Kernel:
         return compiled(args)
 
     def _compile_for(self, args: tuple) -> CompiledKernel:
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+               for p in self._signature.parameters.values()):
+            from polyopt.frontends.python import parse_function
+
+            parse_function(self.py_func, None)  # reports `*args`/`**kwargs` at the `def`
         sig = Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args)))
         self._last = sig
         return self.compile(sig)
 
     def compile(self, sig: Signature) -> CompiledKernel:
         """Build (or load from the cache) the specialization for ``sig``."""
-        tc = build.toolchain(("-ffast-math",) if self.options.fastmath else ())
+        tc = build.toolchain(self._extra_flags())
         front = self._front_key(sig, tc) if self.options.cache else None
         if front is not None:
             hit = _load_index(front)
@@ -96,11 +101,17 @@ class Kernel:
         p = self.plan(sig)
         kernel = emit(p.scop, p.tree, _c_name(self.__name__))
         iface = interface_of(p.scop, kernel)
-        lib = build.build(kernel.source, tc, self.__name__)
+        lib = build.build(kernel.source, tc, self.__name__, use_cache=self.options.cache)
         compiled = CompiledKernel(iface, lib, lib.with_name("kernel.c"))
         if front is not None:
             _store_index(front, build.library_key(kernel.source, tc), iface)
         return compiled
+
+    def _extra_flags(self) -> tuple[str, ...]:
+        if self.options.strict_fp:
+            # no fused multiply-add either: `a*b - c` must round like Python's
+            return ("-ffp-contract=off",)
+        return ("-ffast-math",) if self.options.fastmath else ()
 
     def _front_key(self, sig: Signature, tc: build.Toolchain) -> str | None:
         try:
