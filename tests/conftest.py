@@ -8,6 +8,7 @@ earlier session left behind.
 from __future__ import annotations
 
 import copy
+import os
 
 import numpy as np
 import pytest
@@ -103,3 +104,13 @@ def check():
     """:func:`check_against_python` as a fixture."""
     return check_against_python
 
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite golden files (generated C, CLI output) instead of comparing")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--update-golden"):
+        os.environ["POLYOPT_UPDATE_GOLDEN"] = "1"
