@@ -13,9 +13,9 @@ from pathlib import Path
 
 import cffi
 import numpy as np
+from polyopt.backend_c.interface import KernelInterface, eval_lin
 
 from polyopt.errors import CompileError
-from polyopt.backend_c.interface import KernelInterface, eval_lin
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -55,34 +55,8 @@ class CompiledKernel:
         self.param_names = [n for n, kind, _ in iface.c_args if kind == "param"]
 
     def __call__(self, args: tuple) -> object:
-        env: dict[str, object] = {}
-        arrays = [args[k] for k in self.arg_pos]
-        for info, a in zip(self.arg_arrays, arrays):
-            if not a.flags.c_contiguous:
-                raise ValueError(
-                    f"argument {info.name!r} is not C-contiguous (a strided view or Fortran order); "
-                    f"pass np.ascontiguousarray({info.name})"
-                )
-            if info.written and not a.flags.writeable:
-                raise ValueError(f"argument {info.name!r} is read-only but the function writes it")
-            env[info.name] = a
-        if len(arrays) > 1 and any(self.written):
-            self._check_overlap(arrays)
-        sizes: dict[str, int] = {}
-        for name, (array, dim) in self.iface.param_sources.items():
-            sizes[name] = env[array].shape[dim]  # type: ignore[attr-defined]
-        for name, k in self.int_params:
-            v = int(args[k])
-            if not _INT64_MIN <= v <= _INT64_MAX:
-                raise OverflowError(f"argument {name!r} = {v} does not fit in 64 bits")
-            sizes[name] = v
-        limit = self.iface.param_limit
-        for name, v in sizes.items():
-            if not -limit <= v <= limit:
-                raise OverflowError(
-                    f"{'size' if name in self.iface.param_sources else 'argument'} {name!r} = {v} "
-                    f"is too large: this kernel computes loop bounds and subscripts in 64-bit "
-                    f"integers, which is exact only for |{name}| <= {limit}")
+        env = self._arrays(args)
+        sizes = self._sizes(args, env)
         bad = self.check(*[sizes[p] for p in self.param_names])
         if bad:
             raise IndexError(self._bounds_message(bad, sizes))
@@ -101,7 +75,45 @@ class CompiledKernel:
                 c_args.append(self.ffi.from_buffer(self.buffer_type[name], env[name]))
             else:
                 c_args.append(env[name])
-        result = self.fn(*c_args)
+        return self._result(self.fn(*c_args), env)
+
+    def _arrays(self, args: tuple) -> dict[str, object]:
+        """The array arguments by name, once they are known to be safe to pass to C."""
+        env: dict[str, object] = {}
+        arrays = [args[k] for k in self.arg_pos]
+        for info, a in zip(self.arg_arrays, arrays, strict=True):
+            if not a.flags.c_contiguous:
+                raise ValueError(
+                    f"argument {info.name!r} is not C-contiguous (a strided view or Fortran order); "
+                    f"pass np.ascontiguousarray({info.name})"
+                )
+            if info.written and not a.flags.writeable:
+                raise ValueError(f"argument {info.name!r} is read-only but the function writes it")
+            env[info.name] = a
+        if len(arrays) > 1 and any(self.written):
+            self._check_overlap(arrays)
+        return env
+
+    def _sizes(self, args: tuple, env: dict[str, object]) -> dict[str, int]:
+        """Every size parameter's value: array dimensions and integer arguments."""
+        sizes: dict[str, int] = {}
+        for name, (array, dim) in self.iface.param_sources.items():
+            sizes[name] = env[array].shape[dim]  # type: ignore[attr-defined]
+        for name, k in self.int_params:
+            v = int(args[k])
+            if not _INT64_MIN <= v <= _INT64_MAX:
+                raise OverflowError(f"argument {name!r} = {v} does not fit in 64 bits")
+            sizes[name] = v
+        limit = self.iface.param_limit
+        for name, v in sizes.items():
+            if not -limit <= v <= limit:
+                raise OverflowError(
+                    f"{'size' if name in self.iface.param_sources else 'argument'} {name!r} = {v} "
+                    f"is too large: this kernel computes loop bounds and subscripts in 64-bit "
+                    f"integers, which is exact only for |{name}| <= {limit}")
+        return sizes
+
+    def _result(self, result: object, env: dict[str, object]) -> object:
         ret = self.iface.returns
         if ret is None:
             return None
@@ -116,7 +128,7 @@ class CompiledKernel:
 
     def _check_overlap(self, arrays: list[np.ndarray]) -> None:
         spans = []
-        for info, a in zip(self.arg_arrays, arrays):
+        for info, a in zip(self.arg_arrays, arrays, strict=True):
             if a.nbytes == 0:
                 continue
             start = a.__array_interface__["data"][0]

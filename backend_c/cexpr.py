@@ -77,7 +77,7 @@ def flat_index(indices: tuple[Lin, ...], shape: tuple[Lin, ...]) -> str:
     if not indices:
         return "0"
     out = lin(indices[0])
-    for k, (ix, extent) in enumerate(zip(indices[1:], shape[1:])):
+    for k, (ix, extent) in enumerate(zip(indices[1:], shape[1:], strict=True)):
         # ((i0 * n1 + i1) * n2 + i2): the partial offset is one operand of the product
         out = f"{out if k == 0 else f'({out})'} * {lin(extent)} + {lin(ix)}"
     return out

@@ -27,81 +27,102 @@ def _lin_py(d: dict, env: dict[str, str]) -> str:
 
 def make_fast_call(ck: Any, type_key: tuple) -> Callable[[tuple], object]:
     """The generated wrapper of ``ck`` (a CompiledKernel) for argument types ``type_key``."""
-    iface = ck.iface
-    pos = {n: k for k, n in enumerate(iface.arg_names)}
-    ns: dict[str, Any] = {"MISS": MISS, "ndarray": np.ndarray, "slow": ck.__call__,
-                          "check": ck.check, "fn": ck.fn, "from_buffer": ck.ffi.from_buffer,
-                          "cast": ck.ffi.cast, "np_empty": np.empty}
-    src = ["def fast(args):", f"    if len(args) != {len(iface.arg_names)}:", "        return MISS"]
-    for k, key in enumerate(type_key):
-        src.append(f"    a{k} = args[{k}]")
-        if key[0] is np.ndarray:
-            ns[f"D{k}"] = key[1]
-            src.append(f"    if type(a{k}) is not ndarray or a{k}.dtype is not D{k} "
-                       f"or a{k}.ndim != {key[2]}:")
-        else:
-            ns[f"T{k}"] = key[0]
-            src.append(f"    if type(a{k}) is not T{k}:")
-        src.append("        return MISS")
-    env: dict[str, str] = {}
-    arrays = [a for a in iface.arrays if a.kind == "argument"]
-    for a in arrays:
-        k = pos[a.name]
-        cond = f"not a{k}.flags.c_contiguous" + (f" or not a{k}.flags.writeable" if a.written else "")
-        src += [f"    if {cond}:", "        return slow(args)"]
-    for name, (array, dim) in iface.param_sources.items():
-        env[name] = f"s_{name}"
-        src += [f"    s_{name} = a{pos[array]}.shape[{dim}]",
-                f"    if s_{name} > {iface.param_limit}:", "        return slow(args)"]
-    for name, kind, _ in iface.c_args:
-        if kind == "param" and name in pos:
-            env[name] = f"s_{name}"
-            limit = getattr(iface, "param_limit", 2**63 - 1)
-            src += [f"    s_{name} = a{pos[name]}",
-                    f"    if not {-limit} <= s_{name} <= {limit}:",
-                    "        return slow(args)"]
-    for a in iface.arrays:
-        ns[f"B_{a.name}"] = ck.buffer_type[a.name]
-    for a in arrays:
-        src.append(f"    b_{a.name} = from_buffer(B_{a.name}, a{pos[a.name]})")
-    if len(arrays) > 1 and any(a.written for a in arrays):
+    w = _Writer(ck)
+    w.types(type_key)
+    w.arrays()
+    w.sizes()
+    w.buffers()
+    w.temporaries()
+    w.call()
+    exec(compile("\n".join(w.src), f"<polyopt call wrapper {ck.iface.function}>", "exec"), w.ns)
+    return w.ns["fast"]
+
+
+class _Writer:
+    """Writes the wrapper's source, one kind of check at a time."""
+
+    def __init__(self, ck: Any) -> None:
+        self.iface = iface = ck.iface
+        self.pos = {n: k for k, n in enumerate(iface.arg_names)}
+        self.ns: dict[str, Any] = {
+            "MISS": MISS, "ndarray": np.ndarray, "slow": ck.__call__, "check": ck.check,
+            "fn": ck.fn, "from_buffer": ck.ffi.from_buffer, "cast": ck.ffi.cast,
+            "np_empty": np.empty}
+        for a in iface.arrays:
+            self.ns[f"B_{a.name}"] = ck.buffer_type[a.name]
+        self.src = ["def fast(args):", f"    if len(args) != {len(iface.arg_names)}:",
+                    "        return MISS"]
+        self.env: dict[str, str] = {}
+        self.arrays_ = [a for a in iface.arrays if a.kind == "argument"]
+
+    def guard(self, cond: str, outcome: str = "slow(args)") -> None:
+        self.src += [f"    if {cond}:", f"        return {outcome}"]
+
+    def types(self, type_key: tuple) -> None:
+        for k, key in enumerate(type_key):
+            self.src.append(f"    a{k} = args[{k}]")
+            if key[0] is np.ndarray:
+                self.ns[f"D{k}"] = key[1]
+                self.guard(f"type(a{k}) is not ndarray or a{k}.dtype is not D{k} "
+                           f"or a{k}.ndim != {key[2]}", "MISS")
+            else:
+                self.ns[f"T{k}"] = key[0]
+                self.guard(f"type(a{k}) is not T{k}", "MISS")
+
+    def arrays(self) -> None:
+        for a in self.arrays_:
+            k = self.pos[a.name]
+            self.guard(f"not a{k}.flags.c_contiguous"
+                       + (f" or not a{k}.flags.writeable" if a.written else ""))
+
+    def sizes(self) -> None:
+        for name, (array, dim) in self.iface.param_sources.items():
+            self.env[name] = f"s_{name}"
+            self.src.append(f"    s_{name} = a{self.pos[array]}.shape[{dim}]")
+        limit = getattr(self.iface, "param_limit", 2**63 - 1)
+        for name, kind, _ in self.iface.c_args:
+            if kind == "param" and name in self.pos:
+                self.env[name] = f"s_{name}"
+                self.src.append(f"    s_{name} = a{self.pos[name]}")
+                self.guard(f"not {-limit} <= s_{name} <= {limit}")
+
+    def buffers(self) -> None:
+        arrays = self.arrays_
         for a in arrays:
-            src.append(f"    p_{a.name} = int(cast('uintptr_t', b_{a.name}))")
-            src.append(f"    e_{a.name} = p_{a.name} + a{pos[a.name]}.nbytes")
-        for x in range(len(arrays)):
-            for y in range(x + 1, len(arrays)):
-                p, q = arrays[x], arrays[y]
-                if p.written or q.written:
-                    src += [f"    if p_{p.name} < e_{q.name} and p_{q.name} < e_{p.name}:",
-                            "        return slow(args)"]
-    params = [f"s_{n}" for n, kind, _ in iface.c_args if kind == "param"]
-    src += [f"    if check({', '.join(params)}):", "        return slow(args)"]
-    for t in (a for a in iface.arrays if a.kind != "argument"):
-        shape = ", ".join(f"({_lin_py(d, env)})" for d in t.shape)
-        src.append(f"    shape_{t.name} = ({shape},)")
-        src += [f"    if min(shape_{t.name}, default=0) < 0:", "        return slow(args)"]
-        src.append(f"    t_{t.name} = np_empty(shape_{t.name}, dtype='{t.dtype}')")
-        src.append(f"    b_{t.name} = from_buffer(B_{t.name}, t_{t.name})")
-    call_args = []
-    for name, kind, _ in iface.c_args:
-        if kind == "param":
-            call_args.append(f"s_{name}")
-        elif kind == "array":
-            call_args.append(f"b_{name}")
+            self.src.append(f"    b_{a.name} = from_buffer(B_{a.name}, a{self.pos[a.name]})")
+        if len(arrays) > 1 and any(a.written for a in arrays):
+            for a in arrays:
+                self.src.append(f"    p_{a.name} = int(cast('uintptr_t', b_{a.name}))")
+                self.src.append(f"    e_{a.name} = p_{a.name} + a{self.pos[a.name]}.nbytes")
+            for x, p in enumerate(arrays):
+                for q in arrays[x + 1:]:
+                    if p.written or q.written:
+                        self.guard(f"p_{p.name} < e_{q.name} and p_{q.name} < e_{p.name}")
+        params = [f"s_{n}" for n, kind, _ in self.iface.c_args if kind == "param"]
+        self.guard(f"check({', '.join(params)})")
+
+    def temporaries(self) -> None:
+        for t in (a for a in self.iface.arrays if a.kind != "argument"):
+            shape = ", ".join(f"({_lin_py(d, self.env)})" for d in t.shape)
+            self.src.append(f"    shape_{t.name} = ({shape},)")
+            self.guard(f"min(shape_{t.name}, default=0) < 0")
+            self.src.append(f"    t_{t.name} = np_empty(shape_{t.name}, dtype='{t.dtype}')")
+            self.src.append(f"    b_{t.name} = from_buffer(B_{t.name}, t_{t.name})")
+
+    def call(self) -> None:
+        iface, pos = self.iface, self.pos
+        args = [f"s_{n}" if kind == "param" else f"b_{n}" if kind == "array" else f"a{pos[n]}"
+                for n, kind, _ in iface.c_args]
+        self.src.append(f"    r = fn({', '.join(args)})")
+        ret = iface.returns
+        if ret is None:
+            self.src.append("    return None")
+        elif ret[1]:
+            self.src.append(f"    return t_{ret[0]}")
+        elif ret[0] in pos:
+            self.src.append(f"    return a{pos[ret[0]]}")
+        elif getattr(iface, "return_numpy", None) is not None:
+            self.ns["RET"] = np.dtype(iface.return_numpy).type  # NumPy-typed, as in Python
+            self.src.append("    return RET(r)")
         else:
-            call_args.append(f"a{pos[name]}")
-    src.append(f"    r = fn({', '.join(call_args)})")
-    ret = iface.returns
-    if ret is None:
-        src.append("    return None")
-    elif ret[1]:
-        src.append(f"    return t_{ret[0]}")
-    elif ret[0] in pos:
-        src.append(f"    return a{pos[ret[0]]}")
-    elif iface.return_numpy is not None:  # a strong scalar: the NumPy type CPython gives
-        ns["R"] = np.dtype(iface.return_numpy).type
-        src.append("    return R(r)")
-    else:
-        src.append("    return r")
-    exec(compile("\n".join(src), f"<polyopt call wrapper {iface.function}>", "exec"), ns)
-    return ns["fast"]
+            self.src.append("    return r")

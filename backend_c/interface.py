@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from polyopt.backend_c.emit import CKernel
+
 from polyopt.aff import FloorDiv, Lin
 from polyopt.bounds import param_limit
 from polyopt.model import ArrayKind, ScalarKind, Scop
-from polyopt.backend_c.emit import CKernel
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,9 @@ import types
 from dataclasses import dataclass, field
 
 import numpy as np
+from polyopt.frontends.python_affine import AffineConverter, NotAffine
+from polyopt.frontends.python_source import FunctionSource, function_source
+from polyopt.frontends.python_values import ValueConverter, ValueScope, binary, lin_to_expr
 
 from polyopt import isl_text
 from polyopt.aff import TRUE, Cmp, Divisible, Formula, Lin, MinMax, Not, Or, conj, pieces
@@ -33,10 +36,6 @@ from polyopt.model import (
 )
 from polyopt.schedule_tree import Band, Leaf, LoopDim, Node, Sequence, statements
 from polyopt.signature import ArrayType, ScalarType, Signature
-
-from polyopt.frontends.python_affine import AffineConverter, NotAffine
-from polyopt.frontends.python_source import FunctionSource, function_source
-from polyopt.frontends.python_values import ValueConverter, ValueScope, binary, lin_to_expr
 
 _AUG = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
         ast.Mod: "%", ast.Pow: "**"}
@@ -129,7 +128,7 @@ def _globals_of(fn: object) -> dict[str, object]:
     code = getattr(fn, "__code__", None)
     closure = getattr(fn, "__closure__", None)
     if code is not None and closure:
-        for name, cell in zip(code.co_freevars, closure):
+        for name, cell in zip(code.co_freevars, closure, strict=True):
             try:
                 env[name] = cell.cell_contents
             except ValueError:
@@ -684,7 +683,7 @@ class _Builder:
         leaf: Node = self._add_stmt(node, ctx, name, tuple(Lin.var(i) for i in iters), lit, None)
         self._fill_nodes = getattr(self, "_fill_nodes", [])
         stmt = self.stmts[-1].name
-        for it, loop_id in reversed(list(zip(iters, loop_ids))):
+        for it, loop_id in reversed(list(zip(iters, loop_ids, strict=True))):
             leaf = Band((LoopDim(loop_id, it, ((stmt, Lin.var(it)),)),), leaf)
         self._fill_nodes.append(leaf)
 
@@ -824,34 +823,8 @@ def _is_alloc(value: ast.AST, module_alias) -> bool:
 def _infer_arg_kinds(fdef: ast.FunctionDef, names: list[str]) -> dict[str, ArrayType | ScalarType]:
     """Argument kinds from use, for reports made before any call: subscripted names are
     float64 arrays of the rank used, names in bounds/subscripts/tests are ints, others floats."""
-    ranks: dict[str, int] = {}
-    ints: set[str] = set()
-    for n in ast.walk(fdef):
-        if isinstance(n, ast.Subscript):
-            depth, cur = 0, n
-            while isinstance(cur, ast.Subscript):
-                depth += len(cur.slice.elts) if isinstance(cur.slice, ast.Tuple) else 1
-                cur = cur.value
-            if isinstance(cur, ast.Name) and cur.id not in ranks:
-                ranks[cur.id] = depth
-            for sub in ast.walk(n.slice):
-                if isinstance(sub, ast.Name):
-                    ints.add(sub.id)
-        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute) and \
-                n.value.attr == "shape" and isinstance(n.value.value, ast.Name) and \
-                len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple):
-            ranks.setdefault(n.value.value.id, len(n.targets[0].elts))
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "range":
-            for sub in ast.walk(n):
-                if isinstance(sub, ast.Name):
-                    ints.add(sub.id)
-        elif isinstance(n, ast.If):
-            for sub in ast.walk(n.test):
-                if isinstance(sub, ast.Name):
-                    ints.add(sub.id)
-    for n in ast.walk(fdef):  # `A.shape` / `len(A)` without subscripts
-        if isinstance(n, ast.Attribute) and n.attr == "shape" and isinstance(n.value, ast.Name):
-            ranks.setdefault(n.value.id, 1)
+    ranks = _ranks_from_use(fdef)
+    ints = _names_in_integer_positions(fdef)
     out: dict[str, ArrayType | ScalarType] = {}
     for name in names:
         if name in ranks:
@@ -861,6 +834,40 @@ def _infer_arg_kinds(fdef: ast.FunctionDef, names: list[str]) -> dict[str, Array
         else:
             out[name] = ScalarType(WEAK_FLOAT)
     return out
+
+
+def _ranks_from_use(fdef: ast.FunctionDef) -> dict[str, int]:
+    """Rank of each subscripted name (``A[i, j]``, ``A[i][j]``, ``n, m = A.shape``)."""
+    ranks: dict[str, int] = {}
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Subscript):
+            depth, cur = 0, n
+            while isinstance(cur, ast.Subscript):
+                depth += len(cur.slice.elts) if isinstance(cur.slice, ast.Tuple) else 1
+                cur = cur.value
+            if isinstance(cur, ast.Name) and cur.id not in ranks:
+                ranks[cur.id] = depth
+        elif (isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute)
+              and n.value.attr == "shape" and isinstance(n.value.value, ast.Name)
+              and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple)):
+            ranks.setdefault(n.value.value.id, len(n.targets[0].elts))
+    for n in ast.walk(fdef):  # `A.shape` / `len(A)` without subscripts
+        if isinstance(n, ast.Attribute) and n.attr == "shape" and isinstance(n.value, ast.Name):
+            ranks.setdefault(n.value.id, 1)
+    return ranks
+
+
+def _names_in_integer_positions(fdef: ast.FunctionDef) -> set[str]:
+    """Names used in subscripts, ``range()`` arguments and ``if`` tests."""
+    roots: list[ast.AST] = []
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Subscript):
+            roots.append(n.slice)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "range":
+            roots.append(n)
+        elif isinstance(n, ast.If):
+            roots.append(n.test)
+    return {sub.id for root in roots for sub in ast.walk(root) if isinstance(sub, ast.Name)}
 
 
 __all__ = ["parse_function"]

@@ -106,7 +106,7 @@ class AffineConverter:
         if isinstance(node, ast.Compare):
             parts: list[Formula] = []
             left = self.aff(node.left)
-            for op, right_node in zip(node.ops, node.comparators):
+            for op, right_node in zip(node.ops, node.comparators, strict=True):
                 if type(op) not in _CMP:
                     raise NotAffine(node, _describe(node), "uses a comparison other than < <= > >= == !=")
                 right = self.aff(right_node)

@@ -63,7 +63,7 @@ def function_source(fn: object) -> FunctionSource:
 
 
 def _indent_removed(text: str, dedented: str) -> int:
-    for a, b in zip(text.splitlines(), dedented.splitlines()):
+    for a, b in zip(text.splitlines(), dedented.splitlines(), strict=False):
         if b.strip():
             return len(a) - len(b)
     return 0

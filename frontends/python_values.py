@@ -11,6 +11,8 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from polyopt.frontends.python_affine import NotAffine
+
 from polyopt.aff import Formula, Lin, Not, conj
 from polyopt.dtypes import BOOL, WEAK_FLOAT, WEAK_INT, DType, ValueType, promote, true_divide
 from polyopt.expr import (
@@ -26,8 +28,6 @@ from polyopt.expr import (
     Unary,
     guarded,
 )
-
-from polyopt.frontends.python_affine import NotAffine
 
 MATH_FUNCTIONS = ("sqrt", "exp", "log", "pow", "fabs", "sin", "cos", "tanh")
 _BUILTINS = ("min", "max", "abs", "float", "int")
@@ -126,7 +126,7 @@ class ValueConverter:
     def _Compare(self, node: ast.Compare) -> Expr:
         out: Expr | None = None
         left = self.convert(node.left)
-        for op, right_node in zip(node.ops, node.comparators):
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
             if type(op) not in _CMP:
                 raise NotAffine(node, _describe(node), "`is`/`in` comparisons are not supported")
             right = self.convert(right_node)

@@ -22,19 +22,19 @@ from __future__ import annotations
 from itertools import permutations
 
 from polyopt.aff import Lin
+from polyopt.auto_register import register_tile_all
 from polyopt.deps import Dependences
 from polyopt.errors import PolyoptError
+from polyopt.isl_scheduler import isl_schedule
 from polyopt.legality import is_legal
 from polyopt.model import Scop
 from polyopt.options import Options
-from polyopt.auto_register import register_tile_all
-from polyopt.isl_scheduler import isl_schedule
 from polyopt.parallel import PARALLEL, REDUCTION, SEQUENTIAL, loop_verdict
 from polyopt.schedule_tree import Band, LoopDim, Node, Sequence, loops, statements
 from polyopt.transforms.fuse import distribute, fuse
 from polyopt.transforms.interchange import permute
-from polyopt.transforms.tile import tile
 from polyopt.transforms.skew import wavefront
+from polyopt.transforms.tile import tile
 from polyopt.transforms.tree import at, chain, find, normalize, replace_at
 
 MAX_PERMUTED = 4  # chains longer than this only get their innermost loops reordered

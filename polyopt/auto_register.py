@@ -26,8 +26,8 @@ from polyopt.errors import PolyoptError
 from polyopt.legality import is_legal
 from polyopt.model import Scop
 from polyopt.options import Options
+from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node
 from polyopt.target import micro_tile
-from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, loops
 from polyopt.transforms.fuse import distribute
 from polyopt.transforms.split import split_full_tiles
 from polyopt.transforms.tree import build_chain, find, replace_at

@@ -141,7 +141,7 @@ def _enclosing_loops(scop: Scop) -> dict[str, tuple[str, ...]]:
 
 def _common_loops(enclosing: dict[str, tuple[str, ...]], a: str, b: str) -> tuple[str, ...]:
     out: list[str] = []
-    for x, y in zip(enclosing[a], enclosing[b]):
+    for x, y in zip(enclosing[a], enclosing[b], strict=False):
         if x != y:
             break
         out.append(x)

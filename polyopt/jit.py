@@ -22,14 +22,14 @@ from typing import Any
 import numpy as np
 
 from polyopt import pipeline
+from polyopt.backend_c import build
+from polyopt.backend_c.call import CompiledKernel
+from polyopt.backend_c.emit import emit
+from polyopt.backend_c.fastcall import MISS, make_fast_call
+from polyopt.backend_c.interface import KernelInterface, interface_of
 from polyopt.errors import CompileError, PolyoptError, UnsupportedError
 from polyopt.options import Options
 from polyopt.signature import Signature, type_of_value
-from polyopt.backend_c import build
-from polyopt.backend_c.call import CompiledKernel
-from polyopt.backend_c.fastcall import MISS, make_fast_call
-from polyopt.backend_c.emit import emit
-from polyopt.backend_c.interface import KernelInterface, interface_of
 
 
 class Kernel:
@@ -86,7 +86,7 @@ class Kernel:
             from polyopt.frontends.python import parse_function
 
             parse_function(self.py_func, None)  # reports `*args`/`**kwargs` at the `def`
-        sig = Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args)))
+        sig = Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args, strict=True)))
         self._last = sig
         return self.compile(sig)
 

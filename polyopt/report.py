@@ -97,7 +97,7 @@ def describe(scop: Scop, d: Dependence) -> str:
     if info.loops:
         parts = [
             f"{lp}: {dist if dist is not None else dirn}"
-            for lp, dist, dirn in zip(info.loops, info.distance, info.direction)
+            for lp, dist, dirn in zip(info.loops, info.distance, info.direction, strict=True)
         ]
         vec = f", distance ({', '.join(parts)})"
     carried = f", carried by loop {', '.join(info.carried_by)}" if info.carried_by else ", loop-independent"
@@ -165,7 +165,7 @@ def text_report(a: Analysis) -> str:
         exact = "value" if d.value_based else "memory"
         carried = ",".join(d.carried_by) or "-"
         vec = "(" + ", ".join(
-            str(x) if x is not None else y for x, y in zip(d.distance, d.direction)) + ")"
+            str(x) if x is not None else y for x, y in zip(d.distance, d.direction, strict=True)) + ")"
         red = "  [reduction]" if d.reduction else ""
         src = f"{d.source}:{d.source_access}"
         dst = f"{d.sink}:{d.sink_access}"

@@ -98,7 +98,7 @@ def parse_signature(text: str, arg_names: list[str]) -> Signature:
             f"arguments ({', '.join(arg_names)})"
         )
     out: list[tuple[str, ArgType]] = []
-    for name, part in zip(arg_names, parts):
+    for name, part in zip(arg_names, parts, strict=True):
         part = part.strip()
         if "[" in part:
             base, dims = part.split("[", 1)
