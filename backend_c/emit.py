@@ -429,6 +429,14 @@ class AstPrinter:
     def _pragma(self, mark: LoopMark, rename: dict[str, str] | None = None) -> str | None:
         if not self.openmp or not (mark.parallel or mark.simd):
             return None
+        rename = rename or {}
+        if not mark.parallel and any(
+                var in self.scop.arrays and var not in rename for _, var in mark.reductions):
+            # A simd loop reduces into an array only through its register accumulator
+            # (LICM).  Without it, a `reduction(op:A[0:n])` on a simd loop would combine
+            # every lane's copy into the whole shared array: a race inside a parallel
+            # loop.  Leave the loop to the compiler instead.
+            return None
         parts = ["#pragma omp"]
         if mark.parallel:
             parts.append("parallel for")
@@ -444,7 +452,7 @@ class AstPrinter:
         if isinstance(mark, _PeeledMark) and mark.lastprivate:
             parts.append(f"lastprivate({', '.join(mark.lastprivate)})")
         for op, var in mark.reductions:
-            target = (rename or {}).get(var) or self.reduction_target(var)
+            target = rename.get(var) or self.reduction_target(var)
             parts.append(f"reduction({op}:{target})")
         return " ".join(parts)
 

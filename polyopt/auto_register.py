@@ -115,14 +115,14 @@ def register_tile_all(scop: Scop, deps: Dependences, tree: Node,
     for stmt, red in sorted(deps.reductions.items()):
         if not red.is_array or stmt not in {s.name for s in scop.statements}:
             continue
-        result = _register_tile(scop, deps, tree, stmt)
+        result = _register_tile(scop, deps, tree, stmt, options)
         if result is not None:
             scop, deps, tree = result
     return scop, deps, tree
 
 
-def _register_tile(scop: Scop, deps: Dependences, tree: Node,
-                   stmt: str) -> tuple[Scop, Dependences, Node] | None:
+def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
+                   options: Options) -> tuple[Scop, Dependences, Node] | None:
     dims = enclosing(tree, stmt)
     roles = _roles(scop, stmt, dims)
     if roles is None:
@@ -147,9 +147,11 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node,
     di, dk, dj = _roles(scop2, full, chain_dims) or (None, None, None)
     if di is None:
         return None
+    cache = _cache_tiles(options, mr, nr)
+    outer = [] if cache is None else [
+        _tiled(di, cache[0], "tile"), _tiled(dk, cache[1], "tile"), _tiled(dj, cache[2], "tile")]
     new_chain = [
-        _tiled(di, CACHE_TILE["i"], "tile"), _tiled(dk, CACHE_TILE["k"], "tile"),
-        _tiled(dj, CACHE_TILE["j"], "tile"), _tiled(di, mr, "reg"), _tiled(dj, nr, "reg"),
+        *outer, _tiled(di, mr, "reg"), _tiled(dj, nr, "reg"),
         _restrict(dk), _restrict(di, unroll=True), _restrict(dj, unroll=True),
     ]
     top = chain_dims[0].loop_id
@@ -157,6 +159,18 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node,
     if not is_legal(scop2, deps2, result):
         return None
     return scop2, deps2, result
+
+
+def _cache_tiles(options: Options, mr: int, nr: int) -> tuple[int, int, int] | None:
+    """Cache tile sizes for (i, k, j): the default, the user's (rounded up to whole
+    register tiles), or None when tiling is off."""
+    if options.tile is False:
+        return None
+    if isinstance(options.tile, tuple):
+        sizes = list(options.tile) + [options.tile[-1]] * 3
+        ti, tk, tj = sizes[0], sizes[1], sizes[2]
+        return (-(-ti // mr) * mr, tk, -(-tj // nr) * nr)
+    return CACHE_TILE["i"], CACHE_TILE["k"], CACHE_TILE["j"]
 
 
 def _tiled(d: LoopDim, size: int, kind: str) -> LoopDim:

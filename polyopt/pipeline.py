@@ -41,7 +41,7 @@ def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
     marks = dict(parallel=options.parallel, vectorize=options.vectorize, licm=options.licm,
                  strict_fp=options.strict_fp)
     if steps is not None:
-        tree, req = replay(scop, deps, steps)
+        tree, req = replay(scop, deps, steps, options.strict_fp)
         tree = parallel.mark(
             scop, deps, tree, **marks,
             only_parallel=req.parallel if "parallel" in req.used else None,

@@ -212,14 +212,7 @@ def test_gemm_source_order_kept_with_auto_false():
     assert [p.bindings[v] for v in ("i", "j", "k")] == counters  # i, j, k as written
 
 
-REGISTER_TILING_BLOCKS = pytest.mark.xfail(
-    strict=True,
-    reason="auto_register.register_tile_all blocks the register-tiled loops by its own "
-           "cache sizes (96/256) whatever the tile option: tile=False still tiles gemm, "
-           "tile=(8, 8, 8) still gives 96x256x256 blocks")
-
-
-@pytest.mark.parametrize("unroll_jam", [pytest.param(True, marks=REGISTER_TILING_BLOCKS), False],
+@pytest.mark.parametrize("unroll_jam", [True, False],
                          ids=["unroll_jam", "no-unroll_jam"])
 def test_gemm_tile_sizes_are_honoured(unroll_jam):
     c = kernel_code(c_of("gemm", tile=(8, 8, 8), unroll_jam=unroll_jam))

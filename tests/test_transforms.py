@@ -478,11 +478,6 @@ def test_unroll_jam_is_illegal_when_it_reorders_a_dependence():
             lines=(line_of(seidel_1d, "A[i] = (A[i - 1]"),))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "parallel.mark plans LICM of k (licm.invariant_accumulator accepts unrolled copies) and "
-    "gives k `simd reduction(+:C)`; emit._scalar_replaced refuses guarded copies (n odd) and "
-    "prints the plain loop with `omp simd reduction(+:C[0:(n) * (m)])` inside the `parallel "
-    "for` over i.uj: every thread's reduction writes back all of C, racing with the others"))
 def test_unroll_jam_with_automatic_marks_does_not_reduce_over_the_whole_array():
     k = polyopt.schedule(matmul).unroll_jam("i", 2).compile()
     c = k.c_source(*make_matmul(np.random.default_rng(0), 5))
