@@ -10,6 +10,11 @@ reads one reply line.  Requests:
   compare it with ``ref_bench`` (the others); then make the timed inputs.
   Replies ``{"status": "ok" | "WRONG" | "ERROR" | "n/a", "detail": ...}``.
 - ``{"op": "time"}``: restore the timed inputs, run once, reply ``{"seconds": t}``.
+  When this worker's previous run was short (< :data:`PRIME_BELOW_S`), the timed
+  run is preceded by an untimed one (inputs restored after it): between two
+  requests the worker idles while the other variants run, its OpenMP/BLAS/Numba
+  threads go to sleep, and waking them would be timed as part of a short run.
+  Priming measures the steady state of back-to-back calls instead.
 - ``{"op": "quit"}``.
 
 Everything the kernel or a compiler prints goes to the worker's log (its
@@ -34,6 +39,9 @@ from bench import check
 from bench.specs import ROOT, load_spec, outputs_of
 from bench.timing import time_call
 from bench.variants import BY_KEY, Unavailable, Variant, build, worker_env
+
+#: Runs shorter than this are preceded by an untimed run (see the module docstring).
+PRIME_BELOW_S = 0.05
 
 
 class WorkerError(RuntimeError):
@@ -134,6 +142,7 @@ class _State:
         self.pristine: dict[str, Any] = {}
         self.work: dict[str, Any] = {}
         self.positional: list[Any] = []
+        self.last: float | None = None  # the duration of the previous run
 
     def prepare(self, req: dict[str, Any]) -> dict[str, Any]:
         self.fn = None
@@ -164,6 +173,7 @@ class _State:
                      for k, v in self.pristine.items()}
         self.positional = spec.positional(self.work)
         self.fn = fn
+        self.last = None
         return {"status": "ok", "detail": "", "note": note, "check_seconds": check_seconds}
 
     def _restore(self) -> None:
@@ -175,7 +185,12 @@ class _State:
         if self.fn is None:
             raise RuntimeError("time before a successful prepare")
         fn, args = self.fn, self.positional
-        return {"seconds": time_call(lambda: fn(*args), self._restore)}
+        primed = self.last is not None and self.last < PRIME_BELOW_S
+        if primed:
+            self._restore()
+            fn(*args)
+        self.last = time_call(lambda: fn(*args), self._restore)
+        return {"seconds": self.last, "primed": primed}
 
 
 def _serve(variant: Variant, requests: IO[str], replies: IO[str]) -> None:
