@@ -21,7 +21,7 @@ from polyopt.frontends.python_values import ValueConverter, ValueScope, binary, 
 from polyopt import isl_text
 from polyopt.aff import TRUE, Cmp, Divisible, Formula, Lin, MinMax, Not, Or, conj, pieces
 from polyopt.dtypes import WEAK_FLOAT, WEAK_INT, DType, ValueType, join
-from polyopt.errors import Problem, UnsupportedError
+from polyopt.errors import Problem, SourceLocation, UnsupportedError
 from polyopt.expr import Cast, Expr, Literal, Load, Name, names_read, walk
 from polyopt.model import (
     Access,
@@ -158,6 +158,7 @@ class _PendingStmt:
     update_op: str | None
     loops: tuple[str, ...]
     node: ast.AST
+    read_at: tuple[tuple[str, SourceLocation], ...] = ()
 
 
 @dataclass
@@ -195,6 +196,7 @@ class _Builder:
                        self._affine_test)
         )
         self.used_names: set[str] = set()
+        self.scalar_reads: dict[str, SourceLocation] = {}  # local scalars read by the statement
         self.loop_vars: set[str] = set()
 
     # --- entry --------------------------------------------------------------------------
@@ -373,6 +375,7 @@ class _Builder:
         if n in self.params:
             return Name(n, WEAK_INT)
         if n in self.local_types or n in self.prior_types:
+            self.scalar_reads.setdefault(n, self.src.location(node))
             return Name(n, self.prior_types.get(n) or self.local_types[n])
         if n in self.arrays:
             raise NotAffine(node, f"`{n}`", "an array cannot be used as a value (index it)")
@@ -441,6 +444,7 @@ class _Builder:
         nodes: list[Node] = []
         for k, st in enumerate(body):
             self.ctx_iters = ctx.iters
+            self.scalar_reads = {}
             try:
                 nodes += self._statement(st, ctx, last=top and k == len(body) - 1)
             except NotAffine as e:
@@ -593,7 +597,8 @@ class _Builder:
                   value: Expr, update: str | None) -> Node:
         name = f"S{len(self.stmts)}"
         self.stmts.append(_PendingStmt(name, ctx.iters, conj(*ctx.conds), target, indices, value,
-                                       update, ctx.loops, st))
+                                       update, ctx.loops, st, tuple(self.scalar_reads.items())))
+        self.scalar_reads = {}
         return Leaf(name)
 
     def _top_level_binding(self, target: ast.AST, value: ast.AST) -> bool:
@@ -799,6 +804,7 @@ class _Builder:
         return Statement(
             name=p.name, iterators=p.iters, domain=domain, target=p.target, indices=p.indices,
             value=p.value, update_op=p.update_op, loops=p.loops, location=self.src.location(p.node),
+            read_at=p.read_at,
             write=write, reads=tuple(reads),
         )
 

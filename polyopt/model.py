@@ -102,6 +102,7 @@ class Statement:
     location: SourceLocation
     write: Access
     reads: tuple[Access, ...]
+    read_at: tuple[tuple[str, SourceLocation], ...] = ()  # where a local scalar is first read
 
     @property
     def accesses(self) -> tuple[Access, ...]:
@@ -110,6 +111,10 @@ class Statement:
     @property
     def source(self) -> str:
         return self.location.text.strip()
+
+    def read_location(self, name: str) -> SourceLocation:
+        """Where this statement reads local scalar ``name`` (the statement if unknown)."""
+        return dict(self.read_at).get(name, self.location)
 
 
 @dataclass(frozen=True)

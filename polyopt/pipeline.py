@@ -72,7 +72,7 @@ def _refuse_uninitialized(scop: Scop, deps: Dependences) -> None:
     problems = []
     for r in deps.uninitialized_reads:
         s = scop.statement(r.statement)
-        problems.append(Problem(s.location, f"variable `{r.target}`",
+        problems.append(Problem(s.read_location(r.target), f"variable `{r.target}`",
                                 "may be read before it is assigned (on some iterations no "
                                 "assignment precedes this use)"))
     if problems:

@@ -231,8 +231,6 @@ def test_read_before_assignment_is_refused(fn, marker, token):
     assert token in str(e) and "before it is assigned" in str(e)
 
 
-@pytest.mark.xfail(strict=True, reason="pipeline._refuse_uninitialized reports the statement's "
-                   "column, not the column of the read (pipeline.py belongs to the lead)")
 def test_read_before_assignment_points_at_the_read():
     e = _raise(use_before_assignment, (_x(),))
     assert (e.lineno, e.offset) == where("usebefore", "tmp")
