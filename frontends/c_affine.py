@@ -12,21 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from polyopt.frontends.refusal import NotAffine
 from pycparser import c_ast, c_generator
 
 from polyopt.aff import TRUE, Aff, And, Cmp, Const, Formula, Lin, MinMax, Not, Or, add, scale
 from polyopt.dtypes import DType
-
-
-class NotAffine(Exception):
-    """Raised with the offending node and the reason; the caller turns it into a Problem."""
-
-    def __init__(self, node: c_ast.Node, construct: str, reason: str) -> None:
-        super().__init__(reason)
-        self.node = node
-        self.construct = construct
-        self.reason = reason
-
 
 COMPARISONS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}
 MIN_MAX_CALLS = {"min": True, "MIN": True, "max": False, "MAX": False, "imin": True,

@@ -7,18 +7,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from polyopt.frontends.refusal import NotAffine
+
 from polyopt.aff import TRUE, Aff, And, Cmp, Const, Formula, Lin, MinMax, Not, Or, add, fdiv, scale
-
-
-class NotAffine(Exception):
-    """Raised with the offending node and the reason; the caller turns it into a Problem."""
-
-    def __init__(self, node: ast.AST, construct: str, reason: str) -> None:
-        super().__init__(reason)
-        self.node = node
-        self.construct = construct
-        self.reason = reason
-
 
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 

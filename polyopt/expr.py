@@ -6,7 +6,7 @@ frontend with NumPy's promotion rules, so the backend only prints.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from polyopt.aff import TRUE, Formula, Lin, conj
@@ -120,17 +120,21 @@ def names_read(e: Expr) -> set[str]:
     return {n.name for n in walk(e) if isinstance(n, Name)}
 
 
+def map_leaves(e: Expr, fn: Callable[[Expr], Expr]) -> Expr:
+    """``e`` rebuilt with ``fn`` applied to every leaf (literal, name, array read)."""
+    if isinstance(e, (Unary, Cast)):
+        return replace(e, operand=map_leaves(e.operand, fn))
+    if isinstance(e, Binary):
+        return replace(e, lhs=map_leaves(e.lhs, fn), rhs=map_leaves(e.rhs, fn))
+    if isinstance(e, Call):
+        return replace(e, args=tuple(map_leaves(a, fn) for a in e.args))
+    if isinstance(e, Select):
+        return replace(e, cond=map_leaves(e.cond, fn), then=map_leaves(e.then, fn),
+                       otherwise=map_leaves(e.otherwise, fn))
+    return fn(e)
+
+
 def guarded(e: Expr, guard: Formula) -> Expr:
     """``e`` with every array read in it restricted to where ``guard`` holds."""
-    if isinstance(e, Load):
-        return replace(e, guard=conj(guard, e.guard))
-    if isinstance(e, (Unary, Cast)):
-        return replace(e, operand=guarded(e.operand, guard))
-    if isinstance(e, Binary):
-        return replace(e, lhs=guarded(e.lhs, guard), rhs=guarded(e.rhs, guard))
-    if isinstance(e, Call):
-        return replace(e, args=tuple(guarded(a, guard) for a in e.args))
-    if isinstance(e, Select):
-        return replace(e, cond=guarded(e.cond, guard), then=guarded(e.then, guard),
-                       otherwise=guarded(e.otherwise, guard))
-    return e
+    return map_leaves(e, lambda x: replace(x, guard=conj(guard, x.guard))
+                      if isinstance(x, Load) else x)

@@ -30,16 +30,7 @@ import islpy as isl
 from polyopt import isl_text
 from polyopt.deps import Dependences
 from polyopt.dtypes import ValueType
-from polyopt.expr import (
-    Binary,
-    Call,
-    Cast,
-    Expr,
-    Load,
-    Name,
-    Select,
-    Unary,
-)
+from polyopt.expr import Expr, Load, Name, map_leaves
 from polyopt.model import Access, ArrayKind, Scalar, ScalarKind, Scop, Statement
 from polyopt.schedule_tree import Node, loops
 from polyopt.timeline import Timeline
@@ -125,17 +116,9 @@ def _access(scop: Scop, st: Statement, a: Access, scalar_of: dict[str, str]) -> 
 
 
 def _expr(e: Expr, scalar_of: dict[str, str]) -> Expr:
-    if isinstance(e, Load):
-        return Name(scalar_of[e.array], e.type) if e.array in scalar_of else e
-    if isinstance(e, Unary):
-        return replace(e, operand=_expr(e.operand, scalar_of))
-    if isinstance(e, Cast):
-        return replace(e, operand=_expr(e.operand, scalar_of))
-    if isinstance(e, Binary):
-        return replace(e, lhs=_expr(e.lhs, scalar_of), rhs=_expr(e.rhs, scalar_of))
-    if isinstance(e, Call):
-        return replace(e, args=tuple(_expr(a, scalar_of) for a in e.args))
-    if isinstance(e, Select):
-        return replace(e, cond=_expr(e.cond, scalar_of), then=_expr(e.then, scalar_of),
-                       otherwise=_expr(e.otherwise, scalar_of))
-    return e
+    def leaf(x: Expr) -> Expr:
+        if isinstance(x, Load) and x.array in scalar_of:
+            return Name(scalar_of[x.array], x.type)
+        return x
+
+    return map_leaves(e, leaf)
