@@ -218,8 +218,10 @@ def _try_fuse(scop: Scop, deps: Dependences, tree: Node, a: Band, b: Band, mode:
         return None
     da, db = a.dims[0], b.dims[0]
     try:
-        cand = fuse(scop, deps, tree, da.loop_id, db.loop_id)
+        cand = fuse(scop, deps, tree, da.loop_id, db.loop_id, check=False)
     except PolyoptError:
+        return None
+    if not is_legal(scop, deps, cand):
         return None
     if mode == "smart":
         was_parallel = all(

@@ -77,8 +77,10 @@ def required_shift(scop: Scop, deps: Dependences, da: LoopDim, db: LoopDim) -> i
 
 
 def fuse(scop: Scop, deps: Dependences | None, tree: Node, a: str, b: str,
-         shift: int | None = None, what: str = "") -> Node:
-    """Fuse consecutive sibling loops ``a`` then ``b`` into one loop named like ``a``."""
+         shift: int | None = None, what: str = "", check: bool = True) -> Node:
+    """Fuse consecutive sibling loops ``a`` then ``b`` into one loop named like ``a``.
+
+    ``deps`` chooses the shift; ``check=False`` leaves the legality check to the caller."""
     seq_path, ka, kb = _siblings(scop, tree, a, b)
     seq = at(tree, seq_path)
     assert isinstance(seq, Sequence)
@@ -100,7 +102,7 @@ def fuse(scop: Scop, deps: Dependences | None, tree: Node, a: str, b: str,
     children[ka:kb + 1] = [fused]
     new_seq: Node = Sequence(tuple(children)) if len(children) > 1 else children[0]
     result = normalize(replace_at(tree, seq_path, new_seq))
-    if deps is not None:
+    if deps is not None and check:
         broken = violations(scop, deps, result)
         if broken:
             raise illegal(scop, what, broken)
