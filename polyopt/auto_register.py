@@ -32,7 +32,7 @@ from polyopt.transforms.fuse import distribute
 from polyopt.transforms.split import split_full_tiles
 from polyopt.transforms.tree import build_chain, find, replace_at
 
-CACHE_TILE = {"i": 96, "k": 256, "j": 256}  # multiples of every micro tile (6 or 8 by 8 to 32)
+CACHE_TILE = {"i": 16, "k": 256, "j": 32}  # i and j in register tiles: 16 x 32 of them
 
 
 def enclosing(tree: Node, stmt: str) -> list[LoopDim]:
@@ -170,7 +170,8 @@ def _cache_tiles(options: Options, mr: int, nr: int) -> tuple[int, int, int] | N
         sizes = list(options.tile) + [options.tile[-1]] * 3
         ti, tk, tj = sizes[0], sizes[1], sizes[2]
         return (-(-ti // mr) * mr, tk, -(-tj // nr) * nr)
-    return CACHE_TILE["i"], CACHE_TILE["k"], CACHE_TILE["j"]
+    # whole register tiles per cache tile, or the unrolled copies would need guards
+    return CACHE_TILE["i"] * mr, CACHE_TILE["k"], CACHE_TILE["j"] * nr
 
 
 def _tiled(d: LoopDim, size: int, kind: str) -> LoopDim:

@@ -44,8 +44,10 @@ def vector_unit() -> VectorUnit:
 
 def micro_tile(dtype: DType) -> tuple[int, int]:
     """(rows, columns) of a matmul register tile: two vectors per row, as many rows as
-    fit with room for the operands (B's two vectors, a broadcast, a scalar factor)."""
+    fit with room for the operands (B's two vectors, a broadcast, a scalar factor and
+    the compiler's temporaries: six registers).  With 16 registers (AVX2) a 6-row tile
+    made gcc spill an accumulator through the stack on every k step; 5 rows do not."""
     unit = vector_unit()
     cols = 2 * unit.lanes(dtype)
-    rows = max(2, min(8, (unit.registers - 4) // 2))
+    rows = max(2, min(8, (unit.registers - 6) // 2))
     return rows, cols

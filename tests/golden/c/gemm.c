@@ -44,10 +44,10 @@ int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0,
   (void)A_shape0;
   (void)B_shape0;
   (void)B_shape1;
-  if ((((((((ni >= 6) && (nj >= 8)) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= (((ni % 6) + A_shape0) + 1)))) return 1;
-  if ((((((((ni >= 6) && (nj >= 8)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) || ((((((ni >= 6) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (B_shape1 >= 0)) && ((8 * polyopt_floord(nj, 8)) >= (B_shape1 + 1))))) return 2;
-  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 6) >= 1)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 8) >= 1)))) return 3;
-  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((ni % 6) >= 1)) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((nj % 8) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 6) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 8) >= 1)))) return 4;
+  if ((((((((ni >= 5) && (nj >= 8)) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= (((ni % 5) + A_shape0) + 1)))) return 1;
+  if ((((((((ni >= 5) && (nj >= 8)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) || ((((((ni >= 5) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (B_shape1 >= 0)) && ((8 * polyopt_floord(nj, 8)) >= (B_shape1 + 1))))) return 2;
+  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 5) >= 1)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 8) >= 1)))) return 3;
+  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((ni % 5) >= 1)) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((nj % 8) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 5) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 8) >= 1)))) return 4;
   return 0;
 }
 
@@ -59,776 +59,648 @@ __attribute__((noinline))
 static void polyopt_gemm_micro0(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
   if (((256 * c1)) <= polyopt_imin((nk - 1), ((256 * c1) + 255))) {
-    double C_acc0, C_acc1, C_acc2, C_acc3, C_acc4, C_acc5, C_acc6, C_acc7, C_acc8, C_acc9, C_acc10, C_acc11, C_acc12, C_acc13, C_acc14, C_acc15, C_acc16, C_acc17, C_acc18, C_acc19, C_acc20, C_acc21, C_acc22, C_acc23, C_acc24, C_acc25, C_acc26, C_acc27, C_acc28, C_acc29, C_acc30, C_acc31, C_acc32, C_acc33, C_acc34, C_acc35, C_acc36, C_acc37, C_acc38, C_acc39, C_acc40, C_acc41, C_acc42, C_acc43, C_acc44, C_acc45, C_acc46, C_acc47;
+    double C_acc0, C_acc1, C_acc2, C_acc3, C_acc4, C_acc5, C_acc6, C_acc7, C_acc8, C_acc9, C_acc10, C_acc11, C_acc12, C_acc13, C_acc14, C_acc15, C_acc16, C_acc17, C_acc18, C_acc19, C_acc20, C_acc21, C_acc22, C_acc23, C_acc24, C_acc25, C_acc26, C_acc27, C_acc28, C_acc29, C_acc30, C_acc31, C_acc32, C_acc33, C_acc34, C_acc35, C_acc36, C_acc37, C_acc38, C_acc39;
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = (8 * c4);
       C_acc0 = C[i * nj + j];
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 1);
       C_acc1 = C[i * nj + j];
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 2);
       C_acc2 = C[i * nj + j];
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 3);
       C_acc3 = C[i * nj + j];
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 4);
       C_acc4 = C[i * nj + j];
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 5);
       C_acc5 = C[i * nj + j];
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 6);
       C_acc6 = C[i * nj + j];
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 7);
       C_acc7 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = (8 * c4);
       C_acc8 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 1);
       C_acc9 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 2);
       C_acc10 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 3);
       C_acc11 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 4);
       C_acc12 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 5);
       C_acc13 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 6);
       C_acc14 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 7);
       C_acc15 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = (8 * c4);
       C_acc16 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 1);
       C_acc17 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 2);
       C_acc18 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 3);
       C_acc19 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 4);
       C_acc20 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 5);
       C_acc21 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 6);
       C_acc22 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 7);
       C_acc23 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = (8 * c4);
       C_acc24 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 1);
       C_acc25 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 2);
       C_acc26 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 3);
       C_acc27 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 4);
       C_acc28 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 5);
       C_acc29 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 6);
       C_acc30 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 7);
       C_acc31 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = (8 * c4);
       C_acc32 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 1);
       C_acc33 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 2);
       C_acc34 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 3);
       C_acc35 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 4);
       C_acc36 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 5);
       C_acc37 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 6);
       C_acc38 = C[i * nj + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 7);
       C_acc39 = C[i * nj + j];
     }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = (8 * c4);
-      C_acc40 = C[i * nj + j];
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 1);
-      C_acc41 = C[i * nj + j];
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 2);
-      C_acc42 = C[i * nj + j];
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 3);
-      C_acc43 = C[i * nj + j];
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 4);
-      C_acc44 = C[i * nj + j];
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 5);
-      C_acc45 = C[i * nj + j];
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 6);
-      C_acc46 = C[i * nj + j];
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 7);
-      C_acc47 = C[i * nj + j];
-    }
     for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((nk - 1), ((256 * c1) + 255)); c5 += 1) {
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = (8 * c4);
         const int64_t k = c5;
         C_acc0 = (C_acc0 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = ((8 * c4) + 1);
         const int64_t k = c5;
         C_acc1 = (C_acc1 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = ((8 * c4) + 2);
         const int64_t k = c5;
         C_acc2 = (C_acc2 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = ((8 * c4) + 3);
         const int64_t k = c5;
         C_acc3 = (C_acc3 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = ((8 * c4) + 4);
         const int64_t k = c5;
         C_acc4 = (C_acc4 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = ((8 * c4) + 5);
         const int64_t k = c5;
         C_acc5 = (C_acc5 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = ((8 * c4) + 6);
         const int64_t k = c5;
         C_acc6 = (C_acc6 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = ((8 * c4) + 7);
         const int64_t k = c5;
         C_acc7 = (C_acc7 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = (8 * c4);
         const int64_t k = c5;
         C_acc8 = (C_acc8 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = ((8 * c4) + 1);
         const int64_t k = c5;
         C_acc9 = (C_acc9 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = ((8 * c4) + 2);
         const int64_t k = c5;
         C_acc10 = (C_acc10 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = ((8 * c4) + 3);
         const int64_t k = c5;
         C_acc11 = (C_acc11 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = ((8 * c4) + 4);
         const int64_t k = c5;
         C_acc12 = (C_acc12 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = ((8 * c4) + 5);
         const int64_t k = c5;
         C_acc13 = (C_acc13 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = ((8 * c4) + 6);
         const int64_t k = c5;
         C_acc14 = (C_acc14 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = ((8 * c4) + 7);
         const int64_t k = c5;
         C_acc15 = (C_acc15 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = (8 * c4);
         const int64_t k = c5;
         C_acc16 = (C_acc16 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = ((8 * c4) + 1);
         const int64_t k = c5;
         C_acc17 = (C_acc17 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = ((8 * c4) + 2);
         const int64_t k = c5;
         C_acc18 = (C_acc18 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = ((8 * c4) + 3);
         const int64_t k = c5;
         C_acc19 = (C_acc19 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = ((8 * c4) + 4);
         const int64_t k = c5;
         C_acc20 = (C_acc20 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = ((8 * c4) + 5);
         const int64_t k = c5;
         C_acc21 = (C_acc21 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = ((8 * c4) + 6);
         const int64_t k = c5;
         C_acc22 = (C_acc22 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = ((8 * c4) + 7);
         const int64_t k = c5;
         C_acc23 = (C_acc23 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = (8 * c4);
         const int64_t k = c5;
         C_acc24 = (C_acc24 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = ((8 * c4) + 1);
         const int64_t k = c5;
         C_acc25 = (C_acc25 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = ((8 * c4) + 2);
         const int64_t k = c5;
         C_acc26 = (C_acc26 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = ((8 * c4) + 3);
         const int64_t k = c5;
         C_acc27 = (C_acc27 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = ((8 * c4) + 4);
         const int64_t k = c5;
         C_acc28 = (C_acc28 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = ((8 * c4) + 5);
         const int64_t k = c5;
         C_acc29 = (C_acc29 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = ((8 * c4) + 6);
         const int64_t k = c5;
         C_acc30 = (C_acc30 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = ((8 * c4) + 7);
         const int64_t k = c5;
         C_acc31 = (C_acc31 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = (8 * c4);
         const int64_t k = c5;
         C_acc32 = (C_acc32 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = ((8 * c4) + 1);
         const int64_t k = c5;
         C_acc33 = (C_acc33 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = ((8 * c4) + 2);
         const int64_t k = c5;
         C_acc34 = (C_acc34 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = ((8 * c4) + 3);
         const int64_t k = c5;
         C_acc35 = (C_acc35 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = ((8 * c4) + 4);
         const int64_t k = c5;
         C_acc36 = (C_acc36 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = ((8 * c4) + 5);
         const int64_t k = c5;
         C_acc37 = (C_acc37 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = ((8 * c4) + 6);
         const int64_t k = c5;
         C_acc38 = (C_acc38 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = ((8 * c4) + 7);
         const int64_t k = c5;
         C_acc39 = (C_acc39 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = (8 * c4);
-        const int64_t k = c5;
-        C_acc40 = (C_acc40 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-      }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = ((8 * c4) + 1);
-        const int64_t k = c5;
-        C_acc41 = (C_acc41 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-      }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = ((8 * c4) + 2);
-        const int64_t k = c5;
-        C_acc42 = (C_acc42 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-      }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = ((8 * c4) + 3);
-        const int64_t k = c5;
-        C_acc43 = (C_acc43 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-      }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = ((8 * c4) + 4);
-        const int64_t k = c5;
-        C_acc44 = (C_acc44 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-      }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = ((8 * c4) + 5);
-        const int64_t k = c5;
-        C_acc45 = (C_acc45 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-      }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = ((8 * c4) + 6);
-        const int64_t k = c5;
-        C_acc46 = (C_acc46 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-      }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = ((8 * c4) + 7);
-        const int64_t k = c5;
-        C_acc47 = (C_acc47 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-      }
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = (8 * c4);
       C[i * nj + j] = C_acc0;
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 1);
       C[i * nj + j] = C_acc1;
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 2);
       C[i * nj + j] = C_acc2;
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 3);
       C[i * nj + j] = C_acc3;
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 4);
       C[i * nj + j] = C_acc4;
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 5);
       C[i * nj + j] = C_acc5;
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 6);
       C[i * nj + j] = C_acc6;
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 7);
       C[i * nj + j] = C_acc7;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = (8 * c4);
       C[i * nj + j] = C_acc8;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 1);
       C[i * nj + j] = C_acc9;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 2);
       C[i * nj + j] = C_acc10;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 3);
       C[i * nj + j] = C_acc11;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 4);
       C[i * nj + j] = C_acc12;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 5);
       C[i * nj + j] = C_acc13;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 6);
       C[i * nj + j] = C_acc14;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 7);
       C[i * nj + j] = C_acc15;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = (8 * c4);
       C[i * nj + j] = C_acc16;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 1);
       C[i * nj + j] = C_acc17;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 2);
       C[i * nj + j] = C_acc18;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 3);
       C[i * nj + j] = C_acc19;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 4);
       C[i * nj + j] = C_acc20;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 5);
       C[i * nj + j] = C_acc21;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 6);
       C[i * nj + j] = C_acc22;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 7);
       C[i * nj + j] = C_acc23;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = (8 * c4);
       C[i * nj + j] = C_acc24;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 1);
       C[i * nj + j] = C_acc25;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 2);
       C[i * nj + j] = C_acc26;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 3);
       C[i * nj + j] = C_acc27;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 4);
       C[i * nj + j] = C_acc28;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 5);
       C[i * nj + j] = C_acc29;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 6);
       C[i * nj + j] = C_acc30;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 7);
       C[i * nj + j] = C_acc31;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = (8 * c4);
       C[i * nj + j] = C_acc32;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 1);
       C[i * nj + j] = C_acc33;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 2);
       C[i * nj + j] = C_acc34;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 3);
       C[i * nj + j] = C_acc35;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 4);
       C[i * nj + j] = C_acc36;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 5);
       C[i * nj + j] = C_acc37;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 6);
       C[i * nj + j] = C_acc38;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 7);
       C[i * nj + j] = C_acc39;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = (8 * c4);
-      C[i * nj + j] = C_acc40;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 1);
-      C[i * nj + j] = C_acc41;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 2);
-      C[i * nj + j] = C_acc42;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 3);
-      C[i * nj + j] = C_acc43;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 4);
-      C[i * nj + j] = C_acc44;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 5);
-      C[i * nj + j] = C_acc45;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 6);
-      C[i * nj + j] = C_acc46;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 7);
-      C[i * nj + j] = C_acc47;
     }
   }
 }
@@ -847,10 +719,10 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
     }
   }
   #pragma omp parallel for schedule(static)
-  for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 6), 96); c0 += 1) {
+  for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 5), 80); c0 += 1) {
     for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 256); c1 += 1) {
       for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 256); c2 += 1) {
-        for (int64_t c3 = (16 * c0); c3 <= polyopt_imin(((16 * c0) + 15), ((ni / 6) - 1)); c3 += 1) {
+        for (int64_t c3 = (16 * c0); c3 <= polyopt_imin(((16 * c0) + 15), ((ni / 5) - 1)); c3 += 1) {
           for (int64_t c4 = (32 * c2); c4 <= polyopt_imin(((32 * c2) + 31), ((nj / 8) - 1)); c4 += 1) {
             polyopt_gemm_micro0(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, c0, c1, c2, c3, c4);
           }
@@ -863,7 +735,7 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
     for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
       for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 128); c1 += 1) {
         for (int64_t c2 = 0; c2 < (nj / 128); c2 += 1) {
-          for (int64_t c3 = polyopt_imax((128 * c0), ((-(ni % 6)) + ni)); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
+          for (int64_t c3 = polyopt_imax((128 * c0), ((-(ni % 5)) + ni)); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
             for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
               #pragma omp simd
               for (int64_t c5 = (128 * c2); c5 <= ((128 * c2) + 127); c5 += 1) {
@@ -879,7 +751,7 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
         }
         for (int64_t c3 = (128 * c0); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
           for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
-            if ((((ni % 6) + c3) >= ni)) {
+            if ((((ni % 5) + c3) >= ni)) {
               #pragma omp simd
               for (int64_t c5 = (((-((nj + 127) % 128)) + nj) - 1); c5 < ((-(nj % 8)) + nj); c5 += 1) {
                 {
@@ -905,10 +777,10 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
     }
   } else {
     #pragma omp parallel for schedule(static)
-    for (int64_t c0 = ((3 * (ni / 6)) / 64); c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
+    for (int64_t c0 = (((-(ni % 5)) + ni) / 128); c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
       for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 128); c1 += 1) {
         for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 128); c2 += 1) {
-          for (int64_t c3 = polyopt_imax((128 * c0), ((-(ni % 6)) + ni)); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
+          for (int64_t c3 = polyopt_imax((128 * c0), ((-(ni % 5)) + ni)); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
             for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
               #pragma omp simd
               for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nj - 1), ((128 * c2) + 127)); c5 += 1) {

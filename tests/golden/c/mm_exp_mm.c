@@ -48,12 +48,12 @@ int64_t polyopt_mm_exp_mm_check(int64_t n, int64_t p, int64_t m, int64_t q, int6
   (void)out_shape1;
   if ((((((((((n >= 1) && (p >= 1)) && (m >= 1)) && (q >= 0)) && (p >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 1;
   if ((((((((((n >= 1) && (p >= 0)) && (m >= 0)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) || ((((((((p >= 0) && (m >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)))) return 2;
-  if (((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((6 * polyopt_floord(n, 6)) >= (out_shape0 + 1))))) return 3;
-  if (((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((6 * polyopt_floord(n, 6)) >= (out_shape0 + 1))))) return 4;
-  if ((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 5;
-  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 6) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 6) + out_shape0) >= (n + 1))) && ((n % 6) >= 1)))) return 6;
-  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 6) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 6) + out_shape0) >= (n + 1))) && ((n % 6) >= 1)))) return 7;
-  if (((((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 6) >= 1)) || (((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1)))) return 8;
+  if (((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((5 * polyopt_floord(n, 5)) >= (out_shape0 + 1))))) return 3;
+  if (((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((5 * polyopt_floord(n, 5)) >= (out_shape0 + 1))))) return 4;
+  if ((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 5;
+  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 5) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 5) + out_shape0) >= (n + 1))) && ((n % 5) >= 1)))) return 6;
+  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 5) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 5) + out_shape0) >= (n + 1))) && ((n % 5) >= 1)))) return 7;
+  if (((((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 5) >= 1)) || (((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1)))) return 8;
   return 0;
 }
 
@@ -65,776 +65,648 @@ __attribute__((noinline))
 static void polyopt_mm_exp_mm_micro0(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
   if (((256 * c1)) <= polyopt_imin((m - 1), ((256 * c1) + 255))) {
-    double out_acc0, out_acc1, out_acc2, out_acc3, out_acc4, out_acc5, out_acc6, out_acc7, out_acc8, out_acc9, out_acc10, out_acc11, out_acc12, out_acc13, out_acc14, out_acc15, out_acc16, out_acc17, out_acc18, out_acc19, out_acc20, out_acc21, out_acc22, out_acc23, out_acc24, out_acc25, out_acc26, out_acc27, out_acc28, out_acc29, out_acc30, out_acc31, out_acc32, out_acc33, out_acc34, out_acc35, out_acc36, out_acc37, out_acc38, out_acc39, out_acc40, out_acc41, out_acc42, out_acc43, out_acc44, out_acc45, out_acc46, out_acc47;
+    double out_acc0, out_acc1, out_acc2, out_acc3, out_acc4, out_acc5, out_acc6, out_acc7, out_acc8, out_acc9, out_acc10, out_acc11, out_acc12, out_acc13, out_acc14, out_acc15, out_acc16, out_acc17, out_acc18, out_acc19, out_acc20, out_acc21, out_acc22, out_acc23, out_acc24, out_acc25, out_acc26, out_acc27, out_acc28, out_acc29, out_acc30, out_acc31, out_acc32, out_acc33, out_acc34, out_acc35, out_acc36, out_acc37, out_acc38, out_acc39;
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = (8 * c4);
       out_acc0 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 1);
       out_acc1 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 2);
       out_acc2 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 3);
       out_acc3 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 4);
       out_acc4 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 5);
       out_acc5 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 6);
       out_acc6 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 7);
       out_acc7 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = (8 * c4);
       out_acc8 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 1);
       out_acc9 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 2);
       out_acc10 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 3);
       out_acc11 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 4);
       out_acc12 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 5);
       out_acc13 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 6);
       out_acc14 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 7);
       out_acc15 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = (8 * c4);
       out_acc16 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 1);
       out_acc17 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 2);
       out_acc18 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 3);
       out_acc19 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 4);
       out_acc20 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 5);
       out_acc21 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 6);
       out_acc22 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 7);
       out_acc23 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = (8 * c4);
       out_acc24 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 1);
       out_acc25 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 2);
       out_acc26 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 3);
       out_acc27 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 4);
       out_acc28 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 5);
       out_acc29 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 6);
       out_acc30 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 7);
       out_acc31 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = (8 * c4);
       out_acc32 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 1);
       out_acc33 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 2);
       out_acc34 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 3);
       out_acc35 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 4);
       out_acc36 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 5);
       out_acc37 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 6);
       out_acc38 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 7);
       out_acc39 = out[i * out_shape1 + j];
     }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = (8 * c4);
-      out_acc40 = out[i * out_shape1 + j];
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 1);
-      out_acc41 = out[i * out_shape1 + j];
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 2);
-      out_acc42 = out[i * out_shape1 + j];
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 3);
-      out_acc43 = out[i * out_shape1 + j];
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 4);
-      out_acc44 = out[i * out_shape1 + j];
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 5);
-      out_acc45 = out[i * out_shape1 + j];
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 6);
-      out_acc46 = out[i * out_shape1 + j];
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 7);
-      out_acc47 = out[i * out_shape1 + j];
-    }
     for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((m - 1), ((256 * c1) + 255)); c5 += 1) {
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = (8 * c4);
         const int64_t k = c5;
         out_acc0 = (out_acc0 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = ((8 * c4) + 1);
         const int64_t k = c5;
         out_acc1 = (out_acc1 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = ((8 * c4) + 2);
         const int64_t k = c5;
         out_acc2 = (out_acc2 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = ((8 * c4) + 3);
         const int64_t k = c5;
         out_acc3 = (out_acc3 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = ((8 * c4) + 4);
         const int64_t k = c5;
         out_acc4 = (out_acc4 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = ((8 * c4) + 5);
         const int64_t k = c5;
         out_acc5 = (out_acc5 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = ((8 * c4) + 6);
         const int64_t k = c5;
         out_acc6 = (out_acc6 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = (6 * c3);
+        const int64_t i = (5 * c3);
         const int64_t j = ((8 * c4) + 7);
         const int64_t k = c5;
         out_acc7 = (out_acc7 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = (8 * c4);
         const int64_t k = c5;
         out_acc8 = (out_acc8 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = ((8 * c4) + 1);
         const int64_t k = c5;
         out_acc9 = (out_acc9 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = ((8 * c4) + 2);
         const int64_t k = c5;
         out_acc10 = (out_acc10 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = ((8 * c4) + 3);
         const int64_t k = c5;
         out_acc11 = (out_acc11 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = ((8 * c4) + 4);
         const int64_t k = c5;
         out_acc12 = (out_acc12 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = ((8 * c4) + 5);
         const int64_t k = c5;
         out_acc13 = (out_acc13 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = ((8 * c4) + 6);
         const int64_t k = c5;
         out_acc14 = (out_acc14 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 1);
+        const int64_t i = ((5 * c3) + 1);
         const int64_t j = ((8 * c4) + 7);
         const int64_t k = c5;
         out_acc15 = (out_acc15 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = (8 * c4);
         const int64_t k = c5;
         out_acc16 = (out_acc16 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = ((8 * c4) + 1);
         const int64_t k = c5;
         out_acc17 = (out_acc17 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = ((8 * c4) + 2);
         const int64_t k = c5;
         out_acc18 = (out_acc18 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = ((8 * c4) + 3);
         const int64_t k = c5;
         out_acc19 = (out_acc19 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = ((8 * c4) + 4);
         const int64_t k = c5;
         out_acc20 = (out_acc20 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = ((8 * c4) + 5);
         const int64_t k = c5;
         out_acc21 = (out_acc21 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = ((8 * c4) + 6);
         const int64_t k = c5;
         out_acc22 = (out_acc22 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 2);
+        const int64_t i = ((5 * c3) + 2);
         const int64_t j = ((8 * c4) + 7);
         const int64_t k = c5;
         out_acc23 = (out_acc23 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = (8 * c4);
         const int64_t k = c5;
         out_acc24 = (out_acc24 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = ((8 * c4) + 1);
         const int64_t k = c5;
         out_acc25 = (out_acc25 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = ((8 * c4) + 2);
         const int64_t k = c5;
         out_acc26 = (out_acc26 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = ((8 * c4) + 3);
         const int64_t k = c5;
         out_acc27 = (out_acc27 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = ((8 * c4) + 4);
         const int64_t k = c5;
         out_acc28 = (out_acc28 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = ((8 * c4) + 5);
         const int64_t k = c5;
         out_acc29 = (out_acc29 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = ((8 * c4) + 6);
         const int64_t k = c5;
         out_acc30 = (out_acc30 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 3);
+        const int64_t i = ((5 * c3) + 3);
         const int64_t j = ((8 * c4) + 7);
         const int64_t k = c5;
         out_acc31 = (out_acc31 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = (8 * c4);
         const int64_t k = c5;
         out_acc32 = (out_acc32 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = ((8 * c4) + 1);
         const int64_t k = c5;
         out_acc33 = (out_acc33 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = ((8 * c4) + 2);
         const int64_t k = c5;
         out_acc34 = (out_acc34 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = ((8 * c4) + 3);
         const int64_t k = c5;
         out_acc35 = (out_acc35 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = ((8 * c4) + 4);
         const int64_t k = c5;
         out_acc36 = (out_acc36 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = ((8 * c4) + 5);
         const int64_t k = c5;
         out_acc37 = (out_acc37 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = ((8 * c4) + 6);
         const int64_t k = c5;
         out_acc38 = (out_acc38 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((6 * c3) + 4);
+        const int64_t i = ((5 * c3) + 4);
         const int64_t j = ((8 * c4) + 7);
         const int64_t k = c5;
         out_acc39 = (out_acc39 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
       }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = (8 * c4);
-        const int64_t k = c5;
-        out_acc40 = (out_acc40 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
-      }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = ((8 * c4) + 1);
-        const int64_t k = c5;
-        out_acc41 = (out_acc41 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
-      }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = ((8 * c4) + 2);
-        const int64_t k = c5;
-        out_acc42 = (out_acc42 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
-      }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = ((8 * c4) + 3);
-        const int64_t k = c5;
-        out_acc43 = (out_acc43 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
-      }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = ((8 * c4) + 4);
-        const int64_t k = c5;
-        out_acc44 = (out_acc44 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
-      }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = ((8 * c4) + 5);
-        const int64_t k = c5;
-        out_acc45 = (out_acc45 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
-      }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = ((8 * c4) + 6);
-        const int64_t k = c5;
-        out_acc46 = (out_acc46 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
-      }
-      {
-        const int64_t i = ((6 * c3) + 5);
-        const int64_t j = ((8 * c4) + 7);
-        const int64_t k = c5;
-        out_acc47 = (out_acc47 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
-      }
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = (8 * c4);
       out[i * out_shape1 + j] = out_acc0;
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 1);
       out[i * out_shape1 + j] = out_acc1;
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 2);
       out[i * out_shape1 + j] = out_acc2;
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 3);
       out[i * out_shape1 + j] = out_acc3;
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 4);
       out[i * out_shape1 + j] = out_acc4;
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 5);
       out[i * out_shape1 + j] = out_acc5;
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 6);
       out[i * out_shape1 + j] = out_acc6;
     }
     {
-      const int64_t i = (6 * c3);
+      const int64_t i = (5 * c3);
       const int64_t j = ((8 * c4) + 7);
       out[i * out_shape1 + j] = out_acc7;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = (8 * c4);
       out[i * out_shape1 + j] = out_acc8;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 1);
       out[i * out_shape1 + j] = out_acc9;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 2);
       out[i * out_shape1 + j] = out_acc10;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 3);
       out[i * out_shape1 + j] = out_acc11;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 4);
       out[i * out_shape1 + j] = out_acc12;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 5);
       out[i * out_shape1 + j] = out_acc13;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 6);
       out[i * out_shape1 + j] = out_acc14;
     }
     {
-      const int64_t i = ((6 * c3) + 1);
+      const int64_t i = ((5 * c3) + 1);
       const int64_t j = ((8 * c4) + 7);
       out[i * out_shape1 + j] = out_acc15;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = (8 * c4);
       out[i * out_shape1 + j] = out_acc16;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 1);
       out[i * out_shape1 + j] = out_acc17;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 2);
       out[i * out_shape1 + j] = out_acc18;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 3);
       out[i * out_shape1 + j] = out_acc19;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 4);
       out[i * out_shape1 + j] = out_acc20;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 5);
       out[i * out_shape1 + j] = out_acc21;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 6);
       out[i * out_shape1 + j] = out_acc22;
     }
     {
-      const int64_t i = ((6 * c3) + 2);
+      const int64_t i = ((5 * c3) + 2);
       const int64_t j = ((8 * c4) + 7);
       out[i * out_shape1 + j] = out_acc23;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = (8 * c4);
       out[i * out_shape1 + j] = out_acc24;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 1);
       out[i * out_shape1 + j] = out_acc25;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 2);
       out[i * out_shape1 + j] = out_acc26;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 3);
       out[i * out_shape1 + j] = out_acc27;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 4);
       out[i * out_shape1 + j] = out_acc28;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 5);
       out[i * out_shape1 + j] = out_acc29;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 6);
       out[i * out_shape1 + j] = out_acc30;
     }
     {
-      const int64_t i = ((6 * c3) + 3);
+      const int64_t i = ((5 * c3) + 3);
       const int64_t j = ((8 * c4) + 7);
       out[i * out_shape1 + j] = out_acc31;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = (8 * c4);
       out[i * out_shape1 + j] = out_acc32;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 1);
       out[i * out_shape1 + j] = out_acc33;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 2);
       out[i * out_shape1 + j] = out_acc34;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 3);
       out[i * out_shape1 + j] = out_acc35;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 4);
       out[i * out_shape1 + j] = out_acc36;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 5);
       out[i * out_shape1 + j] = out_acc37;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 6);
       out[i * out_shape1 + j] = out_acc38;
     }
     {
-      const int64_t i = ((6 * c3) + 4);
+      const int64_t i = ((5 * c3) + 4);
       const int64_t j = ((8 * c4) + 7);
       out[i * out_shape1 + j] = out_acc39;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = (8 * c4);
-      out[i * out_shape1 + j] = out_acc40;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 1);
-      out[i * out_shape1 + j] = out_acc41;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 2);
-      out[i * out_shape1 + j] = out_acc42;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 3);
-      out[i * out_shape1 + j] = out_acc43;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 4);
-      out[i * out_shape1 + j] = out_acc44;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 5);
-      out[i * out_shape1 + j] = out_acc45;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 6);
-      out[i * out_shape1 + j] = out_acc46;
-    }
-    {
-      const int64_t i = ((6 * c3) + 5);
-      const int64_t j = ((8 * c4) + 7);
-      out[i * out_shape1 + j] = out_acc47;
     }
   }
 }
@@ -882,10 +754,10 @@ void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_sha
     }
   }
   #pragma omp parallel for schedule(static)
-  for (int64_t c0 = 0; c0 <= polyopt_floord((n - 6), 96); c0 += 1) {
+  for (int64_t c0 = 0; c0 <= polyopt_floord((n - 5), 80); c0 += 1) {
     for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 256); c1 += 1) {
       for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 256); c2 += 1) {
-        for (int64_t c3 = (16 * c0); c3 <= polyopt_imin(((16 * c0) + 15), ((n / 6) - 1)); c3 += 1) {
+        for (int64_t c3 = (16 * c0); c3 <= polyopt_imin(((16 * c0) + 15), ((n / 5) - 1)); c3 += 1) {
           for (int64_t c4 = (32 * c2); c4 <= polyopt_imin(((32 * c2) + 31), ((q / 8) - 1)); c4 += 1) {
             polyopt_mm_exp_mm_micro0(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0, c1, c2, c3, c4);
           }
@@ -898,7 +770,7 @@ void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_sha
     for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
       for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
         for (int64_t c2 = 0; c2 < (q / 128); c2 += 1) {
-          for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 6)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
+          for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 5)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
             for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
               #pragma omp simd
               for (int64_t c5 = (128 * c2); c5 <= ((128 * c2) + 127); c5 += 1) {
@@ -914,7 +786,7 @@ void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_sha
         }
         for (int64_t c3 = (128 * c0); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
           for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
-            if ((((n % 6) + c3) >= n)) {
+            if ((((n % 5) + c3) >= n)) {
               #pragma omp simd
               for (int64_t c5 = (((-((q + 127) % 128)) + q) - 1); c5 < ((-(q % 8)) + q); c5 += 1) {
                 {
@@ -940,10 +812,10 @@ void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_sha
     }
   } else {
     #pragma omp parallel for schedule(static)
-    for (int64_t c0 = ((3 * (n / 6)) / 64); c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
+    for (int64_t c0 = (((-(n % 5)) + n) / 128); c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
       for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
         for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 128); c2 += 1) {
-          for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 6)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
+          for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 5)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
             for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
               #pragma omp simd
               for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((q - 1), ((128 * c2) + 127)); c5 += 1) {
