@@ -31,7 +31,7 @@ def _busy_jiffies() -> int | None:
     return sum(fields) - idle - guest
 
 
-def _process_jiffies(pid: int) -> int:
+def process_jiffies(pid: int) -> int:
     """user + system time of a process (all its threads), in clock ticks; 0 if gone."""
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -51,7 +51,7 @@ class BackgroundMeter:
         self._ours0 = 0
 
     def _ours(self) -> int:
-        return sum(_process_jiffies(p) for p in {os.getpid(), *self.pids()})
+        return sum(process_jiffies(p) for p in {os.getpid(), *self.pids()})
 
     def start(self) -> None:
         self._t0 = time.monotonic()
@@ -67,6 +67,27 @@ class BackgroundMeter:
             return None
         other = (busy1 - self._busy0) - (self._ours() - self._ours0)
         return max(other, 0) / _HZ / wall
+
+
+def wait_processes_idle(pids: Iterable[int], window: float = 0.02,
+                        max_wait: float = 2.0) -> float:
+    """Wait until ``pids`` use no CPU for ``window`` seconds (at most ``max_wait``).
+
+    Runtimes keep their threads spinning for a while after a parallel call
+    (OpenBLAS for ~0.1 s, libgomp for up to a few ms), so a worker that has just
+    run can still occupy a core while the next variant is timed.  Returns the
+    seconds waited.
+    """
+    pids = list(pids)
+    t0 = time.monotonic()
+    prev = sum(process_jiffies(p) for p in pids)
+    while time.monotonic() - t0 < max_wait:
+        time.sleep(window)
+        cur = sum(process_jiffies(p) for p in pids)
+        if cur == prev:
+            break
+        prev = cur
+    return time.monotonic() - t0
 
 
 def background_cpus(seconds: float = 1.0, pids: Callable[[], Iterable[int]] = tuple) -> float | None:

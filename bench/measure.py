@@ -7,6 +7,9 @@
    that disagrees is WRONG and is never timed.
 3. The variants that passed are timed interleaved (:mod:`bench.timing`): one
    warm-up each, then rounds of one run each; each figure is a median.
+   Before each run the other workers must be idle: BLAS and OpenMP runtimes
+   keep their threads spinning for a while after a call, and a spinning thread
+   from the previous variant would take a core from a 2-thread variant.
 """
 
 from __future__ import annotations
@@ -73,9 +76,14 @@ class Pool:
     def __getitem__(self, key: str) -> Worker:
         return self.workers[key]
 
-    def pids(self) -> list[int]:
-        """The process ids of the running workers."""
-        return [w.proc.pid for w in self.workers.values() if w.proc is not None]
+    def pids(self, but: str | None = None) -> list[int]:
+        """The process ids of the running workers (except ``but``'s)."""
+        return [w.proc.pid for k, w in self.workers.items() if w.proc is not None and k != but]
+
+    def run_once(self, key: str) -> float:
+        """One timed run of ``key``, once the other workers' threads have gone idle."""
+        machine.wait_processes_idle(self.pids(but=key))
+        return float(self[key].request({"op": "time"}, RUN_TIMEOUT_S)["seconds"])
 
     def close(self) -> None:
         for w in self.workers.values():
@@ -150,7 +158,7 @@ def measure_kernel(pool: Pool, spec: KernelSpec, size: str, variants: Sequence[V
     ok = [v.key for v in variants if result.variants[v.key].status == "ok"]
 
     def runner(key: str) -> Callable[[], float]:
-        return lambda: float(pool[key].request({"op": "time"}, RUN_TIMEOUT_S)["seconds"])
+        return lambda: pool.run_once(key)
 
     def on_run(key: str, done: int, total: int) -> None:
         if progress:
