@@ -19,6 +19,15 @@ from collections.abc import Callable, Iterable
 _HZ = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
+def has_avx512() -> bool:
+    """Whether this CPU has AVX-512 (Linux: the ``avx512f`` flag in /proc/cpuinfo)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(line.startswith("flags") and " avx512f" in line for line in f)
+    except OSError:
+        return False
+
+
 def _busy_jiffies() -> int | None:
     """CPU time used on all CPUs since boot, in clock ticks (idle and iowait excluded)."""
     try:

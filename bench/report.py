@@ -11,11 +11,11 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import png
+from bench import machine, png
 from bench.compile_times import COLD_GOAL_S, WARM_GOAL_S, CompileTimes
 from bench.measure import KernelResult, geomean
 from bench.overhead import OVERHEAD_GOAL_S, Overhead
-from bench.targets_suite import PEAK_GFLOPS, TargetResult
+from bench.targets_suite import TargetResult, peak_gflops
 from bench.variants import BASELINE, VARIANTS
 
 DASH = "–"
@@ -80,7 +80,8 @@ def context(command: str) -> list[str]:
     return [
         f"- date: {datetime.datetime.now().isoformat(timespec='seconds')}; command: `{command}`; "
         f"polyopt revision: {_revision()}",
-        f"- machine: {_cpu()}, {os.cpu_count()} CPUs; compiler: {_cc()}; "
+        f"- machine: {_cpu()}, {os.cpu_count()} CPUs, AVX-512: "
+        f"{'yes' if machine.has_avx512() else 'no'}; compiler: {_cc()}; "
         f"CFLAGS: `{os.environ.get('CFLAGS', '-O3 -march=native -fopenmp')}`; "
         f"load average at start: {load_average()}",
         f"- numpy {_version('numpy')}, numba {_version('numba')}, "
@@ -187,6 +188,9 @@ def polybench_markdown(results: Sequence[KernelResult], size: str, ctx: list[str
               if r.compile is not None and r.compile.error]
     if notes:
         lines += ["", "Problems:", *notes]
+    blas = {v.note for r in results if (v := r.variants.get("numpy")) is not None and v.note}
+    if blas:
+        lines += ["", "NumPy: " + "; ".join(sorted(blas))]
     prange = [f"{r.name}: {v.note}" for r in results
               if (v := r.variants.get("numba-par")) is not None and v.note]
     if prange:
@@ -264,9 +268,10 @@ def _matplotlib_chart(path: Path, groups: list[str],
 def targets_markdown(rows: Sequence[TargetResult], ctx: list[str]) -> str:
     head = ["target", "baseline 1t", "polyopt 2t", "NumPy 2t", "polyopt / reference",
             "goal", "result", "compile cold / warm", "others' CPUs"]
+    peak, why = peak_gflops()
     lines = ["## Performance targets (issue 3)", "", *ctx,
-             f"- GFLOP/s; peak of the machine ≈ {PEAK_GFLOPS['float64']:.0f} fp64 / "
-             f"{PEAK_GFLOPS['float32']:.0f} fp32 on 2 cores", "",
+             f"- GFLOP/s; peak assumed {peak['float64']:.0f} fp64 / {peak['float32']:.0f} fp32 "
+             f"({why})", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     notes = []
     for t in rows:
@@ -281,8 +286,8 @@ def targets_markdown(rows: Sequence[TargetResult], ctx: list[str]) -> str:
             gf = r.gflops(key)
             return f"{gf:.1f}" if gf is not None else DASH
 
-        peak = r.gflops("polyopt-2t")
-        pct = f" ({100 * peak / PEAK_GFLOPS[t.target.dtype]:.0f}% of peak)" if peak else ""
+        gf2 = r.gflops("polyopt-2t")
+        pct = (f" ({100 * gf2 / peak[t.target.dtype]:.0f}% of peak)" if gf2 else "")
         ref = "NumPy" if t.target.reference == "numpy" else "baseline"
         ct = t.compile
         comp = (f"{ct.cold_s:.2f} s / {ct.warm_s * 1e3:.0f} ms"
@@ -297,6 +302,8 @@ def targets_markdown(rows: Sequence[TargetResult], ctx: list[str]) -> str:
                             if t.contracted else "NOT contracted (still an array in the C)"))
         notes += [f"- {r.category} / {k}: {v.status}: {v.detail}"
                   for k, v in r.variants.items() if v.status in ("WRONG", "ERROR")]
+    blas = {v.note for t in rows if (v := t.result.variants.get("numpy")) is not None and v.note}
+    notes += [f"- NumPy: {n}" for n in sorted(blas)]
     return "\n".join(lines + ["", *notes]) + "\n"
 
 

@@ -82,7 +82,10 @@ def _limit_blas_threads(threads: int) -> str:
 
     if not _BLAS_LIMITS:
         _BLAS_LIMITS.append(threadpoolctl.threadpool_limits(limits=threads))
-    return "BLAS threads set by threadpoolctl"
+    libs = [f"{i.get('internal_api', '?')} {i.get('version', '')} core "
+            f"{i.get('architecture', '?')}, {i.get('num_threads', '?')} threads"
+            for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+    return "BLAS threads set by threadpoolctl (" + ("; ".join(libs) or "no BLAS found") + ")"
 
 
 def build(variant: Variant, spec: KernelSpec, sample: Mapping[str, Any]) -> tuple[Callable[..., Any], str]:
