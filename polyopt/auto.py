@@ -38,6 +38,7 @@ from polyopt.transforms.tile import tile
 from polyopt.transforms.tree import at, chain, find, normalize, replace_at
 
 MAX_PERMUTED = 4  # chains longer than this only get their innermost loops reordered
+PARALLEL_BONUS = 1000  # an outer parallel loop outweighs any stride difference
 L2_BYTES = 1 << 20
 
 
@@ -114,13 +115,19 @@ def _order_score(scop: Scop, deps: Dependences, tree: Node, dims: list[LoopDim])
     score = _stride_score(scop, dims[-1]) * 2
     v = loop_verdict(scop, deps, tree, dims[0].loop_id)
     if v.kind == PARALLEL:
-        score += 1000
+        score += PARALLEL_BONUS
     elif v.kind == REDUCTION:
         score += 200
     return score
 
 
 def _reorder_all(scop: Scop, deps: Dependences, tree: Node) -> Node:
+    """Give every chain its best legal loop order.
+
+    Candidates are tried best stride score first: a legal order whose outer loop is
+    parallel cannot be beaten by an order with a lower stride score, so the search stops
+    there instead of proving every permutation legal or not.
+    """
     for outer in _chains(tree):
         dims = chain(tree, outer)
         if len(dims) < 2:
@@ -128,14 +135,17 @@ def _reorder_all(scop: Scop, deps: Dependences, tree: Node) -> Node:
         fixed = max(0, len(dims) - MAX_PERMUTED)
         movable = dims[fixed:]
         anchor = movable[0].loop_id
+        orders = sorted(permutations(movable), key=lambda o: (
+            -_stride_score(scop, o[-1]), list(o) != movable))
         best_tree, best = tree, None
-        for order in permutations(movable):
-            ids = [d.loop_id for d in order]
-            cand = permute(scop, None, tree, anchor, ids)
+        for order in orders:
+            bound = 2 * _stride_score(scop, order[-1]) + PARALLEL_BONUS
+            if best is not None and bound <= best:
+                break  # nothing left can beat the best legal order found
+            cand = permute(scop, None, tree, anchor, [d.loop_id for d in order])
             if not is_legal(scop, deps, cand):
                 continue
-            new_dims = dims[:fixed] + list(order)
-            score = _order_score(scop, deps, cand, new_dims[fixed:]) - (
+            score = _order_score(scop, deps, cand, list(order)) - (
                 0 if list(order) == movable else 1)
             if best is None or score > best:
                 best, best_tree = score, cand
