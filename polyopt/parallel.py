@@ -180,9 +180,10 @@ class _MarkCtx:
             self.scop.element_type(var.removeprefix("[array]")).is_float
             for _, var in verdict.reductions)
 
-    def node(self, node: Node, in_parallel: bool) -> Node:
+    def node(self, node: Node, in_parallel: bool, enclosed: int = 0) -> Node:
+        """Marks for ``node``; ``enclosed`` counts the sequential loops around it."""
         if isinstance(node, Sequence):
-            return Sequence(tuple(self.node(c, in_parallel) for c in node.children))
+            return Sequence(tuple(self.node(c, in_parallel, enclosed) for c in node.children))
         if not isinstance(node, Band):
             return node
         dims: list[LoopDim] = []
@@ -190,10 +191,12 @@ class _MarkCtx:
             verdict = self.v[d.loop_id]
             rest = Band(node.dims[k + 1:], node.child) if k + 1 < len(node.dims) else node.child
             m = LoopMark(unroll=d.mark.unroll)
-            if self._wants_parallel(d, verdict, rest, in_parallel):
+            if self._wants_parallel(d, verdict, rest, in_parallel, enclosed):
                 m = replace(m, parallel=True, reductions=_clauses(verdict),
                             private=verdict.private, firstprivate=verdict.firstprivate)
                 in_parallel = True
+            elif not in_parallel:
+                enclosed += 1
             replaced = self._wants_licm(d, verdict)
             if replaced:
                 m = replace(m, scalar_replace=True)
@@ -201,11 +204,18 @@ class _MarkCtx:
                 m = replace(m, simd=True, reductions=_clauses(verdict),
                             private=tuple(sorted(set(m.private) | set(verdict.private))))
             dims.append(d.with_mark(m))
-        return Band(tuple(dims), self.node(node.child, in_parallel), node.permutable)
+        return Band(tuple(dims), self.node(node.child, in_parallel, enclosed), node.permutable)
 
     def _wants_parallel(self, d: LoopDim, verdict: LoopVerdict, rest: Node,
-                        in_parallel: bool) -> bool:
+                        in_parallel: bool, enclosed: int = 0) -> bool:
         if not self.parallel or in_parallel or verdict.kind == SEQUENTIAL:
+            return False
+        if self.only_parallel is None and enclosed > 0 and (
+                verdict.kind == REDUCTION
+                or not any(not x.mark.unroll for x, _ in loops(rest))):
+            # a parallel region per iteration of the loops around costs more than a
+            # reduction or a single loop of statements saves (ludcmp: 160 000 regions and
+            # durbin: 800 regions of a few hundred elements, 4x slower than serial code)
             return False
         if self._reassociates(verdict):
             return False

@@ -51,12 +51,25 @@ int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0,
   return 0;
 }
 
+__attribute__((noinline))
+static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, int64_t c0)
+{
+  #pragma omp simd
+  for (int64_t c1 = 0; c1 < nj; c1 += 1) {
+    {
+      const int64_t i = c0;
+      const int64_t j = c1;
+      C[i * nj + j] = (C[i * nj + j] * beta);  /* C[i, j] *= beta */
+    }
+  }
+}
+
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((noinline, optimize("no-tree-loop-vectorize")))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_gemm_micro0(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
+static void polyopt_gemm_micro1(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
   if (((256 * c1)) <= polyopt_imin((nk - 1), ((256 * c1) + 255))) {
     double C_acc0, C_acc1, C_acc2, C_acc3, C_acc4, C_acc5, C_acc6, C_acc7, C_acc8, C_acc9, C_acc10, C_acc11, C_acc12, C_acc13, C_acc14, C_acc15, C_acc16, C_acc17, C_acc18, C_acc19, C_acc20, C_acc21, C_acc22, C_acc23, C_acc24, C_acc25, C_acc26, C_acc27, C_acc28, C_acc29, C_acc30, C_acc31, C_acc32, C_acc33, C_acc34, C_acc35, C_acc36, C_acc37, C_acc38, C_acc39;
@@ -705,96 +718,107 @@ static void polyopt_gemm_micro0(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
   }
 }
 
+__attribute__((noinline))
+static void polyopt_gemm_body2(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, int64_t c0)
+{
+  for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 256); c1 += 1) {
+    for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 256); c2 += 1) {
+      for (int64_t c3 = (16 * c0); c3 <= polyopt_imin(((16 * c0) + 15), ((ni / 5) - 1)); c3 += 1) {
+        for (int64_t c4 = (32 * c2); c4 <= polyopt_imin(((32 * c2) + 31), ((nj / 8) - 1)); c4 += 1) {
+          polyopt_gemm_micro1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, c0, c1, c2, c3, c4);
+        }
+      }
+    }
+  }
+}
+
+__attribute__((noinline))
+static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, int64_t c0)
+{
+  for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 128); c1 += 1) {
+    for (int64_t c2 = 0; c2 < (nj / 128); c2 += 1) {
+      for (int64_t c3 = polyopt_imax((128 * c0), ((-(ni % 5)) + ni)); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
+        for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
+          #pragma omp simd
+          for (int64_t c5 = (128 * c2); c5 <= ((128 * c2) + 127); c5 += 1) {
+            {
+              const int64_t i = c3;
+              const int64_t j = c5;
+              const int64_t k = c4;
+              C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+            }
+          }
+        }
+      }
+    }
+    for (int64_t c3 = (128 * c0); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
+      for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
+        if ((((ni % 5) + c3) >= ni)) {
+          #pragma omp simd
+          for (int64_t c5 = (((-((nj + 127) % 128)) + nj) - 1); c5 < ((-(nj % 8)) + nj); c5 += 1) {
+            {
+              const int64_t i = c3;
+              const int64_t j = c5;
+              const int64_t k = c4;
+              C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+            }
+          }
+        }
+        #pragma omp simd
+        for (int64_t c5 = ((-(nj % 8)) + nj); c5 < nj; c5 += 1) {
+          {
+            const int64_t i = c3;
+            const int64_t j = c5;
+            const int64_t k = c4;
+            C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+          }
+        }
+      }
+    }
+  }
+}
+
+__attribute__((noinline))
+static void polyopt_gemm_body4(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, int64_t c0)
+{
+  for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 128); c1 += 1) {
+    for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 128); c2 += 1) {
+      for (int64_t c3 = polyopt_imax((128 * c0), ((-(ni % 5)) + ni)); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
+        for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
+          #pragma omp simd
+          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nj - 1), ((128 * c2) + 127)); c5 += 1) {
+            {
+              const int64_t i = c3;
+              const int64_t j = c5;
+              const int64_t k = c4;
+              C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B)
 {
   #pragma omp parallel for schedule(static)
   for (int64_t c0 = 0; c0 < ni; c0 += 1) {
-    #pragma omp simd
-    for (int64_t c1 = 0; c1 < nj; c1 += 1) {
-      {
-        const int64_t i = c0;
-        const int64_t j = c1;
-        C[i * nj + j] = (C[i * nj + j] * beta);  /* C[i, j] *= beta */
-      }
-    }
+    polyopt_gemm_body0(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, c0);
   }
   #pragma omp parallel for schedule(static)
   for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 5), 80); c0 += 1) {
-    for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 256); c1 += 1) {
-      for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 256); c2 += 1) {
-        for (int64_t c3 = (16 * c0); c3 <= polyopt_imin(((16 * c0) + 15), ((ni / 5) - 1)); c3 += 1) {
-          for (int64_t c4 = (32 * c2); c4 <= polyopt_imin(((32 * c2) + 31), ((nj / 8) - 1)); c4 += 1) {
-            polyopt_gemm_micro0(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, c0, c1, c2, c3, c4);
-          }
-        }
-      }
-    }
+    polyopt_gemm_body2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, c0);
   }
   if (((nj % 8) >= 1)) {
     #pragma omp parallel for schedule(static)
     for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
-      for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 128); c1 += 1) {
-        for (int64_t c2 = 0; c2 < (nj / 128); c2 += 1) {
-          for (int64_t c3 = polyopt_imax((128 * c0), ((-(ni % 5)) + ni)); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
-            for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
-              #pragma omp simd
-              for (int64_t c5 = (128 * c2); c5 <= ((128 * c2) + 127); c5 += 1) {
-                {
-                  const int64_t i = c3;
-                  const int64_t j = c5;
-                  const int64_t k = c4;
-                  C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-                }
-              }
-            }
-          }
-        }
-        for (int64_t c3 = (128 * c0); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
-          for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
-            if ((((ni % 5) + c3) >= ni)) {
-              #pragma omp simd
-              for (int64_t c5 = (((-((nj + 127) % 128)) + nj) - 1); c5 < ((-(nj % 8)) + nj); c5 += 1) {
-                {
-                  const int64_t i = c3;
-                  const int64_t j = c5;
-                  const int64_t k = c4;
-                  C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-                }
-              }
-            }
-            #pragma omp simd
-            for (int64_t c5 = ((-(nj % 8)) + nj); c5 < nj; c5 += 1) {
-              {
-                const int64_t i = c3;
-                const int64_t j = c5;
-                const int64_t k = c4;
-                C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-              }
-            }
-          }
-        }
-      }
+      polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, c0);
     }
   } else {
     #pragma omp parallel for schedule(static)
     for (int64_t c0 = (((-(ni % 5)) + ni) / 128); c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
-      for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 128); c1 += 1) {
-        for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 128); c2 += 1) {
-          for (int64_t c3 = polyopt_imax((128 * c0), ((-(ni % 5)) + ni)); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
-            for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
-              #pragma omp simd
-              for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nj - 1), ((128 * c2) + 127)); c5 += 1) {
-                {
-                  const int64_t i = c3;
-                  const int64_t j = c5;
-                  const int64_t k = c4;
-                  C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-                }
-              }
-            }
-          }
-        }
-      }
+      polyopt_gemm_body4(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, c0);
     }
   }
 }

@@ -57,12 +57,56 @@ int64_t polyopt_mm_exp_mm_check(int64_t n, int64_t p, int64_t m, int64_t q, int6
   return 0;
 }
 
+__attribute__((noinline))
+static void polyopt_mm_exp_mm_body0(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0)
+{
+  double s;
+  for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
+    for (int64_t c2 = (128 * c0); c2 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c2 += 1) {
+      for (int64_t c3 = (128 * c1); c3 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c3 += 1) {
+        {
+          const int64_t i = c2;
+          const int64_t j = c3;
+          s = 0.0;  /* s = 0.0 */
+        }
+        #pragma omp simd reduction(+:s)
+        for (int64_t c4 = 0; c4 < p; c4 += 1) {
+          {
+            const int64_t i = c2;
+            const int64_t j = c3;
+            const int64_t k = c4;
+            s = (s + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+          }
+        }
+        {
+          const int64_t i = c2;
+          const int64_t j = c3;
+          T[i * m + j] = exp(s);  /* T[i, j] = math.exp(s) */
+        }
+      }
+    }
+  }
+}
+
+__attribute__((noinline))
+static void polyopt_mm_exp_mm_body1(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0)
+{
+  #pragma omp simd
+  for (int64_t c1 = 0; c1 < q; c1 += 1) {
+    {
+      const int64_t i = c0;
+      const int64_t j = c1;
+      out[i * out_shape1 + j] = 0.0;  /* out[i, j] = 0.0 */
+    }
+  }
+}
+
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((noinline, optimize("no-tree-loop-vectorize")))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_mm_exp_mm_micro0(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
+static void polyopt_mm_exp_mm_micro2(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
   if (((256 * c1)) <= polyopt_imin((m - 1), ((256 * c1) + 255))) {
     double out_acc0, out_acc1, out_acc2, out_acc3, out_acc4, out_acc5, out_acc6, out_acc7, out_acc8, out_acc9, out_acc10, out_acc11, out_acc12, out_acc13, out_acc14, out_acc15, out_acc16, out_acc17, out_acc18, out_acc19, out_acc20, out_acc21, out_acc22, out_acc23, out_acc24, out_acc25, out_acc26, out_acc27, out_acc28, out_acc29, out_acc30, out_acc31, out_acc32, out_acc33, out_acc34, out_acc35, out_acc36, out_acc37, out_acc38, out_acc39;
@@ -711,125 +755,112 @@ static void polyopt_mm_exp_mm_micro0(int64_t n, int64_t p, int64_t m, int64_t q,
   }
 }
 
+__attribute__((noinline))
+static void polyopt_mm_exp_mm_body3(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0)
+{
+  for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 256); c1 += 1) {
+    for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 256); c2 += 1) {
+      for (int64_t c3 = (16 * c0); c3 <= polyopt_imin(((16 * c0) + 15), ((n / 5) - 1)); c3 += 1) {
+        for (int64_t c4 = (32 * c2); c4 <= polyopt_imin(((32 * c2) + 31), ((q / 8) - 1)); c4 += 1) {
+          polyopt_mm_exp_mm_micro2(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0, c1, c2, c3, c4);
+        }
+      }
+    }
+  }
+}
+
+__attribute__((noinline))
+static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0)
+{
+  for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
+    for (int64_t c2 = 0; c2 < (q / 128); c2 += 1) {
+      for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 5)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
+        for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
+          #pragma omp simd
+          for (int64_t c5 = (128 * c2); c5 <= ((128 * c2) + 127); c5 += 1) {
+            {
+              const int64_t i = c3;
+              const int64_t j = c5;
+              const int64_t k = c4;
+              out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+            }
+          }
+        }
+      }
+    }
+    for (int64_t c3 = (128 * c0); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
+      for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
+        if ((((n % 5) + c3) >= n)) {
+          #pragma omp simd
+          for (int64_t c5 = (((-((q + 127) % 128)) + q) - 1); c5 < ((-(q % 8)) + q); c5 += 1) {
+            {
+              const int64_t i = c3;
+              const int64_t j = c5;
+              const int64_t k = c4;
+              out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+            }
+          }
+        }
+        #pragma omp simd
+        for (int64_t c5 = ((-(q % 8)) + q); c5 < q; c5 += 1) {
+          {
+            const int64_t i = c3;
+            const int64_t j = c5;
+            const int64_t k = c4;
+            out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+          }
+        }
+      }
+    }
+  }
+}
+
+__attribute__((noinline))
+static void polyopt_mm_exp_mm_body5(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0)
+{
+  for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
+    for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 128); c2 += 1) {
+      for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 5)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
+        for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
+          #pragma omp simd
+          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((q - 1), ((128 * c2) + 127)); c5 += 1) {
+            {
+              const int64_t i = c3;
+              const int64_t j = c5;
+              const int64_t k = c4;
+              out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T)
 {
   double s;
   #pragma omp parallel for schedule(static) private(s)
   for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
-    for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
-      for (int64_t c2 = (128 * c0); c2 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c2 += 1) {
-        for (int64_t c3 = (128 * c1); c3 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c3 += 1) {
-          {
-            const int64_t i = c2;
-            const int64_t j = c3;
-            s = 0.0;  /* s = 0.0 */
-          }
-          #pragma omp simd reduction(+:s)
-          for (int64_t c4 = 0; c4 < p; c4 += 1) {
-            {
-              const int64_t i = c2;
-              const int64_t j = c3;
-              const int64_t k = c4;
-              s = (s + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
-            }
-          }
-          {
-            const int64_t i = c2;
-            const int64_t j = c3;
-            T[i * m + j] = exp(s);  /* T[i, j] = math.exp(s) */
-          }
-        }
-      }
-    }
+    polyopt_mm_exp_mm_body0(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0);
   }
   #pragma omp parallel for schedule(static)
   for (int64_t c0 = 0; c0 < n; c0 += 1) {
-    #pragma omp simd
-    for (int64_t c1 = 0; c1 < q; c1 += 1) {
-      {
-        const int64_t i = c0;
-        const int64_t j = c1;
-        out[i * out_shape1 + j] = 0.0;  /* out[i, j] = 0.0 */
-      }
-    }
+    polyopt_mm_exp_mm_body1(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0);
   }
   #pragma omp parallel for schedule(static)
   for (int64_t c0 = 0; c0 <= polyopt_floord((n - 5), 80); c0 += 1) {
-    for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 256); c1 += 1) {
-      for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 256); c2 += 1) {
-        for (int64_t c3 = (16 * c0); c3 <= polyopt_imin(((16 * c0) + 15), ((n / 5) - 1)); c3 += 1) {
-          for (int64_t c4 = (32 * c2); c4 <= polyopt_imin(((32 * c2) + 31), ((q / 8) - 1)); c4 += 1) {
-            polyopt_mm_exp_mm_micro0(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0, c1, c2, c3, c4);
-          }
-        }
-      }
-    }
+    polyopt_mm_exp_mm_body3(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0);
   }
   if (((q % 8) >= 1)) {
     #pragma omp parallel for schedule(static)
     for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
-      for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
-        for (int64_t c2 = 0; c2 < (q / 128); c2 += 1) {
-          for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 5)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
-            for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
-              #pragma omp simd
-              for (int64_t c5 = (128 * c2); c5 <= ((128 * c2) + 127); c5 += 1) {
-                {
-                  const int64_t i = c3;
-                  const int64_t j = c5;
-                  const int64_t k = c4;
-                  out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
-                }
-              }
-            }
-          }
-        }
-        for (int64_t c3 = (128 * c0); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
-          for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
-            if ((((n % 5) + c3) >= n)) {
-              #pragma omp simd
-              for (int64_t c5 = (((-((q + 127) % 128)) + q) - 1); c5 < ((-(q % 8)) + q); c5 += 1) {
-                {
-                  const int64_t i = c3;
-                  const int64_t j = c5;
-                  const int64_t k = c4;
-                  out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
-                }
-              }
-            }
-            #pragma omp simd
-            for (int64_t c5 = ((-(q % 8)) + q); c5 < q; c5 += 1) {
-              {
-                const int64_t i = c3;
-                const int64_t j = c5;
-                const int64_t k = c4;
-                out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
-              }
-            }
-          }
-        }
-      }
+      polyopt_mm_exp_mm_body4(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0);
     }
   } else {
     #pragma omp parallel for schedule(static)
     for (int64_t c0 = (((-(n % 5)) + n) / 128); c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
-      for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
-        for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 128); c2 += 1) {
-          for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 5)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
-            for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
-              #pragma omp simd
-              for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((q - 1), ((128 * c2) + 127)); c5 += 1) {
-                {
-                  const int64_t i = c3;
-                  const int64_t j = c5;
-                  const int64_t k = c4;
-                  out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
-                }
-              }
-            }
-          }
-        }
-      }
+      polyopt_mm_exp_mm_body5(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0);
     }
   }
 }

@@ -46,30 +46,37 @@ int64_t polyopt_rowsum_scale_check(int64_t n, int64_t m, int64_t out_shape0, int
   return 0;
 }
 
+__attribute__((noinline))
+static void polyopt_rowsum_scale_body0(int64_t n, int64_t m, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict out, int64_t c0)
+{
+  double rs;
+  {
+    const int64_t i0 = c0;
+    rs = 0.0;  /* rs = np.zeros(n) */
+  }
+  #pragma omp simd reduction(+:rs)
+  for (int64_t c1 = 0; c1 < m; c1 += 1) {
+    {
+      const int64_t i = c0;
+      const int64_t j = c1;
+      rs = (rs + A[i * m + j]);  /* rs[i] += A[i, j] */
+    }
+  }
+  #pragma omp simd
+  for (int64_t c1 = 0; c1 < m; c1 += 1) {
+    {
+      const int64_t i = c0;
+      const int64_t j = c1;
+      out[i * out_shape1 + j] = (A[i * m + j] * rs);  /* out[i, j] = A[i, j] * rs[i] */
+    }
+  }
+}
+
 void polyopt_rowsum_scale(int64_t n, int64_t m, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict out)
 {
   double rs;
   #pragma omp parallel for schedule(static) private(rs)
   for (int64_t c0 = 0; c0 < n; c0 += 1) {
-    {
-      const int64_t i0 = c0;
-      rs = 0.0;  /* rs = np.zeros(n) */
-    }
-    #pragma omp simd reduction(+:rs)
-    for (int64_t c1 = 0; c1 < m; c1 += 1) {
-      {
-        const int64_t i = c0;
-        const int64_t j = c1;
-        rs = (rs + A[i * m + j]);  /* rs[i] += A[i, j] */
-      }
-    }
-    #pragma omp simd
-    for (int64_t c1 = 0; c1 < m; c1 += 1) {
-      {
-        const int64_t i = c0;
-        const int64_t j = c1;
-        out[i * out_shape1 + j] = (A[i * m + j] * rs);  /* out[i, j] = A[i, j] * rs[i] */
-      }
-    }
+    polyopt_rowsum_scale_body0(n, m, out_shape0, out_shape1, A, out, c0);
   }
 }

@@ -39,7 +39,7 @@ static void kernel_atax(int m, int n, double (*A)[N], double *x, double *y, doub
         tmp[i] = tmp_acc;
       }
     }
-    #pragma omp parallel for simd schedule(static)
+    #pragma omp simd
     for (int c1 = 0; c1 < n; c1 += 1) {
       y[c1] = (y[c1] + (A[c0][c1] * tmp[c0]));
     }

@@ -54,14 +54,20 @@ int64_t polyopt_kernel_check(int64_t m, int64_t n, int64_t x_shape0, int64_t y_s
   return 0;
 }
 
+__attribute__((noinline))
+static void polyopt_kernel_body0(int64_t m, int64_t n, int64_t x_shape0, int64_t y_shape0, int64_t tmp_shape0, double *restrict A, double *restrict x, double *restrict y, double *restrict tmp, int64_t c0)
+{
+  {
+    const int64_t i = c0;
+    y[i] = 0.0;  /* y[i] = 0.0 */
+  }
+}
+
 void polyopt_kernel(int64_t m, int64_t n, int64_t x_shape0, int64_t y_shape0, int64_t tmp_shape0, double *restrict A, double *restrict x, double *restrict y, double *restrict tmp)
 {
   #pragma omp parallel for simd schedule(static)
   for (int64_t c0 = 0; c0 < n; c0 += 1) {
-    {
-      const int64_t i = c0;
-      y[i] = 0.0;  /* y[i] = 0.0 */
-    }
+    polyopt_kernel_body0(m, n, x_shape0, y_shape0, tmp_shape0, A, x, y, tmp, c0);
   }
   for (int64_t c0 = 0; c0 < m; c0 += 1) {
     {
@@ -87,7 +93,7 @@ void polyopt_kernel(int64_t m, int64_t n, int64_t x_shape0, int64_t y_shape0, in
         tmp[i] = tmp_acc;
       }
     }
-    #pragma omp parallel for simd schedule(static)
+    #pragma omp simd
     for (int64_t c1 = 0; c1 < n; c1 += 1) {
       {
         const int64_t i = c0;

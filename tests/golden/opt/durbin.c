@@ -25,16 +25,16 @@ static void kernel_durbin(int n, DATA_TYPE r[N], DATA_TYPE y[N])
   for (int c0 = 1; c0 < n; c0 += 1) {
     beta = ((1.0 - (alpha * alpha)) * beta);
     sum = 0.0;
-    #pragma omp parallel for simd schedule(static) reduction(+:sum)
+    #pragma omp simd reduction(+:sum)
     for (int c1 = 0; c1 < c0; c1 += 1) {
       sum += (r[c0 - c1 - 1] * y[c1]);
     }
     alpha = ((-(r[c0] + sum)) / beta);
-    #pragma omp parallel for simd schedule(static)
+    #pragma omp simd
     for (int c1 = 0; c1 < c0; c1 += 1) {
       z[c1] = (y[c1] + (alpha * y[c0 - c1 - 1]));
     }
-    #pragma omp parallel for simd schedule(static)
+    #pragma omp simd
     for (int c1 = 0; c1 < c0; c1 += 1) {
       y[c1] = z[c1];
     }
