@@ -53,10 +53,17 @@ class Kernel:
     # --- calling ------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs and self._fast is not None:
-            result = self._fast(args)
-            if result is not MISS:
-                return result
+        if self._fast is not None:
+            if kwargs and not args and len(kwargs) == len(self._arg_names):
+                try:  # all arguments by keyword: reorder them for the wrapper
+                    args = tuple(kwargs[n] for n in self._arg_names)
+                    kwargs = {}
+                except KeyError:
+                    pass
+            if not kwargs:
+                result = self._fast(args)
+                if result is not MISS:
+                    return result
         if kwargs or len(args) != len(self._arg_names):
             bound = self._signature.bind(*args, **kwargs)
             bound.apply_defaults()
