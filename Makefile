@@ -23,7 +23,7 @@ test: $(STAMP)  ## run the whole test suite
 	$(PY) -m pytest -q -p no:cacheprovider tests
 
 lint: $(STAMP)  ## ruff
-	$(VENV)/bin/ruff check polyopt frontends backend_c tests examples
+	$(VENV)/bin/ruff check polyopt frontends backend_c tests examples bench
 
 bench: $(STAMP)  ## benchmarks (SIZE=MINI|SMALL|MEDIUM|LARGE)
 	$(PY) -m bench $(if $(SIZE),--size $(SIZE),)
