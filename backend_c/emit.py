@@ -23,7 +23,7 @@ from polyopt import names
 from polyopt.aff import Lin, python_text
 from polyopt.bounds import out_of_bounds
 from polyopt.expr import names_read
-from polyopt.model import ArrayKind, ScalarKind, Scop, Statement
+from polyopt.model import ScalarKind, Scop, Statement
 from polyopt.schedule_tree import LoopDim, LoopMark, Node, to_isl
 
 
@@ -527,5 +527,3 @@ class _Printer(AstPrinter):
             return ""
         return f"  return {r.name};\n"
 
-
-_ = ArrayKind

@@ -12,7 +12,7 @@ from polyopt.backend_c.emit import CKernel
 
 from polyopt.aff import FloorDiv, Lin
 from polyopt.bounds import param_limit
-from polyopt.model import ArrayKind, ScalarKind, Scop
+from polyopt.model import ScalarKind, Scop
 
 
 @dataclass(frozen=True)
@@ -112,5 +112,3 @@ def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
         return_numpy=return_numpy, param_limit=param_limit(scop),
     )
 
-
-_ = ArrayKind

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import math
 import re
-import types
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -877,4 +876,3 @@ def _names_in_integer_positions(fdef: ast.FunctionDef) -> set[str]:
 
 
 __all__ = ["parse_function"]
-_ = types  # keep the import explicit for type checkers

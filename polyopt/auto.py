@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from polyopt.aff import Lin
 from polyopt.auto_register import register_tile_all
 from polyopt.deps import Dependences
 from polyopt.errors import PolyoptError
@@ -358,5 +357,3 @@ def _tile_all(scop: Scop, deps: Dependences, tree: Node, options: Options) -> No
         tree = cand
     return tree
 
-
-_ = Lin

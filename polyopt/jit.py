@@ -231,17 +231,13 @@ def _global_constants(fn: Callable[..., Any]) -> list[tuple[str, object]]:
 @functools.lru_cache(maxsize=1)
 def _polyopt_digest() -> str:
     """A hash of polyopt's own code: a new version never reuses old cache entries."""
-    h = hashlib.sha256()
-    root = Path(__file__).resolve().parent
-    for d in (root, root.parent / "frontends", root.parent / "backend_c"):
-        if d.is_dir():
-            for f in sorted(d.glob("*.py")):
-                h.update(f.read_bytes())
-    for mod in ("polyopt.frontends", "polyopt.backend_c"):
-        import importlib
+    import polyopt.backend_c
+    import polyopt.frontends
 
-        m = importlib.import_module(mod)
-        for f in sorted(Path(m.__path__[0]).glob("*.py")):
+    h = hashlib.sha256()
+    for d in (Path(__file__).resolve().parent, *(Path(p.__path__[0]) for p in (
+            polyopt.frontends, polyopt.backend_c))):
+        for f in sorted(d.rglob("*.py")):
             h.update(f.read_bytes())
     return h.hexdigest()
 

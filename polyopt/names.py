@@ -9,8 +9,6 @@ import islpy as isl
 dim_type = isl.dim_type
 
 
-def set_dim_names(s: isl.Set | isl.BasicSet) -> list[str]:
-    return [s.get_dim_name(dim_type.set, k) for k in range(s.dim(dim_type.set))]
 
 
 def param_names(obj: isl.Set | isl.Map | isl.UnionSet | isl.UnionMap) -> list[str]:
@@ -38,8 +36,6 @@ def n_in(m: isl.Map | isl.BasicMap) -> int:
     return m.dim(dim_type.in_)
 
 
-def set_dims(s: isl.Set) -> int:
-    return s.dim(dim_type.set)
 
 
 def maps_of(um: isl.UnionMap) -> list[isl.Map]:
@@ -54,14 +50,6 @@ def sets_of(us: isl.UnionSet) -> list[isl.Set]:
     return out
 
 
-def basic_sets_of(s: isl.Set) -> list[isl.BasicSet]:
-    out: list[isl.BasicSet] = []
-    s.foreach_basic_set(out.append)
-    return out
-
-
-def project_to_params(s: isl.Set) -> isl.Set:
-    return s.params()
 
 
 def single_value(s: isl.Set, k: int) -> int | None:
@@ -101,8 +89,6 @@ def _pw_const(pa: isl.PwAff) -> int | None:
     return None
 
 
-def out_dim_name(m: isl.Map, k: int) -> str | None:
-    return m.get_dim_name(dim_type.out, k)
 
 
 def id_list(names: list[str]) -> isl.IdList:

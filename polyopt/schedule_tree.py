@@ -5,7 +5,7 @@ each an affine function of every statement's iterators below it), ordered
 :class:`Sequence` nodes, and :class:`Leaf` statements.  It is our own immutable
 structure rather than isl's schedule tree so that transformations are plain
 functions on dataclasses; :func:`to_isl` converts it for code generation and
-:func:`schedule_map` flattens it for legality checks.
+:class:`polyopt.timeline.Timeline` flattens it for legality checks.
 
 Example: the source ::
 
@@ -115,15 +115,6 @@ def _loops(node: Node, path: tuple[Node, ...]) -> Iterator[tuple[LoopDim, tuple[
             yield from _loops(c, (*path, node))
 
 
-def map_loops(node: Node, fn) -> Node:  # fn: LoopDim -> LoopDim
-    """A copy of the tree with ``fn`` applied to every loop."""
-    if isinstance(node, Band):
-        return replace(node, dims=tuple(fn(d) for d in node.dims), child=map_loops(node.child, fn))
-    if isinstance(node, Sequence):
-        return Sequence(tuple(map_loops(c, fn) for c in node.children))
-    return node
-
-
 # --- flattening -------------------------------------------------------------------------
 
 
@@ -172,43 +163,6 @@ def _positions(node: Node, depth: int, out: dict[str, Position]) -> None:
     elif isinstance(node, Sequence):
         for c in node.children:
             _positions(c, depth + 1, out)
-
-
-def schedule_map(
-    node: Node, params: tuple[str, ...], iterators: dict[str, tuple[str, ...]],
-    domains: dict[str, isl.Set], length: int | None = None,
-) -> isl.UnionMap:
-    """The tree as one union map from statement instances to padded time vectors."""
-    vectors = flat_vectors(node)
-    width = max((len(v) for v in vectors.values()), default=0) if length is None else length
-    result: isl.UnionMap | None = None
-    for stmt, vec in vectors.items():
-        padded = tuple(vec) + tuple(Lin.constant(0) for _ in range(width - len(vec)))
-        m = isl_text.make_map(params, stmt, iterators[stmt], "", padded)
-        m = m.intersect_domain(domains[stmt])
-        um = isl.UnionMap.from_map(m)
-        result = um if result is None else result.union(um)
-    assert result is not None, "a schedule tree needs statements"
-    return result
-
-
-def prefix_map(
-    node: Node, loop_id: str, params: tuple[str, ...], iterators: dict[str, tuple[str, ...]],
-    domains: dict[str, isl.Set], inclusive: bool,
-) -> isl.UnionMap:
-    """Schedule of the statements inside ``loop_id``, cut just before (or after) that loop."""
-    vectors = flat_vectors(node)
-    pos = loop_positions(node)[loop_id]
-    cut = pos.depth + (1 if inclusive else 0)
-    result: isl.UnionMap | None = None
-    for stmt in pos.statements:
-        vec = tuple(vectors[stmt][:cut])
-        m = isl_text.make_map(params, stmt, iterators[stmt], "", vec)
-        m = m.intersect_domain(domains[stmt])
-        um = isl.UnionMap.from_map(m)
-        result = um if result is None else result.union(um)
-    assert result is not None
-    return result
 
 
 # --- conversion to isl ------------------------------------------------------------------

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import islpy as isl
-
 from polyopt import isl_text, names
 from polyopt.aff import Lin
 from polyopt.deps import Dependences
@@ -138,5 +136,3 @@ def distribute(scop: Scop, deps: Dependences | None, tree: Node, loop: str,
         require_legal(scop, deps, result, f"distributing loop {shown}")
     return result
 
-
-_ = isl

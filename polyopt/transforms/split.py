@@ -22,7 +22,7 @@ import islpy as isl
 from polyopt import isl_text, names
 from polyopt.aff import Lin, floordiv
 from polyopt.model import Scop, Statement
-from polyopt.schedule_tree import Band, Leaf, LoopDim, Node, Sequence
+from polyopt.schedule_tree import Leaf, LoopDim, Node, Sequence
 
 
 def full_tile_domain(scop: Scop, st: Statement, sizes: dict[str, int]) -> tuple[isl.Set, isl.Set]:
@@ -84,5 +84,3 @@ def _split_dim(d: LoopDim, stmt: str, parts: list[str]) -> LoopDim:
         exprs += [(p, e) for p in parts] if s == stmt else [(s, e)]
     return replace(d, exprs=tuple(exprs))
 
-
-_ = Band
