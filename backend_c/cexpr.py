@@ -72,14 +72,16 @@ def _floor(f: FloorDiv, rename: Mapping[str, str] | None = None) -> str:
     return f"polyopt_floord({lin(f.num, rename)}, {f.den})"
 
 
-def flat_index(indices: tuple[Lin, ...], shape: tuple[Lin, ...]) -> str:
-    """Row-major offset of ``indices`` in an array of ``shape``."""
+def flat_index(indices: tuple[Lin, ...], shape: tuple[Lin, ...],
+               rename: Mapping[str, str] | None = None) -> str:
+    """Row-major offset of ``indices`` (names replaced by ``rename``'s texts) in an
+    array of ``shape``."""
     if not indices:
         return "0"
-    out = lin(indices[0])
+    out = lin(indices[0], rename)
     for k, (ix, extent) in enumerate(zip(indices[1:], shape[1:], strict=True)):
         # ((i0 * n1 + i1) * n2 + i2): the partial offset is one operand of the product
-        out = f"{out if k == 0 else f'({out})'} * {lin(extent)} + {lin(ix)}"
+        out = f"{out if k == 0 else f'({out})'} * {lin(extent)} + {lin(ix, rename)}"
     return out
 
 
@@ -90,17 +92,43 @@ def ctype(t: ValueType | DType) -> str:
 _MATH = {"sqrt", "exp", "log", "sin", "cos", "tanh", "fabs", "pow"}
 
 
+class Hoisted:
+    """The loads of one loop iteration, each read once into a local.
+
+    Used for register-tiled micro-kernels, whose unrolled copies read the same
+    elements (``B[k][j+s]`` in every row, ``A[i+r][k]`` in every column) and write
+    only accumulators in locals, so that no store can come between two of the reads.
+    Reading each element once into a named local is what lets gcc pack the row of
+    B into vector registers and broadcast each element of A.
+    """
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.locals: dict[str, tuple[str, str]] = {}  # load text -> (local, array)
+
+    def local(self, array: str, text: str) -> str:
+        if text not in self.locals:
+            self.locals[text] = (f"{self.base}{len(self.locals)}", array)
+        return self.locals[text][0]
+
+
 class BodyPrinter:
     """Prints statement bodies; ``arrays`` maps array names to their shapes."""
 
     def __init__(self, shapes: dict[str, tuple[Lin, ...]]) -> None:
         self.shapes = shapes
         self.substitute: dict[tuple[str, tuple[Lin, ...]], str] = {}  # element -> local (LICM)
+        # While printing a micro-kernel's loop body: every load, its subscripts in terms
+        # of the loop counters (``env``), becomes a local read once per iteration.
+        self.hoisted: Hoisted | None = None
+        self.env: dict[str, str] = {}
 
     def load(self, array: str, indices: tuple[Lin, ...]) -> str:
         local = self.substitute.get((array, indices))
         if local is not None:
             return local
+        if self.hoisted is not None:
+            return self.hoisted.local(array, f"{array}[{flat_index(indices, self.shapes[array], self.env)}]")
         return f"{array}[{flat_index(indices, self.shapes[array])}]"
 
     def expr(self, e: Expr) -> str:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, fields
 
 import islpy as isl
-from polyopt.backend_c.cexpr import BodyPrinter, ast_expr, ctype, flat_index, lin
+from polyopt.backend_c.cexpr import BodyPrinter, Hoisted, ast_expr, ctype, flat_index, lin
 from polyopt.backend_c.prelude import PRELUDE
 
 from polyopt import names
@@ -136,6 +136,21 @@ def _user_calls(node: isl.AstNode) -> tuple[list[isl.AstExpr], bool]:
     return [], False
 
 
+def _split_const(text: str) -> tuple[str, int]:
+    """``((5 * c3) + 1)`` -> (``(5 * c3)``, 1); a text without a constant term -> (text, 0)."""
+    m = re.fullmatch(r"\((.+) ([+-]) (\d+)\)", text)
+    if m is None:
+        return text, 0
+    base, depth = m.group(1), 0
+    for ch in base:  # the constant must be a term of the whole expression
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return text, 0
+    if depth != 0:
+        return text, 0
+    return base, int(m.group(3)) * (1 if m.group(2) == "+" else -1)
+
+
 def _runs_outside_loops(node: isl.AstNode) -> bool:
     """Whether the AST under a loop's mark runs statements outside its ``for`` loops.
 
@@ -239,12 +254,15 @@ class AstPrinter:
             args = dict(zip(stmt.iterators, values, strict=True))
             target = self.replaced[2][tuple(args[v] for v in self.replaced[1])]
             self.body.substitute = {(stmt.target, stmt.indices): target}
+            if self.body.hoisted is not None:
+                self.body.env = args
         elif stmt.indices or stmt.target in self.scop.arrays:
             target = self.element(stmt.target, stmt.indices)
         else:
             target = stmt.target
         value = self.body.expr(stmt.value)
         self.body.substitute = {}
+        self.body.env = {}
         self.emit(depth + 1, f"{target} = {value};  /* {stmt.source} */"
                   if "*/" not in stmt.source else f"{target} = {value};")
         self.emit(depth, "}")
@@ -395,12 +413,42 @@ class AstPrinter:
                 binds[key] = [(v, args[v]) for v in needed]
         if len(accs) > 1 and self.outline_args is not None:
             saved, self.lines = self.lines, []
+            self.body.hoisted = Hoisted(self._fresh("v"))
             self._accumulate(node, stmt, 1, mark, it, init, cond, inc, needed, accs, binds)
+            self.body.hoisted = None
+            self._name_origins(list(binds.values()), it)
             self._outline(stmt, depth)
             self.lines = saved + self.lines
             return True
         self._accumulate(node, stmt, depth, mark, it, init, cond, inc, needed, accs, binds)
         return True
+
+    def _fresh(self, base: str) -> str:
+        """A prefix no name of the program starts with."""
+        while any(t.startswith(base) for t in self.taken):
+            base += "_"
+        return base
+
+    def _name_origins(self, copies: list[list[tuple[str, str]]], it: str) -> None:
+        """Name the register tile's origin once, at the top of the lines just printed.
+
+        The unrolled copies' iterators are ``(5 * c3)``, ``((5 * c3) + 1)``, ...  gcc
+        folds the first copy's address differently from the others' and then packs the
+        row's accumulators as 1 + 4 + 2 + 1 lanes instead of 4 + 4 (measured on gemm);
+        with the origin in a local, every element is that local plus a constant."""
+        origins: dict[str, str] = {}
+        for v in dict.fromkeys(v for binds in copies for v, _ in binds):  # in order: stable C
+            split = {_split_const(a) for binds in copies for w, a in binds if w == v}
+            bases = {b for b, _ in split}
+            if len(split) > 1 and len(bases) == 1:
+                base = bases.pop()
+                if not re.search(rf"\b{re.escape(it)}\b", base) and base not in origins:
+                    origins[base] = f"{self._fresh('o')}{len(origins)}"
+        if not origins:
+            return
+        pattern = re.compile("|".join(re.escape(b) for b in sorted(origins, key=len, reverse=True)))
+        self.lines = [f"  const {self.index_type} {name} = {base};" for base, name in origins.items()] + [
+            pattern.sub(lambda m: origins[m.group(0)], line) for line in self.lines]
 
     def _outline(self, stmt: Statement, depth: int) -> None:
         """Move the lines just printed into a static function and call it instead.
@@ -444,8 +492,13 @@ class AstPrinter:
             self.emit(depth + 1, pragma)
         self.emit(depth + 1, f"for ({self.index_type} {it} = {init}; {cond}; {it} += {inc}) {{")
         self.replaced = (stmt.name, needed, accs)
+        start = len(self.lines)
         self.node(node.for_get_body(), depth + 2, None)
         self.replaced = None
+        if self.body.hoisted is not None:  # each element read once, before the copies
+            self.lines[start:start] = [
+                "  " * (depth + 2) + f"const {self.element_ctype(array)} {local} = {text};"
+                for text, (local, array) in self.body.hoisted.locals.items()]
         self.emit(depth + 1, "}")
         for key, acc in accs.items():
             self._bound(depth + 1, binds[key], f"{element} = {acc};")

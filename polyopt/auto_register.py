@@ -151,7 +151,7 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     outer = [] if cache is None else [
         _tiled(di, cache[0], "tile"), _tiled(dk, cache[1], "tile"), _tiled(dj, cache[2], "tile")]
     new_chain = [
-        *outer, _tiled(di, mr, "reg"), _tiled(dj, nr, "reg"),
+        *outer, _tiled(dj, nr, "reg"), _tiled(di, mr, "reg"),
         _restrict(dk), _restrict(di, unroll=True), _restrict(dj, unroll=True),
     ]
     top = chain_dims[0].loop_id

@@ -71,648 +71,663 @@ __attribute__((noinline))
 #endif
 static void polyopt_gemm_micro1(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
+  const int64_t o0 = (5 * c4);
+  const int64_t o1 = (8 * c3);
   if (((256 * c1)) <= polyopt_imin((nk - 1), ((256 * c1) + 255))) {
     double C_acc0, C_acc1, C_acc2, C_acc3, C_acc4, C_acc5, C_acc6, C_acc7, C_acc8, C_acc9, C_acc10, C_acc11, C_acc12, C_acc13, C_acc14, C_acc15, C_acc16, C_acc17, C_acc18, C_acc19, C_acc20, C_acc21, C_acc22, C_acc23, C_acc24, C_acc25, C_acc26, C_acc27, C_acc28, C_acc29, C_acc30, C_acc31, C_acc32, C_acc33, C_acc34, C_acc35, C_acc36, C_acc37, C_acc38, C_acc39;
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = (8 * c4);
+      const int64_t i = o0;
+      const int64_t j = o1;
       C_acc0 = C[i * nj + j];
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = o0;
+      const int64_t j = (o1 + 1);
       C_acc1 = C[i * nj + j];
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = o0;
+      const int64_t j = (o1 + 2);
       C_acc2 = C[i * nj + j];
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = o0;
+      const int64_t j = (o1 + 3);
       C_acc3 = C[i * nj + j];
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = o0;
+      const int64_t j = (o1 + 4);
       C_acc4 = C[i * nj + j];
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = o0;
+      const int64_t j = (o1 + 5);
       C_acc5 = C[i * nj + j];
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = o0;
+      const int64_t j = (o1 + 6);
       C_acc6 = C[i * nj + j];
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = o0;
+      const int64_t j = (o1 + 7);
       C_acc7 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o0 + 1);
+      const int64_t j = o1;
       C_acc8 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 1);
       C_acc9 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 2);
       C_acc10 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 3);
       C_acc11 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 4);
       C_acc12 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 5);
       C_acc13 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 6);
       C_acc14 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 7);
       C_acc15 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o0 + 2);
+      const int64_t j = o1;
       C_acc16 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 1);
       C_acc17 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 2);
       C_acc18 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 3);
       C_acc19 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 4);
       C_acc20 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 5);
       C_acc21 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 6);
       C_acc22 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 7);
       C_acc23 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o0 + 3);
+      const int64_t j = o1;
       C_acc24 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 1);
       C_acc25 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 2);
       C_acc26 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 3);
       C_acc27 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 4);
       C_acc28 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 5);
       C_acc29 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 6);
       C_acc30 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 7);
       C_acc31 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o0 + 4);
+      const int64_t j = o1;
       C_acc32 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 1);
       C_acc33 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 2);
       C_acc34 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 3);
       C_acc35 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 4);
       C_acc36 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 5);
       C_acc37 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 6);
       C_acc38 = C[i * nj + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 7);
       C_acc39 = C[i * nj + j];
     }
     for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((nk - 1), ((256 * c1) + 255)); c5 += 1) {
+      const double v0 = A[o0 * nk + c5];
+      const double v1 = B[c5 * B_shape1 + o1];
+      const double v2 = B[c5 * B_shape1 + (o1 + 1)];
+      const double v3 = B[c5 * B_shape1 + (o1 + 2)];
+      const double v4 = B[c5 * B_shape1 + (o1 + 3)];
+      const double v5 = B[c5 * B_shape1 + (o1 + 4)];
+      const double v6 = B[c5 * B_shape1 + (o1 + 5)];
+      const double v7 = B[c5 * B_shape1 + (o1 + 6)];
+      const double v8 = B[c5 * B_shape1 + (o1 + 7)];
+      const double v9 = A[(o0 + 1) * nk + c5];
+      const double v10 = A[(o0 + 2) * nk + c5];
+      const double v11 = A[(o0 + 3) * nk + c5];
+      const double v12 = A[(o0 + 4) * nk + c5];
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = (8 * c4);
+        const int64_t i = o0;
+        const int64_t j = o1;
         const int64_t k = c5;
-        C_acc0 = (C_acc0 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc0 = (C_acc0 + ((alpha * v0) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = ((8 * c4) + 1);
+        const int64_t i = o0;
+        const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc1 = (C_acc1 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc1 = (C_acc1 + ((alpha * v0) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = ((8 * c4) + 2);
+        const int64_t i = o0;
+        const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc2 = (C_acc2 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc2 = (C_acc2 + ((alpha * v0) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = ((8 * c4) + 3);
+        const int64_t i = o0;
+        const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc3 = (C_acc3 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc3 = (C_acc3 + ((alpha * v0) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = ((8 * c4) + 4);
+        const int64_t i = o0;
+        const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc4 = (C_acc4 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc4 = (C_acc4 + ((alpha * v0) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = ((8 * c4) + 5);
+        const int64_t i = o0;
+        const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc5 = (C_acc5 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc5 = (C_acc5 + ((alpha * v0) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = ((8 * c4) + 6);
+        const int64_t i = o0;
+        const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc6 = (C_acc6 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc6 = (C_acc6 + ((alpha * v0) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = ((8 * c4) + 7);
+        const int64_t i = o0;
+        const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc7 = (C_acc7 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc7 = (C_acc7 + ((alpha * v0) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = (8 * c4);
+        const int64_t i = (o0 + 1);
+        const int64_t j = o1;
         const int64_t k = c5;
-        C_acc8 = (C_acc8 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc8 = (C_acc8 + ((alpha * v9) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = ((8 * c4) + 1);
+        const int64_t i = (o0 + 1);
+        const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc9 = (C_acc9 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc9 = (C_acc9 + ((alpha * v9) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = ((8 * c4) + 2);
+        const int64_t i = (o0 + 1);
+        const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc10 = (C_acc10 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc10 = (C_acc10 + ((alpha * v9) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = ((8 * c4) + 3);
+        const int64_t i = (o0 + 1);
+        const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc11 = (C_acc11 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc11 = (C_acc11 + ((alpha * v9) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = ((8 * c4) + 4);
+        const int64_t i = (o0 + 1);
+        const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc12 = (C_acc12 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc12 = (C_acc12 + ((alpha * v9) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = ((8 * c4) + 5);
+        const int64_t i = (o0 + 1);
+        const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc13 = (C_acc13 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc13 = (C_acc13 + ((alpha * v9) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = ((8 * c4) + 6);
+        const int64_t i = (o0 + 1);
+        const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc14 = (C_acc14 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc14 = (C_acc14 + ((alpha * v9) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = ((8 * c4) + 7);
+        const int64_t i = (o0 + 1);
+        const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc15 = (C_acc15 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc15 = (C_acc15 + ((alpha * v9) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = (8 * c4);
+        const int64_t i = (o0 + 2);
+        const int64_t j = o1;
         const int64_t k = c5;
-        C_acc16 = (C_acc16 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc16 = (C_acc16 + ((alpha * v10) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = ((8 * c4) + 1);
+        const int64_t i = (o0 + 2);
+        const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc17 = (C_acc17 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc17 = (C_acc17 + ((alpha * v10) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = ((8 * c4) + 2);
+        const int64_t i = (o0 + 2);
+        const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc18 = (C_acc18 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc18 = (C_acc18 + ((alpha * v10) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = ((8 * c4) + 3);
+        const int64_t i = (o0 + 2);
+        const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc19 = (C_acc19 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc19 = (C_acc19 + ((alpha * v10) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = ((8 * c4) + 4);
+        const int64_t i = (o0 + 2);
+        const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc20 = (C_acc20 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc20 = (C_acc20 + ((alpha * v10) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = ((8 * c4) + 5);
+        const int64_t i = (o0 + 2);
+        const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc21 = (C_acc21 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc21 = (C_acc21 + ((alpha * v10) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = ((8 * c4) + 6);
+        const int64_t i = (o0 + 2);
+        const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc22 = (C_acc22 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc22 = (C_acc22 + ((alpha * v10) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = ((8 * c4) + 7);
+        const int64_t i = (o0 + 2);
+        const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc23 = (C_acc23 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc23 = (C_acc23 + ((alpha * v10) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = (8 * c4);
+        const int64_t i = (o0 + 3);
+        const int64_t j = o1;
         const int64_t k = c5;
-        C_acc24 = (C_acc24 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc24 = (C_acc24 + ((alpha * v11) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = ((8 * c4) + 1);
+        const int64_t i = (o0 + 3);
+        const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc25 = (C_acc25 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc25 = (C_acc25 + ((alpha * v11) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = ((8 * c4) + 2);
+        const int64_t i = (o0 + 3);
+        const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc26 = (C_acc26 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc26 = (C_acc26 + ((alpha * v11) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = ((8 * c4) + 3);
+        const int64_t i = (o0 + 3);
+        const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc27 = (C_acc27 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc27 = (C_acc27 + ((alpha * v11) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = ((8 * c4) + 4);
+        const int64_t i = (o0 + 3);
+        const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc28 = (C_acc28 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc28 = (C_acc28 + ((alpha * v11) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = ((8 * c4) + 5);
+        const int64_t i = (o0 + 3);
+        const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc29 = (C_acc29 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc29 = (C_acc29 + ((alpha * v11) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = ((8 * c4) + 6);
+        const int64_t i = (o0 + 3);
+        const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc30 = (C_acc30 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc30 = (C_acc30 + ((alpha * v11) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = ((8 * c4) + 7);
+        const int64_t i = (o0 + 3);
+        const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc31 = (C_acc31 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc31 = (C_acc31 + ((alpha * v11) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = (8 * c4);
+        const int64_t i = (o0 + 4);
+        const int64_t j = o1;
         const int64_t k = c5;
-        C_acc32 = (C_acc32 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc32 = (C_acc32 + ((alpha * v12) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = ((8 * c4) + 1);
+        const int64_t i = (o0 + 4);
+        const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc33 = (C_acc33 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc33 = (C_acc33 + ((alpha * v12) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = ((8 * c4) + 2);
+        const int64_t i = (o0 + 4);
+        const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc34 = (C_acc34 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc34 = (C_acc34 + ((alpha * v12) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = ((8 * c4) + 3);
+        const int64_t i = (o0 + 4);
+        const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc35 = (C_acc35 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc35 = (C_acc35 + ((alpha * v12) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = ((8 * c4) + 4);
+        const int64_t i = (o0 + 4);
+        const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc36 = (C_acc36 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc36 = (C_acc36 + ((alpha * v12) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = ((8 * c4) + 5);
+        const int64_t i = (o0 + 4);
+        const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc37 = (C_acc37 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc37 = (C_acc37 + ((alpha * v12) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = ((8 * c4) + 6);
+        const int64_t i = (o0 + 4);
+        const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc38 = (C_acc38 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc38 = (C_acc38 + ((alpha * v12) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = ((8 * c4) + 7);
+        const int64_t i = (o0 + 4);
+        const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc39 = (C_acc39 + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc39 = (C_acc39 + ((alpha * v12) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = (8 * c4);
+      const int64_t i = o0;
+      const int64_t j = o1;
       C[i * nj + j] = C_acc0;
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = o0;
+      const int64_t j = (o1 + 1);
       C[i * nj + j] = C_acc1;
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = o0;
+      const int64_t j = (o1 + 2);
       C[i * nj + j] = C_acc2;
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = o0;
+      const int64_t j = (o1 + 3);
       C[i * nj + j] = C_acc3;
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = o0;
+      const int64_t j = (o1 + 4);
       C[i * nj + j] = C_acc4;
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = o0;
+      const int64_t j = (o1 + 5);
       C[i * nj + j] = C_acc5;
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = o0;
+      const int64_t j = (o1 + 6);
       C[i * nj + j] = C_acc6;
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = o0;
+      const int64_t j = (o1 + 7);
       C[i * nj + j] = C_acc7;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o0 + 1);
+      const int64_t j = o1;
       C[i * nj + j] = C_acc8;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 1);
       C[i * nj + j] = C_acc9;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 2);
       C[i * nj + j] = C_acc10;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 3);
       C[i * nj + j] = C_acc11;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 4);
       C[i * nj + j] = C_acc12;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 5);
       C[i * nj + j] = C_acc13;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 6);
       C[i * nj + j] = C_acc14;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 7);
       C[i * nj + j] = C_acc15;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o0 + 2);
+      const int64_t j = o1;
       C[i * nj + j] = C_acc16;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 1);
       C[i * nj + j] = C_acc17;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 2);
       C[i * nj + j] = C_acc18;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 3);
       C[i * nj + j] = C_acc19;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 4);
       C[i * nj + j] = C_acc20;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 5);
       C[i * nj + j] = C_acc21;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 6);
       C[i * nj + j] = C_acc22;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 7);
       C[i * nj + j] = C_acc23;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o0 + 3);
+      const int64_t j = o1;
       C[i * nj + j] = C_acc24;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 1);
       C[i * nj + j] = C_acc25;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 2);
       C[i * nj + j] = C_acc26;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 3);
       C[i * nj + j] = C_acc27;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 4);
       C[i * nj + j] = C_acc28;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 5);
       C[i * nj + j] = C_acc29;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 6);
       C[i * nj + j] = C_acc30;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 7);
       C[i * nj + j] = C_acc31;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o0 + 4);
+      const int64_t j = o1;
       C[i * nj + j] = C_acc32;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 1);
       C[i * nj + j] = C_acc33;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 2);
       C[i * nj + j] = C_acc34;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 3);
       C[i * nj + j] = C_acc35;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 4);
       C[i * nj + j] = C_acc36;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 5);
       C[i * nj + j] = C_acc37;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 6);
       C[i * nj + j] = C_acc38;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 7);
       C[i * nj + j] = C_acc39;
     }
   }
@@ -723,8 +738,8 @@ static void polyopt_gemm_body2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 256); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 256); c2 += 1) {
-      for (int64_t c3 = (16 * c0); c3 <= polyopt_imin(((16 * c0) + 15), ((ni / 5) - 1)); c3 += 1) {
-        for (int64_t c4 = (32 * c2); c4 <= polyopt_imin(((32 * c2) + 31), ((nj / 8) - 1)); c4 += 1) {
+      for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((nj / 8) - 1)); c3 += 1) {
+        for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((ni / 5) - 1)); c4 += 1) {
           polyopt_gemm_micro1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, c0, c1, c2, c3, c4);
         }
       }

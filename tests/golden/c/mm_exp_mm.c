@@ -108,648 +108,663 @@ __attribute__((noinline))
 #endif
 static void polyopt_mm_exp_mm_micro2(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
+  const int64_t o_0 = (5 * c4);
+  const int64_t o_1 = (8 * c3);
   if (((256 * c1)) <= polyopt_imin((m - 1), ((256 * c1) + 255))) {
     double out_acc0, out_acc1, out_acc2, out_acc3, out_acc4, out_acc5, out_acc6, out_acc7, out_acc8, out_acc9, out_acc10, out_acc11, out_acc12, out_acc13, out_acc14, out_acc15, out_acc16, out_acc17, out_acc18, out_acc19, out_acc20, out_acc21, out_acc22, out_acc23, out_acc24, out_acc25, out_acc26, out_acc27, out_acc28, out_acc29, out_acc30, out_acc31, out_acc32, out_acc33, out_acc34, out_acc35, out_acc36, out_acc37, out_acc38, out_acc39;
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = (8 * c4);
+      const int64_t i = o_0;
+      const int64_t j = o_1;
       out_acc0 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 1);
       out_acc1 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 2);
       out_acc2 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 3);
       out_acc3 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 4);
       out_acc4 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 5);
       out_acc5 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 6);
       out_acc6 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 7);
       out_acc7 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = o_1;
       out_acc8 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 1);
       out_acc9 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 2);
       out_acc10 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 3);
       out_acc11 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 4);
       out_acc12 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 5);
       out_acc13 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 6);
       out_acc14 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 7);
       out_acc15 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = o_1;
       out_acc16 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 1);
       out_acc17 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 2);
       out_acc18 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 3);
       out_acc19 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 4);
       out_acc20 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 5);
       out_acc21 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 6);
       out_acc22 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 7);
       out_acc23 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = o_1;
       out_acc24 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 1);
       out_acc25 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 2);
       out_acc26 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 3);
       out_acc27 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 4);
       out_acc28 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 5);
       out_acc29 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 6);
       out_acc30 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 7);
       out_acc31 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = o_1;
       out_acc32 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 1);
       out_acc33 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 2);
       out_acc34 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 3);
       out_acc35 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 4);
       out_acc36 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 5);
       out_acc37 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 6);
       out_acc38 = out[i * out_shape1 + j];
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 7);
       out_acc39 = out[i * out_shape1 + j];
     }
     for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((m - 1), ((256 * c1) + 255)); c5 += 1) {
+      const double v0 = T[o_0 * m + c5];
+      const double v1 = D[c5 * q + o_1];
+      const double v2 = D[c5 * q + (o_1 + 1)];
+      const double v3 = D[c5 * q + (o_1 + 2)];
+      const double v4 = D[c5 * q + (o_1 + 3)];
+      const double v5 = D[c5 * q + (o_1 + 4)];
+      const double v6 = D[c5 * q + (o_1 + 5)];
+      const double v7 = D[c5 * q + (o_1 + 6)];
+      const double v8 = D[c5 * q + (o_1 + 7)];
+      const double v9 = T[(o_0 + 1) * m + c5];
+      const double v10 = T[(o_0 + 2) * m + c5];
+      const double v11 = T[(o_0 + 3) * m + c5];
+      const double v12 = T[(o_0 + 4) * m + c5];
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = (8 * c4);
+        const int64_t i = o_0;
+        const int64_t j = o_1;
         const int64_t k = c5;
-        out_acc0 = (out_acc0 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc0 = (out_acc0 + (v0 * v1));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = ((8 * c4) + 1);
+        const int64_t i = o_0;
+        const int64_t j = (o_1 + 1);
         const int64_t k = c5;
-        out_acc1 = (out_acc1 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc1 = (out_acc1 + (v0 * v2));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = ((8 * c4) + 2);
+        const int64_t i = o_0;
+        const int64_t j = (o_1 + 2);
         const int64_t k = c5;
-        out_acc2 = (out_acc2 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc2 = (out_acc2 + (v0 * v3));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = ((8 * c4) + 3);
+        const int64_t i = o_0;
+        const int64_t j = (o_1 + 3);
         const int64_t k = c5;
-        out_acc3 = (out_acc3 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc3 = (out_acc3 + (v0 * v4));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = ((8 * c4) + 4);
+        const int64_t i = o_0;
+        const int64_t j = (o_1 + 4);
         const int64_t k = c5;
-        out_acc4 = (out_acc4 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc4 = (out_acc4 + (v0 * v5));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = ((8 * c4) + 5);
+        const int64_t i = o_0;
+        const int64_t j = (o_1 + 5);
         const int64_t k = c5;
-        out_acc5 = (out_acc5 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc5 = (out_acc5 + (v0 * v6));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = ((8 * c4) + 6);
+        const int64_t i = o_0;
+        const int64_t j = (o_1 + 6);
         const int64_t k = c5;
-        out_acc6 = (out_acc6 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc6 = (out_acc6 + (v0 * v7));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = (5 * c3);
-        const int64_t j = ((8 * c4) + 7);
+        const int64_t i = o_0;
+        const int64_t j = (o_1 + 7);
         const int64_t k = c5;
-        out_acc7 = (out_acc7 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc7 = (out_acc7 + (v0 * v8));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = (8 * c4);
+        const int64_t i = (o_0 + 1);
+        const int64_t j = o_1;
         const int64_t k = c5;
-        out_acc8 = (out_acc8 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc8 = (out_acc8 + (v9 * v1));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = ((8 * c4) + 1);
+        const int64_t i = (o_0 + 1);
+        const int64_t j = (o_1 + 1);
         const int64_t k = c5;
-        out_acc9 = (out_acc9 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc9 = (out_acc9 + (v9 * v2));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = ((8 * c4) + 2);
+        const int64_t i = (o_0 + 1);
+        const int64_t j = (o_1 + 2);
         const int64_t k = c5;
-        out_acc10 = (out_acc10 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc10 = (out_acc10 + (v9 * v3));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = ((8 * c4) + 3);
+        const int64_t i = (o_0 + 1);
+        const int64_t j = (o_1 + 3);
         const int64_t k = c5;
-        out_acc11 = (out_acc11 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc11 = (out_acc11 + (v9 * v4));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = ((8 * c4) + 4);
+        const int64_t i = (o_0 + 1);
+        const int64_t j = (o_1 + 4);
         const int64_t k = c5;
-        out_acc12 = (out_acc12 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc12 = (out_acc12 + (v9 * v5));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = ((8 * c4) + 5);
+        const int64_t i = (o_0 + 1);
+        const int64_t j = (o_1 + 5);
         const int64_t k = c5;
-        out_acc13 = (out_acc13 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc13 = (out_acc13 + (v9 * v6));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = ((8 * c4) + 6);
+        const int64_t i = (o_0 + 1);
+        const int64_t j = (o_1 + 6);
         const int64_t k = c5;
-        out_acc14 = (out_acc14 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc14 = (out_acc14 + (v9 * v7));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 1);
-        const int64_t j = ((8 * c4) + 7);
+        const int64_t i = (o_0 + 1);
+        const int64_t j = (o_1 + 7);
         const int64_t k = c5;
-        out_acc15 = (out_acc15 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc15 = (out_acc15 + (v9 * v8));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = (8 * c4);
+        const int64_t i = (o_0 + 2);
+        const int64_t j = o_1;
         const int64_t k = c5;
-        out_acc16 = (out_acc16 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc16 = (out_acc16 + (v10 * v1));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = ((8 * c4) + 1);
+        const int64_t i = (o_0 + 2);
+        const int64_t j = (o_1 + 1);
         const int64_t k = c5;
-        out_acc17 = (out_acc17 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc17 = (out_acc17 + (v10 * v2));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = ((8 * c4) + 2);
+        const int64_t i = (o_0 + 2);
+        const int64_t j = (o_1 + 2);
         const int64_t k = c5;
-        out_acc18 = (out_acc18 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc18 = (out_acc18 + (v10 * v3));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = ((8 * c4) + 3);
+        const int64_t i = (o_0 + 2);
+        const int64_t j = (o_1 + 3);
         const int64_t k = c5;
-        out_acc19 = (out_acc19 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc19 = (out_acc19 + (v10 * v4));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = ((8 * c4) + 4);
+        const int64_t i = (o_0 + 2);
+        const int64_t j = (o_1 + 4);
         const int64_t k = c5;
-        out_acc20 = (out_acc20 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc20 = (out_acc20 + (v10 * v5));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = ((8 * c4) + 5);
+        const int64_t i = (o_0 + 2);
+        const int64_t j = (o_1 + 5);
         const int64_t k = c5;
-        out_acc21 = (out_acc21 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc21 = (out_acc21 + (v10 * v6));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = ((8 * c4) + 6);
+        const int64_t i = (o_0 + 2);
+        const int64_t j = (o_1 + 6);
         const int64_t k = c5;
-        out_acc22 = (out_acc22 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc22 = (out_acc22 + (v10 * v7));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 2);
-        const int64_t j = ((8 * c4) + 7);
+        const int64_t i = (o_0 + 2);
+        const int64_t j = (o_1 + 7);
         const int64_t k = c5;
-        out_acc23 = (out_acc23 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc23 = (out_acc23 + (v10 * v8));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = (8 * c4);
+        const int64_t i = (o_0 + 3);
+        const int64_t j = o_1;
         const int64_t k = c5;
-        out_acc24 = (out_acc24 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc24 = (out_acc24 + (v11 * v1));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = ((8 * c4) + 1);
+        const int64_t i = (o_0 + 3);
+        const int64_t j = (o_1 + 1);
         const int64_t k = c5;
-        out_acc25 = (out_acc25 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc25 = (out_acc25 + (v11 * v2));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = ((8 * c4) + 2);
+        const int64_t i = (o_0 + 3);
+        const int64_t j = (o_1 + 2);
         const int64_t k = c5;
-        out_acc26 = (out_acc26 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc26 = (out_acc26 + (v11 * v3));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = ((8 * c4) + 3);
+        const int64_t i = (o_0 + 3);
+        const int64_t j = (o_1 + 3);
         const int64_t k = c5;
-        out_acc27 = (out_acc27 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc27 = (out_acc27 + (v11 * v4));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = ((8 * c4) + 4);
+        const int64_t i = (o_0 + 3);
+        const int64_t j = (o_1 + 4);
         const int64_t k = c5;
-        out_acc28 = (out_acc28 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc28 = (out_acc28 + (v11 * v5));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = ((8 * c4) + 5);
+        const int64_t i = (o_0 + 3);
+        const int64_t j = (o_1 + 5);
         const int64_t k = c5;
-        out_acc29 = (out_acc29 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc29 = (out_acc29 + (v11 * v6));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = ((8 * c4) + 6);
+        const int64_t i = (o_0 + 3);
+        const int64_t j = (o_1 + 6);
         const int64_t k = c5;
-        out_acc30 = (out_acc30 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc30 = (out_acc30 + (v11 * v7));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 3);
-        const int64_t j = ((8 * c4) + 7);
+        const int64_t i = (o_0 + 3);
+        const int64_t j = (o_1 + 7);
         const int64_t k = c5;
-        out_acc31 = (out_acc31 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc31 = (out_acc31 + (v11 * v8));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = (8 * c4);
+        const int64_t i = (o_0 + 4);
+        const int64_t j = o_1;
         const int64_t k = c5;
-        out_acc32 = (out_acc32 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc32 = (out_acc32 + (v12 * v1));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = ((8 * c4) + 1);
+        const int64_t i = (o_0 + 4);
+        const int64_t j = (o_1 + 1);
         const int64_t k = c5;
-        out_acc33 = (out_acc33 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc33 = (out_acc33 + (v12 * v2));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = ((8 * c4) + 2);
+        const int64_t i = (o_0 + 4);
+        const int64_t j = (o_1 + 2);
         const int64_t k = c5;
-        out_acc34 = (out_acc34 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc34 = (out_acc34 + (v12 * v3));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = ((8 * c4) + 3);
+        const int64_t i = (o_0 + 4);
+        const int64_t j = (o_1 + 3);
         const int64_t k = c5;
-        out_acc35 = (out_acc35 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc35 = (out_acc35 + (v12 * v4));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = ((8 * c4) + 4);
+        const int64_t i = (o_0 + 4);
+        const int64_t j = (o_1 + 4);
         const int64_t k = c5;
-        out_acc36 = (out_acc36 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc36 = (out_acc36 + (v12 * v5));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = ((8 * c4) + 5);
+        const int64_t i = (o_0 + 4);
+        const int64_t j = (o_1 + 5);
         const int64_t k = c5;
-        out_acc37 = (out_acc37 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc37 = (out_acc37 + (v12 * v6));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = ((8 * c4) + 6);
+        const int64_t i = (o_0 + 4);
+        const int64_t j = (o_1 + 6);
         const int64_t k = c5;
-        out_acc38 = (out_acc38 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc38 = (out_acc38 + (v12 * v7));  /* out[i, j] += T[i, k] * D[k, j] */
       }
       {
-        const int64_t i = ((5 * c3) + 4);
-        const int64_t j = ((8 * c4) + 7);
+        const int64_t i = (o_0 + 4);
+        const int64_t j = (o_1 + 7);
         const int64_t k = c5;
-        out_acc39 = (out_acc39 + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+        out_acc39 = (out_acc39 + (v12 * v8));  /* out[i, j] += T[i, k] * D[k, j] */
       }
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = (8 * c4);
+      const int64_t i = o_0;
+      const int64_t j = o_1;
       out[i * out_shape1 + j] = out_acc0;
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 1);
       out[i * out_shape1 + j] = out_acc1;
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 2);
       out[i * out_shape1 + j] = out_acc2;
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 3);
       out[i * out_shape1 + j] = out_acc3;
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 4);
       out[i * out_shape1 + j] = out_acc4;
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 5);
       out[i * out_shape1 + j] = out_acc5;
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 6);
       out[i * out_shape1 + j] = out_acc6;
     }
     {
-      const int64_t i = (5 * c3);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 7);
       out[i * out_shape1 + j] = out_acc7;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = o_1;
       out[i * out_shape1 + j] = out_acc8;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 1);
       out[i * out_shape1 + j] = out_acc9;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 2);
       out[i * out_shape1 + j] = out_acc10;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 3);
       out[i * out_shape1 + j] = out_acc11;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 4);
       out[i * out_shape1 + j] = out_acc12;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 5);
       out[i * out_shape1 + j] = out_acc13;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 6);
       out[i * out_shape1 + j] = out_acc14;
     }
     {
-      const int64_t i = ((5 * c3) + 1);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 7);
       out[i * out_shape1 + j] = out_acc15;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = o_1;
       out[i * out_shape1 + j] = out_acc16;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 1);
       out[i * out_shape1 + j] = out_acc17;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 2);
       out[i * out_shape1 + j] = out_acc18;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 3);
       out[i * out_shape1 + j] = out_acc19;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 4);
       out[i * out_shape1 + j] = out_acc20;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 5);
       out[i * out_shape1 + j] = out_acc21;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 6);
       out[i * out_shape1 + j] = out_acc22;
     }
     {
-      const int64_t i = ((5 * c3) + 2);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 7);
       out[i * out_shape1 + j] = out_acc23;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = o_1;
       out[i * out_shape1 + j] = out_acc24;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 1);
       out[i * out_shape1 + j] = out_acc25;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 2);
       out[i * out_shape1 + j] = out_acc26;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 3);
       out[i * out_shape1 + j] = out_acc27;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 4);
       out[i * out_shape1 + j] = out_acc28;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 5);
       out[i * out_shape1 + j] = out_acc29;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 6);
       out[i * out_shape1 + j] = out_acc30;
     }
     {
-      const int64_t i = ((5 * c3) + 3);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 7);
       out[i * out_shape1 + j] = out_acc31;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = (8 * c4);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = o_1;
       out[i * out_shape1 + j] = out_acc32;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 1);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 1);
       out[i * out_shape1 + j] = out_acc33;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 2);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 2);
       out[i * out_shape1 + j] = out_acc34;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 3);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 3);
       out[i * out_shape1 + j] = out_acc35;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 4);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 4);
       out[i * out_shape1 + j] = out_acc36;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 5);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 5);
       out[i * out_shape1 + j] = out_acc37;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 6);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 6);
       out[i * out_shape1 + j] = out_acc38;
     }
     {
-      const int64_t i = ((5 * c3) + 4);
-      const int64_t j = ((8 * c4) + 7);
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 7);
       out[i * out_shape1 + j] = out_acc39;
     }
   }
@@ -760,8 +775,8 @@ static void polyopt_mm_exp_mm_body3(int64_t n, int64_t p, int64_t m, int64_t q, 
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 256); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 256); c2 += 1) {
-      for (int64_t c3 = (16 * c0); c3 <= polyopt_imin(((16 * c0) + 15), ((n / 5) - 1)); c3 += 1) {
-        for (int64_t c4 = (32 * c2); c4 <= polyopt_imin(((32 * c2) + 31), ((q / 8) - 1)); c4 += 1) {
+      for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((q / 8) - 1)); c3 += 1) {
+        for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((n / 5) - 1)); c4 += 1) {
           polyopt_mm_exp_mm_micro2(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0, c1, c2, c3, c4);
         }
       }
