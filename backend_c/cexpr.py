@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 import islpy as isl
 
-from polyopt.aff import FloorDiv, Lin
+from polyopt.aff import FloorDiv, Lin, floordiv
 from polyopt.dtypes import BOOL, DType, ValueType
 from polyopt.expr import Binary, Call, Cast, Expr, Literal, Load, Name, Select, Unary
 
@@ -47,6 +47,36 @@ def ast_expr(e: isl.AstExpr, int_text: Callable[[int], str] | None = None) -> st
     if op in (_OP.cond, _OP.select):
         return f"({args[0]} ? {args[1]} : {args[2]})"
     raise NotImplementedError(f"isl AST operation {op}")
+
+
+def ast_lin(e: isl.AstExpr) -> Lin | None:
+    """An isl AST expression as a :class:`Lin` over loop counters and parameters, or None
+    when it is not quasi-affine (min, max, conditions)."""
+    t = e.get_type()
+    if t == isl.ast_expr_type.int:
+        return Lin.constant(e.get_val().to_python())
+    if t == isl.ast_expr_type.id:
+        return Lin.var(e.get_id().get_name())
+    op = e.get_op_type()
+    args = [ast_lin(e.get_op_arg(k)) for k in range(e.get_op_n_arg())]
+    if any(a is None for a in args):
+        return None
+    if op == _OP.add:
+        return args[0] + args[1]  # type: ignore[operator]
+    if op == _OP.sub:
+        return args[0] - args[1]  # type: ignore[operator]
+    if op == _OP.minus:
+        return -args[0]  # type: ignore[operator]
+    if op == _OP.mul:
+        a, b = args
+        if a.is_constant():  # type: ignore[union-attr]
+            return b.scale(a.const)  # type: ignore[union-attr]
+        if b.is_constant():  # type: ignore[union-attr]
+            return a.scale(b.const)  # type: ignore[union-attr]
+        return None
+    if op in (_OP.fdiv_q, _OP.pdiv_q) and args[1].is_constant() and args[1].const > 0:  # type: ignore[union-attr]
+        return floordiv(args[0], args[1].const)  # type: ignore[arg-type, union-attr]
+    return None
 
 
 def _int(v: int) -> str:
@@ -122,12 +152,18 @@ class BodyPrinter:
         # of the loop counters (``env``), becomes a local read once per iteration.
         self.hoisted: Hoisted | None = None
         self.env: dict[str, str] = {}
+        self.lin_env: dict[str, Lin] = {}  # the same, as Lin where the AST gives one
 
     def load(self, array: str, indices: tuple[Lin, ...]) -> str:
         local = self.substitute.get((array, indices))
         if local is not None:
             return local
         if self.hoisted is not None:
+            if self.lin_env and all(v in self.lin_env for ix in indices for v in ix.names()):
+                # subscripts in the loop counters, simplified: the panel element
+                # B_pk[(8 * c3 + 3) // 8, k, (8 * c3 + 3) % 8] is B_pk[c3, k, 3]
+                exact = tuple(ix.substitute(self.lin_env) for ix in indices)
+                return self.hoisted.local(array, f"{array}[{flat_index(exact, self.shapes[array])}]")
             return self.hoisted.local(array, f"{array}[{flat_index(indices, self.shapes[array], self.env)}]")
         return f"{array}[{flat_index(indices, self.shapes[array])}]"
 

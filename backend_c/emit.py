@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, fields
 
 import islpy as isl
-from polyopt.backend_c.cexpr import BodyPrinter, Hoisted, ast_expr, ctype, flat_index, lin
+from polyopt.backend_c.cexpr import BodyPrinter, Hoisted, ast_expr, ast_lin, ctype, flat_index, lin
 from polyopt.backend_c.prelude import PRELUDE
 
 from polyopt import names
@@ -227,6 +227,7 @@ class AstPrinter:
         self.helpers: list[str] = []  # outlined micro-kernels, printed before the function
         self.function = "kernel"
         self.outline_args: tuple[CArg, ...] | None = None  # None: never outline
+        self._lin_values: list[Lin | None] = []  # the user node being printed, as Lin
 
     # --- hooks --------------------------------------------------------------------------
 
@@ -256,6 +257,8 @@ class AstPrinter:
             self.body.substitute = {(stmt.target, stmt.indices): target}
             if self.body.hoisted is not None:
                 self.body.env = args
+                self.body.lin_env = {v: e for v, e in zip(stmt.iterators, self._lin_values, strict=True)
+                                     if e is not None}
         elif stmt.indices or stmt.target in self.scop.arrays:
             target = self.element(stmt.target, stmt.indices)
         else:
@@ -263,6 +266,7 @@ class AstPrinter:
         value = self.body.expr(stmt.value)
         self.body.substitute = {}
         self.body.env = {}
+        self.body.lin_env = {}
         self.emit(depth + 1, f"{target} = {value};  /* {stmt.source} */"
                   if "*/" not in stmt.source else f"{target} = {value};")
         self.emit(depth, "}")
@@ -313,6 +317,8 @@ class AstPrinter:
             call = node.user_get_expr()
             stmt = self.scop.statement(call.get_op_arg(0).get_id().get_name())
             values = [self.expr(call.get_op_arg(k)) for k in range(1, call.get_op_n_arg())]
+            self._lin_values = [ast_lin(call.get_op_arg(k)) for k in range(1, call.get_op_n_arg())] \
+                if self.body.hoisted is not None else []
             self.statement(stmt, values, depth)
         else:  # pragma: no cover
             raise NotImplementedError(str(t))

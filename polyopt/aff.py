@@ -109,7 +109,7 @@ def floordiv(num: Lin, den: int) -> Lin:
         raise ValueError("floordiv needs a positive constant divisor")
     if den == 1:
         return num
-    if all(c % den == 0 for _, c in num.terms) and num.const % den == 0:
+    if all(c % den == 0 for _, c in num.terms):  # floor((den * x + c) / den) = x + c // den
         return Lin(tuple((a, c // den) for a, c in num.terms), num.const // den)
     if num.is_constant():
         return Lin.constant(num.const // den)

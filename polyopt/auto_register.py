@@ -22,13 +22,14 @@ from dataclasses import replace
 
 from polyopt.aff import floordiv
 from polyopt.deps import Dependences, analyze
-from polyopt.errors import PolyoptError
+from polyopt.errors import IllegalTransformationError, PolyoptError
 from polyopt.legality import is_legal
 from polyopt.model import Scop
 from polyopt.options import Options
 from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node
 from polyopt.target import micro_tile
 from polyopt.transforms.fuse import distribute
+from polyopt.transforms.pack import pack, panel_operands
 from polyopt.transforms.split import split_full_tiles
 from polyopt.transforms.tree import build_chain, find, replace_at
 
@@ -158,7 +159,24 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     result = replace_at(tree2, find(tree2, top), build_chain(new_chain, Leaf(full)))
     if not is_legal(scop2, deps2, result):
         return None
+    if options.pack:
+        scop2, deps2, result = _pack_operands(scop2, deps2, result, full, k, j, nr,
+                                              new_chain[0].loop_id)
     return scop2, deps2, result
+
+
+def _pack_operands(scop: Scop, deps: Dependences, tree: Node, stmt: str, k: str, j: str,
+                   nr: int, top: str) -> tuple[Scop, Dependences, Node]:
+    """Each column operand of ``stmt`` read from contiguous panels, where that is legal."""
+    packed = False
+    for read in panel_operands(scop.statement(stmt), k, j):
+        current = next(r for r in scop.statement(stmt).reads if r.tag == read.tag)
+        try:
+            scop, tree = pack(scop, tree, stmt, current, k, j, nr, top)
+        except IllegalTransformationError:
+            continue
+        packed = True
+    return (scop, analyze(scop), tree) if packed else (scop, deps, tree)
 
 
 def _cache_tiles(options: Options, mr: int, nr: int) -> tuple[int, int, int] | None:

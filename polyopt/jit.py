@@ -176,7 +176,7 @@ class Kernel:
 
 def jit(fn: Callable[..., Any] | None = None, *, parallel: bool = True, vectorize: bool = True,
         tile: bool | tuple[int, ...] = True, fuse: str = "smart", interchange: bool = True,
-        licm: bool = True, unroll_jam: bool = True, fastmath: bool = False,
+        licm: bool = True, unroll_jam: bool = True, pack: bool = True, fastmath: bool = False,
         strict_fp: bool = False, auto: bool = True, cache: bool = True,
         fallback: bool = False) -> Any:
     """Compile a loop function to parallel, vectorized C.
@@ -192,6 +192,8 @@ def jit(fn: Callable[..., Any] | None = None, *, parallel: bool = True, vectoriz
     - ``interchange``: reorder loops for outer parallelism and unit stride.
     - ``licm``: keep invariant accumulators in registers.
     - ``unroll_jam``: register-tile matmul-like reductions (unroll-and-jam).
+    - ``pack``: with ``unroll_jam``, copy a matmul's column operand into contiguous
+      panels first (a temporary the size of that operand).
     - ``fastmath``: compile with ``-ffast-math``.
     - ``strict_fp``: never reassociate floating-point operations (no parallel or
       vectorized reductions of floats).  By default reductions are reassociated, as
@@ -201,7 +203,7 @@ def jit(fn: Callable[..., Any] | None = None, *, parallel: bool = True, vectoriz
       function, with a warning, when it cannot be compiled.
     """
     options = Options(parallel=parallel, vectorize=vectorize, tile=tile, fuse=fuse,
-                      interchange=interchange, licm=licm, unroll_jam=unroll_jam,
+                      interchange=interchange, licm=licm, unroll_jam=unroll_jam, pack=pack,
                       fastmath=fastmath, strict_fp=strict_fp, auto=auto, cache=cache,
                       fallback=fallback)
     if fn is None:

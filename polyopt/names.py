@@ -153,3 +153,10 @@ def rename_set(s: isl.Set, name: str) -> isl.Set:
 
 def rename_map_domain(m: isl.Map, name: str) -> isl.Map:
     return m.set_tuple_name(dim_type.in_, name)
+
+
+def name_dims(s: isl.Set, dims: tuple[str, ...]) -> isl.Set:
+    """``s`` with its set dimensions named ``dims``, in order."""
+    for k, d in enumerate(dims):
+        s = s.set_dim_name(dim_type.set, k, d)
+    return s

@@ -15,6 +15,7 @@ class Options:
     licm: bool = True  # keep invariant accumulators in registers
     contract: bool = True  # shrink temporaries that live within one iteration to scalars
     unroll_jam: bool = True  # register tiling (unroll-and-jam) of matmul-like reductions
+    pack: bool = True  # ...and their column operands copied into contiguous panels
     fastmath: bool = False  # compile with -ffast-math
     strict_fp: bool = False  # never reassociate floating point (no parallel/simd reductions)
     auto: bool = True  # False: keep the source's loop order (only marks are added)

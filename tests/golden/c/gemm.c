@@ -44,15 +44,17 @@ int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0,
   (void)A_shape0;
   (void)B_shape0;
   (void)B_shape1;
-  if ((((((((ni >= 5) && (nj >= 8)) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= (((ni % 5) + A_shape0) + 1)))) return 1;
-  if ((((((((ni >= 5) && (nj >= 8)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) || ((((((ni >= 5) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (B_shape1 >= 0)) && ((8 * polyopt_floord(nj, 8)) >= (B_shape1 + 1))))) return 2;
-  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 5) >= 1)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 8) >= 1)))) return 3;
-  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((ni % 5) >= 1)) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((nj % 8) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 5) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 8) >= 1)))) return 4;
+  if ((((((((ni >= 5) && (nj >= 8)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 1)) || ((((((ni >= 5) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((((B_shape1 + 7) % 8) + nj) >= (B_shape1 + 15))))) return 1;
+  if ((((((((ni >= 5) && (nj >= 8)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) || ((((((ni >= 5) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (B_shape1 >= 0)) && (((B_shape1 % 8) + nj) >= (B_shape1 + 8))))) return 2;
+  if ((((((((ni >= 5) && (nj >= 8)) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= (((ni % 5) + A_shape0) + 1)))) return 3;
+  if ((((((((ni >= 5) && (nj >= 8)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 1)) || ((((((ni >= 5) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((((B_shape1 + 7) % 8) + nj) >= (B_shape1 + 15))))) return 4;
+  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 5) >= 1)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 8) >= 1)))) return 5;
+  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((ni % 5) >= 1)) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((nj % 8) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 5) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 8) >= 1)))) return 6;
   return 0;
 }
 
 __attribute__((noinline))
-static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, int64_t c0)
+static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0)
 {
   #pragma omp simd
   for (int64_t c1 = 0; c1 < nj; c1 += 1) {
@@ -64,12 +66,28 @@ static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
   }
 }
 
+__attribute__((noinline))
+static void polyopt_gemm_body1(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0)
+{
+  for (int64_t c1 = 0; c1 < nk; c1 += 1) {
+    #pragma omp simd
+    for (int64_t c2 = 0; c2 <= 7; c2 += 1) {
+      {
+        const int64_t j_panel = c0;
+        const int64_t k = c1;
+        const int64_t j_lane = c2;
+        B_pk[(j_panel * B_shape0 + k) * 8 + j_lane] = B[k * B_shape1 + (8 * j_panel + j_lane)];  /* packing B for C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+    }
+  }
+}
+
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((noinline, optimize("no-tree-loop-vectorize")))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_gemm_micro1(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
+static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
   const int64_t o0 = (5 * c4);
   const int64_t o1 = (8 * c3);
@@ -276,19 +294,19 @@ static void polyopt_gemm_micro1(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
       C_acc39 = C[i * nj + j];
     }
     for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((nk - 1), ((256 * c1) + 255)); c5 += 1) {
-      const double v0 = A[o0 * nk + c5];
-      const double v1 = B[c5 * B_shape1 + o1];
-      const double v2 = B[c5 * B_shape1 + (o1 + 1)];
-      const double v3 = B[c5 * B_shape1 + (o1 + 2)];
-      const double v4 = B[c5 * B_shape1 + (o1 + 3)];
-      const double v5 = B[c5 * B_shape1 + (o1 + 4)];
-      const double v6 = B[c5 * B_shape1 + (o1 + 5)];
-      const double v7 = B[c5 * B_shape1 + (o1 + 6)];
-      const double v8 = B[c5 * B_shape1 + (o1 + 7)];
-      const double v9 = A[(o0 + 1) * nk + c5];
-      const double v10 = A[(o0 + 2) * nk + c5];
-      const double v11 = A[(o0 + 3) * nk + c5];
-      const double v12 = A[(o0 + 4) * nk + c5];
+      const double v0 = A[5 * c4 * nk + c5];
+      const double v1 = B_pk[(c3 * B_shape0 + c5) * 8 + 0];
+      const double v2 = B_pk[(c3 * B_shape0 + c5) * 8 + 1];
+      const double v3 = B_pk[(c3 * B_shape0 + c5) * 8 + 2];
+      const double v4 = B_pk[(c3 * B_shape0 + c5) * 8 + 3];
+      const double v5 = B_pk[(c3 * B_shape0 + c5) * 8 + 4];
+      const double v6 = B_pk[(c3 * B_shape0 + c5) * 8 + 5];
+      const double v7 = B_pk[(c3 * B_shape0 + c5) * 8 + 6];
+      const double v8 = B_pk[(c3 * B_shape0 + c5) * 8 + 7];
+      const double v9 = A[(5 * c4 + 1) * nk + c5];
+      const double v10 = A[(5 * c4 + 2) * nk + c5];
+      const double v11 = A[(5 * c4 + 3) * nk + c5];
+      const double v12 = A[(5 * c4 + 4) * nk + c5];
       {
         const int64_t i = o0;
         const int64_t j = o1;
@@ -734,13 +752,13 @@ static void polyopt_gemm_micro1(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
 }
 
 __attribute__((noinline))
-static void polyopt_gemm_body2(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, int64_t c0)
+static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0)
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 256); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 256); c2 += 1) {
       for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((nj / 8) - 1)); c3 += 1) {
         for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((ni / 5) - 1)); c4 += 1) {
-          polyopt_gemm_micro1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, c0, c1, c2, c3, c4);
+          polyopt_gemm_micro2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0, c1, c2, c3, c4);
         }
       }
     }
@@ -748,7 +766,7 @@ static void polyopt_gemm_body2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
 }
 
 __attribute__((noinline))
-static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, int64_t c0)
+static void polyopt_gemm_body4(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0)
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 128); c1 += 1) {
     for (int64_t c2 = 0; c2 < (nj / 128); c2 += 1) {
@@ -794,7 +812,7 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
 }
 
 __attribute__((noinline))
-static void polyopt_gemm_body4(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, int64_t c0)
+static void polyopt_gemm_body5(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0)
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 128); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 128); c2 += 1) {
@@ -815,25 +833,31 @@ static void polyopt_gemm_body4(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
   }
 }
 
-void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B)
+void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk)
 {
   #pragma omp parallel for schedule(static)
   for (int64_t c0 = 0; c0 < ni; c0 += 1) {
-    polyopt_gemm_body0(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, c0);
+    polyopt_gemm_body0(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
+  }
+  if ((ni >= 5)) {
+    #pragma omp parallel for schedule(static)
+    for (int64_t c0 = 0; c0 < (nj / 8); c0 += 1) {
+      polyopt_gemm_body1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
+    }
   }
   #pragma omp parallel for schedule(static)
   for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 5), 80); c0 += 1) {
-    polyopt_gemm_body2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, c0);
+    polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
   }
   if (((nj % 8) >= 1)) {
     #pragma omp parallel for schedule(static)
     for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
-      polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, c0);
+      polyopt_gemm_body4(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
     }
   } else {
     #pragma omp parallel for schedule(static)
     for (int64_t c0 = (((-(ni % 5)) + ni) / 128); c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
-      polyopt_gemm_body4(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, c0);
+      polyopt_gemm_body5(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
     }
   }
 }

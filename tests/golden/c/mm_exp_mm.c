@@ -48,17 +48,19 @@ int64_t polyopt_mm_exp_mm_check(int64_t n, int64_t p, int64_t m, int64_t q, int6
   (void)out_shape1;
   if ((((((((((n >= 1) && (p >= 1)) && (m >= 1)) && (q >= 0)) && (p >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 1;
   if ((((((((((n >= 1) && (p >= 0)) && (m >= 0)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) || ((((((((p >= 0) && (m >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)))) return 2;
-  if (((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((5 * polyopt_floord(n, 5)) >= (out_shape0 + 1))))) return 3;
-  if (((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((5 * polyopt_floord(n, 5)) >= (out_shape0 + 1))))) return 4;
-  if ((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 5;
-  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 5) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 5) + out_shape0) >= (n + 1))) && ((n % 5) >= 1)))) return 6;
-  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 5) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 5) + out_shape0) >= (n + 1))) && ((n % 5) >= 1)))) return 7;
-  if (((((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 5) >= 1)) || (((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1)))) return 8;
+  if ((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 3;
+  if ((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 4;
+  if (((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((5 * polyopt_floord(n, 5)) >= (out_shape0 + 1))))) return 5;
+  if (((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((5 * polyopt_floord(n, 5)) >= (out_shape0 + 1))))) return 6;
+  if ((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 7;
+  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 5) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 5) + out_shape0) >= (n + 1))) && ((n % 5) >= 1)))) return 8;
+  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 5) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 5) + out_shape0) >= (n + 1))) && ((n % 5) >= 1)))) return 9;
+  if (((((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 5) >= 1)) || (((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1)))) return 10;
   return 0;
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body0(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0)
+static void polyopt_mm_exp_mm_body0(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0)
 {
   double s;
   for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
@@ -89,7 +91,7 @@ static void polyopt_mm_exp_mm_body0(int64_t n, int64_t p, int64_t m, int64_t q, 
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body1(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0)
+static void polyopt_mm_exp_mm_body1(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0)
 {
   #pragma omp simd
   for (int64_t c1 = 0; c1 < q; c1 += 1) {
@@ -101,12 +103,28 @@ static void polyopt_mm_exp_mm_body1(int64_t n, int64_t p, int64_t m, int64_t q, 
   }
 }
 
+__attribute__((noinline))
+static void polyopt_mm_exp_mm_body2(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0)
+{
+  for (int64_t c1 = 0; c1 < m; c1 += 1) {
+    #pragma omp simd
+    for (int64_t c2 = 0; c2 <= 7; c2 += 1) {
+      {
+        const int64_t j_panel = c0;
+        const int64_t k = c1;
+        const int64_t j_lane = c2;
+        D_pk[(j_panel * D_shape0 + k) * 8 + j_lane] = D[k * q + (8 * j_panel + j_lane)];  /* packing D for out[i, j] += T[i, k] * D[k, j] */
+      }
+    }
+  }
+}
+
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((noinline, optimize("no-tree-loop-vectorize")))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_mm_exp_mm_micro2(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
+static void polyopt_mm_exp_mm_micro3(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
   const int64_t o_0 = (5 * c4);
   const int64_t o_1 = (8 * c3);
@@ -313,19 +331,19 @@ static void polyopt_mm_exp_mm_micro2(int64_t n, int64_t p, int64_t m, int64_t q,
       out_acc39 = out[i * out_shape1 + j];
     }
     for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((m - 1), ((256 * c1) + 255)); c5 += 1) {
-      const double v0 = T[o_0 * m + c5];
-      const double v1 = D[c5 * q + o_1];
-      const double v2 = D[c5 * q + (o_1 + 1)];
-      const double v3 = D[c5 * q + (o_1 + 2)];
-      const double v4 = D[c5 * q + (o_1 + 3)];
-      const double v5 = D[c5 * q + (o_1 + 4)];
-      const double v6 = D[c5 * q + (o_1 + 5)];
-      const double v7 = D[c5 * q + (o_1 + 6)];
-      const double v8 = D[c5 * q + (o_1 + 7)];
-      const double v9 = T[(o_0 + 1) * m + c5];
-      const double v10 = T[(o_0 + 2) * m + c5];
-      const double v11 = T[(o_0 + 3) * m + c5];
-      const double v12 = T[(o_0 + 4) * m + c5];
+      const double v0 = T[5 * c4 * m + c5];
+      const double v1 = D_pk[(c3 * D_shape0 + c5) * 8 + 0];
+      const double v2 = D_pk[(c3 * D_shape0 + c5) * 8 + 1];
+      const double v3 = D_pk[(c3 * D_shape0 + c5) * 8 + 2];
+      const double v4 = D_pk[(c3 * D_shape0 + c5) * 8 + 3];
+      const double v5 = D_pk[(c3 * D_shape0 + c5) * 8 + 4];
+      const double v6 = D_pk[(c3 * D_shape0 + c5) * 8 + 5];
+      const double v7 = D_pk[(c3 * D_shape0 + c5) * 8 + 6];
+      const double v8 = D_pk[(c3 * D_shape0 + c5) * 8 + 7];
+      const double v9 = T[(5 * c4 + 1) * m + c5];
+      const double v10 = T[(5 * c4 + 2) * m + c5];
+      const double v11 = T[(5 * c4 + 3) * m + c5];
+      const double v12 = T[(5 * c4 + 4) * m + c5];
       {
         const int64_t i = o_0;
         const int64_t j = o_1;
@@ -771,13 +789,13 @@ static void polyopt_mm_exp_mm_micro2(int64_t n, int64_t p, int64_t m, int64_t q,
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body3(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0)
+static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0)
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 256); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 256); c2 += 1) {
       for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((q / 8) - 1)); c3 += 1) {
         for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((n / 5) - 1)); c4 += 1) {
-          polyopt_mm_exp_mm_micro2(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0, c1, c2, c3, c4);
+          polyopt_mm_exp_mm_micro3(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0, c1, c2, c3, c4);
         }
       }
     }
@@ -785,7 +803,7 @@ static void polyopt_mm_exp_mm_body3(int64_t n, int64_t p, int64_t m, int64_t q, 
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0)
+static void polyopt_mm_exp_mm_body5(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0)
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
     for (int64_t c2 = 0; c2 < (q / 128); c2 += 1) {
@@ -831,7 +849,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body5(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, int64_t c0)
+static void polyopt_mm_exp_mm_body6(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0)
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 128); c2 += 1) {
@@ -852,30 +870,36 @@ static void polyopt_mm_exp_mm_body5(int64_t n, int64_t p, int64_t m, int64_t q, 
   }
 }
 
-void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T)
+void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk)
 {
   double s;
   #pragma omp parallel for schedule(static) private(s)
   for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
-    polyopt_mm_exp_mm_body0(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0);
+    polyopt_mm_exp_mm_body0(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
   }
   #pragma omp parallel for schedule(static)
   for (int64_t c0 = 0; c0 < n; c0 += 1) {
-    polyopt_mm_exp_mm_body1(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0);
+    polyopt_mm_exp_mm_body1(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
+  }
+  if ((n >= 5)) {
+    #pragma omp parallel for schedule(static)
+    for (int64_t c0 = 0; c0 < (q / 8); c0 += 1) {
+      polyopt_mm_exp_mm_body2(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
+    }
   }
   #pragma omp parallel for schedule(static)
   for (int64_t c0 = 0; c0 <= polyopt_floord((n - 5), 80); c0 += 1) {
-    polyopt_mm_exp_mm_body3(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0);
+    polyopt_mm_exp_mm_body4(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
   }
   if (((q % 8) >= 1)) {
     #pragma omp parallel for schedule(static)
     for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
-      polyopt_mm_exp_mm_body4(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0);
+      polyopt_mm_exp_mm_body5(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
     }
   } else {
     #pragma omp parallel for schedule(static)
     for (int64_t c0 = (((-(n % 5)) + n) / 128); c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
-      polyopt_mm_exp_mm_body5(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, c0);
+      polyopt_mm_exp_mm_body6(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
     }
   }
 }

@@ -1,0 +1,175 @@
+"""Packing: a register-tiled matmul reads its column operand from a copy laid out
+as the micro-kernel walks it.
+
+A micro-kernel of ``C[i, j] += A[i, k] * B[k, j]`` with ``NR`` columns reads, at
+every step of ``k``, the ``NR`` elements ``B[k, j0:j0+NR]``: one new cache line
+and, at ``N = 1024`` doubles per row, one new page per step.  Packing copies B
+once into column panels, ``B_pk[j // NR, k, j % NR] = B[k, j]``, so that a
+micro-kernel's whole walk over ``k`` is one contiguous stream::
+
+    for k in range(p):                        for jp, k, j in ...:          # new: P
+        for j in range(m):                        B_pk[j // 8, k, j % 8] = B[k, j]
+            C[i, j] += A[i, k] * B[k, j]   =>  ... C[i, j] += A[i, k] * B_pk[j // 8, k, j % 8]
+
+An operand read transposed (``A[j, k]`` in syrk) gains most: its ``NR`` elements
+lie ``NR`` rows apart.  The copy is exact because the copy statement runs just
+before the register-tiled nest and nothing in that nest writes the operand, so
+every element read from the panel equals the one the original read found; that
+is checked, and a request that would break it is refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from polyopt import isl_text, names
+from polyopt.aff import TRUE, Lin, floordiv
+from polyopt.errors import IllegalTransformationError
+from polyopt.expr import Expr, Load, map_leaves
+from polyopt.model import Access, Array, ArrayKind, Scop, Statement
+from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence
+from polyopt.transforms.tree import at, find
+
+
+def panel_operands(st: Statement, k: str, j: str) -> list[Access]:
+    """The reads of ``st`` whose subscripts are ``k`` and ``j`` alone, each once with
+    coefficient 1 (``B[k, j]``, ``A[j, k]``): the column operands of a matmul."""
+    out = []
+    for r in st.reads:
+        if len(r.indices) != 2 or not _loaded_plainly(st.value, r):
+            continue
+        plain = [_single_iterator(ix) for ix in r.indices]
+        if sorted(v for v in plain if v) == sorted((k, j)):
+            out.append(r)
+    return out
+
+
+def _single_iterator(ix: Lin) -> str | None:
+    if ix.const == 0 and len(ix.terms) == 1 and isinstance(ix.terms[0][0], str) \
+            and ix.terms[0][1] == 1:
+        return ix.terms[0][0]
+    return None
+
+
+def _loaded_plainly(value: Expr, r: Access) -> bool:
+    """``r`` is read in ``value`` only by unconditional loads."""
+    found: list[Load] = []
+
+    def leaf(x: Expr) -> Expr:
+        if isinstance(x, Load) and x.array == r.target and x.indices == r.indices:
+            found.append(x)
+        return x
+
+    map_leaves(value, leaf)
+    return bool(found) and all(x.guard == TRUE for x in found)
+
+
+def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: int,
+         top: str) -> tuple[Scop, Node]:
+    """``read`` of ``stmt`` taken from a copy in column panels of ``nr``, made by a new
+    statement placed just before the outermost loop ``top`` of ``stmt``'s nest.
+
+    The result's source order is the returned tree.  Raises
+    :class:`IllegalTransformationError` when a statement in that nest writes the
+    operand, or when the nest is not at the top level of the program.
+    """
+    st = scop.statement(stmt)
+    array = read.target
+    seq = tree if isinstance(tree, Sequence) else Sequence((tree,))
+    path = find(seq, top)
+    if len(path) != 1:
+        raise IllegalTransformationError(
+            f"cannot pack {array}: the nest of {stmt} is inside other loops", [])
+    nest = at(seq, path)
+    writers = sorted(s.name for s in scop.statements
+                     if s.target == array and s.name in _statements(nest))
+    if writers:
+        raise IllegalTransformationError(
+            f"cannot pack {array}: {', '.join(writers)} writes it inside the packed nest", [])
+
+    taken = set(scop.arrays) | set(scop.scalars) | set(scop.params)
+    buf = _fresh(f"{array}_pk", taken)
+    pname = _fresh(f"{stmt}_pk", {s.name for s in scop.statements})
+    jv, kv = Lin.var(j), Lin.var(k)
+    panel = (floordiv(jv, nr), kv, jv - floordiv(jv, nr).scale(nr))
+    j_extent, k_extent = _extents(scop, read, k, j)
+    shape = (floordiv(j_extent + Lin.constant(nr - 1), nr), k_extent, Lin.constant(nr))
+    dtype = scop.arrays[array].dtype
+
+    # the copy: every (k, j) the nest reads, in its own statement over (panel, k, lane)
+    # so that its subscripts need no division: B_pk[jp, k, jl] = B[k, nr * jp + jl]
+    avoid = taken | set(st.iterators)
+    jp, jl = _fresh(f"{j}_panel", avoid), _fresh(f"{j}_lane", avoid)
+    to_copy = isl_text.make_map(scop.params, st.name, st.iterators, pname, panel)
+    domain = names.name_dims(st.domain.apply(to_copy), (jp, k, jl))
+    iters = (jp, k, jl)
+    dst = (Lin.var(jp), kv, Lin.var(jl))
+    src = tuple(ix.substitute({j: Lin.var(jp).scale(nr) + Lin.var(jl)}) for ix in read.indices)
+    load = Load(array, src, next(_loads(st.value, read)).type)
+    write = Access(f"{pname}.w", pname, buf, dst, True, isl_text.make_map(
+        scop.params, pname, iters, buf, dst).intersect_domain(domain))
+    source = Access(f"{pname}.r0", pname, array, src, False, isl_text.make_map(
+        scop.params, pname, iters, array, src).intersect_domain(domain))
+    loops = dict(zip(st.iterators, st.loops, strict=False))
+    where = replace(st.location, text=f"packing {array} for {st.source}")
+    copy = Statement(pname, iters, domain, buf, dst, load, None,
+                     tuple(loops[v] for v in (j, k, j) if v in loops), where, write, (source,))
+
+    # the nest reads the panels
+    rel = isl_text.make_map(scop.params, st.name, st.iterators, buf, panel).intersect_domain(st.domain)
+    reads = tuple(replace(r, target=buf, indices=panel, relation=rel) if r is read else r
+                  for r in st.reads)
+    value = map_leaves(st.value, lambda x: replace(x, array=buf, indices=panel)
+                       if isinstance(x, Load) and x.array == array and x.indices == read.indices
+                       else x)
+    new_st = replace(st, value=value, reads=reads)
+    statements: list[Statement] = []
+    for s in scop.statements:
+        if s.name == stmt:
+            statements += [copy, new_st]
+        else:
+            statements.append(s)
+
+    dims = tuple(LoopDim(f"{top}.{pname}.{v}", v, ((pname, Lin.var(v)),), LoopMark(), (), v)
+                 for v in iters)
+    copy_nest = Band(dims, Leaf(pname), permutable=True)
+    children = list(seq.children)
+    children[path[0]:path[0]] = [copy_nest]
+    new_tree: Node = Sequence(tuple(children))
+    arrays = {**scop.arrays, buf: Array(buf, dtype, shape, ArrayKind.TEMPORARY)}
+    return replace(scop, arrays=arrays, statements=tuple(statements), schedule=new_tree), new_tree
+
+
+def _extents(scop: Scop, read: Access, k: str, j: str) -> tuple[Lin, Lin]:
+    """Upper bounds on ``j + 1`` and ``k + 1``: the operand's extents in their dimensions."""
+    shape = scop.arrays[read.target].shape
+    ext = {_single_iterator(ix): shape[d] for d, ix in enumerate(read.indices)}
+    return ext[j], ext[k]
+
+
+def _loads(value: Expr, read: Access):
+    found: list[Load] = []
+
+    def leaf(x: Expr) -> Expr:
+        if isinstance(x, Load) and x.array == read.target and x.indices == read.indices:
+            found.append(x)
+        return x
+
+    map_leaves(value, leaf)
+    return iter(found)
+
+
+def _statements(node: Node) -> set[str]:
+    if isinstance(node, Leaf):
+        return {node.stmt}
+    if isinstance(node, Band):
+        return _statements(node.child)
+    return set().union(*(_statements(c) for c in node.children))
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    name = base
+    while name in taken:
+        name += "_"
+    return name
+

@@ -1,0 +1,114 @@
+"""Packing of a register-tiled matmul's column operand (polyopt.transforms.pack).
+
+Differential: every kernel whose operand is packed computes what CPython computes,
+at sizes that leave ragged register tiles (the rest keeps reading the operand
+itself).  Structural: the panels are read in the micro-kernel with constant lane
+offsets.  Refusals: an operand the nest writes, a nest inside other loops.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from conftest import check_against_python
+from polyopt.frontends.python import parse_function
+
+import polyopt
+from polyopt.errors import IllegalTransformationError
+from polyopt.transforms.pack import pack, panel_operands
+
+SIZES = (1, 5, 13, 37, 70)
+
+
+def matmul(C, A, B):
+    n, m = C.shape
+    p = A.shape[1]
+    for i in range(n):
+        for j in range(m):
+            for k in range(p):
+                C[i, j] += A[i, k] * B[k, j]
+
+
+def syrk_like(C, A):
+    """The column operand is read transposed: ``A[j, k]``, one row per lane."""
+    n = C.shape[0]
+    p = A.shape[1]
+    for i in range(n):
+        for j in range(n):
+            for k in range(p):
+                C[i, j] += A[i, k] * A[j, k]
+
+
+def self_update(C, A):
+    """Reads its own output as the column operand: packing C would read stale values."""
+    n = C.shape[0]
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                C[i, j] += A[i, k] * C[k, j]
+
+
+def nested(C, A, B):
+    """The matmul nest sits inside a time loop."""
+    n = C.shape[0]
+    for _t in range(2):
+        for i in range(n):
+            for j in range(n):
+                for k in range(n):
+                    C[i, j] += A[i, k] * B[k, j]
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_matmul_with_packed_panels_matches_python(n):
+    rng = np.random.default_rng(n)
+    f = polyopt.jit(matmul)
+    C, A, B = rng.random((n, n + 3)), rng.random((n, n + 1)), rng.random((n + 1, n + 3))
+    check_against_python(f, C, A, B)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_transposed_operand_is_packed_and_matches_python(n):
+    rng = np.random.default_rng(n)
+    f = polyopt.jit(syrk_like)
+    check_against_python(f, rng.random((n, n)), rng.random((n, n + 2)))
+
+
+def test_panels_are_read_with_constant_lane_offsets():
+    rng = np.random.default_rng(0)
+    args = (np.zeros((16, 16)), rng.random((16, 16)), rng.random((16, 16)))
+    c = polyopt.jit(matmul).c_source(*args)
+    assert "B_pk" in c
+    loads = re.findall(r"= (B_pk\[[^\]]*\]);", c)
+    assert loads, c
+    lanes = [re.fullmatch(r"B_pk\[\(c\d+ \* \w+ \+ c\d+\) \* 8 \+ (\d)\]", x) for x in loads]
+    assert all(lanes), loads  # no division left in the micro-kernel's subscripts
+    assert sorted({int(m.group(1)) for m in lanes}) == list(range(8))
+    assert "B_pk" not in polyopt.jit(matmul, pack=False).c_source(*args)
+    assert "A_pk" in polyopt.jit(syrk_like).c_source(args[0], args[1])
+
+
+def test_pack_refuses_an_operand_the_nest_writes():
+    scop = parse_function(self_update)
+    st = scop.statement("S0")
+    (read,) = panel_operands(st, "k", "j")
+    assert read.target == "C"
+    top = scop.schedule.dims[0].loop_id  # the i loop
+    with pytest.raises(IllegalTransformationError, match="S0 writes it"):
+        pack(scop, scop.schedule, "S0", read, "k", "j", 8, top)
+
+
+def test_self_update_still_matches_python():
+    rng = np.random.default_rng(3)
+    f = polyopt.jit(self_update)
+    check_against_python(f, rng.random((13, 13)), rng.random((13, 13)))
+
+
+def test_pack_refuses_a_nest_inside_other_loops():
+    scop = parse_function(nested)
+    (read,) = panel_operands(scop.statement("S0"), "k", "j")
+    inner = scop.schedule.child.dims[0].loop_id  # the i loop, inside t
+    with pytest.raises(IllegalTransformationError, match="inside other loops"):
+        pack(scop, scop.schedule, "S0", read, "k", "j", 8, inner)
+
