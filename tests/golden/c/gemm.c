@@ -44,12 +44,12 @@ int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0,
   (void)A_shape0;
   (void)B_shape0;
   (void)B_shape1;
-  if ((((((((ni >= 5) && (nj >= 8)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 1)) || ((((((ni >= 5) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((((B_shape1 + 7) % 8) + nj) >= (B_shape1 + 15))))) return 1;
-  if ((((((((ni >= 5) && (nj >= 8)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) || ((((((ni >= 5) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (B_shape1 >= 0)) && (((B_shape1 % 8) + nj) >= (B_shape1 + 8))))) return 2;
-  if ((((((((ni >= 5) && (nj >= 8)) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= (((ni % 5) + A_shape0) + 1)))) return 3;
-  if ((((((((ni >= 5) && (nj >= 8)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 1)) || ((((((ni >= 5) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((((B_shape1 + 7) % 8) + nj) >= (B_shape1 + 15))))) return 4;
-  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 5) >= 1)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 8) >= 1)))) return 5;
-  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((ni % 5) >= 1)) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((nj % 8) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 5) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 8) >= 1)))) return 6;
+  if ((((((((ni >= 6) && (nj >= 8)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 1)) || ((((((ni >= 6) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((((B_shape1 + 7) % 8) + nj) >= (B_shape1 + 15))))) return 1;
+  if ((((((((ni >= 6) && (nj >= 8)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) || ((((((ni >= 6) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (B_shape1 >= 0)) && (((B_shape1 % 8) + nj) >= (B_shape1 + 8))))) return 2;
+  if ((((((((ni >= 6) && (nj >= 8)) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= (((ni % 6) + A_shape0) + 1)))) return 3;
+  if ((((((((ni >= 6) && (nj >= 8)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 1)) || ((((((ni >= 6) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((((B_shape1 + 7) % 8) + nj) >= (B_shape1 + 15))))) return 4;
+  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 6) >= 1)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 8) >= 1)))) return 5;
+  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((ni % 6) >= 1)) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((nj % 8) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 6) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 8) >= 1)))) return 6;
   return 0;
 }
 
@@ -89,10 +89,10 @@ __attribute__((noinline))
 #endif
 static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
-  const int64_t o0 = (5 * c4);
+  const int64_t o0 = (6 * c4);
   const int64_t o1 = (8 * c3);
   if (((256 * c1)) <= polyopt_imin((nk - 1), ((256 * c1) + 255))) {
-    double C_acc0, C_acc1, C_acc2, C_acc3, C_acc4, C_acc5, C_acc6, C_acc7, C_acc8, C_acc9, C_acc10, C_acc11, C_acc12, C_acc13, C_acc14, C_acc15, C_acc16, C_acc17, C_acc18, C_acc19, C_acc20, C_acc21, C_acc22, C_acc23, C_acc24, C_acc25, C_acc26, C_acc27, C_acc28, C_acc29, C_acc30, C_acc31, C_acc32, C_acc33, C_acc34, C_acc35, C_acc36, C_acc37, C_acc38, C_acc39;
+    double C_acc0, C_acc1, C_acc2, C_acc3, C_acc4, C_acc5, C_acc6, C_acc7, C_acc8, C_acc9, C_acc10, C_acc11, C_acc12, C_acc13, C_acc14, C_acc15, C_acc16, C_acc17, C_acc18, C_acc19, C_acc20, C_acc21, C_acc22, C_acc23, C_acc24, C_acc25, C_acc26, C_acc27, C_acc28, C_acc29, C_acc30, C_acc31, C_acc32, C_acc33, C_acc34, C_acc35, C_acc36, C_acc37, C_acc38, C_acc39, C_acc40, C_acc41, C_acc42, C_acc43, C_acc44, C_acc45, C_acc46, C_acc47;
     {
       const int64_t i = o0;
       const int64_t j = o1;
@@ -293,8 +293,48 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
       const int64_t j = (o1 + 7);
       C_acc39 = C[i * nj + j];
     }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = o1;
+      C_acc40 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 1);
+      C_acc41 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 2);
+      C_acc42 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 3);
+      C_acc43 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 4);
+      C_acc44 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 5);
+      C_acc45 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 6);
+      C_acc46 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 7);
+      C_acc47 = C[i * nj + j];
+    }
     for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((nk - 1), ((256 * c1) + 255)); c5 += 1) {
-      const double v0 = A[5 * c4 * nk + c5];
+      const double v0 = A[6 * c4 * nk + c5];
       const double v1 = B_pk[(c3 * B_shape0 + c5) * 8 + 0];
       const double v2 = B_pk[(c3 * B_shape0 + c5) * 8 + 1];
       const double v3 = B_pk[(c3 * B_shape0 + c5) * 8 + 2];
@@ -303,10 +343,11 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
       const double v6 = B_pk[(c3 * B_shape0 + c5) * 8 + 5];
       const double v7 = B_pk[(c3 * B_shape0 + c5) * 8 + 6];
       const double v8 = B_pk[(c3 * B_shape0 + c5) * 8 + 7];
-      const double v9 = A[(5 * c4 + 1) * nk + c5];
-      const double v10 = A[(5 * c4 + 2) * nk + c5];
-      const double v11 = A[(5 * c4 + 3) * nk + c5];
-      const double v12 = A[(5 * c4 + 4) * nk + c5];
+      const double v9 = A[(6 * c4 + 1) * nk + c5];
+      const double v10 = A[(6 * c4 + 2) * nk + c5];
+      const double v11 = A[(6 * c4 + 3) * nk + c5];
+      const double v12 = A[(6 * c4 + 4) * nk + c5];
+      const double v13 = A[(6 * c4 + 5) * nk + c5];
       {
         const int64_t i = o0;
         const int64_t j = o1;
@@ -547,6 +588,54 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
         const int64_t k = c5;
         C_acc39 = (C_acc39 + ((alpha * v12) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
+      {
+        const int64_t i = (o0 + 5);
+        const int64_t j = o1;
+        const int64_t k = c5;
+        C_acc40 = (C_acc40 + ((alpha * v13) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 5);
+        const int64_t j = (o1 + 1);
+        const int64_t k = c5;
+        C_acc41 = (C_acc41 + ((alpha * v13) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 5);
+        const int64_t j = (o1 + 2);
+        const int64_t k = c5;
+        C_acc42 = (C_acc42 + ((alpha * v13) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 5);
+        const int64_t j = (o1 + 3);
+        const int64_t k = c5;
+        C_acc43 = (C_acc43 + ((alpha * v13) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 5);
+        const int64_t j = (o1 + 4);
+        const int64_t k = c5;
+        C_acc44 = (C_acc44 + ((alpha * v13) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 5);
+        const int64_t j = (o1 + 5);
+        const int64_t k = c5;
+        C_acc45 = (C_acc45 + ((alpha * v13) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 5);
+        const int64_t j = (o1 + 6);
+        const int64_t k = c5;
+        C_acc46 = (C_acc46 + ((alpha * v13) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 5);
+        const int64_t j = (o1 + 7);
+        const int64_t k = c5;
+        C_acc47 = (C_acc47 + ((alpha * v13) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
     }
     {
       const int64_t i = o0;
@@ -748,6 +837,46 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
       const int64_t j = (o1 + 7);
       C[i * nj + j] = C_acc39;
     }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = o1;
+      C[i * nj + j] = C_acc40;
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 1);
+      C[i * nj + j] = C_acc41;
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 2);
+      C[i * nj + j] = C_acc42;
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 3);
+      C[i * nj + j] = C_acc43;
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 4);
+      C[i * nj + j] = C_acc44;
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 5);
+      C[i * nj + j] = C_acc45;
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 6);
+      C[i * nj + j] = C_acc46;
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 7);
+      C[i * nj + j] = C_acc47;
+    }
   }
 }
 
@@ -757,7 +886,7 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
   for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 256); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 256); c2 += 1) {
       for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((nj / 8) - 1)); c3 += 1) {
-        for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((ni / 5) - 1)); c4 += 1) {
+        for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((ni / 6) - 1)); c4 += 1) {
           polyopt_gemm_micro2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0, c1, c2, c3, c4);
         }
       }
@@ -770,7 +899,7 @@ static void polyopt_gemm_body4(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 128); c1 += 1) {
     for (int64_t c2 = 0; c2 < (nj / 128); c2 += 1) {
-      for (int64_t c3 = polyopt_imax((128 * c0), ((-(ni % 5)) + ni)); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
+      for (int64_t c3 = polyopt_imax((128 * c0), ((-(ni % 6)) + ni)); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
         for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
           #pragma omp simd
           for (int64_t c5 = (128 * c2); c5 <= ((128 * c2) + 127); c5 += 1) {
@@ -786,7 +915,7 @@ static void polyopt_gemm_body4(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
     }
     for (int64_t c3 = (128 * c0); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
       for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
-        if ((((ni % 5) + c3) >= ni)) {
+        if ((((ni % 6) + c3) >= ni)) {
           #pragma omp simd
           for (int64_t c5 = (((-((nj + 127) % 128)) + nj) - 1); c5 < ((-(nj % 8)) + nj); c5 += 1) {
             {
@@ -816,7 +945,7 @@ static void polyopt_gemm_body5(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 128); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 128); c2 += 1) {
-      for (int64_t c3 = polyopt_imax((128 * c0), ((-(ni % 5)) + ni)); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
+      for (int64_t c3 = polyopt_imax((128 * c0), ((-(ni % 6)) + ni)); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
         for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
           #pragma omp simd
           for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nj - 1), ((128 * c2) + 127)); c5 += 1) {
@@ -839,14 +968,14 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
   for (int64_t c0 = 0; c0 < ni; c0 += 1) {
     polyopt_gemm_body0(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
   }
-  if ((ni >= 5)) {
+  if ((ni >= 6)) {
     #pragma omp parallel for schedule(static)
     for (int64_t c0 = 0; c0 < (nj / 8); c0 += 1) {
       polyopt_gemm_body1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
     }
   }
   #pragma omp parallel for schedule(static)
-  for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 5), 80); c0 += 1) {
+  for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 6), 96); c0 += 1) {
     polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
   }
   if (((nj % 8) >= 1)) {
@@ -856,7 +985,7 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
     }
   } else {
     #pragma omp parallel for schedule(static)
-    for (int64_t c0 = (((-(ni % 5)) + ni) / 128); c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
+    for (int64_t c0 = ((3 * (ni / 6)) / 64); c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
       polyopt_gemm_body5(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
     }
   }

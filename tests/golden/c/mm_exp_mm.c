@@ -48,14 +48,14 @@ int64_t polyopt_mm_exp_mm_check(int64_t n, int64_t p, int64_t m, int64_t q, int6
   (void)out_shape1;
   if ((((((((((n >= 1) && (p >= 1)) && (m >= 1)) && (q >= 0)) && (p >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 1;
   if ((((((((((n >= 1) && (p >= 0)) && (m >= 0)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) || ((((((((p >= 0) && (m >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)))) return 2;
-  if ((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 3;
-  if ((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 4;
-  if (((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((5 * polyopt_floord(n, 5)) >= (out_shape0 + 1))))) return 5;
-  if (((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((5 * polyopt_floord(n, 5)) >= (out_shape0 + 1))))) return 6;
-  if ((((((((((n >= 5) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 7;
-  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 5) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 5) + out_shape0) >= (n + 1))) && ((n % 5) >= 1)))) return 8;
-  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 5) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 5) + out_shape0) >= (n + 1))) && ((n % 5) >= 1)))) return 9;
-  if (((((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 5) >= 1)) || (((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1)))) return 10;
+  if ((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 3;
+  if ((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 4;
+  if (((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((6 * polyopt_floord(n, 6)) >= (out_shape0 + 1))))) return 5;
+  if (((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((6 * polyopt_floord(n, 6)) >= (out_shape0 + 1))))) return 6;
+  if ((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 7;
+  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 6) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 6) + out_shape0) >= (n + 1))) && ((n % 6) >= 1)))) return 8;
+  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 6) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 6) + out_shape0) >= (n + 1))) && ((n % 6) >= 1)))) return 9;
+  if (((((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 6) >= 1)) || (((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1)))) return 10;
   return 0;
 }
 
@@ -126,10 +126,10 @@ __attribute__((noinline))
 #endif
 static void polyopt_mm_exp_mm_micro3(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
-  const int64_t o_0 = (5 * c4);
+  const int64_t o_0 = (6 * c4);
   const int64_t o_1 = (8 * c3);
   if (((256 * c1)) <= polyopt_imin((m - 1), ((256 * c1) + 255))) {
-    double out_acc0, out_acc1, out_acc2, out_acc3, out_acc4, out_acc5, out_acc6, out_acc7, out_acc8, out_acc9, out_acc10, out_acc11, out_acc12, out_acc13, out_acc14, out_acc15, out_acc16, out_acc17, out_acc18, out_acc19, out_acc20, out_acc21, out_acc22, out_acc23, out_acc24, out_acc25, out_acc26, out_acc27, out_acc28, out_acc29, out_acc30, out_acc31, out_acc32, out_acc33, out_acc34, out_acc35, out_acc36, out_acc37, out_acc38, out_acc39;
+    double out_acc0, out_acc1, out_acc2, out_acc3, out_acc4, out_acc5, out_acc6, out_acc7, out_acc8, out_acc9, out_acc10, out_acc11, out_acc12, out_acc13, out_acc14, out_acc15, out_acc16, out_acc17, out_acc18, out_acc19, out_acc20, out_acc21, out_acc22, out_acc23, out_acc24, out_acc25, out_acc26, out_acc27, out_acc28, out_acc29, out_acc30, out_acc31, out_acc32, out_acc33, out_acc34, out_acc35, out_acc36, out_acc37, out_acc38, out_acc39, out_acc40, out_acc41, out_acc42, out_acc43, out_acc44, out_acc45, out_acc46, out_acc47;
     {
       const int64_t i = o_0;
       const int64_t j = o_1;
@@ -330,8 +330,48 @@ static void polyopt_mm_exp_mm_micro3(int64_t n, int64_t p, int64_t m, int64_t q,
       const int64_t j = (o_1 + 7);
       out_acc39 = out[i * out_shape1 + j];
     }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = o_1;
+      out_acc40 = out[i * out_shape1 + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 1);
+      out_acc41 = out[i * out_shape1 + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 2);
+      out_acc42 = out[i * out_shape1 + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 3);
+      out_acc43 = out[i * out_shape1 + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 4);
+      out_acc44 = out[i * out_shape1 + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 5);
+      out_acc45 = out[i * out_shape1 + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 6);
+      out_acc46 = out[i * out_shape1 + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 7);
+      out_acc47 = out[i * out_shape1 + j];
+    }
     for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((m - 1), ((256 * c1) + 255)); c5 += 1) {
-      const double v0 = T[5 * c4 * m + c5];
+      const double v0 = T[6 * c4 * m + c5];
       const double v1 = D_pk[(c3 * D_shape0 + c5) * 8 + 0];
       const double v2 = D_pk[(c3 * D_shape0 + c5) * 8 + 1];
       const double v3 = D_pk[(c3 * D_shape0 + c5) * 8 + 2];
@@ -340,10 +380,11 @@ static void polyopt_mm_exp_mm_micro3(int64_t n, int64_t p, int64_t m, int64_t q,
       const double v6 = D_pk[(c3 * D_shape0 + c5) * 8 + 5];
       const double v7 = D_pk[(c3 * D_shape0 + c5) * 8 + 6];
       const double v8 = D_pk[(c3 * D_shape0 + c5) * 8 + 7];
-      const double v9 = T[(5 * c4 + 1) * m + c5];
-      const double v10 = T[(5 * c4 + 2) * m + c5];
-      const double v11 = T[(5 * c4 + 3) * m + c5];
-      const double v12 = T[(5 * c4 + 4) * m + c5];
+      const double v9 = T[(6 * c4 + 1) * m + c5];
+      const double v10 = T[(6 * c4 + 2) * m + c5];
+      const double v11 = T[(6 * c4 + 3) * m + c5];
+      const double v12 = T[(6 * c4 + 4) * m + c5];
+      const double v13 = T[(6 * c4 + 5) * m + c5];
       {
         const int64_t i = o_0;
         const int64_t j = o_1;
@@ -584,6 +625,54 @@ static void polyopt_mm_exp_mm_micro3(int64_t n, int64_t p, int64_t m, int64_t q,
         const int64_t k = c5;
         out_acc39 = (out_acc39 + (v12 * v8));  /* out[i, j] += T[i, k] * D[k, j] */
       }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = o_1;
+        const int64_t k = c5;
+        out_acc40 = (out_acc40 + (v13 * v1));  /* out[i, j] += T[i, k] * D[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = (o_1 + 1);
+        const int64_t k = c5;
+        out_acc41 = (out_acc41 + (v13 * v2));  /* out[i, j] += T[i, k] * D[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = (o_1 + 2);
+        const int64_t k = c5;
+        out_acc42 = (out_acc42 + (v13 * v3));  /* out[i, j] += T[i, k] * D[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = (o_1 + 3);
+        const int64_t k = c5;
+        out_acc43 = (out_acc43 + (v13 * v4));  /* out[i, j] += T[i, k] * D[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = (o_1 + 4);
+        const int64_t k = c5;
+        out_acc44 = (out_acc44 + (v13 * v5));  /* out[i, j] += T[i, k] * D[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = (o_1 + 5);
+        const int64_t k = c5;
+        out_acc45 = (out_acc45 + (v13 * v6));  /* out[i, j] += T[i, k] * D[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = (o_1 + 6);
+        const int64_t k = c5;
+        out_acc46 = (out_acc46 + (v13 * v7));  /* out[i, j] += T[i, k] * D[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = (o_1 + 7);
+        const int64_t k = c5;
+        out_acc47 = (out_acc47 + (v13 * v8));  /* out[i, j] += T[i, k] * D[k, j] */
+      }
     }
     {
       const int64_t i = o_0;
@@ -785,6 +874,46 @@ static void polyopt_mm_exp_mm_micro3(int64_t n, int64_t p, int64_t m, int64_t q,
       const int64_t j = (o_1 + 7);
       out[i * out_shape1 + j] = out_acc39;
     }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = o_1;
+      out[i * out_shape1 + j] = out_acc40;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 1);
+      out[i * out_shape1 + j] = out_acc41;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 2);
+      out[i * out_shape1 + j] = out_acc42;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 3);
+      out[i * out_shape1 + j] = out_acc43;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 4);
+      out[i * out_shape1 + j] = out_acc44;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 5);
+      out[i * out_shape1 + j] = out_acc45;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 6);
+      out[i * out_shape1 + j] = out_acc46;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 7);
+      out[i * out_shape1 + j] = out_acc47;
+    }
   }
 }
 
@@ -794,7 +923,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
   for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 256); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 256); c2 += 1) {
       for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((q / 8) - 1)); c3 += 1) {
-        for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((n / 5) - 1)); c4 += 1) {
+        for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((n / 6) - 1)); c4 += 1) {
           polyopt_mm_exp_mm_micro3(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0, c1, c2, c3, c4);
         }
       }
@@ -807,7 +936,7 @@ static void polyopt_mm_exp_mm_body5(int64_t n, int64_t p, int64_t m, int64_t q, 
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
     for (int64_t c2 = 0; c2 < (q / 128); c2 += 1) {
-      for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 5)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
+      for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 6)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
         for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
           #pragma omp simd
           for (int64_t c5 = (128 * c2); c5 <= ((128 * c2) + 127); c5 += 1) {
@@ -823,7 +952,7 @@ static void polyopt_mm_exp_mm_body5(int64_t n, int64_t p, int64_t m, int64_t q, 
     }
     for (int64_t c3 = (128 * c0); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
       for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
-        if ((((n % 5) + c3) >= n)) {
+        if ((((n % 6) + c3) >= n)) {
           #pragma omp simd
           for (int64_t c5 = (((-((q + 127) % 128)) + q) - 1); c5 < ((-(q % 8)) + q); c5 += 1) {
             {
@@ -853,7 +982,7 @@ static void polyopt_mm_exp_mm_body6(int64_t n, int64_t p, int64_t m, int64_t q, 
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 128); c2 += 1) {
-      for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 5)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
+      for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 6)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
         for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
           #pragma omp simd
           for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((q - 1), ((128 * c2) + 127)); c5 += 1) {
@@ -881,14 +1010,14 @@ void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_sha
   for (int64_t c0 = 0; c0 < n; c0 += 1) {
     polyopt_mm_exp_mm_body1(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
   }
-  if ((n >= 5)) {
+  if ((n >= 6)) {
     #pragma omp parallel for schedule(static)
     for (int64_t c0 = 0; c0 < (q / 8); c0 += 1) {
       polyopt_mm_exp_mm_body2(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
     }
   }
   #pragma omp parallel for schedule(static)
-  for (int64_t c0 = 0; c0 <= polyopt_floord((n - 5), 80); c0 += 1) {
+  for (int64_t c0 = 0; c0 <= polyopt_floord((n - 6), 96); c0 += 1) {
     polyopt_mm_exp_mm_body4(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
   }
   if (((q % 8) >= 1)) {
@@ -898,7 +1027,7 @@ void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_sha
     }
   } else {
     #pragma omp parallel for schedule(static)
-    for (int64_t c0 = (((-(n % 5)) + n) / 128); c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
+    for (int64_t c0 = ((3 * (n / 6)) / 64); c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
       polyopt_mm_exp_mm_body6(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
     }
   }
