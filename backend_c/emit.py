@@ -18,6 +18,7 @@ from dataclasses import dataclass, fields
 import islpy as isl
 from polyopt.backend_c.cexpr import BodyPrinter, Hoisted, ast_expr, ast_lin, ctype, flat_index, lin
 from polyopt.backend_c.prelude import PRELUDE
+from polyopt.backend_c.work import instance_estimate, parallel_min_instances
 
 from polyopt import names
 from polyopt.aff import Lin, python_text
@@ -228,6 +229,7 @@ class AstPrinter:
         self.function = "kernel"
         self.outline_args: tuple[CArg, ...] | None = None  # None: never outline
         self._lin_values: list[Lin | None] = []  # the user node being printed, as Lin
+        self.parallel_if: str | None = None  # the flag of `parallel for ... if(flag)`
 
     # --- hooks --------------------------------------------------------------------------
 
@@ -363,7 +365,9 @@ class AstPrinter:
 
     def _outlined_body(self, body: isl.AstNode, depth: int, mark: LoopMark) -> None:
         saved, self.lines = self.lines, []
+        team, self.parallel_if = self.parallel_if, None  # not in scope in the helper
         self.node(body, 1, None)
+        self.parallel_if = team
         lines, self.lines = self.lines, saved
         assert self.outline_args is not None
         text = "\n".join(lines)
@@ -538,6 +542,8 @@ class AstPrinter:
             if mark.simd:
                 parts.append("simd")
             parts.append("schedule(static)")
+            if self.parallel_if:
+                parts.append(f"if({self.parallel_if})")
         else:
             parts.append("simd")
         if mark.private:
@@ -577,7 +583,15 @@ class _Printer(AstPrinter):
             return "\n".join(out) + "\n" + self._return()
         ast = self.build_ast(tree)
         self.lines = out
+        start = len(out)
+        work = instance_estimate(self.scop) if self.openmp else None
+        if work is not None:
+            self.parallel_if = self._fresh("polyopt_team")
         self.node(ast, 1, None)
+        if self.parallel_if and any(f"if({self.parallel_if})" in line for line in self.lines):
+            # small calls run on one thread: waking the team costs more than they do
+            self.lines.insert(start, f"  const int {self.parallel_if} = "
+                              f"({work}) >= {parallel_min_instances()}.0;")
         return "\n".join(self.lines) + "\n" + self._return()
 
     def _return(self) -> str:

@@ -160,3 +160,10 @@ def name_dims(s: isl.Set, dims: tuple[str, ...]) -> isl.Set:
     for k, d in enumerate(dims):
         s = s.set_dim_name(dim_type.set, k, d)
     return s
+
+
+def dim_extents(s: isl.Set) -> list[isl.PwAff]:
+    """``max - min + 1`` of every set dimension of ``s``, as functions of the parameters
+    (defined where ``s`` is not empty)."""
+    return [s.dim_max(k).sub(s.dim_min(k)).add_constant_val(isl.Val.one(s.get_ctx()))
+            for k in range(s.dim(dim_type.set))]

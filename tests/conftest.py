@@ -2,7 +2,10 @@
 
 Every test session builds into its own cache directory (``POLYOPT_CACHE_DIR``),
 so tests never read or write ``~/.cache/polyopt`` and never depend on what an
-earlier session left behind.
+earlier session left behind.  ``POLYOPT_PARALLEL_MIN=0``: the generated code's
+``parallel for`` loops run on a team even for the tests' small problems (by
+default calls under ~10^6 statement instances run on one thread), so that every
+parallel loop is exercised.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ def polyopt_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
     path = str(tmp_path_factory.mktemp("polyopt-cache"))
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("POLYOPT_CACHE_DIR", path)
+        mp.setenv("POLYOPT_PARALLEL_MIN", os.environ.get("POLYOPT_PARALLEL_MIN", "0"))
         yield path
 
 

@@ -298,3 +298,22 @@ def test_jacobi_2d_inner_sweeps_are_parallel_and_vectorized():
         for p in placements(c, source):
             assert any("parallel for" in x for x in p.pragmas), p
             assert "simd" in p.pragmas[-1] or "simd" in " ".join(p.pragmas), p
+
+
+def test_small_calls_run_their_parallel_loops_on_one_thread(monkeypatch):
+    """By default a `parallel for` carries an OpenMP ``if`` on an estimate of the call's
+    statement instances: waking the team costs more than a small call's work."""
+    monkeypatch.delenv("POLYOPT_PARALLEL_MIN")
+    c = c_of("gemm", cache=False)
+    (decl,) = re.findall(r"const int (polyopt_team\w*) = \((.*)\) >= (\d+)\.0;", c)
+    name, estimate, threshold = decl
+    assert int(threshold) == 1 << 20
+    assert "ni" in estimate and "nj" in estimate and "nk" in estimate, estimate
+    pragmas = re.findall(r"#pragma omp parallel for[^\n]*", c)
+    assert pragmas and all(f"if({name})" in p for p in pragmas), pragmas
+    case = CASES["gemm"]
+    rng = np.random.default_rng(5)
+    for n in (3, 40):  # one thread at these sizes: the serial path computes the same
+        check_against_python(polyopt.jit(case.fn, cache=False), *case.make(rng, n))
+    monkeypatch.setenv("POLYOPT_PARALLEL_MIN", "0")
+    assert re.search(r"polyopt_team\w* = \(.*\) >= 0\.0;", c_of("gemm", cache=False))

@@ -964,27 +964,28 @@ static void polyopt_gemm_body5(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
 
 void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk)
 {
-  #pragma omp parallel for schedule(static)
+  const int polyopt_team = ((double)(((ni >= 1) && (nj >= 1)) ? ni : 0) * (double)(((ni >= 1) && (nj >= 1)) ? nj : 0) + (double)((((ni >= 6) && (nj >= 8)) && (nk >= 1)) ? (nj / 8) : 0) * (double)((((ni >= 6) && (nj >= 8)) && (nk >= 1)) ? nk : 0) * (double)((((ni >= 6) && (nj >= 8)) && (nk >= 1)) ? 8 : 0) + (double)((((ni >= 6) && (nj >= 8)) && (nk >= 1)) ? ((-(ni % 6)) + ni) : 0) * (double)((((ni >= 6) && (nj >= 8)) && (nk >= 1)) ? ((-(nj % 8)) + nj) : 0) * (double)((((ni >= 6) && (nj >= 8)) && (nk >= 1)) ? nk : 0) + (double)((((ni >= 1) && (nk >= 1)) && ((nj % 8) >= 1)) ? ni : (((((nj >= 8) && (nk >= 1)) && ((ni % 6) >= 1)) && ((nj % 8) == 0)) ? (ni % 6) : 0)) * (double)((((nj >= 8) && (nk >= 1)) && ((ni % 6) >= 1)) ? nj : ((((((ni >= 1) && (nj >= 1)) && (nj <= 7)) && (nk >= 1)) || (((((ni >= 6) && (nj >= 8)) && (nk >= 1)) && ((nj % 8) >= 1)) && ((ni % 6) == 0))) ? (nj % 8) : 0)) * (double)(((((ni >= 1) && (nk >= 1)) && ((nj % 8) >= 1)) || ((((nj >= 8) && (nk >= 1)) && ((ni % 6) >= 1)) && ((nj % 8) == 0))) ? nk : 0)) >= 0.0;
+  #pragma omp parallel for schedule(static) if(polyopt_team)
   for (int64_t c0 = 0; c0 < ni; c0 += 1) {
     polyopt_gemm_body0(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
   }
   if ((ni >= 6)) {
-    #pragma omp parallel for schedule(static)
+    #pragma omp parallel for schedule(static) if(polyopt_team)
     for (int64_t c0 = 0; c0 < (nj / 8); c0 += 1) {
       polyopt_gemm_body1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
     }
   }
-  #pragma omp parallel for schedule(static)
+  #pragma omp parallel for schedule(static) if(polyopt_team)
   for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 6), 96); c0 += 1) {
     polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
   }
   if (((nj % 8) >= 1)) {
-    #pragma omp parallel for schedule(static)
+    #pragma omp parallel for schedule(static) if(polyopt_team)
     for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
       polyopt_gemm_body4(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
     }
   } else {
-    #pragma omp parallel for schedule(static)
+    #pragma omp parallel for schedule(static) if(polyopt_team)
     for (int64_t c0 = ((3 * (ni / 6)) / 64); c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
       polyopt_gemm_body5(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
     }

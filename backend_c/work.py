@@ -1,0 +1,53 @@
+"""How much work a kernel call does, estimated at run time, so that small calls run
+their `parallel for` loops on one thread (an OpenMP ``if`` clause).
+
+Waking a sleeping OpenMP team costs from microseconds to milliseconds on a shared
+virtual machine: bicg at PolyBench MEDIUM (0.24 ms of work) ran 30x slower on two
+threads than on one.  The estimate is the number of statement instances, each
+statement's domain counted as its bounding box (exact counts would need barvinok);
+it decides only how many threads run, never what is computed.
+"""
+
+from __future__ import annotations
+
+import os
+
+import islpy as isl
+from polyopt.backend_c.cexpr import ast_expr
+
+from polyopt import names
+from polyopt.model import Scop
+
+#: Below this many statement instances (about a millisecond of serial work) a call
+#: runs on one thread.  ``POLYOPT_PARALLEL_MIN`` overrides it when code is generated
+#: (the test suite sets 0, so that its small problems still run every parallel loop
+#: on a team).
+PARALLEL_MIN_INSTANCES = 1 << 20
+
+
+def parallel_min_instances() -> int:
+    text = os.environ.get("POLYOPT_PARALLEL_MIN", "")
+    try:
+        return max(0, int(text)) if text else PARALLEL_MIN_INSTANCES
+    except ValueError:
+        return PARALLEL_MIN_INSTANCES
+
+
+def instance_estimate(scop: Scop) -> str | None:
+    """A C expression (double) over the parameters bounding the instances a call runs,
+    or None when isl cannot bound some statement's domain."""
+    build = isl.AstBuild.from_context(scop.context)
+    terms: list[str] = []
+    for st in scop.statements:
+        factors: list[str] = []
+        try:
+            extents = names.dim_extents(st.domain)
+        except isl.Error:
+            return None
+        for e in extents:
+            # 0 where the domain is empty: a total function of the parameters
+            zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(e.get_domain_space()))
+            total = e.union_max(zero.intersect_domain(scop.context)).gist(scop.context)
+            factors.append(ast_expr(build.expr_from_pw_aff(total)))
+        terms.append(" * ".join(f"(double){f}" for f in factors) or "1.0")
+    return " + ".join(terms) or None
