@@ -277,7 +277,7 @@ def options_from(args: argparse.Namespace, base: Options) -> Options:
         raise CliError(str(exc), EXIT_USAGE) from None
 
 
-def _region_defaults() -> Options:
+def region_defaults() -> Options:
     """A C region cannot allocate the panel copies that packing needs: the rewritten
     region declares no arrays of its own."""
     base = Options()
@@ -324,7 +324,7 @@ def _opt(args: argparse.Namespace) -> int:
     if steps is not None and len(regions) != 1:
         raise CliError(f"--schedule applies to one region, but {path} has {len(regions)}; choose "
                        "one with --function NAME", EXIT_USAGE)
-    options = options_from(args, _region_defaults())
+    options = options_from(args, region_defaults())
     blocks = []
     for r in regions:
         plan = pipeline.plan(r.scop, options, steps) if steps is not None else \

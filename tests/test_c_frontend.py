@@ -3,6 +3,7 @@ and the region printer (``emit_region``) that writes optimized code back."""
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from pathlib import Path
 
@@ -14,12 +15,12 @@ from polyopt.frontends.c_preprocess import PreprocessError
 
 from polyopt import pipeline
 from polyopt.aff import Lin
+from polyopt.cli import region_defaults
 from polyopt.deps import analyze
 from polyopt.dtypes import DType
 from polyopt.errors import PolyoptError, UnsupportedError
 from polyopt.expr import Binary, Call, Cast, Load, Name, Select, walk
 from polyopt.model import ScalarKind
-from polyopt.options import Options
 from polyopt.parallel import PARALLEL, REDUCTION, verdicts
 
 GEMM = """\
@@ -359,7 +360,8 @@ def test_missing_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def optimized(r, **options) -> str:
-    plan = pipeline.plan(r.scop, Options(**options))
+    """The region as `polyopt opt` prints it (with its option defaults)."""
+    plan = pipeline.plan(r.scop, dataclasses.replace(region_defaults(), **options))
     return emit_region(r, plan.tree, plan.scop)
 
 

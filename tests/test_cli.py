@@ -34,8 +34,10 @@ pytestmark = pytest.mark.skipif(not POLYOPT.exists(), reason=f"the console scrip
 
 
 def polyopt(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """The command as users run it (conftest's POLYOPT_PARALLEL_MIN=0 left out)."""
+    env = {k: v for k, v in os.environ.items() if k != "POLYOPT_PARALLEL_MIN"}
     return subprocess.run([str(POLYOPT), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=600, check=False)
+                          timeout=600, check=False, env=env)
 
 
 def update_golden(request: pytest.FixtureRequest) -> bool:
