@@ -541,7 +541,7 @@ class AstPrinter:
             parts.append("parallel for")
             if mark.simd:
                 parts.append("simd")
-            parts.append("schedule(static)")
+            parts.append("schedule(static, 1)" if mark.round_robin else "schedule(static)")
             if self.parallel_if:
                 parts.append(f"if({self.parallel_if})")
         else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from polyopt.aff import FloorDiv
 from polyopt.deps import Dependence, Dependences
 from polyopt.model import Scop
 from polyopt.schedule_tree import Band, LoopDim, LoopMark, Node, Sequence, loops
@@ -162,6 +163,17 @@ def mark(scop: Scop, deps: Dependences, tree: Node, *, parallel: bool = True,
     return ctx.node(tree, False)
 
 
+def _iterates_tiles(d: LoopDim) -> bool:
+    """Every iteration of ``d`` is a block of at least 16 (a tile or wavefront loop).
+
+    Such loops are dealt out one iteration at a time (``schedule(static, 1)``): the
+    ragged last tile and triangular domains then spread over the team (gemm MEDIUM's
+    200 rows in 96-row tiles went 2:1 to two threads), and a tile is too large for two
+    threads to share a cache line at its edges."""
+    return all(e.terms and all(isinstance(a, FloorDiv) and a.den >= 16 for a, _ in e.terms)
+               for _, e in d.exprs)
+
+
 @dataclass
 class _MarkCtx:
     scop: Scop
@@ -193,7 +205,8 @@ class _MarkCtx:
             m = LoopMark(unroll=d.mark.unroll)
             if self._wants_parallel(d, verdict, rest, in_parallel, enclosed):
                 m = replace(m, parallel=True, reductions=_clauses(verdict),
-                            private=verdict.private, firstprivate=verdict.firstprivate)
+                            private=verdict.private, firstprivate=verdict.firstprivate,
+                            round_robin=_iterates_tiles(d))
                 in_parallel = True
             elif not in_parallel:
                 enclosed += 1

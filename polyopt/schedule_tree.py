@@ -40,6 +40,7 @@ class LoopMark:
     firstprivate: tuple[str, ...] = ()
     unroll: bool = False  # fully unrolled (unroll-and-jam point loops)
     scalar_replace: bool = False  # keep the loop's invariant accumulator in a register (LICM)
+    round_robin: bool = False  # `schedule(static, 1)`: each iteration is a whole tile
 
 
 @dataclass(frozen=True)

@@ -317,3 +317,15 @@ def test_small_calls_run_their_parallel_loops_on_one_thread(monkeypatch):
         check_against_python(polyopt.jit(case.fn, cache=False), *case.make(rng, n))
     monkeypatch.setenv("POLYOPT_PARALLEL_MIN", "0")
     assert re.search(r"polyopt_team\w* = \(.*\) >= 0\.0;", c_of("gemm", cache=False))
+
+
+def test_tile_loops_are_dealt_round_robin_and_plain_loops_in_blocks():
+    """A parallel loop over tiles gets `schedule(static, 1)` (a ragged last tile or a
+    triangular domain spreads over the team); a loop over single rows keeps contiguous
+    blocks (no two threads writing one cache line)."""
+    c = c_of("gemm", n=40)
+    lines = re.findall(r"(#pragma omp parallel for[^\n]*)\n\s*for \([^;]*; ([^;]*);", c)
+    tiled = [p for p, cond in lines if "polyopt_floord" in cond]  # over floor(i / size)
+    plain = [p for p, cond in lines if "polyopt_floord" not in cond]
+    assert tiled and all("schedule(static, 1)" in p for p in tiled), lines
+    assert plain and all("schedule(static)" in p for p in plain), lines

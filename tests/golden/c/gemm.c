@@ -975,17 +975,17 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
       polyopt_gemm_body1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
     }
   }
-  #pragma omp parallel for schedule(static) if(polyopt_team)
+  #pragma omp parallel for schedule(static, 1) if(polyopt_team)
   for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 6), 96); c0 += 1) {
     polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
   }
   if (((nj % 8) >= 1)) {
-    #pragma omp parallel for schedule(static) if(polyopt_team)
+    #pragma omp parallel for schedule(static, 1) if(polyopt_team)
     for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
       polyopt_gemm_body4(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
     }
   } else {
-    #pragma omp parallel for schedule(static) if(polyopt_team)
+    #pragma omp parallel for schedule(static, 1) if(polyopt_team)
     for (int64_t c0 = ((3 * (ni / 6)) / 64); c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
       polyopt_gemm_body5(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
     }

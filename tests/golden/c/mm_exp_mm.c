@@ -1003,7 +1003,7 @@ void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_sha
 {
   double s;
   const int polyopt_team = ((double)(((n >= 1) && (m >= 1)) ? n : 0) * (double)(((n >= 1) && (m >= 1)) ? m : 0) + (double)((((n >= 1) && (p >= 1)) && (m >= 1)) ? n : 0) * (double)((((n >= 1) && (p >= 1)) && (m >= 1)) ? m : 0) * (double)((((n >= 1) && (p >= 1)) && (m >= 1)) ? p : 0) + (double)(((n >= 1) && (m >= 1)) ? n : 0) * (double)(((n >= 1) && (m >= 1)) ? m : 0) + (double)(((n >= 1) && (q >= 1)) ? n : 0) * (double)(((n >= 1) && (q >= 1)) ? q : 0) + (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? (q / 8) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? m : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? 8 : 0) + (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? ((-(n % 6)) + n) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? ((-(q % 8)) + q) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? m : 0) + (double)((((n >= 1) && (m >= 1)) && ((q % 8) >= 1)) ? n : (((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) && ((q % 8) == 0)) ? (n % 6) : 0)) * (double)((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) ? q : ((((((n >= 1) && (m >= 1)) && (q >= 1)) && (q <= 7)) || (((((n >= 6) && (m >= 1)) && (q >= 8)) && ((q % 8) >= 1)) && ((n % 6) == 0))) ? (q % 8) : 0)) * (double)(((((n >= 1) && (m >= 1)) && ((q % 8) >= 1)) || ((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) && ((q % 8) == 0))) ? m : 0)) >= 0.0;
-  #pragma omp parallel for schedule(static) if(polyopt_team) private(s)
+  #pragma omp parallel for schedule(static, 1) if(polyopt_team) private(s)
   for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
     polyopt_mm_exp_mm_body0(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
   }
@@ -1017,17 +1017,17 @@ void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_sha
       polyopt_mm_exp_mm_body2(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
     }
   }
-  #pragma omp parallel for schedule(static) if(polyopt_team)
+  #pragma omp parallel for schedule(static, 1) if(polyopt_team)
   for (int64_t c0 = 0; c0 <= polyopt_floord((n - 6), 96); c0 += 1) {
     polyopt_mm_exp_mm_body4(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
   }
   if (((q % 8) >= 1)) {
-    #pragma omp parallel for schedule(static) if(polyopt_team)
+    #pragma omp parallel for schedule(static, 1) if(polyopt_team)
     for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
       polyopt_mm_exp_mm_body5(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
     }
   } else {
-    #pragma omp parallel for schedule(static) if(polyopt_team)
+    #pragma omp parallel for schedule(static, 1) if(polyopt_team)
     for (int64_t c0 = ((3 * (n / 6)) / 64); c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
       polyopt_mm_exp_mm_body6(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
     }
