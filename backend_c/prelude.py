@@ -38,3 +38,24 @@ static inline T polyopt_square_##S(T a) { return a * a; }
 POLYOPT_FLOAT_HELPERS(f64, double, fmod, floor)
 POLYOPT_FLOAT_HELPERS(f32, float, fmodf, floorf)
 """
+
+#: Declarations of glibc's vector math under our own names; emitted only when used.
+VECTOR_MATH = r"""/* glibc's vector exp/log/sin/cos (libmvec, at most 4 ulp in float64), declared under our
+   own names so that only float32 results use them (polyopt.backend_c.cexpr); glibc's
+   math.h declares its vector variants only under -ffast-math. */
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(_OPENMP) && !defined(__clang__)
+#pragma omp declare simd notinbranch
+extern double polyopt_vexp(double) __asm__("exp");
+#pragma omp declare simd notinbranch
+extern double polyopt_vlog(double) __asm__("log");
+#pragma omp declare simd notinbranch
+extern double polyopt_vsin(double) __asm__("sin");
+#pragma omp declare simd notinbranch
+extern double polyopt_vcos(double) __asm__("cos");
+#else
+#define polyopt_vexp exp
+#define polyopt_vlog log
+#define polyopt_vsin sin
+#define polyopt_vcos cos
+#endif
+"""

@@ -106,7 +106,7 @@ class Kernel:
             if hit is not None:
                 return hit
         p = self.plan(sig)
-        kernel = emit(p.scop, p.tree, _c_name(self.__name__))
+        kernel = emit(p.scop, p.tree, _c_name(self.__name__), vector_math=self._vector_math)
         iface = interface_of(p.scop, kernel)
         lib = build.build(kernel.source, tc, self.__name__, use_cache=self.options.cache)
         compiled = CompiledKernel(iface, lib, lib.with_name("kernel.c"))
@@ -165,10 +165,17 @@ class Kernel:
         p = self.plan(self._sig_for(args, kwargs))
         return analysis(p.source, p.source_deps)
 
+    @property
+    def _vector_math(self) -> bool:
+        """float32 exp/log/sin/cos through glibc's vector variants: part of vectorizing,
+        and never under strict_fp."""
+        return self.options.vectorize and not self.options.strict_fp
+
     def c_source(self, *args: Any, **kwargs: Any) -> str:
         """The C code compiled for these arguments' types."""
         p = self.plan(self._sig_for(args, kwargs))
-        return emit(p.scop, p.tree, _c_name(self.__name__)).source
+        return emit(p.scop, p.tree, _c_name(self.__name__),
+                    vector_math=self._vector_math).source
 
     def __repr__(self) -> str:
         return f"<polyopt.jit {self.__name__} ({len(self._specializations)} compiled)>"

@@ -14,6 +14,7 @@ reductions) rather than the full product, to keep the time low;
 from __future__ import annotations
 
 import copy
+import math
 import os
 import re
 import zlib
@@ -329,3 +330,27 @@ def test_tile_loops_are_dealt_round_robin_and_plain_loops_in_blocks():
     plain = [p for p, cond in lines if "polyopt_floord" not in cond]
     assert tiled and all("schedule(static, 1)" in p for p in tiled), lines
     assert plain and all("schedule(static)" in p for p in plain), lines
+
+
+def _exp_rows(x, y):
+    n, m = x.shape
+    for i in range(n):
+        for j in range(m):
+            y[i, j] = math.exp(x[i, j])
+            x[i, j] = math.log(y[i, j] + 1.0)
+
+
+def test_float32_math_uses_vector_variants_and_float64_does_not():
+    """float32 results of exp/log (computed in float64, as Python does, and rounded at
+    once) go through glibc's vector variants; float64 results, strict_fp and
+    vectorize=False keep the scalar libm calls."""
+    rng = np.random.default_rng(2)
+    x32 = rng.random((9, 37), dtype=np.float32) * 20 - 10
+    f = polyopt.jit(_exp_rows)
+    c = f.c_source(x32, np.zeros_like(x32))
+    assert "polyopt_vexp(" in c and "polyopt_vlog(" in c and "__asm__(\"exp\")" in c
+    check_against_python(f, x32, np.zeros_like(x32))
+    x64 = x32.astype(np.float64)
+    assert "polyopt_v" not in polyopt.jit(_exp_rows).c_source(x64, np.zeros_like(x64))
+    assert "polyopt_v" not in polyopt.jit(_exp_rows, strict_fp=True).c_source(x32, np.zeros_like(x32))
+    assert "polyopt_v" not in polyopt.jit(_exp_rows, vectorize=False).c_source(x32, np.zeros_like(x32))
