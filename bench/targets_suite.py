@@ -76,7 +76,10 @@ def _contracted(name: str, temp: str) -> bool:
 
     spec = load_spec("targets", name)
     source = polyopt.jit(spec.kernel).c_source(**spec.args("MINI"))
-    body = re.sub(r"/\*.*?\*/", "", source[source.rfind("void polyopt_"):], flags=re.S)
+    # every function after the bounds check: the kernel and the helpers its loops are
+    # outlined into
+    code = source[source.find("\n}\n", source.find("_check(")):]
+    body = re.sub(r"/\*.*?\*/", "", code, flags=re.S)
     return re.search(rf"\b{re.escape(temp)}\[", body) is None
 
 
