@@ -50,12 +50,14 @@ def violations(scop: Scop, deps: Dependences, tree: Node) -> list[Dependence]:
 def is_legal(scop: Scop, deps: Dependences, tree: Node) -> bool:
     """Whether ``tree`` respects every dependence (stops at the first that fails)."""
     tl = Timeline(scop, tree)
-    private = private_scalars(scop, deps)
+    private: frozenset[str] | None = None  # needs the value-based flow: only when asked
     suspects: list[Dependence] = []
     for union, group in deps.memory_by_pair.values():
         if not tl.respects(union):
             for d in group:
                 if not tl.respects(d.relation):
+                    if private is None:
+                        private = private_scalars(scop, deps)
                     if d.array not in private:
                         return False
                     suspects.append(d)
@@ -66,6 +68,8 @@ def private_scalars(scop: Scop, deps: Dependences) -> frozenset[str]:
     """Local scalars that live only inside the function (not returned) and whose every
     read sees a write of the function: their storage may be reused in any order that
     keeps live ranges apart."""
+    if not scop.local_scalars:
+        return frozenset()
     returned = scop.returns.name if scop.returns is not None else None
     uninitialized = {a.target for a in deps.uninitialized_reads}
     return frozenset(x for x in scop.local_scalars if x != returned and x not in uninitialized)

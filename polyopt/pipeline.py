@@ -36,6 +36,7 @@ def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
 
     with budget(ANALYSIS_OPS, f"the dependence analysis of {scop.name}()"):
         deps = analyze(scop)
+        deps.flow  # noqa: B018 - the value-based part is lazy: compute it under the budget
     _refuse_uninitialized(scop, deps)
     source, source_deps = scop, deps
     marks = dict(parallel=options.parallel, vectorize=options.vectorize, licm=options.licm,
@@ -52,6 +53,7 @@ def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
         try:
             with budget(SCHEDULING_OPS, f"scheduling {scop.name}()"):
                 scop, deps, tree = auto.schedule(scop, deps, options)
+                deps.flow  # noqa: B018 - lazy, as above
         except TooComplexError as exc:
             warnings.warn(f"polyopt: {exc}; keeping the source loop order", RuntimeWarning,
                           stacklevel=3)
