@@ -25,7 +25,7 @@ from dataclasses import replace
 from polyopt import isl_text, names
 from polyopt.aff import TRUE, Lin, floordiv
 from polyopt.errors import IllegalTransformationError
-from polyopt.expr import Expr, Load, map_leaves
+from polyopt.expr import Expr, Load, loads, map_leaves
 from polyopt.model import Access, Array, ArrayKind, Scop, Statement
 from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence
 from polyopt.transforms.tree import at, find
@@ -53,14 +53,7 @@ def _single_iterator(ix: Lin) -> str | None:
 
 def _loaded_plainly(value: Expr, r: Access) -> bool:
     """``r`` is read in ``value`` only by unconditional loads."""
-    found: list[Load] = []
-
-    def leaf(x: Expr) -> Expr:
-        if isinstance(x, Load) and x.array == r.target and x.indices == r.indices:
-            found.append(x)
-        return x
-
-    map_leaves(value, leaf)
+    found = _loads(value, r)
     return bool(found) and all(x.guard == TRUE for x in found)
 
 
@@ -105,7 +98,7 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
     iters = (jp, k, jl)
     dst = (Lin.var(jp), kv, Lin.var(jl))
     src = tuple(ix.substitute({j: Lin.var(jp).scale(nr) + Lin.var(jl)}) for ix in read.indices)
-    load = Load(array, src, next(_loads(st.value, read)).type)
+    load = Load(array, src, _loads(st.value, read)[0].type)
     write = Access(f"{pname}.w", pname, buf, dst, True, isl_text.make_map(
         scop.params, pname, iters, buf, dst).intersect_domain(domain))
     source = Access(f"{pname}.r0", pname, array, src, False, isl_text.make_map(
@@ -147,16 +140,9 @@ def _extents(scop: Scop, read: Access, k: str, j: str) -> tuple[Lin, Lin]:
     return ext[j], ext[k]
 
 
-def _loads(value: Expr, read: Access):
-    found: list[Load] = []
-
-    def leaf(x: Expr) -> Expr:
-        if isinstance(x, Load) and x.array == read.target and x.indices == read.indices:
-            found.append(x)
-        return x
-
-    map_leaves(value, leaf)
-    return iter(found)
+def _loads(value: Expr, read: Access) -> list[Load]:
+    """The loads in ``value`` that make the access ``read``."""
+    return [x for x in loads(value) if x.array == read.target and x.indices == read.indices]
 
 
 def _statements(node: Node) -> set[str]:
