@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from polyopt.aff import floordiv
 from polyopt.deps import Dependences, analyze
-from polyopt.errors import IllegalTransformationError, PolyoptError
+from polyopt.errors import PolyoptError
 from polyopt.legality import is_legal
 from polyopt.model import Scop
 from polyopt.options import Options
@@ -191,7 +191,7 @@ def _pack_operands(scop: Scop, tree: Node, nests: list[_Nest]) -> tuple[Scop, No
             current = next(r for r in scop.statement(n.stmt).reads if r.tag == read.tag)
             try:
                 scop, tree = pack(scop, tree, n.stmt, current, n.k, n.j, n.nr, n.top)
-            except IllegalTransformationError:
+            except PolyoptError:  # illegal (the nest writes it) or not at the top level
                 continue
             packed = True
     return scop, tree, packed

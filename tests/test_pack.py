@@ -17,7 +17,7 @@ from polyopt.frontends.python import parse_function
 from test_transforms import matmul  # matmul(A, B, C): C[i, j] += A[i, k] * B[k, j]
 
 import polyopt
-from polyopt.errors import IllegalTransformationError
+from polyopt.errors import IllegalTransformationError, PolyoptError
 from polyopt.transforms.pack import pack, panel_operands
 
 SIZES = (1, 5, 13, 37, 70)
@@ -89,8 +89,13 @@ def test_pack_refuses_an_operand_the_nest_writes():
     (read,) = panel_operands(st, "k", "j")
     assert read.target == "C"
     top = scop.schedule.dims[0].loop_id  # the i loop
-    with pytest.raises(IllegalTransformationError, match="S0 writes it"):
+    with pytest.raises(IllegalTransformationError, match="S0 writes it") as info:
         pack(scop, scop.schedule, "S0", read, "k", "j", 8, top)
+    # the dependence that makes the copy stale: S0 writes C[i, j], S0 reads C[k, j]
+    assert info.value.violated
+    assert all(d.array == "C" and d.source.statement == d.sink.statement == "S0"
+               and read.tag in (d.source.tag, d.sink.tag) for d in info.value.violated)
+    assert "line" in str(info.value) and "C" in str(info.value)
 
 
 def test_self_update_still_matches_python():
@@ -103,6 +108,8 @@ def test_pack_refuses_a_nest_inside_other_loops():
     scop = parse_function(nested)
     (read,) = panel_operands(scop.statement("S0"), "k", "j")
     inner = scop.schedule.child.dims[0].loop_id  # the i loop, inside t
-    with pytest.raises(IllegalTransformationError, match="inside other loops"):
+    with pytest.raises(PolyoptError, match="inside other loops") as info:
         pack(scop, scop.schedule, "S0", read, "k", "j", 8, inner)
+    # not supported, rather than illegal: no dependence is involved
+    assert not isinstance(info.value, IllegalTransformationError)
 

@@ -24,10 +24,12 @@ from dataclasses import replace
 
 from polyopt import isl_text, names
 from polyopt.aff import TRUE, Lin, floordiv
-from polyopt.errors import IllegalTransformationError
+from polyopt.deps import analyze
+from polyopt.errors import IllegalTransformationError, PolyoptError
 from polyopt.expr import Expr, Load, loads, map_leaves
 from polyopt.model import Access, Array, ArrayKind, Scop, Statement
-from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence
+from polyopt.report import describe
+from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence, statements
 from polyopt.transforms.tree import at, find
 
 
@@ -63,22 +65,31 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
     statement placed just before the outermost loop ``top`` of ``stmt``'s nest.
 
     The result's source order is the returned tree.  Raises
-    :class:`IllegalTransformationError` when a statement in that nest writes the
-    operand, or when the nest is not at the top level of the program.
+    :class:`IllegalTransformationError`, naming the dependence, when a statement in
+    that nest writes the operand (the copy would go stale), and a plain
+    :class:`PolyoptError` when the nest is not at the top level of the program (the
+    copy would need the enclosing loops' iterators: not supported).
     """
     st = scop.statement(stmt)
     array = read.target
     seq = tree if isinstance(tree, Sequence) else Sequence((tree,))
     path = find(seq, top)
     if len(path) != 1:
-        raise IllegalTransformationError(
-            f"cannot pack {array}: the nest of {stmt} is inside other loops", [])
-    nest = at(seq, path)
-    writers = sorted(s.name for s in scop.statements
-                     if s.target == array and s.name in _statements(nest))
+        raise PolyoptError(f"cannot pack {array}: the nest of {stmt} is inside other loops")
+    inside = set(statements(at(seq, path)))
+    writers = sorted(s.name for s in scop.statements if s.target == array and s.name in inside)
     if writers:
+        # the nest's writes the packed read would no longer see (flow into it), or
+        # that it would no longer precede (anti out of it)
+        stale = [d for d in analyze(scop).memory if d.array == array
+                 and {d.source.statement, d.sink.statement} <= inside
+                 and read.tag in (d.sink.tag, d.source.tag)]
         raise IllegalTransformationError(
-            f"cannot pack {array}: {', '.join(writers)} writes it inside the packed nest", [])
+            f"cannot pack {array}: {', '.join(writers)} writes it inside the packed nest, "
+            f"so the copy would go stale across the {describe(scop, stale[0])}"
+            if stale else
+            f"cannot pack {array}: {', '.join(writers)} writes it inside the packed nest",
+            tuple(stale))
 
     taken = set(scop.arrays) | set(scop.scalars) | set(scop.params)
     buf = _fresh(f"{array}_pk", taken)
@@ -116,12 +127,12 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
                        if isinstance(x, Load) and x.array == array and x.indices == read.indices
                        else x)
     new_st = replace(st, value=value, reads=reads)
-    statements: list[Statement] = []
+    stmts: list[Statement] = []
     for s in scop.statements:
         if s.name == stmt:
-            statements += [copy, new_st]
+            stmts += [copy, new_st]
         else:
-            statements.append(s)
+            stmts.append(s)
 
     dims = tuple(LoopDim(f"{top}.{pname}.{v}", v, ((pname, Lin.var(v)),), LoopMark(), (), v)
                  for v in iters)
@@ -130,7 +141,7 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
     children[path[0]:path[0]] = [copy_nest]
     new_tree: Node = Sequence(tuple(children))
     arrays = {**scop.arrays, buf: Array(buf, dtype, shape, ArrayKind.TEMPORARY)}
-    return replace(scop, arrays=arrays, statements=tuple(statements), schedule=new_tree), new_tree
+    return replace(scop, arrays=arrays, statements=tuple(stmts), schedule=new_tree), new_tree
 
 
 def _extents(scop: Scop, read: Access, k: str, j: str) -> tuple[Lin, Lin]:
@@ -143,14 +154,6 @@ def _extents(scop: Scop, read: Access, k: str, j: str) -> tuple[Lin, Lin]:
 def _loads(value: Expr, read: Access) -> list[Load]:
     """The loads in ``value`` that make the access ``read``."""
     return [x for x in loads(value) if x.array == read.target and x.indices == read.indices]
-
-
-def _statements(node: Node) -> set[str]:
-    if isinstance(node, Leaf):
-        return {node.stmt}
-    if isinstance(node, Band):
-        return _statements(node.child)
-    return set().union(*(_statements(c) for c in node.children))
 
 
 def _fresh(base: str, taken: set[str]) -> str:
