@@ -15,7 +15,7 @@ from polyopt.frontends.c_affine import AffineConverter, NotAffine
 from polyopt.frontends.c_types import CType, TypeTable
 from pycparser import c_ast
 
-from polyopt.aff import Aff, Cmp, Formula, Lin, MinMax, conj
+from polyopt.aff import Aff, Cmp, Formula, Lin, aff_names, conj
 
 
 def loop_init(st: c_ast.For, affine: AffineConverter, types: TypeTable,
@@ -101,8 +101,8 @@ def _conjuncts(node: c_ast.Node, out: list[c_ast.Node]) -> None:
 
 def _bounds_in_direction(f: Cmp, var: str, step: int) -> bool:
     """``f`` becomes false as ``var`` moves in the loop's direction (so it is a bound)."""
-    lhs_has = var in _names(f.lhs)
-    rhs_has = var in _names(f.rhs)
+    lhs_has = var in aff_names(f.lhs)
+    rhs_has = var in aff_names(f.rhs)
     if lhs_has == rhs_has:
         return False
     side = f.lhs if lhs_has else f.rhs
@@ -113,12 +113,3 @@ def _bounds_in_direction(f: Cmp, var: str, step: int) -> bool:
         c = -c
     upper = (f.op in ("<", "<=") and c > 0) or (f.op in (">", ">=") and c < 0)
     return upper if step > 0 else not upper
-
-
-def _names(a: Lin | MinMax) -> set[str]:
-    if isinstance(a, Lin):
-        return a.names()
-    out: set[str] = set()
-    for x in a.args:
-        out |= _names(x)
-    return out

@@ -52,6 +52,14 @@ class Lin:
                 out |= atom.num.names()
         return out
 
+    def as_name(self) -> str | None:
+        """The name when this is exactly one name (coefficient 1, no constant)."""
+        if self.const == 0 and len(self.terms) == 1:
+            atom, c = self.terms[0]
+            if isinstance(atom, str) and c == 1:
+                return atom
+        return None
+
     def coeff(self, name: str) -> int:
         return sum(c for a, c in self.terms if a == name)
 

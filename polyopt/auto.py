@@ -84,9 +84,7 @@ def _chains(tree: Node) -> list[str]:
 def _iterator_of(dim: LoopDim, stmt: str) -> str | None:
     """The statement iterator a loop advances, when its schedule is ``±v``."""
     e = dim.expr(stmt)
-    if e.const == 0 and len(e.terms) == 1 and isinstance(e.terms[0][0], str) and abs(e.terms[0][1]) == 1:
-        return e.terms[0][0]
-    return None
+    return e.as_name() or (-e).as_name()
 
 
 def _stride_score(scop: Scop, dim: LoopDim) -> int:

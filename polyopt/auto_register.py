@@ -55,10 +55,7 @@ def _enclosing(node: Node, stmt: str, above: list[LoopDim]) -> list[LoopDim] | N
 
 
 def _iterator(dim: LoopDim, stmt: str) -> str | None:
-    e = dim.expr(stmt)
-    if e.const == 0 and len(e.terms) == 1 and isinstance(e.terms[0][0], str) and e.terms[0][1] == 1:
-        return e.terms[0][0]
-    return None
+    return dim.expr(stmt).as_name()
 
 
 def _roles(scop: Scop, stmt: str, dims: list[LoopDim]) -> tuple[LoopDim, LoopDim, LoopDim] | None:

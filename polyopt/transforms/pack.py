@@ -30,7 +30,7 @@ from polyopt.expr import Expr, Load, loads, map_leaves
 from polyopt.model import Access, Array, ArrayKind, Scop, Statement
 from polyopt.report import describe
 from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence, statements
-from polyopt.transforms.tree import at, find
+from polyopt.transforms.tree import at, find, fresh
 
 
 def panel_operands(st: Statement, k: str, j: str) -> list[Access]:
@@ -40,17 +40,10 @@ def panel_operands(st: Statement, k: str, j: str) -> list[Access]:
     for r in st.reads:
         if len(r.indices) != 2 or not _loaded_plainly(st.value, r):
             continue
-        plain = [_single_iterator(ix) for ix in r.indices]
+        plain = [ix.as_name() for ix in r.indices]
         if sorted(v for v in plain if v) == sorted((k, j)):
             out.append(r)
     return out
-
-
-def _single_iterator(ix: Lin) -> str | None:
-    if ix.const == 0 and len(ix.terms) == 1 and isinstance(ix.terms[0][0], str) \
-            and ix.terms[0][1] == 1:
-        return ix.terms[0][0]
-    return None
 
 
 def _loaded_plainly(value: Expr, r: Access) -> bool:
@@ -84,16 +77,15 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
         stale = [d for d in analyze(scop).memory if d.array == array
                  and {d.source.statement, d.sink.statement} <= inside
                  and read.tag in (d.sink.tag, d.source.tag)]
-        raise IllegalTransformationError(
-            f"cannot pack {array}: {', '.join(writers)} writes it inside the packed nest, "
-            f"so the copy would go stale across the {describe(scop, stale[0])}"
-            if stale else
-            f"cannot pack {array}: {', '.join(writers)} writes it inside the packed nest",
-            tuple(stale))
+        message = f"cannot pack {array}: {', '.join(writers)} writes it inside the packed nest"
+        if stale:
+            message += f", so the copy would go stale across the {describe(scop, stale[0])}"
+        raise IllegalTransformationError(message, tuple(stale))
 
     taken = set(scop.arrays) | set(scop.scalars) | set(scop.params)
-    buf = _fresh(f"{array}_pk", taken)
-    pname = _fresh(f"{stmt}_pk", {s.name for s in scop.statements})
+    buf = fresh(f"{array}_pk", taken)
+    avoid = taken | set(st.iterators)
+    pname = fresh(f"{stmt}_pk", {s.name for s in scop.statements})
     jv, kv = Lin.var(j), Lin.var(k)
     panel = (floordiv(jv, nr), kv, jv - floordiv(jv, nr).scale(nr))
     j_extent, k_extent = _extents(scop, read, k, j)
@@ -102,8 +94,7 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
 
     # the copy: every (k, j) the nest reads, in its own statement over (panel, k, lane)
     # so that its subscripts need no division: B_pk[jp, k, jl] = B[k, nr * jp + jl]
-    avoid = taken | set(st.iterators)
-    jp, jl = _fresh(f"{j}_panel", avoid), _fresh(f"{j}_lane", avoid)
+    jp, jl = fresh(f"{j}_panel", avoid), fresh(f"{j}_lane", avoid)
     to_copy = isl_text.make_map(scop.params, st.name, st.iterators, pname, panel)
     domain = names.name_dims(st.domain.apply(to_copy), (jp, k, jl))
     iters = (jp, k, jl)
@@ -147,18 +138,10 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
 def _extents(scop: Scop, read: Access, k: str, j: str) -> tuple[Lin, Lin]:
     """Upper bounds on ``j + 1`` and ``k + 1``: the operand's extents in their dimensions."""
     shape = scop.arrays[read.target].shape
-    ext = {_single_iterator(ix): shape[d] for d, ix in enumerate(read.indices)}
+    ext = {ix.as_name(): shape[d] for d, ix in enumerate(read.indices)}
     return ext[j], ext[k]
 
 
 def _loads(value: Expr, read: Access) -> list[Load]:
     """The loads in ``value`` that make the access ``read``."""
     return [x for x in loads(value) if x.array == read.target and x.indices == read.indices]
-
-
-def _fresh(base: str, taken: set[str]) -> str:
-    name = base
-    while name in taken:
-        name += "_"
-    return name
-
