@@ -5,8 +5,12 @@ A statement is a reduction when it has one of the forms ::
     x = x + e     x += e     x -= e     x = x * e     x *= e
     x = min(x, e) x = max(e, x)         (x a scalar or an array element)
 
-and ``e`` does not read ``x``'s array (or scalar) at all.  Its self-dependences
-on ``x`` may then be reordered (``reduction(op:x)`` in OpenMP).
+and ``e`` does not read ``x`` itself (the same scalar, or the same element written
+with the same subscripts).  Its self-dependences on ``x`` may then be reordered
+(``reduction(op:x)`` in OpenMP).  ``e`` may read other elements of ``x``'s array
+(``A[i, j] -= A[i, k] * A[j, k]`` in cholesky): the dependences say whether one of
+them can be ``x`` at another instance, and such a dependence is not a reduction's,
+so it keeps any loop that carries it in order.
 """
 
 from __future__ import annotations
@@ -35,9 +39,11 @@ def _is_target(e: Expr, s: Statement) -> bool:
     return False
 
 
-def _reads_target(e: Expr, target: str) -> bool:
+def _reads_target(e: Expr, s: Statement) -> bool:
+    """``e`` reads the reduction's own location as written (not merely its array)."""
     return any(
-        (isinstance(n, Load) and n.array == target) or (isinstance(n, Name) and n.name == target)
+        (isinstance(n, Load) and n.array == s.target and (not s.indices or n.indices == s.indices))
+        or (isinstance(n, Name) and n.name == s.target)
         for n in walk(e)
     )
 
@@ -60,7 +66,7 @@ def recognize(s: Statement) -> Reduction | None:
             other, op = b, value.fn
         elif _is_target(b, s):
             other, op = a, value.fn
-    if other is None or op is None or _reads_target(other, s.target):
+    if other is None or op is None or _reads_target(other, s):
         return None
     if not value.type.dtype.is_float and op in ("min", "max") and value.type != s.value.type:
         return None

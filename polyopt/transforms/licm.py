@@ -10,8 +10,9 @@ stored once after it::
                                              C[i, j] = acc
 
 It is legal only when every iteration of the loop touches that same element
-and nothing else in the loop touches its array, which isl proves from the
-access relations (not from the source text).
+and no other access in the loop touches that element (other elements of the
+array may be read: ``A[i, j] -= A[i, k] * A[j, k]`` with ``k < j``), which isl
+proves from the access relations (not from the source text).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import islpy as isl
 from polyopt import isl_text
 from polyopt.deps import Dependence, Dependences
 from polyopt.errors import IllegalTransformationError
-from polyopt.expr import Load, Name, walk
+from polyopt.expr import Name, walk
 from polyopt.model import Scop
 from polyopt.report import describe
 from polyopt.schedule_tree import Band, Leaf, Node
@@ -47,14 +48,12 @@ def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
     s = scop.statement(node.stmt)
     if s.target not in scop.arrays:
         return None, f"it updates the scalar {s.target}, which already lives in a register"
-    others = [n for n in walk(s.value)
-              if (isinstance(n, Load) and n.array == s.target and n.indices != s.indices)
-              or (isinstance(n, Name) and n.name == s.target)]
-    if others:
+    if any(isinstance(n, Name) and n.name == s.target for n in walk(s.value)):
         return None, f"the statement also reads other elements of {s.target}"
     tl = Timeline(scop, tree)
     pairs = tl.same_prefix(band.dims[0].loop_id, inclusive=False).intersect(
         isl.UnionMap.from_map(isl.Map.from_domain_and_range(s.domain, s.domain)))
+    every_pair = pairs  # across unrolled copies too: each copy's register is stale to the others
     if unrolled:
         # copies made by unrolling are separate accumulators: compare within one copy
         m = isl_text.make_map(scop.params, s.name, s.iterators, "",
@@ -64,6 +63,14 @@ def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
     same_element = w.apply_range(w.reverse())
     if not pairs.is_subset(same_element):
         return None, f"{s.target}[...] changes from one iteration to the next"
+    for r in s.reads:
+        if r.target == s.target and r.indices != s.indices:
+            # another read of the array (cholesky's A[i, k] beside A[i, j]) must never see
+            # the element the register holds, in any iteration of this loop's execution
+            touches = w.apply_range(isl.UnionMap.from_map(r.relation).reverse())
+            if not touches.intersect(every_pair).is_empty():
+                return None, (f"the statement also reads other elements of {s.target}, "
+                              "one of which can be the accumulator's")
     return s.name, ""
 
 

@@ -29,8 +29,26 @@ static void kernel_nussinov(int n, base seq[N], DATA_TYPE table[N][N])
       } else {
         table[(-c0)][((-c0) + 1)] = ((table[(-c0)][((-c0) + 1)] >= table[(-c0) + 1][((-c0) + 1) - 1]) ? table[(-c0)][((-c0) + 1)] : table[(-c0) + 1][((-c0) + 1) - 1]);
       }
-      for (int c2 = ((-c0) + 1); c2 < c1; c2 += 1) {
-        table[(-c0)][c1] = ((table[(-c0)][c1] >= (table[c2 + 1][c1] + table[(-c0)][c2])) ? table[(-c0)][c1] : (table[c2 + 1][c1] + table[(-c0)][c2]));
+      if ((((-c0) + 1)) < c1) {
+        int table_acc;
+        {
+          const int i = (-c0);
+          const int j = c1;
+          table_acc = table[i][j];
+        }
+        for (int c2 = ((-c0) + 1); c2 < c1; c2 += 1) {
+          {
+            const int i = (-c0);
+            const int j = c1;
+            const int k = c2;
+            table_acc = ((table_acc >= (table[k + 1][j] + table[i][k])) ? table_acc : (table[k + 1][j] + table[i][k]));  /* table[i][j] = max_score(table[i][j], table[k+1][j] + table[i][k]); */
+          }
+        }
+        {
+          const int i = (-c0);
+          const int j = c1;
+          table[i][j] = table_acc;
+        }
       }
     }
   }
