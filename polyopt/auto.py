@@ -110,12 +110,25 @@ def _stride_score(scop: Scop, dim: LoopDim) -> int:
 
 def _order_score(scop: Scop, deps: Dependences, tree: Node, dims: list[LoopDim]) -> int:
     score = _stride_score(scop, dims[-1]) * 2
+    if _parallel_above(scop, deps, tree, dims[0].loop_id):
+        return score  # the chain runs inside a parallel loop already: only stride counts
     v = loop_verdict(scop, deps, tree, dims[0].loop_id)
     if v.kind == PARALLEL:
         score += PARALLEL_BONUS
     elif v.kind == REDUCTION:
         score += 200
     return score
+
+
+def _parallel_above(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> bool:
+    """Some loop enclosing ``loop_id`` is parallel (doitgen's ``r``, once ``sum_`` is
+    private, encloses the ``p, s`` chain)."""
+    for dim, path in loops(tree):
+        if dim.loop_id == loop_id:
+            above = [d for node in path if isinstance(node, Band) for d in node.dims]
+            return any(loop_verdict(scop, deps, tree, d.loop_id).kind == PARALLEL
+                       for d in above[:above.index(dim)])
+    return False
 
 
 def _reorder_all(scop: Scop, deps: Dependences, tree: Node) -> Node:
@@ -356,6 +369,43 @@ def _tile_all(scop: Scop, deps: Dependences, tree: Node, options: Options) -> No
             continue
         if not is_legal(scop, deps, cand):
             continue
-        tree = cand
+        tree = _reorder_points(scop, deps, cand, dims)
     return tree
+
+
+def _reorder_points(scop: Scop, deps: Dependences, tree: Node, points: list[LoopDim]) -> Node:
+    """Reorder the point loops of a tile for stride, now that the tile loops carry the
+    parallelism.  trmm's chain is ``j, k, i`` (``j``, the parallel loop, outermost; ``i``
+    strided innermost); inside a tile ``i, k, j`` runs unit stride::
+
+        for j.t, k.t, i.t:                 for j.t, k.t, i.t:
+          for j: for k: for i:       ==>     for i: for k: for j:
+            B[i, j] += A[k, i] * B[k, j]       B[i, j] += A[k, i] * B[k, j]
+
+    Among the legal orders with the best innermost loop, one whose next loop leaves
+    the written element in place (``k`` above: ``B[i, :]`` stays in L1) comes first,
+    then the order closest to the current one.
+    """
+    if len(points) > MAX_PERMUTED:
+        return tree
+    current = _stride_score(scop, points[-1])
+    orders = sorted(permutations(points), key=lambda o: (
+        -_stride_score(scop, o[-1]), not _keeps_target(scop, o[-2]), list(o) != points))
+    for order in orders:
+        if _stride_score(scop, order[-1]) <= current:
+            return tree  # nothing better than the order the chain already has
+        cand = permute(scop, None, tree, points[0].loop_id, [d.loop_id for d in order])
+        if is_legal(scop, deps, cand):
+            return cand
+    return tree
+
+
+def _keeps_target(scop: Scop, dim: LoopDim) -> bool:
+    """Every statement's written element is invariant in ``dim`` (a reduction loop)."""
+    for stmt, _ in dim.exprs:
+        v = _iterator_of(dim, stmt)
+        st = scop.statement(stmt)
+        if v is None or any(ix.coeff(v) for ix in st.indices):
+            return False
+    return True
 

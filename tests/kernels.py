@@ -207,6 +207,29 @@ def back_substitution(U, b, x):
         x[i] = s / U[i, i]
 
 
+def cholesky_in_place(A):
+    # the update reads other elements of A (A[i, k], A[j, k] with k < j): still a
+    # reduction into A[i, j], and its accumulator may live in a register
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(i):
+            for k in range(j):
+                A[i, j] -= A[i, k] * A[j, k]
+            A[i, j] /= A[j, j]
+        for k in range(i):
+            A[i, i] -= A[i, k] * A[i, k]
+        A[i, i] = math.sqrt(A[i, i])
+
+
+def trmm_like(A, B):
+    # B := A^T B with A unit upper triangular: parallel in j only, i strided
+    m, n = B.shape
+    for i in range(m):
+        for j in range(n):
+            for k in range(i + 1, m):
+                B[i, j] += A[k, i] * B[k, j]
+
+
 def suffix_sum(x):
     n = x.shape[0]
     for i in range(n - 2, -1, -1):
@@ -552,6 +575,12 @@ def _upper(rng: np.random.Generator, n: int) -> np.ndarray:
     return U
 
 
+def _spd(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Symmetric positive definite, well conditioned (a Cholesky factorization exists)."""
+    M = _f(rng, n, n)
+    return M @ M.T + n * np.eye(n)
+
+
 CASES: dict[str, Case] = {c.name: c for c in [
     Case(matmul_acc, lambda r, n: (_f(r, n, n + 1), _f(r, n + 1, n + 2), _f(r, n, n + 2)),
          CUBIC_SIZES),
@@ -574,6 +603,8 @@ CASES: dict[str, Case] = {c.name: c for c in [
     Case(tri_lower, lambda r, n: (_f(r, n, n), _f(r, n), _f(r, n))),
     Case(tri_upper_sum, lambda r, n: (_f(r, n, n), _f(r, n, n))),
     Case(back_substitution, lambda r, n: (_upper(r, n), _f(r, n), _f(r, n))),
+    Case(cholesky_in_place, lambda r, n: (_spd(r, n),), CUBIC_SIZES),
+    Case(trmm_like, lambda r, n: (_f(r, n + 1, n + 1), _f(r, n + 1, n + 2)), CUBIC_SIZES),
     Case(suffix_sum, lambda r, n: (_f(r, n),)),
     Case(step_neg2, lambda r, n: (_f(r, n), _f(r, n)), (0, 1, 2, 3, 4, 7, 8, 131)),
     Case(step3, lambda r, n: (_f(r, n), _f(r, n)), (0, 1, 2, 3, 4, 5, 9, 10, 131)),

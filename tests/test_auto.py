@@ -354,3 +354,21 @@ def test_float32_math_uses_vector_variants_and_float64_does_not():
     assert "polyopt_v" not in polyopt.jit(_exp_rows).c_source(x64, np.zeros_like(x64))
     assert "polyopt_v" not in polyopt.jit(_exp_rows, strict_fp=True).c_source(x32, np.zeros_like(x32))
     assert "polyopt_v" not in polyopt.jit(_exp_rows, vectorize=False).c_source(x32, np.zeros_like(x32))
+
+
+def test_cholesky_dot_products_are_simd_reductions_in_a_register():
+    # A[i, j] -= A[i, k] * A[j, k] reads other elements of A, none of them A[i, j]
+    c = c_of("cholesky_in_place", n=9)
+    for source in ("A[i, j] -= A[i, k] * A[j, k]", "A[i, i] -= A[i, k] * A[i, k]"):
+        (p,) = placements(c, source)
+        assert "simd" in p.pragmas[-1] and "reduction(+:A_acc" in p.pragmas[-1], p
+        assert p.bindings["k"] == p.innermost, p
+
+
+def test_trmm_point_loops_run_unit_stride_inside_tiles():
+    # the parallel j loop is outermost before tiling; once its tiles carry the
+    # parallelism, the point loops run i, k, j: j innermost, unit stride
+    c = c_of("trmm_like", n=9)
+    (p,) = placements(c, "B[i, j] += A[k, i] * B[k, j]")
+    assert p.bindings["j"] == p.innermost and "simd" in p.pragmas[-1], p
+    assert "parallel for" in p.pragmas[0], p
