@@ -13,11 +13,11 @@ bound to the AST's loop counters::
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import islpy as isl
 from polyopt.backend_c.cexpr import BodyPrinter, Hoisted, ast_expr, ast_lin, ctype, flat_index, lin
-from polyopt.backend_c.prelude import PRELUDE, VECTOR_MATH
+from polyopt.backend_c.prelude import PRELUDE, PRIVATE_ARRAYS, VECTOR_MATH
 from polyopt.backend_c.work import instance_estimate, parallel_min_instances
 
 from polyopt import names
@@ -80,6 +80,7 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
         header + PRELUDE + "\n"
         + (VECTOR_MATH + "\n" if "polyopt_v" in body or any("polyopt_v" in h for h in printer.helpers)
            else "")
+        + (PRIVATE_ARRAYS + "\n" if "omp_get_thread_num()" in body else "")
         + check_src + "\n" + "".join(h + "\n" for h in printer.helpers)
         + f"{ret or 'void'} {function}({params})\n{{\n{body}}}\n"
     )
@@ -218,6 +219,7 @@ class AstPrinter:
     """
 
     index_type = "int64_t"  # the C type of loop counters
+    privatizes_arrays = True  # whether array names may be shadowed by per-thread copies
 
     def __init__(self, scop: Scop, openmp: bool, body: BodyPrinter, taken: set[str]) -> None:
         self.scop = scop
@@ -350,16 +352,81 @@ class AstPrinter:
         if mark is not None and mark.scalar_replace and self._scalar_replaced(
                 node, depth, mark, it, init, cond, inc):
             return
+        if mark is not None and mark.parallel and mark.private_arrays and self.openmp:
+            if self.privatizes_arrays and not isinstance(mark, _PeeledMark):
+                self._private_arrays_loop(node, depth, mark, it, init, cond, inc)
+                return
+            # an instance peeled off the loop would write the shared array that the
+            # iterations read from their copies: run the loop in order instead
+            mark = replace(mark, parallel=False, private_arrays=())
         pragma = self._pragma(mark) if mark is not None else None
         if pragma:
             self.emit(depth, pragma)
+        self._loop(node, depth, mark, it, init, cond, inc)
+
+    def _loop(self, node: isl.AstNode, depth: int, mark: LoopMark | None, it: str, init: str,
+              cond: str, inc: str, prologue: tuple[str, ...] = (), epilogue: tuple[str, ...] = (),
+              ) -> None:
         self.emit(depth, f"for ({self.index_type} {it} = {init}; {cond}; {it} += {inc}) {{")
         self.counters.append(it)
+        for line in prologue:
+            self.emit(depth + 1, line)
+        inner = depth + 1 + (1 if prologue else 0)
         if mark is not None and self._outlines_body(mark):
-            self._outlined_body(node.for_get_body(), depth + 1, mark)
+            self._outlined_body(node.for_get_body(), inner, mark)
         else:
-            self.node(node.for_get_body(), depth + 1, None)
+            self.node(node.for_get_body(), inner, None)
+        for line in epilogue:
+            self.emit(depth + 1, line)
         self.counters.pop()
+        self.emit(depth, "}")
+
+    def _private_arrays_loop(self, node: isl.AstNode, depth: int, mark: LoopMark, it: str,
+                             init: str, cond: str, inc: str) -> None:
+        """A parallel loop whose threads each work on their own copy of some arrays
+        (:func:`polyopt.parallel._private_array` proves it legal).
+
+        One block of ``omp_get_max_threads()`` copies is allocated; each thread fills its
+        copy from the array, and the loop body sees the copy under the array's name.
+        ``lastprivate`` tells which copy ran the sequentially last iteration: that one
+        is copied back.  Without memory for the copies, the loop runs on one thread in
+        the array itself.
+        """
+        team = self.parallel_if or "1"
+        self.emit(depth, "{")
+        d = depth + 1
+        copies = []
+        for x in mark.private_arrays:
+            t = self.element_ctype(x)
+            n, pool, own, last = (self._fresh(f"polyopt_{k}_{x}") for k in ("n", "pool", "own", "last"))
+            size = " * ".join(f"({lin(e)})" for e in self.scop.arrays[x].shape) or "1"
+            self.emit(d, f"const size_t {n} = (size_t)({size});")
+            self.emit(d, f"{t} *{pool} = ({team}) && omp_get_max_threads() > 1 ? "
+                      f"({t} *)malloc(sizeof({t}) * {n} * (size_t)omp_get_max_threads()) : 0;")
+            self.emit(d, f"{t} *{last} = 0;")
+            copies.append((x, t, n, pool, own, last))
+        ok = " && ".join(c[3] for c in copies)
+        self.emit(d, f"#pragma omp parallel if({ok})")
+        self.emit(d, "{")
+        for x, t, n, pool, own, _ in copies:
+            self.emit(d + 1, f"{t} *const {own} = {pool} ? {pool} + {n} * (size_t)omp_get_thread_num() : {x};")
+            self.emit(d + 1, f"if ({pool}) memcpy({own}, {x}, sizeof({t}) * {n});")
+        sched = "schedule(static, 1)" if mark.round_robin else "schedule(static)"
+        lasts = ", ".join(c[5] for c in copies)
+        self.emit(d + 1, f"#pragma omp for {sched} lastprivate({lasts})"
+                  + (f" private({', '.join(mark.private)})" if mark.private else ""))
+        inner = replace(mark, private_arrays=())  # still outlined as a parallel body
+        # inside the body, the copies' names shadow the arrays'
+        self._loop(node, d + 1, inner, it, init, cond, inc, prologue=(
+            *(f"{last} = {own};" for _, _, _, _, own, last in copies),
+            "{ " + " ".join(f"{t} *restrict {x} = {own};" for x, t, _, _, own, _ in copies),
+        ), epilogue=("}",))
+        self.emit(d, "}")
+        for x, t, n, pool, _, last in copies:
+            self.emit(d, f"if ({pool}) {{")
+            self.emit(d + 1, f"if ({last}) memcpy({x}, {last}, sizeof({t}) * {n});")
+            self.emit(d + 1, f"free({pool});")
+            self.emit(d, "}")
         self.emit(depth, "}")
 
     def _outlines_body(self, mark: LoopMark) -> bool:
@@ -597,7 +664,8 @@ class _Printer(AstPrinter):
         if work is not None:
             self.parallel_if = self._fresh("polyopt_team")
         self.node(ast, 1, None)
-        if self.parallel_if and any(f"if({self.parallel_if})" in line for line in self.lines):
+        flag = re.compile(rf"\b{self.parallel_if}\b") if self.parallel_if else None
+        if flag and any(flag.search(line) for line in self.lines[start:]):
             # small calls run on one thread: waking the team costs more than they do
             self.lines.insert(start, f"  const int {self.parallel_if} = "
                               f"({work}) >= {parallel_min_instances()}.0;")

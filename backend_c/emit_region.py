@@ -123,6 +123,10 @@ class CBodyPrinter(BodyPrinter):
 class RegionPrinter(AstPrinter):
     """Prints a region's statements at the isl AST's leaves, in the file's terms."""
 
+    # the file's arrays keep their declared types: a loop that needs private copies of
+    # one runs in order
+    privatizes_arrays = False
+
     def __init__(self, region: CRegion, scop: Scop, openmp: bool) -> None:
         taken = set(region.names_in_file) | set(scop.params) | set(scop.arrays)
         taken |= set(scop.scalars) | set(region.iterator_types)

@@ -59,3 +59,15 @@ extern double polyopt_vcos(double) __asm__("cos");
 #define polyopt_vcos cos
 #endif
 """
+
+
+#: What a parallel loop with private arrays needs (a copy of each array per thread);
+#: emitted only when used.
+PRIVATE_ARRAYS = r"""#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#else
+static inline int omp_get_max_threads(void) { return 1; }
+static inline int omp_get_thread_num(void) { return 0; }
+#endif"""

@@ -1,7 +1,11 @@
 """Which loops may run in parallel, and how code generation should run them.
 
 A loop is *parallel* when it carries no memory-based dependence, once local
-scalars that each iteration defines before it uses them are made private.  It
+scalars that each iteration defines before it uses them are made private.
+Arrays used the same way (scratch space such as doitgen's ``sum_[p]``) are
+private too, each thread working in its own copy, when the sequentially last
+iteration writes every element that any iteration writes: that iteration's
+copy is then the array's final state, and it is copied back.  It
 is *parallel as a reduction* when every dependence it carries is a
 self-dependence of a reduction (``s += ...``), which OpenMP's ``reduction``
 clause handles.  Otherwise it is *sequential*, and the verdict names the
@@ -11,6 +15,8 @@ dependences that force it.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+
+import islpy as isl
 
 from polyopt.aff import FloorDiv
 from polyopt.deps import Dependence, Dependences
@@ -33,6 +39,7 @@ class LoopVerdict:
     private: tuple[str, ...]
     firstprivate: tuple[str, ...]
     innermost: bool
+    private_arrays: tuple[str, ...] = ()  # arrays each thread works on in its own copy
 
     @property
     def vectorizable(self) -> bool:
@@ -105,6 +112,11 @@ def _verdict(scop: Scop, deps: Dependences, tl: Timeline, dim: LoopDim, innermos
     if not remaining:
         return LoopVerdict(loop_id, label, PARALLEL, (), (), tuple(private), tuple(firstprivate),
                            innermost)
+    arrays = sorted({d.array for d in remaining})
+    if all(x in scop.arrays and _private_array(scop, deps, tl, loop_id, inside, x, original)
+           for x in arrays):
+        return LoopVerdict(loop_id, label, PARALLEL, (), (), tuple(private), tuple(firstprivate),
+                           innermost, tuple(arrays))
     blocking = tuple(d for d in remaining if not d.reduction)
     if not blocking:
         ops: dict[str, str] = {}
@@ -142,6 +154,40 @@ def _privatizable(scop, deps, tl, loop_id, inside, original) -> tuple[list[str],
         else:
             private.append(x)
     return private, firstprivate
+
+
+def _private_array(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
+                   inside: set[str], x: str, original: bool) -> bool:
+    """Whether each iteration of ``loop_id`` may work on its own copy of array ``x``.
+
+    - every read of ``x`` in the loop reads a value the same iteration wrote (so a copy
+      holds everything an iteration reads, whatever the others did to theirs);
+    - the last iteration of each execution of the loop writes every element any
+      iteration writes (so its copy, copied back, is the array's state after the loop).
+    """
+    flows = [d for d in deps.flow if d.array == x and d.sink.statement in inside]
+    if any(d.source.statement not in inside or _carried(tl, d, loop_id, original)
+           for d in flows):
+        return False
+    space = scop.context.get_space()
+    writes = isl.UnionMap.empty(space)
+    for stmt in inside:
+        st = scop.statement(stmt)
+        for r in st.reads:
+            if r.target != x:
+                continue
+            covered = isl.UnionSet.empty(space)
+            for d in flows:
+                if d.sink.tag == r.tag:
+                    covered = covered.union(isl.UnionSet.from_set(d.relation.range()))
+            if not isl.UnionSet.from_set(r.relation.domain()).is_subset(covered):
+                return False  # some instance reads what was there before the loop
+        if st.write.target == x:
+            writes = writes.union(isl.UnionMap.from_map(st.write.relation))
+    at = tl.prefix(loop_id, True)  # instance -> (execution, iteration)
+    runs = tl.prefix(loop_id, False).reverse().apply_range(at)  # execution -> its iterations
+    written = at.reverse().apply_range(writes)  # iteration -> element
+    return runs.apply_range(written).is_subset(runs.lexmax().apply_range(written))
 
 
 def mark(scop: Scop, deps: Dependences, tree: Node, *, parallel: bool = True,
@@ -206,7 +252,8 @@ class _MarkCtx:
             if self._wants_parallel(d, verdict, rest, in_parallel, enclosed):
                 m = replace(m, parallel=True, reductions=_clauses(verdict),
                             private=verdict.private, firstprivate=verdict.firstprivate,
-                            round_robin=_iterates_tiles(d))
+                            round_robin=_iterates_tiles(d),
+                            private_arrays=verdict.private_arrays)
                 in_parallel = True
             elif not in_parallel:
                 enclosed += 1

@@ -52,6 +52,7 @@ class LoopInfo:
     private: tuple[str, ...]
     reason: str  # why it is sequential, in source terms ("" otherwise)
     blocking: tuple[DependenceInfo, ...]
+    private_arrays: tuple[str, ...] = ()  # scratch arrays each thread works on a copy of
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,7 @@ def _loop_info(scop: Scop, v: LoopVerdict, loop_id: str) -> LoopInfo:
         reductions=tuple((op, var.removeprefix("[array]")) for op, var in v.reductions),
         private=v.private, reason=reason,
         blocking=tuple(dependence_info(scop, d) for d in v.blocking),
+        private_arrays=v.private_arrays,
     )
 
 
@@ -153,6 +155,9 @@ def text_report(a: Analysis) -> str:
             what += ", vectorizable"
         if lp.private:
             what += f"; private: {', '.join(lp.private)}"
+        if lp.private_arrays:
+            what += (f"; private arrays: {', '.join(lp.private_arrays)} (a copy per thread; "
+                     "the last iteration's copy is the final value)")
         out.append(f"  {lp.label}{line}: {what}")
         if lp.reason:
             out.append(f"      because of {lp.reason}")

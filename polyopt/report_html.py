@@ -147,6 +147,9 @@ def _loops(s: ScopReport) -> str:
         why = e(lp.reason) if lp.reason else ""
         if lp.private:
             why = (why + "<br>" if why else "") + "private: " + e(", ".join(lp.private))
+        if lp.private_arrays:
+            why = (why + "<br>" if why else "") + "private arrays (a copy per thread): " + e(
+                ", ".join(lp.private_arrays))
         rows.append([e(lp.label), str(lp.line or ""),
                      f'<span class="badge {lp.verdict}">{e(_verdict(lp))}</span>', why])
     return _table(["loop", "line", "verdict", "why"], rows)

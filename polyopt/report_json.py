@@ -71,6 +71,7 @@ def _loop(s: ScopReport, lp: LoopInfo) -> dict[str, Any]:
         "vectorizable": lp.vectorizable,
         "reductions": [{"operator": op, "variable": var} for op, var in lp.reductions],
         "private": list(lp.private),
+        "private_arrays": list(lp.private_arrays),
         "reason": lp.reason,
         "blocking": [s.dependence_index(d) for d in lp.blocking],
     }

@@ -41,6 +41,7 @@ class LoopMark:
     unroll: bool = False  # fully unrolled (unroll-and-jam point loops)
     scalar_replace: bool = False  # keep the loop's invariant accumulator in a register (LICM)
     round_robin: bool = False  # `schedule(static, 1)`: each iteration is a whole tile
+    private_arrays: tuple[str, ...] = ()  # arrays each thread of a parallel loop copies
 
 
 @dataclass(frozen=True)

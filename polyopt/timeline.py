@@ -79,6 +79,12 @@ class Timeline:
             out = out.union(isl.UnionMap.from_map(self._stmt_map(stmt, tuple(self.vectors[stmt][:length]))))
         return out
 
+    def prefix(self, loop_id: str, inclusive: bool) -> isl.UnionMap:
+        """Instances inside the loop to their time vector above it (and at it when
+        ``inclusive``): which execution of the loop, and which iteration, they belong to."""
+        pos = self.positions[loop_id]
+        return self._prefix(pos.statements, pos.depth + (1 if inclusive else 0))
+
     def same_prefix(self, loop_id: str, inclusive: bool) -> isl.UnionMap:
         """Pairs of instances inside the loop that agree on every schedule dimension
         above it (and on the loop itself when ``inclusive``)."""

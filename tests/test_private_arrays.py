@@ -1,0 +1,147 @@
+"""Private arrays: a loop whose iterations each use an array as scratch space runs in
+parallel with a copy of the array per thread, and the copy of the sequentially last
+iteration becomes the array's final state.
+
+Differential tests compare with CPython, scratch array included (it is an argument,
+so its final contents are part of the result).  Refusals: a read of a value written
+before the loop or by another iteration, and a last iteration that leaves some
+element to an earlier one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import check_against_python
+
+import polyopt
+from polyopt import parallel
+from polyopt.deps import DepKind
+
+
+def doitgen(A, C4, sum_):
+    nr, nq, np_ = A.shape
+    for r in range(nr):
+        for q in range(nq):
+            for p in range(np_):
+                sum_[p] = 0.0
+                for s in range(np_):
+                    sum_[p] += A[r, q, s] * C4[s, p]
+            for p in range(np_):
+                A[r, q, p] = sum_[p]
+
+
+def row_scratch(A, B, tmp):
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            tmp[j] = A[i, j] * 2.0
+        for j in range(m):
+            B[i, j] = tmp[j] + tmp[m - 1 - j]
+
+
+def shrinking_scratch(A, B, tmp):
+    # the last iteration writes tmp[0] only: earlier rows' values of tmp[1:] are final
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(n - i):
+            tmp[j] = A[i, j] + 1.0
+        for j in range(n - i):
+            B[i, j] = tmp[j] * 3.0
+
+
+def carried_scratch(A, B, tmp):
+    # row i reads tmp[j] as row i - 1 left it
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            B[i, j] = tmp[j]
+        for j in range(m):
+            tmp[j] = A[i, j]
+
+
+def partial_row(A, B, tmp):
+    # tmp[j] for j >= 1 is read before this iteration writes it: the value from the
+    # previous row (or from before the loop)
+    n, m = A.shape
+    for i in range(n):
+        tmp[0] = A[i, 0]
+        for j in range(m):
+            B[i, j] = tmp[j] * 0.5
+
+
+def _args(rng, fn):
+    if fn is doitgen:
+        return (rng.random((7, 5, 9)), rng.random((9, 9)), rng.random(9))
+    n = 11
+    return (rng.random((n, n)), np.zeros((n, n)), rng.random(n))
+
+
+def _verdict(fn, loop: str, *args):
+    k = polyopt.jit(fn)
+    p = k.plan(k._sig_for(args, {}))
+    v = parallel.verdicts(p.source, p.source_deps, p.source.schedule)
+    (out,) = [x for x in v.values() if x.label == loop]
+    return out
+
+
+@pytest.mark.parametrize("fn", [doitgen, row_scratch])
+def test_scratch_array_is_private_and_results_equal_python(rng, fn):
+    args = _args(rng, fn)
+    k = polyopt.jit(fn)
+    c = k.c_source(*args)
+    assert "lastprivate(polyopt_last_" in c and "memcpy(" in c, c
+    scratch = "sum_" if fn is doitgen else "tmp"
+    loop = "r" if fn is doitgen else "i"
+    v = _verdict(fn, loop, *args)
+    assert v.kind == parallel.PARALLEL and v.private_arrays == (scratch,), v
+    check_against_python(k, *args)
+
+
+def test_private_copies_off_the_team_and_without_openmp_threads(rng, monkeypatch):
+    # with POLYOPT_PARALLEL_MIN above the work, the loop runs on one thread in the
+    # array itself; results are the same
+    monkeypatch.setenv("POLYOPT_PARALLEL_MIN", str(1 << 40))
+    k = polyopt.jit(row_scratch)
+    args = _args(rng, row_scratch)
+    check_against_python(k, *args)
+
+
+def test_doitgen_inner_loop_runs_unit_stride_once_r_is_parallel(rng):
+    c = polyopt.jit(doitgen).c_source(*_args(rng, doitgen))
+    # the reduction over s is outside the vectorized p loop: C4[s, p] is read along rows
+    body = c[c.index("sum_[p] += A[r, q, s] * C4[s, p]") - 600:]
+    assert "#pragma omp simd\n" in body[:700], body[:700]
+
+
+@pytest.mark.parametrize("fn", [shrinking_scratch, carried_scratch, partial_row])
+def test_scratch_array_that_cannot_be_private_keeps_the_loop_in_order(rng, fn):
+    args = _args(rng, fn)
+    v = _verdict(fn, "i", *args)
+    assert v.kind == parallel.SEQUENTIAL, v
+    assert any(d.array == "tmp" for d in v.blocking), v
+    k = polyopt.jit(fn)
+    assert "lastprivate(polyopt_last_" not in k.c_source(*args)
+    check_against_python(k, *args)
+
+
+@pytest.mark.parametrize("fn", [shrinking_scratch, carried_scratch, partial_row])
+def test_parallelize_refuses_a_scratch_array_that_cannot_be_private(fn):
+    with pytest.raises(polyopt.IllegalTransformationError) as info:
+        polyopt.schedule(fn).parallelize("i")
+    err = info.value
+    assert err.violated and all(d.array == "tmp" for d in err.violated), str(err)
+    assert "tmp" in str(err)
+
+
+def test_parallelize_accepts_a_private_scratch_array(rng):
+    s = polyopt.schedule(row_scratch).parallelize("i")
+    args = _args(rng, row_scratch)
+    check_against_python(s.compile(), *args)
+
+
+def test_carried_flow_is_named_in_the_refusal():
+    with pytest.raises(polyopt.IllegalTransformationError) as info:
+        polyopt.schedule(carried_scratch).parallelize("i")
+    kinds = {d.kind for d in info.value.violated}
+    assert DepKind.FLOW in kinds or DepKind.ANTI in kinds, info.value
