@@ -80,7 +80,7 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
         header + PRELUDE + "\n"
         + (VECTOR_MATH + "\n" if "polyopt_v" in body or any("polyopt_v" in h for h in printer.helpers)
            else "")
-        + (PRIVATE_ARRAYS + "\n" if "omp_get_thread_num()" in body else "")
+        + (PRIVATE_ARRAYS + "\n" if "omp_get_max_threads()" in body else "")
         + check_src + "\n" + "".join(h + "\n" for h in printer.helpers)
         + f"{ret or 'void'} {function}({params})\n{{\n{body}}}\n"
     )
@@ -352,13 +352,15 @@ class AstPrinter:
         if mark is not None and mark.scalar_replace and self._scalar_replaced(
                 node, depth, mark, it, init, cond, inc):
             return
-        if mark is not None and mark.parallel and mark.private_arrays and self.openmp:
+        if mark is not None and mark.parallel and self.openmp and (
+                mark.private_arrays or self._array_reductions(mark)):
             if self.privatizes_arrays and not isinstance(mark, _PeeledMark):
                 self._private_arrays_loop(node, depth, mark, it, init, cond, inc)
                 return
-            # an instance peeled off the loop would write the shared array that the
-            # iterations read from their copies: run the loop in order instead
-            mark = replace(mark, parallel=False, private_arrays=())
+            # an instance peeled off the loop would use the shared array while the
+            # iterations use their copies: run the loop in order instead
+            mark = replace(mark, parallel=False, private_arrays=(), reductions=tuple(
+                (op, v) for op, v in mark.reductions if v not in self.scop.arrays))
         pragma = self._pragma(mark) if mark is not None else None
         if pragma:
             self.emit(depth, pragma)
@@ -381,50 +383,91 @@ class AstPrinter:
         self.counters.pop()
         self.emit(depth, "}")
 
+    def _array_reductions(self, mark: LoopMark) -> list[tuple[str, str]]:
+        return [(op, v) for op, v in mark.reductions if v in self.scop.arrays]
+
     def _private_arrays_loop(self, node: isl.AstNode, depth: int, mark: LoopMark, it: str,
                              init: str, cond: str, inc: str) -> None:
-        """A parallel loop whose threads each work on their own copy of some arrays
-        (:func:`polyopt.parallel._private_array` proves it legal).
+        """A parallel loop whose threads each work on their own heap copy of some arrays.
 
-        One block of ``omp_get_max_threads()`` copies is allocated; each thread fills its
-        copy from the array, and the loop body sees the copy under the array's name.
-        ``lastprivate`` tells which copy ran the sequentially last iteration: that one
-        is copied back.  Without memory for the copies, the loop runs on one thread in
-        the array itself.
+        - A private array (:func:`polyopt.parallel._private_array` proves it legal): each
+          copy starts as the array; ``lastprivate`` names the copy that ran the
+          sequentially last iteration, and that one is copied back.
+        - An array reduction: each copy starts at the operator's identity (``min``/``max``
+          start from the array itself, which they may see twice); after the loop the
+          team adds the copies into the array, each thread a block of elements.
+
+        One block of ``omp_get_max_threads()`` copies is allocated per array, and the loop
+        body sees the copy under the array's name.  Without memory for the copies, or
+        off the team, the loop runs on one thread in the arrays themselves.
         """
         team = self.parallel_if or "1"
+        reduced = dict((v, op) for op, v in self._array_reductions(mark))
         self.emit(depth, "{")
         d = depth + 1
         copies = []
-        for x in mark.private_arrays:
+        for x in (*mark.private_arrays, *reduced):
             t = self.element_ctype(x)
             n, pool, own, last = (self._fresh(f"polyopt_{k}_{x}") for k in ("n", "pool", "own", "last"))
             size = " * ".join(f"({lin(e)})" for e in self.scop.arrays[x].shape) or "1"
             self.emit(d, f"const size_t {n} = (size_t)({size});")
             self.emit(d, f"{t} *{pool} = ({team}) && omp_get_max_threads() > 1 ? "
                       f"({t} *)malloc(sizeof({t}) * {n} * (size_t)omp_get_max_threads()) : 0;")
-            self.emit(d, f"{t} *{last} = 0;")
+            if x not in reduced:
+                self.emit(d, f"{t} *{last} = 0;")
             copies.append((x, t, n, pool, own, last))
         ok = " && ".join(c[3] for c in copies)
         self.emit(d, f"#pragma omp parallel if({ok})")
         self.emit(d, "{")
+        e = self._fresh("polyopt_e")
         for x, t, n, pool, own, _ in copies:
             self.emit(d + 1, f"{t} *const {own} = {pool} ? {pool} + {n} * (size_t)omp_get_thread_num() : {x};")
-            self.emit(d + 1, f"if ({pool}) memcpy({own}, {x}, sizeof({t}) * {n});")
+            op = reduced.get(x)
+            if op in ("+", "*"):
+                self.emit(d + 1, f"if ({pool}) for (size_t {e} = 0; {e} < {n}; {e} += 1) "
+                          f"{own}[{e}] = ({t})({0 if op == '+' else 1});")
+            else:
+                self.emit(d + 1, f"if ({pool}) memcpy({own}, {x}, sizeof({t}) * {n});")
         sched = "schedule(static, 1)" if mark.round_robin else "schedule(static)"
-        lasts = ", ".join(c[5] for c in copies)
-        self.emit(d + 1, f"#pragma omp for {sched} lastprivate({lasts})"
-                  + (f" private({', '.join(mark.private)})" if mark.private else ""))
-        inner = replace(mark, private_arrays=())  # still outlined as a parallel body
+        clauses = [sched]
+        lasts = [c[5] for c in copies if c[0] not in reduced]
+        if lasts:
+            clauses.append(f"lastprivate({', '.join(lasts)})")
+        if mark.private:
+            clauses.append(f"private({', '.join(mark.private)})")
+        if mark.firstprivate:
+            clauses.append(f"firstprivate({', '.join(mark.firstprivate)})")
+        clauses += [f"reduction({op}:{v})" for op, v in mark.reductions if v not in reduced]
+        self.emit(d + 1, f"#pragma omp for {' '.join(clauses)}")
+        inner = replace(mark, private_arrays=(), reductions=tuple(
+            (op, v) for op, v in mark.reductions if v not in reduced))  # outlined if it can be
         # inside the body, the copies' names shadow the arrays'
         self._loop(node, d + 1, inner, it, init, cond, inc, prologue=(
-            *(f"{last} = {own};" for _, _, _, _, own, last in copies),
+            *(f"{last} = {own};" for x, _, _, _, own, last in copies if x not in reduced),
             "{ " + " ".join(f"{t} *restrict {x} = {own};" for x, t, _, _, own, _ in copies),
         ), epilogue=("}",))
+        for x, _, n, pool, _, _ in copies:
+            op = reduced.get(x)
+            if op is None:
+                continue
+            k = self._fresh("polyopt_t")
+            acc = {"+": f"{x}[{e}] + {pool}[{k} * {n} + {e}]",
+                   "*": f"{x}[{e}] * {pool}[{k} * {n} + {e}]",
+                   "min": f"({pool}[{k} * {n} + {e}] < {x}[{e}] ? {pool}[{k} * {n} + {e}] : {x}[{e}])",
+                   "max": f"({pool}[{k} * {n} + {e}] > {x}[{e}] ? {pool}[{k} * {n} + {e}] : {x}[{e}])",
+                   }[op]
+            # after the loop's barrier: the team combines the copies, a block of elements each
+            self.emit(d + 1, f"if ({pool}) {{")
+            self.emit(d + 2, "#pragma omp for schedule(static)")
+            self.emit(d + 2, f"for (size_t {e} = 0; {e} < {n}; {e} += 1)")
+            self.emit(d + 3, f"for (int {k} = 0; {k} < omp_get_num_threads(); {k} += 1) "
+                      f"{x}[{e}] = {acc};")
+            self.emit(d + 1, "}")
         self.emit(d, "}")
         for x, t, n, pool, _, last in copies:
             self.emit(d, f"if ({pool}) {{")
-            self.emit(d + 1, f"if ({last}) memcpy({x}, {last}, sizeof({t}) * {n});")
+            if x not in reduced:
+                self.emit(d + 1, f"if ({last}) memcpy({x}, {last}, sizeof({t}) * {n});")
             self.emit(d + 1, f"free({pool});")
             self.emit(d, "}")
         self.emit(depth, "}")

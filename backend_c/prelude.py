@@ -61,7 +61,8 @@ extern double polyopt_vcos(double) __asm__("cos");
 """
 
 
-#: What a parallel loop with private arrays needs (a copy of each array per thread);
+#: What a parallel loop with per-thread copies of arrays needs (private arrays, array
+#: reductions);
 #: emitted only when used.
 PRIVATE_ARRAYS = r"""#include <stdlib.h>
 #include <string.h>
@@ -70,4 +71,5 @@ PRIVATE_ARRAYS = r"""#include <stdlib.h>
 #else
 static inline int omp_get_max_threads(void) { return 1; }
 static inline int omp_get_thread_num(void) { return 0; }
+static inline int omp_get_num_threads(void) { return 1; }
 #endif"""

@@ -278,10 +278,11 @@ def options_from(args: argparse.Namespace, base: Options) -> Options:
 
 
 def region_defaults() -> Options:
-    """A C region cannot allocate the panel copies that packing needs: the rewritten
-    region declares no arrays of its own."""
+    """A C region cannot allocate the panel copies that packing needs, nor per-thread
+    copies of its arrays: the rewritten region declares no arrays of its own."""
     base = Options()
-    return dataclasses.replace(base, pack=False) if hasattr(base, "pack") else base
+    have = {f.name for f in dataclasses.fields(base)}
+    return dataclasses.replace(base, **{f: False for f in ("pack", "array_copies") if f in have})
 
 
 def _sizes(text: str) -> tuple[int, ...]:

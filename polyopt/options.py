@@ -16,6 +16,9 @@ class Options:
     contract: bool = True  # shrink temporaries that live within one iteration to scalars
     unroll_jam: bool = True  # register tiling (unroll-and-jam) of matmul-like reductions
     pack: bool = True  # ...and their column operands copied into contiguous panels
+    # parallel loops may give each thread a heap copy of an array (private scratch arrays,
+    # array reductions); a C region's arrays keep their declared types, so it may not
+    array_copies: bool = True
     fastmath: bool = False  # compile with -ffast-math
     strict_fp: bool = False  # never reassociate floating point (no parallel/simd reductions)
     auto: bool = True  # False: keep the source's loop order (only marks are added)

@@ -192,6 +192,7 @@ def _private_array(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
 
 def mark(scop: Scop, deps: Dependences, tree: Node, *, parallel: bool = True,
          vectorize: bool = True, licm: bool = True, strict_fp: bool = False,
+         array_copies: bool = True,
          only_parallel: frozenset[str] | None = None,
          only_simd: frozenset[str] | None = None,
          only_licm: frozenset[str] | None = None) -> Node:
@@ -205,7 +206,7 @@ def mark(scop: Scop, deps: Dependences, tree: Node, *, parallel: bool = True,
     """
     v = verdicts(scop, deps, tree)
     ctx = _MarkCtx(scop, tree, v, parallel, vectorize, licm, strict_fp, only_parallel, only_simd,
-                   only_licm)
+                   only_licm, array_copies)
     return ctx.node(tree, False)
 
 
@@ -232,6 +233,7 @@ class _MarkCtx:
     only_parallel: frozenset[str] | None
     only_simd: frozenset[str] | None
     only_licm: frozenset[str] | None
+    array_copies: bool = True  # heap copies per thread (private arrays, array reductions)
 
     def _reassociates(self, verdict: LoopVerdict) -> bool:
         return self.strict_fp and any(
@@ -279,9 +281,11 @@ class _MarkCtx:
             return False
         if self._reassociates(verdict):
             return False
-        if any(_is_array_var(var) for _, var in verdict.reductions):
-            # `reduction(op: A[0:size])` gives every thread a private copy of the whole
-            # array on its stack: a large array overflows it (SIGSEGV)
+        if not self.array_copies and (verdict.private_arrays or any(
+                _is_array_var(var) for _, var in verdict.reductions)):
+            # the per-thread copies live on the heap (emit._private_arrays_loop): OpenMP's
+            # `reduction(op: A[0:size])` puts them on each thread's stack, which a large
+            # array overflows (SIGSEGV)
             return False
         if self.only_parallel is not None:
             return d.loop_id in self.only_parallel

@@ -40,7 +40,7 @@ def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
     _refuse_uninitialized(scop, deps)
     source, source_deps = scop, deps
     marks = dict(parallel=options.parallel, vectorize=options.vectorize, licm=options.licm,
-                 strict_fp=options.strict_fp)
+                 strict_fp=options.strict_fp, array_copies=options.array_copies)
     if steps is not None:
         tree, req = replay(scop, deps, steps, options.strict_fp)
         tree = parallel.mark(

@@ -1,6 +1,9 @@
-"""Private arrays: a loop whose iterations each use an array as scratch space runs in
+"""Per-thread copies of arrays.
+
+Private arrays: a loop whose iterations each use an array as scratch space runs in
 parallel with a copy of the array per thread, and the copy of the sequentially last
-iteration becomes the array's final state.
+iteration becomes the array's final state.  Array reductions: each thread reduces into
+its own copy, and the copies are combined into the array after the loop.
 
 Differential tests compare with CPython, scratch array included (it is an argument,
 so its final contents are part of the result).  Refusals: a read of a value written
@@ -68,6 +71,35 @@ def partial_row(A, B, tmp):
         tmp[0] = A[i, 0]
         for j in range(m):
             B[i, j] = tmp[j] * 0.5
+
+
+def bicg_like(A, r, p, s, q):
+    # s[j] is reduced over i (an array reduction of the i loop), q[i] over j
+    n, m = A.shape
+    for i in range(n):
+        q[i] = 0.0
+        for j in range(m):
+            s[j] = s[j] + r[i] * A[i, j]
+            q[i] = q[i] + A[i, j] * p[j]
+
+
+def column_extremes(A, lo, hi, q):
+    n, m = A.shape
+    for i in range(n):
+        q[i] = 0.0
+        for j in range(m):
+            lo[j] = min(lo[j], A[i, j])
+            hi[j] = max(A[i, j], hi[j])
+            q[i] = q[i] + A[i, j]
+
+
+def int_column_products(A, prod, q):
+    n, m = A.shape
+    for i in range(n):
+        q[i] = 0
+        for j in range(m):
+            prod[j] *= A[i, j]
+            q[i] += A[i, j]
 
 
 def _args(rng, fn):
@@ -145,3 +177,35 @@ def test_carried_flow_is_named_in_the_refusal():
         polyopt.schedule(carried_scratch).parallelize("i")
     kinds = {d.kind for d in info.value.violated}
     assert DepKind.FLOW in kinds or DepKind.ANTI in kinds, info.value
+
+
+def _reduction_args(rng, fn, n=37, m=29):
+    A = rng.random((n, m)) - 0.5
+    if fn is bicg_like:
+        return (A, rng.random(n), rng.random(m), rng.random(m), np.zeros(n))
+    if fn is column_extremes:
+        return (A, rng.random(m), rng.random(m) - 1.0, np.zeros(n))
+    Ai = rng.integers(-2, 3, size=(n, m)).astype(np.int64)
+    return (Ai, rng.integers(1, 3, size=m).astype(np.int64), np.zeros(n, dtype=np.int64))
+
+
+@pytest.mark.parametrize("fn", [bicg_like, column_extremes, int_column_products])
+def test_array_reduction_runs_on_copies_and_results_equal_python(rng, fn):
+    args = _reduction_args(rng, fn)
+    k = polyopt.jit(fn)
+    c = k.c_source(*args)
+    assert "polyopt_pool_" in c and "omp_get_num_threads()" in c, c
+    assert "reduction(+:s[0:" not in c  # never OpenMP's array sections (on the stack)
+    check_against_python(k, *args)
+
+
+def test_array_reduction_copies_are_not_used_under_strict_fp(rng):
+    args = _reduction_args(rng, bicg_like)
+    c = polyopt.jit(bicg_like, strict_fp=True).c_source(*args)
+    assert "polyopt_pool_" not in c and "reduction(" not in c
+
+
+def test_array_reduction_off_the_team_runs_in_the_array(rng, monkeypatch):
+    monkeypatch.setenv("POLYOPT_PARALLEL_MIN", str(1 << 40))
+    args = _reduction_args(rng, bicg_like)
+    check_against_python(polyopt.jit(bicg_like), *args)
