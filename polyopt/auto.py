@@ -21,8 +21,12 @@ from __future__ import annotations
 
 from itertools import permutations
 
+import islpy as isl
+
+from polyopt import isl_text
+from polyopt.aff import Cmp, Lin
 from polyopt.auto_register import register_tile_all
-from polyopt.deps import Dependences
+from polyopt.deps import Dependences, analyze
 from polyopt.errors import PolyoptError
 from polyopt.isl_scheduler import isl_schedule
 from polyopt.legality import is_legal
@@ -30,8 +34,10 @@ from polyopt.model import Scop
 from polyopt.options import Options
 from polyopt.parallel import PARALLEL, REDUCTION, SEQUENTIAL, loop_verdict
 from polyopt.schedule_tree import Band, LoopDim, Node, Sequence, loops, statements
+from polyopt.timeline import Timeline
 from polyopt.transforms.fuse import distribute, fuse
 from polyopt.transforms.interchange import permute
+from polyopt.transforms.iss import outer_iterators, split_at_pivot
 from polyopt.transforms.skew import wavefront
 from polyopt.transforms.tile import tile
 from polyopt.transforms.tree import at, chain, find, normalize, replace_at
@@ -47,6 +53,8 @@ def schedule(scop: Scop, deps: Dependences, options: Options) -> tuple[Scop, Dep
     tree = normalize(scop.schedule)
     if not scop.statements:
         return scop, deps, tree
+    if options.parallel or options.vectorize:
+        scop, deps, tree = _split_pivots(scop, deps, tree)
     if options.interchange:
         tree = _distribute_for_order(scop, deps, tree)
         tree = _reorder_all(scop, deps, tree)
@@ -59,6 +67,64 @@ def schedule(scop: Scop, deps: Dependences, options: Options) -> tuple[Scop, Dep
     if options.tile:
         tree = _tile_all(scop, deps, tree, options)
     return scop, deps, tree
+
+
+# --- index-set splitting at pivots ------------------------------------------------------
+
+MAX_PIVOT_SPLITS = 8
+
+
+def _split_pivots(scop: Scop, deps: Dependences, tree: Node) -> tuple[Scop, Dependences, Node]:
+    """Split sequential loops at a pivot hyperplane when the pieces then run in parallel
+    or vectorize (floyd-warshall: rows ``i < k`` and ``i > k``, then the same for ``j``);
+    see :mod:`polyopt.transforms.iss`."""
+    for _ in range(MAX_PIVOT_SPLITS):
+        step = _pivot_split_once(scop, deps, tree)
+        if step is None:
+            break
+        scop, deps, tree = step
+    return scop, deps, tree
+
+
+def _pivot_split_once(scop: Scop, deps: Dependences, tree: Node
+                      ) -> tuple[Scop, Dependences, Node] | None:
+    tl = Timeline(scop, tree)
+    for dim, _ in loops(tree):
+        stmts = statements(at(tree, find(tree, dim.loop_id)))
+        if len(stmts) != 1 or loop_verdict(scop, deps, tree, dim.loop_id, tl).kind != SEQUENTIAL:
+            continue
+        for pivot in _pivots(scop, deps, tree, tl, dim, stmts[0]):
+            try:
+                scop2, cand, copies = split_at_pivot(scop, tree, dim.loop_id, pivot)
+            except PolyoptError:
+                continue
+            deps2 = analyze(scop2)
+            if not is_legal(scop2, deps2, cand):
+                continue  # the split keeps the order: this would be a bug, never a result
+            tl2 = Timeline(scop2, cand)
+            if any(loop_verdict(scop2, deps2, cand, c, tl2).kind != SEQUENTIAL for c in copies):
+                return scop2, deps2, cand
+    return None
+
+
+def _pivots(scop: Scop, deps: Dependences, tree: Node, tl: Timeline, dim: LoopDim,
+            stmt: str) -> list[Lin]:
+    """Hyperplanes ``v == u`` (``u`` an iterator of a loop around) that every dependence
+    the loop carries starts or ends on."""
+    v = dim.expr(stmt).as_name()
+    if v is None:
+        return []
+    st = scop.statement(stmt)
+    carried = [c for d in deps.memory if d.source.statement == stmt == d.sink.statement
+               for c in [tl.carries(d.relation, dim.loop_id)] if not c.is_empty()]
+    out = []
+    for u in outer_iterators(tree, dim.loop_id, stmt):
+        plane = isl.UnionSet.from_set(isl_text.make_set(
+            scop.params, stmt, st.iterators, Cmp("==", Lin.var(v), Lin.var(u))))
+        if carried and all(c.domain().is_subset(plane) or c.range().is_subset(plane)
+                           for c in carried):
+            out.append(Lin.var(u))
+    return out
 
 
 # --- loop order ---------------------------------------------------------------------------

@@ -52,12 +52,13 @@ def split_full_tiles(scop: Scop, tree: Node, stmt: str, sizes: dict[str, int]) -
             new_stmts.append(s)
             continue
         for name, dom in parts:
-            new_stmts.append(_restricted(s, name, names.rename_set(dom, name)))
-    new_tree = _split_tree(tree, stmt, [p[0] for p in parts])
+            new_stmts.append(restricted(s, name, names.rename_set(dom, name)))
+    new_tree = split_tree(tree, stmt, [p[0] for p in parts])
     return replace(scop, statements=tuple(new_stmts), schedule=new_tree), new_tree
 
 
-def _restricted(s: Statement, name: str, domain: isl.Set) -> Statement:
+def restricted(s: Statement, name: str, domain: isl.Set) -> Statement:
+    """``s`` renamed ``name`` and limited to ``domain`` (a subset of its own)."""
     def acc(a):
         rel = names.rename_map_domain(a.relation, name).intersect_domain(domain)
         return replace(a, statement=name, tag=a.tag.replace(s.name, name, 1), relation=rel)
@@ -66,16 +67,17 @@ def _restricted(s: Statement, name: str, domain: isl.Set) -> Statement:
                    reads=tuple(acc(r) for r in s.reads))
 
 
-def _split_tree(node: Node, stmt: str, parts: list[str]) -> Node:
+def split_tree(node: Node, stmt: str, parts: list[str]) -> Node:
+    """``node`` with ``stmt`` replaced by ``parts`` run in sequence at its leaf."""
     if isinstance(node, Leaf):
         if node.stmt != stmt:
             return node
         leaves: list[Node] = [Leaf(p) for p in parts]
         return leaves[0] if len(leaves) == 1 else Sequence(tuple(leaves))
     if isinstance(node, Sequence):
-        return Sequence(tuple(_split_tree(c, stmt, parts) for c in node.children))
+        return Sequence(tuple(split_tree(c, stmt, parts) for c in node.children))
     dims = tuple(_split_dim(d, stmt, parts) for d in node.dims)
-    return replace(node, dims=dims, child=_split_tree(node.child, stmt, parts))
+    return replace(node, dims=dims, child=split_tree(node.child, stmt, parts))
 
 
 def _split_dim(d: LoopDim, stmt: str, parts: list[str]) -> LoopDim:
