@@ -2,6 +2,9 @@
 
 In order, each step applied only where the dependence check accepts it:
 
+0. **Accumulator promotion** (``acc = 0; for k: acc += ...; C[i, j] = acc`` keeps the
+   sum in ``C[i, j]``: :mod:`polyopt.transforms.promote`) and **index-set splitting**
+   at a pivot (floyd-warshall: :mod:`polyopt.transforms.iss`).
 1. **Distribution** of imperfect nests where it lets a loop order improve
    (``for i: for j: {C[i,j] *= b; for k: ...}`` splits the ``j`` loop).
 2. **Loop order** of every perfectly nested chain: the outermost loop parallel
@@ -38,6 +41,7 @@ from polyopt.timeline import Timeline
 from polyopt.transforms.fuse import distribute, fuse
 from polyopt.transforms.interchange import permute
 from polyopt.transforms.iss import outer_iterators, split_at_pivot
+from polyopt.transforms.promote import promote
 from polyopt.transforms.skew import wavefront
 from polyopt.transforms.tile import tile
 from polyopt.transforms.tree import at, chain, find, normalize, replace_at
@@ -50,6 +54,10 @@ L2_BYTES = 1 << 20
 def schedule(scop: Scop, deps: Dependences, options: Options) -> tuple[Scop, Dependences, Node]:
     """The automatic schedule.  Register tiling may split statements, so the (possibly
     new) scop and its dependences come back with the tree."""
+    if options.interchange and scop.statements:
+        promoted = promote(scop, deps)
+        if promoted is not scop:
+            scop, deps = promoted, analyze(promoted)
     tree = normalize(scop.schedule)
     if not scop.statements:
         return scop, deps, tree
@@ -310,11 +318,21 @@ def _try_fuse(scop: Scop, deps: Dependences, tree: Node, a: Band, b: Band, mode:
     if not is_legal(scop, deps, cand):
         return None
     if mode == "smart":
-        was_parallel = all(
-            loop_verdict(scop, deps, tree, d.loop_id).kind == PARALLEL for d in (da, db))
-        if was_parallel and loop_verdict(scop, deps, cand, da.loop_id).kind != PARALLEL:
+        kinds = [loop_verdict(scop, deps, tree, d.loop_id).kind for d in (da, db)]
+        fused = loop_verdict(scop, deps, cand, da.loop_id).kind
+        if kinds == [PARALLEL, PARALLEL] and fused != PARALLEL:
+            return None
+        if kinds == [SEQUENTIAL, SEQUENTIAL] and _depth(a) != _depth(b):
+            # Pluto's rule for nests of different depths, where parallelism does not
+            # decide: ludcmp's LU (3 deep) fused with its forward substitution (2 deep)
+            # no longer time-tiles, and gains no reuse worth a factor of n
             return None
     return cand
+
+
+def _depth(node: Node) -> int:
+    return max((len([n for n in path if isinstance(n, Band)]) for _, path in loops(node)),
+               default=0)
 
 
 # --- time tiling ------------------------------------------------------------------------

@@ -400,7 +400,7 @@ def test_local_scalars_are_declared_and_private(tmp_path: Path) -> None:
         double s = 0.0;
         for (j = 0; j < n; j++)
           s += A[i][j];
-        x[i] = s;
+        x[i] = x[i] + s;  /* reads x[i] as it was: s cannot live in x[i] */
       }"""))
     block = optimized(r, tile=False)
     assert "\n  double s;\n" in block

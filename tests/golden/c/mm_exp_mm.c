@@ -46,44 +46,857 @@ int64_t polyopt_mm_exp_mm_check(int64_t n, int64_t p, int64_t m, int64_t q, int6
   (void)D_shape0;
   (void)out_shape0;
   (void)out_shape1;
-  if ((((((((((n >= 1) && (p >= 1)) && (m >= 1)) && (q >= 0)) && (p >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 1;
-  if ((((((((((n >= 1) && (p >= 0)) && (m >= 0)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) || ((((((((p >= 0) && (m >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)))) return 2;
-  if ((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 3;
-  if ((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 4;
-  if (((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((6 * polyopt_floord(n, 6)) >= (out_shape0 + 1))))) return 5;
-  if (((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((6 * polyopt_floord(n, 6)) >= (out_shape0 + 1))))) return 6;
+  if ((((((((((n >= 6) && (p >= 1)) && (m >= 8)) && (q >= 0)) && (p >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 1;
+  if ((((((((((n >= 6) && (p >= 1)) && (m >= 8)) && (q >= 0)) && (p >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 2;
+  if ((((((((((n >= 6) && (p >= 1)) && (m >= 8)) && (q >= 0)) && (p >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 3;
+  if (((((((((((n >= 1) && (m >= 1)) && (q >= 0)) && (p >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 6) >= 1)) || (((((((((n >= 1) && (m >= 1)) && (q >= 0)) && (p >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((m % 8) >= 1)))) return 4;
+  if ((((((((((n >= 1) && (p >= 0)) && (m >= 0)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) || ((((((((p >= 0) && (m >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)))) return 5;
+  if ((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 6;
   if ((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 7;
-  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 6) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 6) + out_shape0) >= (n + 1))) && ((n % 6) >= 1)))) return 8;
-  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 6) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 6) + out_shape0) >= (n + 1))) && ((n % 6) >= 1)))) return 9;
-  if (((((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 6) >= 1)) || (((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1)))) return 10;
+  if (((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((6 * polyopt_floord(n, 6)) >= (out_shape0 + 1))))) return 8;
+  if (((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (out_shape1 >= 0)) && (q >= (((q % 8) + out_shape1) + 1))) || ((((((((p >= 0) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((6 * polyopt_floord(n, 6)) >= (out_shape0 + 1))))) return 9;
+  if ((((((((((n >= 6) && (p >= 0)) && (m >= 1)) && (q >= 8)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 10;
+  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 6) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 6) + out_shape0) >= (n + 1))) && ((n % 6) >= 1)))) return 11;
+  if (((((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && ((q % 8) >= 1)) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 6) >= 1))) || (((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1))) || (((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) && (((n % 6) + out_shape0) >= (n + 1))) && ((n % 6) >= 1)))) return 12;
+  if (((((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((n % 6) >= 1)) || (((((((((n >= 1) && (p >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0)) && ((q % 8) >= 1)))) return 13;
   return 0;
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body0(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0)
+static void polyopt_mm_exp_mm_body0(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
 {
-  double s;
-  for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
-    for (int64_t c2 = (128 * c0); c2 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c2 += 1) {
-      for (int64_t c3 = (128 * c1); c3 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c3 += 1) {
-        {
-          const int64_t i = c2;
-          const int64_t j = c3;
-          s = 0.0;  /* s = 0.0 */
-        }
-        #pragma omp simd reduction(+:s)
-        for (int64_t c4 = 0; c4 < p; c4 += 1) {
-          {
-            const int64_t i = c2;
-            const int64_t j = c3;
-            const int64_t k = c4;
-            s = (s + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
-          }
-        }
-        {
-          const int64_t i = c2;
-          const int64_t j = c3;
-          T[i * m + j] = exp(s);  /* T[i, j] = math.exp(s) */
+  #pragma omp simd
+  for (int64_t c1 = 0; c1 < m; c1 += 1) {
+    {
+      const int64_t i = c0;
+      const int64_t j = c1;
+      T[i * m + j] = 0.0;  /* s = 0.0 */
+    }
+  }
+}
+
+__attribute__((noinline))
+static void polyopt_mm_exp_mm_body1(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
+{
+  for (int64_t c1 = 0; c1 < p; c1 += 1) {
+    #pragma omp simd
+    for (int64_t c2 = 0; c2 <= 7; c2 += 1) {
+      {
+        const int64_t j_panel = c0;
+        const int64_t k = c1;
+        const int64_t j_lane = c2;
+        B_pk[(j_panel * B_shape0 + k) * 8 + j_lane] = B[k * m + (8 * j_panel + j_lane)];  /* packing B for s += A[i, k] * B[k, j] */
+      }
+    }
+  }
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((noinline, optimize("no-tree-loop-vectorize")))
+#else
+__attribute__((noinline))
+#endif
+static void polyopt_mm_exp_mm_micro2(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
+{
+  const int64_t o_0 = (6 * c4);
+  const int64_t o_1 = (8 * c3);
+  if (((256 * c1)) <= polyopt_imin((p - 1), ((256 * c1) + 255))) {
+    double T_acc0, T_acc1, T_acc2, T_acc3, T_acc4, T_acc5, T_acc6, T_acc7, T_acc8, T_acc9, T_acc10, T_acc11, T_acc12, T_acc13, T_acc14, T_acc15, T_acc16, T_acc17, T_acc18, T_acc19, T_acc20, T_acc21, T_acc22, T_acc23, T_acc24, T_acc25, T_acc26, T_acc27, T_acc28, T_acc29, T_acc30, T_acc31, T_acc32, T_acc33, T_acc34, T_acc35, T_acc36, T_acc37, T_acc38, T_acc39, T_acc40, T_acc41, T_acc42, T_acc43, T_acc44, T_acc45, T_acc46, T_acc47;
+    {
+      const int64_t i = o_0;
+      const int64_t j = o_1;
+      T_acc0 = T[i * m + j];
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 1);
+      T_acc1 = T[i * m + j];
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 2);
+      T_acc2 = T[i * m + j];
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 3);
+      T_acc3 = T[i * m + j];
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 4);
+      T_acc4 = T[i * m + j];
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 5);
+      T_acc5 = T[i * m + j];
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 6);
+      T_acc6 = T[i * m + j];
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 7);
+      T_acc7 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = o_1;
+      T_acc8 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 1);
+      T_acc9 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 2);
+      T_acc10 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 3);
+      T_acc11 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 4);
+      T_acc12 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 5);
+      T_acc13 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 6);
+      T_acc14 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 7);
+      T_acc15 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = o_1;
+      T_acc16 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 1);
+      T_acc17 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 2);
+      T_acc18 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 3);
+      T_acc19 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 4);
+      T_acc20 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 5);
+      T_acc21 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 6);
+      T_acc22 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 7);
+      T_acc23 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = o_1;
+      T_acc24 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 1);
+      T_acc25 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 2);
+      T_acc26 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 3);
+      T_acc27 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 4);
+      T_acc28 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 5);
+      T_acc29 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 6);
+      T_acc30 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 7);
+      T_acc31 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = o_1;
+      T_acc32 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 1);
+      T_acc33 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 2);
+      T_acc34 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 3);
+      T_acc35 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 4);
+      T_acc36 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 5);
+      T_acc37 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 6);
+      T_acc38 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 7);
+      T_acc39 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = o_1;
+      T_acc40 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 1);
+      T_acc41 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 2);
+      T_acc42 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 3);
+      T_acc43 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 4);
+      T_acc44 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 5);
+      T_acc45 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 6);
+      T_acc46 = T[i * m + j];
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 7);
+      T_acc47 = T[i * m + j];
+    }
+    for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((p - 1), ((256 * c1) + 255)); c5 += 1) {
+      const double v0 = A[6 * c4 * p + c5];
+      const double v1 = B_pk[(c3 * B_shape0 + c5) * 8 + 0];
+      const double v2 = B_pk[(c3 * B_shape0 + c5) * 8 + 1];
+      const double v3 = B_pk[(c3 * B_shape0 + c5) * 8 + 2];
+      const double v4 = B_pk[(c3 * B_shape0 + c5) * 8 + 3];
+      const double v5 = B_pk[(c3 * B_shape0 + c5) * 8 + 4];
+      const double v6 = B_pk[(c3 * B_shape0 + c5) * 8 + 5];
+      const double v7 = B_pk[(c3 * B_shape0 + c5) * 8 + 6];
+      const double v8 = B_pk[(c3 * B_shape0 + c5) * 8 + 7];
+      const double v9 = A[(6 * c4 + 1) * p + c5];
+      const double v10 = A[(6 * c4 + 2) * p + c5];
+      const double v11 = A[(6 * c4 + 3) * p + c5];
+      const double v12 = A[(6 * c4 + 4) * p + c5];
+      const double v13 = A[(6 * c4 + 5) * p + c5];
+      {
+        const int64_t i = o_0;
+        const int64_t j = o_1;
+        const int64_t k = c5;
+        T_acc0 = (T_acc0 + (v0 * v1));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = o_0;
+        const int64_t j = (o_1 + 1);
+        const int64_t k = c5;
+        T_acc1 = (T_acc1 + (v0 * v2));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = o_0;
+        const int64_t j = (o_1 + 2);
+        const int64_t k = c5;
+        T_acc2 = (T_acc2 + (v0 * v3));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = o_0;
+        const int64_t j = (o_1 + 3);
+        const int64_t k = c5;
+        T_acc3 = (T_acc3 + (v0 * v4));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = o_0;
+        const int64_t j = (o_1 + 4);
+        const int64_t k = c5;
+        T_acc4 = (T_acc4 + (v0 * v5));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = o_0;
+        const int64_t j = (o_1 + 5);
+        const int64_t k = c5;
+        T_acc5 = (T_acc5 + (v0 * v6));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = o_0;
+        const int64_t j = (o_1 + 6);
+        const int64_t k = c5;
+        T_acc6 = (T_acc6 + (v0 * v7));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = o_0;
+        const int64_t j = (o_1 + 7);
+        const int64_t k = c5;
+        T_acc7 = (T_acc7 + (v0 * v8));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 1);
+        const int64_t j = o_1;
+        const int64_t k = c5;
+        T_acc8 = (T_acc8 + (v9 * v1));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 1);
+        const int64_t j = (o_1 + 1);
+        const int64_t k = c5;
+        T_acc9 = (T_acc9 + (v9 * v2));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 1);
+        const int64_t j = (o_1 + 2);
+        const int64_t k = c5;
+        T_acc10 = (T_acc10 + (v9 * v3));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 1);
+        const int64_t j = (o_1 + 3);
+        const int64_t k = c5;
+        T_acc11 = (T_acc11 + (v9 * v4));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 1);
+        const int64_t j = (o_1 + 4);
+        const int64_t k = c5;
+        T_acc12 = (T_acc12 + (v9 * v5));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 1);
+        const int64_t j = (o_1 + 5);
+        const int64_t k = c5;
+        T_acc13 = (T_acc13 + (v9 * v6));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 1);
+        const int64_t j = (o_1 + 6);
+        const int64_t k = c5;
+        T_acc14 = (T_acc14 + (v9 * v7));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 1);
+        const int64_t j = (o_1 + 7);
+        const int64_t k = c5;
+        T_acc15 = (T_acc15 + (v9 * v8));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 2);
+        const int64_t j = o_1;
+        const int64_t k = c5;
+        T_acc16 = (T_acc16 + (v10 * v1));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 2);
+        const int64_t j = (o_1 + 1);
+        const int64_t k = c5;
+        T_acc17 = (T_acc17 + (v10 * v2));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 2);
+        const int64_t j = (o_1 + 2);
+        const int64_t k = c5;
+        T_acc18 = (T_acc18 + (v10 * v3));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 2);
+        const int64_t j = (o_1 + 3);
+        const int64_t k = c5;
+        T_acc19 = (T_acc19 + (v10 * v4));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 2);
+        const int64_t j = (o_1 + 4);
+        const int64_t k = c5;
+        T_acc20 = (T_acc20 + (v10 * v5));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 2);
+        const int64_t j = (o_1 + 5);
+        const int64_t k = c5;
+        T_acc21 = (T_acc21 + (v10 * v6));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 2);
+        const int64_t j = (o_1 + 6);
+        const int64_t k = c5;
+        T_acc22 = (T_acc22 + (v10 * v7));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 2);
+        const int64_t j = (o_1 + 7);
+        const int64_t k = c5;
+        T_acc23 = (T_acc23 + (v10 * v8));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 3);
+        const int64_t j = o_1;
+        const int64_t k = c5;
+        T_acc24 = (T_acc24 + (v11 * v1));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 3);
+        const int64_t j = (o_1 + 1);
+        const int64_t k = c5;
+        T_acc25 = (T_acc25 + (v11 * v2));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 3);
+        const int64_t j = (o_1 + 2);
+        const int64_t k = c5;
+        T_acc26 = (T_acc26 + (v11 * v3));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 3);
+        const int64_t j = (o_1 + 3);
+        const int64_t k = c5;
+        T_acc27 = (T_acc27 + (v11 * v4));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 3);
+        const int64_t j = (o_1 + 4);
+        const int64_t k = c5;
+        T_acc28 = (T_acc28 + (v11 * v5));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 3);
+        const int64_t j = (o_1 + 5);
+        const int64_t k = c5;
+        T_acc29 = (T_acc29 + (v11 * v6));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 3);
+        const int64_t j = (o_1 + 6);
+        const int64_t k = c5;
+        T_acc30 = (T_acc30 + (v11 * v7));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 3);
+        const int64_t j = (o_1 + 7);
+        const int64_t k = c5;
+        T_acc31 = (T_acc31 + (v11 * v8));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 4);
+        const int64_t j = o_1;
+        const int64_t k = c5;
+        T_acc32 = (T_acc32 + (v12 * v1));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 4);
+        const int64_t j = (o_1 + 1);
+        const int64_t k = c5;
+        T_acc33 = (T_acc33 + (v12 * v2));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 4);
+        const int64_t j = (o_1 + 2);
+        const int64_t k = c5;
+        T_acc34 = (T_acc34 + (v12 * v3));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 4);
+        const int64_t j = (o_1 + 3);
+        const int64_t k = c5;
+        T_acc35 = (T_acc35 + (v12 * v4));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 4);
+        const int64_t j = (o_1 + 4);
+        const int64_t k = c5;
+        T_acc36 = (T_acc36 + (v12 * v5));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 4);
+        const int64_t j = (o_1 + 5);
+        const int64_t k = c5;
+        T_acc37 = (T_acc37 + (v12 * v6));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 4);
+        const int64_t j = (o_1 + 6);
+        const int64_t k = c5;
+        T_acc38 = (T_acc38 + (v12 * v7));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 4);
+        const int64_t j = (o_1 + 7);
+        const int64_t k = c5;
+        T_acc39 = (T_acc39 + (v12 * v8));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = o_1;
+        const int64_t k = c5;
+        T_acc40 = (T_acc40 + (v13 * v1));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = (o_1 + 1);
+        const int64_t k = c5;
+        T_acc41 = (T_acc41 + (v13 * v2));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = (o_1 + 2);
+        const int64_t k = c5;
+        T_acc42 = (T_acc42 + (v13 * v3));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = (o_1 + 3);
+        const int64_t k = c5;
+        T_acc43 = (T_acc43 + (v13 * v4));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = (o_1 + 4);
+        const int64_t k = c5;
+        T_acc44 = (T_acc44 + (v13 * v5));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = (o_1 + 5);
+        const int64_t k = c5;
+        T_acc45 = (T_acc45 + (v13 * v6));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = (o_1 + 6);
+        const int64_t k = c5;
+        T_acc46 = (T_acc46 + (v13 * v7));  /* s += A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o_0 + 5);
+        const int64_t j = (o_1 + 7);
+        const int64_t k = c5;
+        T_acc47 = (T_acc47 + (v13 * v8));  /* s += A[i, k] * B[k, j] */
+      }
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = o_1;
+      T[i * m + j] = T_acc0;
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 1);
+      T[i * m + j] = T_acc1;
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 2);
+      T[i * m + j] = T_acc2;
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 3);
+      T[i * m + j] = T_acc3;
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 4);
+      T[i * m + j] = T_acc4;
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 5);
+      T[i * m + j] = T_acc5;
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 6);
+      T[i * m + j] = T_acc6;
+    }
+    {
+      const int64_t i = o_0;
+      const int64_t j = (o_1 + 7);
+      T[i * m + j] = T_acc7;
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = o_1;
+      T[i * m + j] = T_acc8;
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 1);
+      T[i * m + j] = T_acc9;
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 2);
+      T[i * m + j] = T_acc10;
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 3);
+      T[i * m + j] = T_acc11;
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 4);
+      T[i * m + j] = T_acc12;
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 5);
+      T[i * m + j] = T_acc13;
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 6);
+      T[i * m + j] = T_acc14;
+    }
+    {
+      const int64_t i = (o_0 + 1);
+      const int64_t j = (o_1 + 7);
+      T[i * m + j] = T_acc15;
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = o_1;
+      T[i * m + j] = T_acc16;
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 1);
+      T[i * m + j] = T_acc17;
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 2);
+      T[i * m + j] = T_acc18;
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 3);
+      T[i * m + j] = T_acc19;
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 4);
+      T[i * m + j] = T_acc20;
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 5);
+      T[i * m + j] = T_acc21;
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 6);
+      T[i * m + j] = T_acc22;
+    }
+    {
+      const int64_t i = (o_0 + 2);
+      const int64_t j = (o_1 + 7);
+      T[i * m + j] = T_acc23;
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = o_1;
+      T[i * m + j] = T_acc24;
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 1);
+      T[i * m + j] = T_acc25;
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 2);
+      T[i * m + j] = T_acc26;
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 3);
+      T[i * m + j] = T_acc27;
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 4);
+      T[i * m + j] = T_acc28;
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 5);
+      T[i * m + j] = T_acc29;
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 6);
+      T[i * m + j] = T_acc30;
+    }
+    {
+      const int64_t i = (o_0 + 3);
+      const int64_t j = (o_1 + 7);
+      T[i * m + j] = T_acc31;
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = o_1;
+      T[i * m + j] = T_acc32;
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 1);
+      T[i * m + j] = T_acc33;
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 2);
+      T[i * m + j] = T_acc34;
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 3);
+      T[i * m + j] = T_acc35;
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 4);
+      T[i * m + j] = T_acc36;
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 5);
+      T[i * m + j] = T_acc37;
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 6);
+      T[i * m + j] = T_acc38;
+    }
+    {
+      const int64_t i = (o_0 + 4);
+      const int64_t j = (o_1 + 7);
+      T[i * m + j] = T_acc39;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = o_1;
+      T[i * m + j] = T_acc40;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 1);
+      T[i * m + j] = T_acc41;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 2);
+      T[i * m + j] = T_acc42;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 3);
+      T[i * m + j] = T_acc43;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 4);
+      T[i * m + j] = T_acc44;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 5);
+      T[i * m + j] = T_acc45;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 6);
+      T[i * m + j] = T_acc46;
+    }
+    {
+      const int64_t i = (o_0 + 5);
+      const int64_t j = (o_1 + 7);
+      T[i * m + j] = T_acc47;
+    }
+  }
+}
+
+__attribute__((noinline))
+static void polyopt_mm_exp_mm_body3(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
+{
+  for (int64_t c1 = 0; c1 <= polyopt_floord((p - 1), 256); c1 += 1) {
+    for (int64_t c2 = 0; c2 <= polyopt_floord((m - 8), 256); c2 += 1) {
+      for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((m / 8) - 1)); c3 += 1) {
+        for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((n / 6) - 1)); c4 += 1) {
+          polyopt_mm_exp_mm_micro2(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0, c1, c2, c3, c4);
         }
       }
     }
@@ -91,7 +904,88 @@ static void polyopt_mm_exp_mm_body0(int64_t n, int64_t p, int64_t m, int64_t q, 
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body1(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0)
+static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
+{
+  for (int64_t c1 = 0; c1 <= polyopt_floord((p - 1), 128); c1 += 1) {
+    for (int64_t c2 = 0; c2 < (m / 128); c2 += 1) {
+      for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 6)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
+        for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((p - 1), ((128 * c1) + 127)); c4 += 1) {
+          #pragma omp simd
+          for (int64_t c5 = (128 * c2); c5 <= ((128 * c2) + 127); c5 += 1) {
+            {
+              const int64_t i = c3;
+              const int64_t j = c5;
+              const int64_t k = c4;
+              T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+            }
+          }
+        }
+      }
+    }
+    for (int64_t c3 = (128 * c0); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
+      for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((p - 1), ((128 * c1) + 127)); c4 += 1) {
+        if ((((n % 6) + c3) >= n)) {
+          #pragma omp simd
+          for (int64_t c5 = (((-((m + 127) % 128)) + m) - 1); c5 < ((-(m % 8)) + m); c5 += 1) {
+            {
+              const int64_t i = c3;
+              const int64_t j = c5;
+              const int64_t k = c4;
+              T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+            }
+          }
+        }
+        #pragma omp simd
+        for (int64_t c5 = ((-(m % 8)) + m); c5 < m; c5 += 1) {
+          {
+            const int64_t i = c3;
+            const int64_t j = c5;
+            const int64_t k = c4;
+            T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+          }
+        }
+      }
+    }
+  }
+}
+
+__attribute__((noinline))
+static void polyopt_mm_exp_mm_body5(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
+{
+  for (int64_t c1 = 0; c1 <= polyopt_floord((p - 1), 128); c1 += 1) {
+    for (int64_t c2 = 0; c2 <= polyopt_floord((m - 8), 128); c2 += 1) {
+      for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 6)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
+        for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((p - 1), ((128 * c1) + 127)); c4 += 1) {
+          #pragma omp simd
+          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((m - 1), ((128 * c2) + 127)); c5 += 1) {
+            {
+              const int64_t i = c3;
+              const int64_t j = c5;
+              const int64_t k = c4;
+              T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+__attribute__((noinline))
+static void polyopt_mm_exp_mm_body6(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
+{
+  #pragma omp simd
+  for (int64_t c1 = 0; c1 < m; c1 += 1) {
+    {
+      const int64_t i = c0;
+      const int64_t j = c1;
+      T[i * m + j] = exp(T[i * m + j]);  /* T[i, j] = math.exp(s) */
+    }
+  }
+}
+
+__attribute__((noinline))
+static void polyopt_mm_exp_mm_body7(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
 {
   #pragma omp simd
   for (int64_t c1 = 0; c1 < q; c1 += 1) {
@@ -104,7 +998,7 @@ static void polyopt_mm_exp_mm_body1(int64_t n, int64_t p, int64_t m, int64_t q, 
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body2(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0)
+static void polyopt_mm_exp_mm_body8(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
 {
   for (int64_t c1 = 0; c1 < m; c1 += 1) {
     #pragma omp simd
@@ -124,7 +1018,7 @@ __attribute__((noinline, optimize("no-tree-loop-vectorize")))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_mm_exp_mm_micro3(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
+static void polyopt_mm_exp_mm_micro9(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
   const int64_t o_0 = (6 * c4);
   const int64_t o_1 = (8 * c3);
@@ -918,13 +1812,13 @@ static void polyopt_mm_exp_mm_micro3(int64_t n, int64_t p, int64_t m, int64_t q,
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0)
+static void polyopt_mm_exp_mm_body10(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 256); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 256); c2 += 1) {
       for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((q / 8) - 1)); c3 += 1) {
         for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((n / 6) - 1)); c4 += 1) {
-          polyopt_mm_exp_mm_micro3(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0, c1, c2, c3, c4);
+          polyopt_mm_exp_mm_micro9(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0, c1, c2, c3, c4);
         }
       }
     }
@@ -932,7 +1826,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body5(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0)
+static void polyopt_mm_exp_mm_body11(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
     for (int64_t c2 = 0; c2 < (q / 128); c2 += 1) {
@@ -978,7 +1872,7 @@ static void polyopt_mm_exp_mm_body5(int64_t n, int64_t p, int64_t m, int64_t q, 
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body6(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk, int64_t c0)
+static void polyopt_mm_exp_mm_body12(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
 {
   for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 128); c2 += 1) {
@@ -999,37 +1893,61 @@ static void polyopt_mm_exp_mm_body6(int64_t n, int64_t p, int64_t m, int64_t q, 
   }
 }
 
-void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict D_pk)
+void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk)
 {
-  double s;
-  const int polyopt_team = ((double)(((n >= 1) && (m >= 1)) ? n : 0) * (double)(((n >= 1) && (m >= 1)) ? m : 0) + (double)((((n >= 1) && (p >= 1)) && (m >= 1)) ? n : 0) * (double)((((n >= 1) && (p >= 1)) && (m >= 1)) ? m : 0) * (double)((((n >= 1) && (p >= 1)) && (m >= 1)) ? p : 0) + (double)(((n >= 1) && (m >= 1)) ? n : 0) * (double)(((n >= 1) && (m >= 1)) ? m : 0) + (double)(((n >= 1) && (q >= 1)) ? n : 0) * (double)(((n >= 1) && (q >= 1)) ? q : 0) + (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? (q / 8) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? m : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? 8 : 0) + (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? ((-(n % 6)) + n) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? ((-(q % 8)) + q) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? m : 0) + (double)((((n >= 1) && (m >= 1)) && ((q % 8) >= 1)) ? n : (((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) && ((q % 8) == 0)) ? (n % 6) : 0)) * (double)((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) ? q : ((((((n >= 1) && (m >= 1)) && (q >= 1)) && (q <= 7)) || (((((n >= 6) && (m >= 1)) && (q >= 8)) && ((q % 8) >= 1)) && ((n % 6) == 0))) ? (q % 8) : 0)) * (double)(((((n >= 1) && (m >= 1)) && ((q % 8) >= 1)) || ((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) && ((q % 8) == 0))) ? m : 0)) >= 0.0;
-  #pragma omp parallel for schedule(static, 1) if(polyopt_team) private(s)
-  for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
-    polyopt_mm_exp_mm_body0(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
-  }
+  const int polyopt_team = ((double)(((n >= 1) && (m >= 1)) ? n : 0) * (double)(((n >= 1) && (m >= 1)) ? m : 0) + (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? (m / 8) : 0) * (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? p : 0) * (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? 8 : 0) + (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? ((-(n % 6)) + n) : 0) * (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? ((-(m % 8)) + m) : 0) * (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? p : 0) + (double)((((n >= 1) && (p >= 1)) && ((m % 8) >= 1)) ? n : (((((p >= 1) && (m >= 8)) && ((n % 6) >= 1)) && ((m % 8) == 0)) ? (n % 6) : 0)) * (double)((((p >= 1) && (m >= 8)) && ((n % 6) >= 1)) ? m : ((((((n >= 1) && (p >= 1)) && (m >= 1)) && (m <= 7)) || (((((n >= 6) && (p >= 1)) && (m >= 8)) && ((m % 8) >= 1)) && ((n % 6) == 0))) ? (m % 8) : 0)) * (double)(((((n >= 1) && (p >= 1)) && ((m % 8) >= 1)) || ((((p >= 1) && (m >= 8)) && ((n % 6) >= 1)) && ((m % 8) == 0))) ? p : 0) + (double)(((n >= 1) && (m >= 1)) ? n : 0) * (double)(((n >= 1) && (m >= 1)) ? m : 0) + (double)(((n >= 1) && (q >= 1)) ? n : 0) * (double)(((n >= 1) && (q >= 1)) ? q : 0) + (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? (q / 8) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? m : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? 8 : 0) + (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? ((-(n % 6)) + n) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? ((-(q % 8)) + q) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? m : 0) + (double)((((n >= 1) && (m >= 1)) && ((q % 8) >= 1)) ? n : (((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) && ((q % 8) == 0)) ? (n % 6) : 0)) * (double)((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) ? q : ((((((n >= 1) && (m >= 1)) && (q >= 1)) && (q <= 7)) || (((((n >= 6) && (m >= 1)) && (q >= 8)) && ((q % 8) >= 1)) && ((n % 6) == 0))) ? (q % 8) : 0)) * (double)(((((n >= 1) && (m >= 1)) && ((q % 8) >= 1)) || ((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) && ((q % 8) == 0))) ? m : 0)) >= 0.0;
   #pragma omp parallel for schedule(static) if(polyopt_team)
   for (int64_t c0 = 0; c0 < n; c0 += 1) {
-    polyopt_mm_exp_mm_body1(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
+    polyopt_mm_exp_mm_body0(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
   }
   if ((n >= 6)) {
     #pragma omp parallel for schedule(static) if(polyopt_team)
-    for (int64_t c0 = 0; c0 < (q / 8); c0 += 1) {
-      polyopt_mm_exp_mm_body2(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
+    for (int64_t c0 = 0; c0 < (m / 8); c0 += 1) {
+      polyopt_mm_exp_mm_body1(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
     }
   }
   #pragma omp parallel for schedule(static, 1) if(polyopt_team)
   for (int64_t c0 = 0; c0 <= polyopt_floord((n - 6), 96); c0 += 1) {
-    polyopt_mm_exp_mm_body4(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
+    polyopt_mm_exp_mm_body3(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
   }
-  if (((q % 8) >= 1)) {
+  if (((m % 8) >= 1)) {
     #pragma omp parallel for schedule(static, 1) if(polyopt_team)
     for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
-      polyopt_mm_exp_mm_body5(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
+      polyopt_mm_exp_mm_body4(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
     }
   } else {
     #pragma omp parallel for schedule(static, 1) if(polyopt_team)
     for (int64_t c0 = ((3 * (n / 6)) / 64); c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
-      polyopt_mm_exp_mm_body6(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, D_pk, c0);
+      polyopt_mm_exp_mm_body5(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
+    }
+  }
+  #pragma omp parallel for schedule(static) if(polyopt_team)
+  for (int64_t c0 = 0; c0 < n; c0 += 1) {
+    polyopt_mm_exp_mm_body6(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
+  }
+  #pragma omp parallel for schedule(static) if(polyopt_team)
+  for (int64_t c0 = 0; c0 < n; c0 += 1) {
+    polyopt_mm_exp_mm_body7(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
+  }
+  if ((n >= 6)) {
+    #pragma omp parallel for schedule(static) if(polyopt_team)
+    for (int64_t c0 = 0; c0 < (q / 8); c0 += 1) {
+      polyopt_mm_exp_mm_body8(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
+    }
+  }
+  #pragma omp parallel for schedule(static, 1) if(polyopt_team)
+  for (int64_t c0 = 0; c0 <= polyopt_floord((n - 6), 96); c0 += 1) {
+    polyopt_mm_exp_mm_body10(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
+  }
+  if (((q % 8) >= 1)) {
+    #pragma omp parallel for schedule(static, 1) if(polyopt_team)
+    for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
+      polyopt_mm_exp_mm_body11(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
+    }
+  } else {
+    #pragma omp parallel for schedule(static, 1) if(polyopt_team)
+    for (int64_t c0 = ((3 * (n / 6)) / 64); c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
+      polyopt_mm_exp_mm_body12(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
     }
   }
 }

@@ -1,0 +1,229 @@
+"""Accumulator promotion: a local scalar that carries one array element's value through a
+loop becomes that element, so the loops around can be reordered and tiled.
+
+The way most people write a matrix product keeps the sum in a scalar::
+
+    for i in range(n):                       for i in range(n):
+        for j in range(m):                       for j in range(m):
+            acc = 0.0               ==>              C[i, j] = 0.0
+            for k in range(p):                       for k in range(p):
+                acc += A[i, k] * B[k, j]                 C[i, j] += A[i, k] * B[k, j]
+            C[i, j] = acc                            C[i, j] = C[i, j]   (dropped)
+
+The scalar makes every loop order but ``i, j, k`` illegal (one ``acc`` for all ``j``);
+the element does not.  LICM later keeps ``C[i, j]`` in a register where the order allows.
+
+A *chain* is, in one sequence of statements under the same loops: a definition ``D``
+(``w = e0``, ``e0`` not reading ``w``), statements between that read or update ``w``,
+and a store ``T`` (``X[f] = g(w, ...)``).  It is promoted when
+
+- ``w`` has ``X``'s element type (the same rounding), and its values never leave the
+  chain (value-based flow);
+- every statement instance of the chain lies in an iteration where ``D`` and ``T`` run;
+- no access of any statement touches ``X[f]`` strictly between ``D`` and ``T`` of the
+  same iteration, and ``T`` reads no other value of ``X[f]`` than through ``w`` (isl
+  proves both from the access relations and the source order).
+
+Then ``X[f]`` holds ``w``'s value from ``D`` to ``T`` in the promoted program, which is
+how the rewrite reads it.  ``T`` becomes ``X[f] = g(X[f], ...)``; ``D`` becomes
+``X[f] = e0``; either disappears when it becomes ``X[f] = X[f]`` (ludcmp's ``w = A[i, j]``
+and ``y[i] = w``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import islpy as isl
+
+from polyopt import isl_text
+from polyopt.aff import Lin
+from polyopt.deps import Dependences
+from polyopt.expr import Expr, Load, Name, map_leaves, walk
+from polyopt.model import Access, Scop, Statement
+from polyopt.schedule_tree import Band, Leaf, LoopDim, Node, Sequence, statements
+from polyopt.timeline import Timeline
+from polyopt.transforms.tree import normalize
+
+
+@dataclass(frozen=True)
+class Chain:
+    scalar: str
+    define: str  # D: w = e0
+    inner: tuple[str, ...]  # statements between D and T that use w
+    store: str  # T: X[f] = g(w, ...)
+
+
+def promote(scop: Scop, deps: Dependences) -> Scop:
+    """``scop`` with every promotable chain's scalar replaced by its element; ``scop``
+    itself when there is none.  The result's source order is the original one."""
+    chains = find_chains(scop, deps)
+    if not chains:
+        return scop
+    stmts = {s.name: s for s in scop.statements}
+    dropped: set[str] = set()
+    for c in chains:
+        t = stmts[c.store]
+        elem = (t.target, t.indices)
+        for name in (c.define, *c.inner, c.store):
+            new = _rewrite(scop, stmts[name], c.scalar, elem)
+            if new is None:
+                dropped.add(name)
+            else:
+                stmts[name] = new
+    kept = tuple(stmts[s.name] for s in scop.statements if s.name not in dropped)
+    used = {n.name for s in kept for n in walk(s.value) if isinstance(n, Name)}
+    used |= {s.target for s in kept}
+    scalars = {n: v for n, v in scop.scalars.items()
+               if n not in {c.scalar for c in chains} or n in used}
+    tree = scop.schedule
+    for name in dropped:
+        tree = _drop(tree, name)
+    return replace(scop, statements=kept, scalars=scalars, schedule=normalize(tree))
+
+
+def find_chains(scop: Scop, deps: Dependences) -> list[Chain]:
+    tl = Timeline(scop, scop.schedule)
+    out: list[Chain] = []
+    for seq in _sequences(scop.schedule):
+        kids = seq.children
+        for a, first in enumerate(kids):
+            if not isinstance(first, Leaf):
+                continue
+            chain = _chain_from(scop, kids, a)
+            if chain is not None and _promotable(scop, deps, tl, chain):
+                out.append(chain)
+    return out
+
+
+def _chain_from(scop: Scop, kids: tuple[Node, ...], a: int) -> Chain | None:
+    d = scop.statement(kids[a].stmt)  # type: ignore[union-attr]
+    w = d.target
+    if d.indices or w not in scop.local_scalars or _reads(d.value, w):
+        return None
+    if scop.returns is not None and scop.returns.name == w:
+        return None
+    inner: list[str] = []
+    for kid in kids[a + 1:]:
+        if isinstance(kid, Leaf):
+            s = scop.statement(kid.stmt)
+            if s.target == w and not s.indices:
+                if not _reads(s.value, w):
+                    return None  # redefined before any store
+                inner.append(s.name)
+                continue
+            if _reads(s.value, w):
+                if not s.indices or s.target not in scop.arrays:
+                    return None
+                return Chain(w, d.name, tuple(inner), s.name)
+            continue
+        for name in statements(kid):
+            s = scop.statement(name)
+            if s.target == w and not s.indices or _reads(s.value, w):
+                if s.target == w and not _reads(s.value, w):
+                    return None
+                inner.append(name)
+    return None
+
+
+def _promotable(scop: Scop, deps: Dependences, tl: Timeline, c: Chain) -> bool:
+    d, t = scop.statement(c.define), scop.statement(c.store)
+    x, f = t.target, t.indices
+    if scop.scalars[c.scalar].type.dtype != scop.arrays[x].dtype:
+        return False
+    if t.iterators != d.iterators or not t.domain.is_equal(_renamed(scop, d, t.name)):
+        return False
+    if any(isinstance(n, Load) and n.array == x and n.indices == f for n in walk(t.value)):
+        return False  # T also reads the element's old value
+    members = {c.define, *c.inner, c.store}
+    for name in c.inner:
+        s = scop.statement(name)
+        if s.iterators[:len(d.iterators)] != d.iterators:
+            return False
+        at = isl_text.make_map(scop.params, s.name, s.iterators, d.name,
+                               tuple(Lin.var(v) for v in d.iterators))
+        if not s.domain.apply(at).is_subset(d.domain):
+            return False
+    for dep in deps.flow:
+        if dep.array == c.scalar and dep.source.statement in members \
+                and dep.sink.statement not in members:
+            return False  # the scalar's value is used after the chain
+    # no access touches X[f] strictly between D and T of the same iteration
+    space = scop.context.get_space()
+    before = tl.before
+    d_to_t = isl_text.make_map(scop.params, d.name, d.iterators, t.name,
+                               tuple(Lin.var(v) for v in d.iterators)).intersect_domain(d.domain)
+    after_d = before.intersect_domain(isl.UnionSet.from_set(d.domain))
+    before_t = before.intersect_range(isl.UnionSet.from_set(t.domain)).reverse()
+    between = after_d.intersect(isl.UnionMap.from_map(d_to_t).apply_range(before_t))
+    element = isl.UnionMap.from_map(isl_text.make_map(
+        scop.params, d.name, d.iterators, x, f).intersect_domain(d.domain))
+    touched = isl.UnionMap.empty(space)
+    for s in scop.statements:
+        for acc in s.accesses:
+            if acc.target == x:
+                touched = touched.union(between.apply_range(isl.UnionMap.from_map(acc.relation)))
+    if not touched.intersect(element).is_empty():
+        return False
+    own = isl_text.make_map(scop.params, t.name, t.iterators, x, f).intersect_domain(t.domain)
+    return all(r.relation.intersect(own).is_empty() for r in t.reads if r.target == x)
+
+
+def _rewrite(scop: Scop, s: Statement, w: str, elem: tuple[str, tuple[Lin, ...]]
+             ) -> Statement | None:
+    x, f = elem
+    load = Load(x, f, scop.scalars[w].type)
+    value = map_leaves(s.value, lambda e: load if isinstance(e, Name) and e.name == w else e)
+    target, indices = s.target, s.indices
+    if target == w and not indices:
+        target, indices = x, f
+    if (target, indices) == (x, f) and isinstance(value, Load) and (
+            value.array, value.indices) == (x, f):
+        return None  # X[f] = X[f]: D was `w = X[f]`, or T `X[f] = w`
+    write = s.write if target == s.target else _access(scop, s, f"{s.name}.w", x, f, True)
+    reads = [r for r in s.reads if r.target != w]
+    n = len(s.reads)
+    for ld in (e for e in walk(value) if isinstance(e, Load) and e == load):
+        reads.append(_access(scop, s, f"{s.name}.r{n}", ld.array, ld.indices, False))
+        n += 1
+    read_at = tuple((k, v) for k, v in s.read_at if k != w)
+    return replace(s, target=target, indices=indices, value=value, write=write,
+                   reads=tuple(reads), read_at=read_at)
+
+
+def _access(scop: Scop, s: Statement, tag: str, x: str, f: tuple[Lin, ...],
+            is_write: bool) -> Access:
+    rel = isl_text.make_map(scop.params, s.name, s.iterators, x, f).intersect_domain(s.domain)
+    return Access(tag, s.name, x, f, is_write, rel)
+
+
+def _reads(e: Expr, w: str) -> bool:
+    return any(isinstance(n, Name) and n.name == w for n in walk(e))
+
+
+def _renamed(scop: Scop, s: Statement, name: str) -> isl.Set:
+    m = isl_text.make_map(scop.params, s.name, s.iterators, name,
+                          tuple(Lin.var(v) for v in s.iterators))
+    return s.domain.apply(m)
+
+
+def _sequences(node: Node) -> list[Sequence]:
+    out: list[Sequence] = []
+    if isinstance(node, Sequence):
+        out.append(node)
+        for c in node.children:
+            out += _sequences(c)
+    elif isinstance(node, Band):
+        out += _sequences(node.child)
+    return out
+
+
+def _drop(node: Node, stmt: str) -> Node:
+    if isinstance(node, Sequence):
+        return Sequence(tuple(_drop(c, stmt) for c in node.children
+                              if not (isinstance(c, Leaf) and c.stmt == stmt)))
+    if isinstance(node, Band):
+        dims = tuple(LoopDim(d.loop_id, d.name, tuple((s, e) for s, e in d.exprs if s != stmt),
+                             d.mark, d.aliases, d.label) for d in node.dims)
+        return Band(dims, _drop(node.child, stmt), node.permutable)
+    return node
