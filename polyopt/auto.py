@@ -55,7 +55,7 @@ def schedule(scop: Scop, deps: Dependences, options: Options) -> tuple[Scop, Dep
     """The automatic schedule.  Register tiling may split statements, so the (possibly
     new) scop and its dependences come back with the tree."""
     if options.interchange and scop.statements:
-        promoted = promote(scop, deps)
+        promoted = promote(scop, deps, expand=options.array_copies)
         if promoted is not scop:
             scop, deps = promoted, analyze(promoted)
     tree = normalize(scop.schedule)
@@ -454,7 +454,36 @@ def _tile_all(scop: Scop, deps: Dependences, tree: Node, options: Options) -> No
         if not is_legal(scop, deps, cand):
             continue
         tree = _reorder_points(scop, deps, cand, dims)
+        innermost = chain(tree, dims[0].loop_id)[-1]
+        tree = _reorder_below(scop, deps, tree, innermost.loop_id)
     return tree
+
+
+def _reorder_below(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> Node:
+    """The innermost point loop of a tile around an imperfect body: distribute it when a
+    part then runs a better order.  symm's tile of ``i, j`` runs ``temp2[i, j] = 0;
+    for k: {C[k, j] += ...; temp2[i, j] += B[k, j] * ...}; C[i, j] = ...``; the middle
+    part runs ``k, j``: unit stride in ``j`` instead of ``n``."""
+    band = at(tree, find(tree, loop_id))
+    assert isinstance(band, Band)
+    if not isinstance(band.child, Sequence) or not any(
+            isinstance(c, Band) for c in band.child.children):
+        return tree
+    try:
+        cand = distribute(scop, None, tree, loop_id)
+    except PolyoptError:
+        return tree
+    improved = False
+    for dim, _ in list(loops(cand)):
+        if dim.loop_id != loop_id and not dim.loop_id.startswith(f"{loop_id}."):
+            continue
+        part = chain(cand, dim.loop_id)
+        if len(part) < 2:
+            continue
+        new = _reorder_points(scop, deps, cand, part)
+        if new is not cand:
+            cand, improved = new, True
+    return cand if improved and is_legal(scop, deps, cand) else tree
 
 
 def _reorder_points(scop: Scop, deps: Dependences, tree: Node, points: list[LoopDim]) -> Node:

@@ -16,8 +16,9 @@ class Options:
     contract: bool = True  # shrink temporaries that live within one iteration to scalars
     unroll_jam: bool = True  # register tiling (unroll-and-jam) of matmul-like reductions
     pack: bool = True  # ...and their column operands copied into contiguous panels
-    # parallel loops may give each thread a heap copy of an array (private scratch arrays,
-    # array reductions); a C region's arrays keep their declared types, so it may not
+    # the generated code may allocate arrays of its own: a heap copy per thread (private
+    # scratch arrays, array reductions), a scalar expanded into an array; a C region's
+    # arrays keep their declared types and it declares none, so it may not
     array_copies: bool = True
     fastmath: bool = False  # compile with -ffast-math
     strict_fp: bool = False  # never reassociate floating point (no parallel/simd reductions)

@@ -12,10 +12,12 @@ import numpy as np
 import pytest
 from conftest import check_against_python
 from polyopt.frontends.python import parse_function
+from test_auto import placements
 
 import polyopt
+from polyopt.aff import Lin
 from polyopt.deps import analyze
-from polyopt.transforms.promote import find_chains, promote
+from polyopt.transforms.promote import expandable, find_chains, promote
 
 
 def matmul_acc_scalar(A, B, C):
@@ -141,3 +143,44 @@ def test_chains_that_must_not_be_promoted(rng, fn):
     _, chains = _chains(fn, *args)
     assert chains == [], chains
     check_against_python(polyopt.jit(fn), *args)
+
+
+def symm_like(alpha, beta, C, A, B):
+    m, n = C.shape
+    for i in range(m):
+        for j in range(n):
+            temp2 = 0.0
+            for k in range(i):
+                C[k, j] += alpha * B[i, j] * A[i, k]
+                temp2 += B[k, j] * A[i, k]
+            C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2
+
+
+def _symm_args(rng, m=9, n=11):
+    return (1.5, 1.2, rng.random((m, n)), rng.random((m, m)), rng.random((m, n)))
+
+
+def test_a_chain_whose_store_reads_the_old_element_is_expanded_instead(rng):
+    # temp2 cannot live in C[i, j] (the store reads C[i, j] as it was), but one temp2 per
+    # (i, j) frees the order: inside a tile the k loop runs outside j, unit stride
+    args = _symm_args(rng)
+    scop, chains = _chains(symm_like, *args)
+    assert chains == []
+    (chain, shape), = expandable(scop, analyze(scop))
+    assert chain.scalar == "temp2" and shape == (Lin.var("m"), Lin.var("n")), (chain, shape)
+    k = polyopt.jit(symm_like)
+    c = k.c_source(*_symm_args(rng, 40, 50))
+    (p,) = placements(c, "temp2 += B[k, j] * A[i, k]")
+    assert p.bindings["j"] == p.innermost and "simd" in p.pragmas[-1], p
+    check_against_python(k, *args)
+
+
+@pytest.mark.parametrize("m,n", [(0, 3), (1, 1), (2, 5), (13, 7)])
+def test_expanded_scalar_results_equal_python(rng, m, n):
+    check_against_python(polyopt.jit(symm_like), *_symm_args(rng, m, n))
+
+
+def test_no_expansion_where_the_scalar_outlives_the_chain(rng):
+    args = (rng.random((11, 7)), np.zeros(11), np.zeros(11))
+    scop, _ = _chains(scalar_outlives_store, *args)
+    assert expandable(scop, analyze(scop)) == []

@@ -25,7 +25,11 @@ and a store ``T`` (``X[f] = g(w, ...)``).  It is promoted when
   proves both from the access relations and the source order).
 
 Then ``X[f]`` holds ``w``'s value from ``D`` to ``T`` in the promoted program, which is
-how the rewrite reads it.  ``T`` becomes ``X[f] = g(X[f], ...)``; ``D`` becomes
+how the rewrite reads it.
+
+A chain that cannot be promoted (symm's store reads the element's old value) may still
+be *expanded*: its scalar becomes a new temporary array indexed by the loops around the
+chain, one element per iteration, which needs only the first two conditions.  ``T`` becomes ``X[f] = g(X[f], ...)``; ``D`` becomes
 ``X[f] = e0``; either disappears when it becomes ``X[f] = X[f]`` (ludcmp's ``w = A[i, j]``
 and ``y[i] = w``).
 """
@@ -36,11 +40,11 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from polyopt import isl_text
+from polyopt import isl_text, names
 from polyopt.aff import Lin
 from polyopt.deps import Dependences
 from polyopt.expr import Expr, Load, Name, map_leaves, walk
-from polyopt.model import Access, Scop, Statement
+from polyopt.model import Access, Array, ArrayKind, Scop, Statement
 from polyopt.schedule_tree import Band, Leaf, LoopDim, Node, Sequence, statements
 from polyopt.timeline import Timeline
 from polyopt.transforms.tree import normalize
@@ -54,17 +58,33 @@ class Chain:
     store: str  # T: X[f] = g(w, ...)
 
 
-def promote(scop: Scop, deps: Dependences) -> Scop:
-    """``scop`` with every promotable chain's scalar replaced by its element; ``scop``
-    itself when there is none.  The result's source order is the original one."""
-    chains = find_chains(scop, deps)
+def promote(scop: Scop, deps: Dependences, expand: bool = True) -> Scop:
+    """``scop`` with every promotable chain's scalar replaced by its element, and with
+    ``expand`` every expandable one's by a new temporary array; ``scop`` itself when
+    there is none.  The result's source order is the original one."""
+    chains: list[tuple[Chain, tuple[Lin, ...] | None]] = [
+        (c, None) for c in find_chains(scop, deps)]
+    if expand:
+        chains += [(c, shape) for c, shape in expandable(scop, deps)]
     if not chains:
         return scop
     stmts = {s.name: s for s in scop.statements}
+    arrays = dict(scop.arrays)
+    taken = set(scop.arrays) | set(scop.scalars) | set(scop.params)
     dropped: set[str] = set()
-    for c in chains:
-        t = stmts[c.store]
-        elem = (t.target, t.indices)
+    for c, shape in chains:
+        if shape is None:
+            t = stmts[c.store]
+            elem = (t.target, t.indices)
+        else:
+            name = f"{c.scalar}_x"
+            while name in taken:
+                name += "_"
+            taken.add(name)
+            arrays[name] = Array(name, scop.scalars[c.scalar].type.dtype, shape,
+                                 ArrayKind.TEMPORARY)
+            d = stmts[c.define]
+            elem = (name, tuple(Lin.var(v) for v in d.iterators))
         for name in (c.define, *c.inner, c.store):
             new = _rewrite(scop, stmts[name], c.scalar, elem)
             if new is None:
@@ -75,25 +95,71 @@ def promote(scop: Scop, deps: Dependences) -> Scop:
     used = {n.name for s in kept for n in walk(s.value) if isinstance(n, Name)}
     used |= {s.target for s in kept}
     scalars = {n: v for n, v in scop.scalars.items()
-               if n not in {c.scalar for c in chains} or n in used}
+               if n not in {c.scalar for c, _ in chains} or n in used}
     tree = scop.schedule
     for name in dropped:
         tree = _drop(tree, name)
-    return replace(scop, statements=kept, scalars=scalars, schedule=normalize(tree))
+    return replace(scop, arrays=arrays, statements=kept, scalars=scalars,
+                   schedule=normalize(tree))
 
 
 def find_chains(scop: Scop, deps: Dependences) -> list[Chain]:
+    """The chains whose scalar can live in the element its store writes."""
+    return [c for c, promotable in _candidates(scop, deps) if promotable]
+
+
+def expandable(scop: Scop, deps: Dependences) -> list[tuple[Chain, tuple[Lin, ...]]]:
+    """The chains that cannot be promoted but whose scalar can become a temporary array
+    over the loops around the chain (scalar expansion), with that array's shape.
+
+    Only chains that reduce in a deeper loop around at least two loops qualify: there the
+    scalar is what pins the loop order (symm's ``temp2``).  When the scheduler finds no
+    better order, contraction turns the array back into a scalar."""
+    out = []
+    for c, promotable in _candidates(scop, deps):
+        if promotable:
+            continue
+        d = scop.statement(c.define)
+        deeper = any(len(scop.statement(n).iterators) > len(d.iterators) for n in c.inner)
+        if len(d.iterators) < 2 or not deeper or not _self_contained(scop, deps, c):
+            continue
+        shape = _box(scop, d)
+        if shape is not None:
+            out.append((c, shape))
+    return out
+
+
+def _candidates(scop: Scop, deps: Dependences) -> list[tuple[Chain, bool]]:
     tl = Timeline(scop, scop.schedule)
-    out: list[Chain] = []
+    out: list[tuple[Chain, bool]] = []
     for seq in _sequences(scop.schedule):
         kids = seq.children
         for a, first in enumerate(kids):
             if not isinstance(first, Leaf):
                 continue
             chain = _chain_from(scop, kids, a)
-            if chain is not None and _promotable(scop, deps, tl, chain):
-                out.append(chain)
+            if chain is not None:
+                out.append((chain, _promotable(scop, deps, tl, chain)))
     return out
+
+
+def _box(scop: Scop, d: Statement) -> tuple[Lin, ...] | None:
+    """Extents ``max + 1`` of D's iterators, affine in the parameters (lower bounds >= 0)."""
+    shape = []
+    for k in range(len(d.iterators)):
+        lo, _ = names.dim_bounds(d.domain, k)
+        pieces = names.pw_aff_pieces(d.domain.dim_max(k))
+        if lo is None or lo < 0 or len(pieces) != 1:
+            return None
+        terms = names.aff_terms(pieces[0], ())
+        if terms is None or not set(terms[0]) <= set(scop.params):
+            return None
+        coeffs, const = terms
+        e = Lin.constant(const + 1)
+        for name, c in coeffs.items():
+            e = e + Lin.var(name).scale(c)
+        shape.append(e)
+    return tuple(shape)
 
 
 def _chain_from(scop: Scop, kids: tuple[Node, ...], a: int) -> Chain | None:
@@ -126,17 +192,12 @@ def _chain_from(scop: Scop, kids: tuple[Node, ...], a: int) -> Chain | None:
     return None
 
 
-def _promotable(scop: Scop, deps: Dependences, tl: Timeline, c: Chain) -> bool:
-    d, t = scop.statement(c.define), scop.statement(c.store)
-    x, f = t.target, t.indices
-    if scop.scalars[c.scalar].type.dtype != scop.arrays[x].dtype:
-        return False
-    if t.iterators != d.iterators or not t.domain.is_equal(_renamed(scop, d, t.name)):
-        return False
-    if any(isinstance(n, Load) and n.array == x and n.indices == f for n in walk(t.value)):
-        return False  # T also reads the element's old value
+def _self_contained(scop: Scop, deps: Dependences, c: Chain) -> bool:
+    """The chain's statements run only in iterations where D does, and the scalar's
+    values never leave the chain."""
+    d = scop.statement(c.define)
     members = {c.define, *c.inner, c.store}
-    for name in c.inner:
+    for name in (*c.inner, c.store):
         s = scop.statement(name)
         if s.iterators[:len(d.iterators)] != d.iterators:
             return False
@@ -148,6 +209,20 @@ def _promotable(scop: Scop, deps: Dependences, tl: Timeline, c: Chain) -> bool:
         if dep.array == c.scalar and dep.source.statement in members \
                 and dep.sink.statement not in members:
             return False  # the scalar's value is used after the chain
+    return True
+
+
+def _promotable(scop: Scop, deps: Dependences, tl: Timeline, c: Chain) -> bool:
+    d, t = scop.statement(c.define), scop.statement(c.store)
+    x, f = t.target, t.indices
+    if scop.scalars[c.scalar].type.dtype != scop.arrays[x].dtype:
+        return False
+    if t.iterators != d.iterators or not t.domain.is_equal(_renamed(scop, d, t.name)):
+        return False
+    if any(isinstance(n, Load) and n.array == x and n.indices == f for n in walk(t.value)):
+        return False  # T also reads the element's old value
+    if not _self_contained(scop, deps, c):
+        return False
     # no access touches X[f] strictly between D and T of the same iteration
     space = scop.context.get_space()
     before = tl.before
