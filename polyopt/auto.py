@@ -44,7 +44,7 @@ from polyopt.transforms.iss import outer_iterators, split_at_pivot
 from polyopt.transforms.promote import promote
 from polyopt.transforms.skew import wavefront
 from polyopt.transforms.tile import tile
-from polyopt.transforms.tree import at, chain, find, normalize, replace_at
+from polyopt.transforms.tree import at, chain, find, normalize, replace_at, sequences
 
 MAX_PERMUTED = 4  # chains longer than this only get their innermost loops reordered
 PARALLEL_BONUS = 1000  # an outer parallel loop outweighs any stride difference
@@ -279,7 +279,7 @@ def _fuse_all(scop: Scop, deps: Dependences, tree: Node, mode: str) -> Node:
     progress = True
     while progress:
         progress = False
-        for seq_node in _sequences(tree):
+        for seq_node in sequences(tree):
             kids = seq_node.children
             for k in range(len(kids) - 1):
                 a, b = kids[k], kids[k + 1]
@@ -292,17 +292,6 @@ def _fuse_all(scop: Scop, deps: Dependences, tree: Node, mode: str) -> Node:
             if progress:
                 break
     return tree
-
-
-def _sequences(node: Node) -> list[Sequence]:
-    out: list[Sequence] = []
-    if isinstance(node, Sequence):
-        out.append(node)
-        for c in node.children:
-            out += _sequences(c)
-    elif isinstance(node, Band):
-        out += _sequences(node.child)
-    return out
 
 
 def _try_fuse(scop: Scop, deps: Dependences, tree: Node, a: Band, b: Band, mode: str) -> Node | None:

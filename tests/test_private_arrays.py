@@ -13,6 +13,9 @@ element to an earlier one.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from conftest import check_against_python
@@ -21,17 +24,10 @@ import polyopt
 from polyopt import parallel
 from polyopt.deps import DepKind
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from examples.polybench import KERNELS  # noqa: E402
 
-def doitgen(A, C4, sum_):
-    nr, nq, np_ = A.shape
-    for r in range(nr):
-        for q in range(nq):
-            for p in range(np_):
-                sum_[p] = 0.0
-                for s in range(np_):
-                    sum_[p] += A[r, q, s] * C4[s, p]
-            for p in range(np_):
-                A[r, q, p] = sum_[p]
+doitgen = KERNELS["doitgen"].kernel  # A[r, q, :] = A[r, q, :] @ C4 through the scratch sum_
 
 
 def row_scratch(A, B, tmp):

@@ -8,6 +8,9 @@ touches it in between, the scalar outlives the store, or the types differ).
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from conftest import check_against_python
@@ -18,6 +21,9 @@ import polyopt
 from polyopt.aff import Lin
 from polyopt.deps import analyze
 from polyopt.transforms.promote import expandable, find_chains, promote
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from examples.polybench import KERNELS  # noqa: E402
 
 
 def matmul_acc_scalar(A, B, C):
@@ -145,15 +151,7 @@ def test_chains_that_must_not_be_promoted(rng, fn):
     check_against_python(polyopt.jit(fn), *args)
 
 
-def symm_like(alpha, beta, C, A, B):
-    m, n = C.shape
-    for i in range(m):
-        for j in range(n):
-            temp2 = 0.0
-            for k in range(i):
-                C[k, j] += alpha * B[i, j] * A[i, k]
-                temp2 += B[k, j] * A[i, k]
-            C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2
+symm_like = KERNELS["symm"].kernel  # temp2 += B[k, j] * A[i, k]; C[i, j] = beta * C[i, j] + ...
 
 
 def _symm_args(rng, m=9, n=11):

@@ -47,7 +47,7 @@ from polyopt.expr import Expr, Load, Name, map_leaves, walk
 from polyopt.model import Access, Array, ArrayKind, Scop, Statement
 from polyopt.schedule_tree import Band, Leaf, LoopDim, Node, Sequence, statements
 from polyopt.timeline import Timeline
-from polyopt.transforms.tree import normalize
+from polyopt.transforms.tree import normalize, sequences
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def expandable(scop: Scop, deps: Dependences) -> list[tuple[Chain, tuple[Lin, ..
 def _candidates(scop: Scop, deps: Dependences) -> list[tuple[Chain, bool]]:
     tl = Timeline(scop, scop.schedule)
     out: list[tuple[Chain, bool]] = []
-    for seq in _sequences(scop.schedule):
+    for seq in sequences(scop.schedule):
         kids = seq.children
         for a, first in enumerate(kids):
             if not isinstance(first, Leaf):
@@ -280,17 +280,6 @@ def _renamed(scop: Scop, s: Statement, name: str) -> isl.Set:
     m = isl_text.make_map(scop.params, s.name, s.iterators, name,
                           tuple(Lin.var(v) for v in s.iterators))
     return s.domain.apply(m)
-
-
-def _sequences(node: Node) -> list[Sequence]:
-    out: list[Sequence] = []
-    if isinstance(node, Sequence):
-        out.append(node)
-        for c in node.children:
-            out += _sequences(c)
-    elif isinstance(node, Band):
-        out += _sequences(node.child)
-    return out
 
 
 def _drop(node: Node, stmt: str) -> Node:

@@ -139,3 +139,15 @@ def build_chain(dims: list[LoopDim], child: Node) -> Node:
     for d in reversed(dims):
         child = Band((d,), child)
     return child
+
+
+def sequences(node: Node) -> list[Sequence]:
+    """Every sequence node of ``node``, outermost first."""
+    out: list[Sequence] = []
+    if isinstance(node, Sequence):
+        out.append(node)
+        for c in node.children:
+            out += sequences(c)
+    elif isinstance(node, Band):
+        out += sequences(node.child)
+    return out
