@@ -208,6 +208,19 @@ def _peeled(mark: LoopMark) -> LoopMark:
                        lastprivate=local)
 
 
+@dataclass(frozen=True)
+class _Copy:
+    """The C names of one array's per-thread copies (emit._private_arrays_loop)."""
+
+    array: str
+    ctype: str
+    op: str | None  # the reduction's operator; None for a private array
+    n: str  # element count
+    pool: str  # every thread's copy, or 0
+    own: str  # this thread's copy
+    last: str  # the copy that ran the last iteration (private arrays)
+
+
 class AstPrinter:
     """Walks the isl AST of a schedule tree and prints C loops with OpenMP pragmas.
 
@@ -359,8 +372,7 @@ class AstPrinter:
                 return
             # an instance peeled off the loop would use the shared array while the
             # iterations use their copies: run the loop in order instead
-            mark = replace(mark, parallel=False, private_arrays=(), reductions=tuple(
-                (op, v) for op, v in mark.reductions if v not in self.scop.arrays))
+            mark = replace(self._without_array_copies(mark), parallel=False)
         pragma = self._pragma(mark) if mark is not None else None
         if pragma:
             self.emit(depth, pragma)
@@ -383,8 +395,14 @@ class AstPrinter:
         self.counters.pop()
         self.emit(depth, "}")
 
-    def _array_reductions(self, mark: LoopMark) -> list[tuple[str, str]]:
-        return [(op, v) for op, v in mark.reductions if v in self.scop.arrays]
+    def _array_reductions(self, mark: LoopMark) -> dict[str, str]:
+        """Array reduced into -> operator."""
+        return {v: op for op, v in mark.reductions if v in self.scop.arrays}
+
+    def _without_array_copies(self, mark: LoopMark) -> LoopMark:
+        reduced = self._array_reductions(mark)
+        return replace(mark, private_arrays=(),
+                       reductions=tuple((op, v) for op, v in mark.reductions if v not in reduced))
 
     def _private_arrays_loop(self, node: isl.AstNode, depth: int, mark: LoopMark, it: str,
                              init: str, cond: str, inc: str) -> None:
@@ -402,73 +420,62 @@ class AstPrinter:
         off the team, the loop runs on one thread in the arrays themselves.
         """
         team = self.parallel_if or "1"
-        reduced = dict((v, op) for op, v in self._array_reductions(mark))
+        reduced = self._array_reductions(mark)
         self.emit(depth, "{")
         d = depth + 1
-        copies = []
-        for x in (*mark.private_arrays, *reduced):
-            t = self.element_ctype(x)
-            n, pool, own, last = (self._fresh(f"polyopt_{k}_{x}") for k in ("n", "pool", "own", "last"))
-            size = " * ".join(f"({lin(e)})" for e in self.scop.arrays[x].shape) or "1"
-            self.emit(d, f"const size_t {n} = (size_t)({size});")
-            self.emit(d, f"{t} *{pool} = ({team}) && omp_get_max_threads() > 1 ? "
-                      f"({t} *)malloc(sizeof({t}) * {n} * (size_t)omp_get_max_threads()) : 0;")
-            if x not in reduced:
-                self.emit(d, f"{t} *{last} = 0;")
-            copies.append((x, t, n, pool, own, last))
-        ok = " && ".join(c[3] for c in copies)
-        self.emit(d, f"#pragma omp parallel if({ok})")
+        copies = [_Copy(x, self.element_ctype(x), reduced.get(x),
+                        *(self._fresh(f"polyopt_{k}_{x}") for k in ("n", "pool", "own", "last")))
+                  for x in (*mark.private_arrays, *reduced)]
+        for c in copies:
+            size = " * ".join(f"({lin(e)})" for e in self.scop.arrays[c.array].shape) or "1"
+            self.emit(d, f"const size_t {c.n} = (size_t)({size});")
+            self.emit(d, f"{c.ctype} *{c.pool} = ({team}) && omp_get_max_threads() > 1 ? "
+                      f"({c.ctype} *)malloc(sizeof({c.ctype}) * {c.n} * "
+                      "(size_t)omp_get_max_threads()) : 0;")
+            if c.op is None:
+                self.emit(d, f"{c.ctype} *{c.last} = 0;")
+        self.emit(d, f"#pragma omp parallel if({' && '.join(c.pool for c in copies)})")
         self.emit(d, "{")
         e = self._fresh("polyopt_e")
-        for x, t, n, pool, own, _ in copies:
-            self.emit(d + 1, f"{t} *const {own} = {pool} ? {pool} + {n} * (size_t)omp_get_thread_num() : {x};")
-            op = reduced.get(x)
-            if op in ("+", "*"):
-                self.emit(d + 1, f"if ({pool}) for (size_t {e} = 0; {e} < {n}; {e} += 1) "
-                          f"{own}[{e}] = ({t})({0 if op == '+' else 1});")
+        for c in copies:
+            self.emit(d + 1, f"{c.ctype} *const {c.own} = {c.pool} ? "
+                      f"{c.pool} + {c.n} * (size_t)omp_get_thread_num() : {c.array};")
+            if c.op in ("+", "*"):
+                self.emit(d + 1, f"if ({c.pool}) for (size_t {e} = 0; {e} < {c.n}; {e} += 1) "
+                          f"{c.own}[{e}] = ({c.ctype})({0 if c.op == '+' else 1});")
             else:
-                self.emit(d + 1, f"if ({pool}) memcpy({own}, {x}, sizeof({t}) * {n});")
-        sched = "schedule(static, 1)" if mark.round_robin else "schedule(static)"
-        clauses = [sched]
-        lasts = [c[5] for c in copies if c[0] not in reduced]
-        if lasts:
-            clauses.append(f"lastprivate({', '.join(lasts)})")
-        if mark.private:
-            clauses.append(f"private({', '.join(mark.private)})")
-        if mark.firstprivate:
-            clauses.append(f"firstprivate({', '.join(mark.firstprivate)})")
-        clauses += [f"reduction({op}:{v})" for op, v in mark.reductions if v not in reduced]
-        self.emit(d + 1, f"#pragma omp for {' '.join(clauses)}")
-        inner = replace(mark, private_arrays=(), reductions=tuple(
-            (op, v) for op, v in mark.reductions if v not in reduced))  # outlined if it can be
+                self.emit(d + 1, f"if ({c.pool}) memcpy({c.own}, {c.array}, "
+                          f"sizeof({c.ctype}) * {c.n});")
+        inner = self._without_array_copies(mark)  # outlined as a parallel body if it can be
+        lasts = tuple(c.last for c in copies if c.op is None)
+        self.emit(d + 1, self._pragma(replace(inner, simd=False), in_region=lasts) or "")
         # inside the body, the copies' names shadow the arrays'
         self._loop(node, d + 1, inner, it, init, cond, inc, prologue=(
-            *(f"{last} = {own};" for x, _, _, _, own, last in copies if x not in reduced),
-            "{ " + " ".join(f"{t} *restrict {x} = {own};" for x, t, _, _, own, _ in copies),
+            *(f"{c.last} = {c.own};" for c in copies if c.op is None),
+            "{ " + " ".join(f"{c.ctype} *restrict {c.array} = {c.own};" for c in copies),
         ), epilogue=("}",))
-        for x, _, n, pool, _, _ in copies:
-            op = reduced.get(x)
-            if op is None:
+        for c in copies:
+            if c.op is None:
                 continue
             k = self._fresh("polyopt_t")
-            acc = {"+": f"{x}[{e}] + {pool}[{k} * {n} + {e}]",
-                   "*": f"{x}[{e}] * {pool}[{k} * {n} + {e}]",
-                   "min": f"({pool}[{k} * {n} + {e}] < {x}[{e}] ? {pool}[{k} * {n} + {e}] : {x}[{e}])",
-                   "max": f"({pool}[{k} * {n} + {e}] > {x}[{e}] ? {pool}[{k} * {n} + {e}] : {x}[{e}])",
-                   }[op]
+            x, other = f"{c.array}[{e}]", f"{c.pool}[{k} * {c.n} + {e}]"
+            combined = {"+": f"{x} + {other}", "*": f"{x} * {other}",
+                        "min": f"({other} < {x} ? {other} : {x})",
+                        "max": f"({other} > {x} ? {other} : {x})"}[c.op]
             # after the loop's barrier: the team combines the copies, a block of elements each
-            self.emit(d + 1, f"if ({pool}) {{")
+            self.emit(d + 1, f"if ({c.pool}) {{")
             self.emit(d + 2, "#pragma omp for schedule(static)")
-            self.emit(d + 2, f"for (size_t {e} = 0; {e} < {n}; {e} += 1)")
+            self.emit(d + 2, f"for (size_t {e} = 0; {e} < {c.n}; {e} += 1)")
             self.emit(d + 3, f"for (int {k} = 0; {k} < omp_get_num_threads(); {k} += 1) "
-                      f"{x}[{e}] = {acc};")
+                      f"{x} = {combined};")
             self.emit(d + 1, "}")
         self.emit(d, "}")
-        for x, t, n, pool, _, last in copies:
-            self.emit(d, f"if ({pool}) {{")
-            if x not in reduced:
-                self.emit(d + 1, f"if ({last}) memcpy({x}, {last}, sizeof({t}) * {n});")
-            self.emit(d + 1, f"free({pool});")
+        for c in copies:
+            self.emit(d, f"if ({c.pool}) {{")
+            if c.op is None:
+                self.emit(d + 1, f"if ({c.last}) memcpy({c.array}, {c.last}, "
+                          f"sizeof({c.ctype}) * {c.n});")
+            self.emit(d + 1, f"free({c.pool});")
             self.emit(d, "}")
         self.emit(depth, "}")
 
@@ -644,7 +651,10 @@ class AstPrinter:
         self.emit(depth + 1, text)
         self.emit(depth, "}")
 
-    def _pragma(self, mark: LoopMark, rename: dict[str, str] | None = None) -> str | None:
+    def _pragma(self, mark: LoopMark, rename: dict[str, str] | None = None,
+                in_region: tuple[str, ...] | None = None) -> str | None:
+        """The loop's `#pragma omp` line.  ``in_region``: the loop runs inside a `parallel`
+        region already (`omp for`), with these variables `lastprivate`."""
         if not self.openmp or not (mark.parallel or mark.simd):
             return None
         rename = rename or {}
@@ -657,12 +667,14 @@ class AstPrinter:
             return None
         parts = ["#pragma omp"]
         if mark.parallel:
-            parts.append("parallel for")
+            parts.append("parallel for" if in_region is None else "for")
             if mark.simd:
                 parts.append("simd")
             parts.append("schedule(static, 1)" if mark.round_robin else "schedule(static)")
-            if self.parallel_if:
+            if self.parallel_if and in_region is None:
                 parts.append(f"if({self.parallel_if})")
+            if in_region:
+                parts.append(f"lastprivate({', '.join(in_region)})")
         else:
             parts.append("simd")
         if mark.private:

@@ -44,7 +44,7 @@ from polyopt.transforms.iss import outer_iterators, split_at_pivot
 from polyopt.transforms.promote import promote
 from polyopt.transforms.skew import wavefront
 from polyopt.transforms.tile import tile
-from polyopt.transforms.tree import at, chain, find, normalize, replace_at, sequences
+from polyopt.transforms.tree import at, chain, enclosing, find, normalize, replace_at, sequences
 
 MAX_PERMUTED = 4  # chains longer than this only get their innermost loops reordered
 PARALLEL_BONUS = 1000  # an outer parallel loop outweighs any stride difference
@@ -97,8 +97,8 @@ def _split_pivots(scop: Scop, deps: Dependences, tree: Node) -> tuple[Scop, Depe
 def _pivot_split_once(scop: Scop, deps: Dependences, tree: Node
                       ) -> tuple[Scop, Dependences, Node] | None:
     tl = Timeline(scop, tree)
-    for dim, _ in loops(tree):
-        stmts = statements(at(tree, find(tree, dim.loop_id)))
+    for dim, path in loops(tree):
+        stmts = statements(path[-1])
         if len(stmts) != 1 or loop_verdict(scop, deps, tree, dim.loop_id, tl).kind != SEQUENTIAL:
             continue
         for pivot in _pivots(scop, deps, tree, tl, dim, stmts[0]):
@@ -197,12 +197,8 @@ def _order_score(scop: Scop, deps: Dependences, tree: Node, dims: list[LoopDim])
 def _parallel_above(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> bool:
     """Some loop enclosing ``loop_id`` is parallel (doitgen's ``r``, once ``sum_`` is
     private, encloses the ``p, s`` chain)."""
-    for dim, path in loops(tree):
-        if dim.loop_id == loop_id:
-            above = [d for node in path if isinstance(node, Band) for d in node.dims]
-            return any(loop_verdict(scop, deps, tree, d.loop_id).kind == PARALLEL
-                       for d in above[:above.index(dim)])
-    return False
+    return any(loop_verdict(scop, deps, tree, d.loop_id).kind == PARALLEL
+               for d in enclosing(tree, loop_id))
 
 
 def _reorder_all(scop: Scop, deps: Dependences, tree: Node) -> Node:

@@ -94,8 +94,7 @@ class Timeline:
         key = (loop_id, inclusive)
         cache = self.__dict__.setdefault("_prefix_cache", {})
         if key not in cache:
-            pos = self.positions[loop_id]
-            p = self._prefix(pos.statements, pos.depth + (1 if inclusive else 0))
+            p = self.prefix(loop_id, inclusive)
             cache[key] = p.apply_range(p.reverse())
         return cache[key]
 

@@ -30,25 +30,26 @@ from polyopt.aff import Cmp, Lin
 from polyopt.errors import PolyoptError
 from polyopt.model import Scop, Statement
 from polyopt.parallel import loop_label
-from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence, loops
+from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence
 from polyopt.transforms.split import restricted, split_tree
-from polyopt.transforms.tree import at, find, fresh, normalize, replace_at, taken_ids, taken_labels
+from polyopt.transforms.tree import (
+    at,
+    enclosing,
+    find,
+    fresh,
+    normalize,
+    replace_at,
+    taken_ids,
+    taken_labels,
+)
 
 PIECES = (("l", "<"), ("e", "=="), ("g", ">"))
 
 
 def outer_iterators(tree: Node, loop_id: str, stmt: str) -> list[str]:
     """The iterators of ``stmt`` that the loops around ``loop_id`` advance (``+v``)."""
-    for dim, path in loops(tree):
-        if dim.loop_id == loop_id:
-            above = [d for node in path if isinstance(node, Band) for d in node.dims]
-            out = []
-            for d in above[:above.index(dim)]:
-                v = d.expr(stmt).as_name() if stmt in dict(d.exprs) else None
-                if v is not None:
-                    out.append(v)
-            return out
-    raise PolyoptError(f"no loop {loop_id!r} in the schedule")
+    return [v for d in enclosing(tree, loop_id) if stmt in dict(d.exprs)
+            for v in [d.expr(stmt).as_name()] if v is not None]
 
 
 def split_at_pivot(scop: Scop, tree: Node, loop_id: str, pivot: Lin

@@ -22,7 +22,6 @@ import islpy as isl
 from polyopt import isl_text
 from polyopt.deps import Dependence, Dependences
 from polyopt.errors import IllegalTransformationError
-from polyopt.expr import Name, walk
 from polyopt.model import Scop
 from polyopt.report import describe
 from polyopt.schedule_tree import Band, Leaf, Node
@@ -48,8 +47,6 @@ def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
     s = scop.statement(node.stmt)
     if s.target not in scop.arrays:
         return None, f"it updates the scalar {s.target}, which already lives in a register"
-    if any(isinstance(n, Name) and n.name == s.target for n in walk(s.value)):
-        return None, f"the statement also reads other elements of {s.target}"
     tl = Timeline(scop, tree)
     pairs = tl.same_prefix(band.dims[0].loop_id, inclusive=False).intersect(
         isl.UnionMap.from_map(isl.Map.from_domain_and_range(s.domain, s.domain)))

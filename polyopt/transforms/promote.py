@@ -45,7 +45,7 @@ from polyopt.aff import Lin
 from polyopt.deps import Dependences
 from polyopt.expr import Expr, Load, Name, map_leaves, walk
 from polyopt.model import Access, Array, ArrayKind, Scop, Statement
-from polyopt.schedule_tree import Band, Leaf, LoopDim, Node, Sequence, statements
+from polyopt.schedule_tree import Band, Leaf, Node, Sequence, statements
 from polyopt.timeline import Timeline
 from polyopt.transforms.tree import normalize, sequences
 
@@ -62,10 +62,12 @@ def promote(scop: Scop, deps: Dependences, expand: bool = True) -> Scop:
     """``scop`` with every promotable chain's scalar replaced by its element, and with
     ``expand`` every expandable one's by a new temporary array; ``scop`` itself when
     there is none.  The result's source order is the original one."""
-    chains: list[tuple[Chain, tuple[Lin, ...] | None]] = [
-        (c, None) for c in find_chains(scop, deps)]
-    if expand:
-        chains += [(c, shape) for c, shape in expandable(scop, deps)]
+    chains: list[tuple[Chain, tuple[Lin, ...] | None]] = []
+    for c, promotable in _candidates(scop, deps):
+        if promotable:
+            chains.append((c, None))
+        elif expand and (shape := _expansion(scop, deps, c)) is not None:
+            chains.append((c, shape))
     if not chains:
         return scop
     stmts = {s.name: s for s in scop.statements}
@@ -115,18 +117,17 @@ def expandable(scop: Scop, deps: Dependences) -> list[tuple[Chain, tuple[Lin, ..
     Only chains that reduce in a deeper loop around at least two loops qualify: there the
     scalar is what pins the loop order (symm's ``temp2``).  When the scheduler finds no
     better order, contraction turns the array back into a scalar."""
-    out = []
-    for c, promotable in _candidates(scop, deps):
-        if promotable:
-            continue
-        d = scop.statement(c.define)
-        deeper = any(len(scop.statement(n).iterators) > len(d.iterators) for n in c.inner)
-        if len(d.iterators) < 2 or not deeper or not _self_contained(scop, deps, c):
-            continue
-        shape = _box(scop, d)
-        if shape is not None:
-            out.append((c, shape))
-    return out
+    return [(c, shape) for c, promotable in _candidates(scop, deps) if not promotable
+            for shape in [_expansion(scop, deps, c)] if shape is not None]
+
+
+def _expansion(scop: Scop, deps: Dependences, c: Chain) -> tuple[Lin, ...] | None:
+    """The shape of ``c``'s scalar expanded, or None when it does not qualify."""
+    d = scop.statement(c.define)
+    deeper = any(len(scop.statement(n).iterators) > len(d.iterators) for n in c.inner)
+    if len(d.iterators) < 2 or not deeper or not _self_contained(scop, deps, c):
+        return None
+    return _box(scop, d)
 
 
 def _candidates(scop: Scop, deps: Dependences) -> list[tuple[Chain, bool]]:
@@ -171,23 +172,17 @@ def _chain_from(scop: Scop, kids: tuple[Node, ...], a: int) -> Chain | None:
         return None
     inner: list[str] = []
     for kid in kids[a + 1:]:
-        if isinstance(kid, Leaf):
-            s = scop.statement(kid.stmt)
-            if s.target == w and not s.indices:
-                if not _reads(s.value, w):
-                    return None  # redefined before any store
-                inner.append(s.name)
-                continue
-            if _reads(s.value, w):
-                if not s.indices or s.target not in scop.arrays:
-                    return None
-                return Chain(w, d.name, tuple(inner), s.name)
-            continue
         for name in statements(kid):
             s = scop.statement(name)
-            if s.target == w and not s.indices or _reads(s.value, w):
-                if s.target == w and not _reads(s.value, w):
-                    return None
+            writes_w = s.target == w and not s.indices
+            reads_w = _reads(s.value, w)
+            if writes_w and not reads_w:
+                return None  # redefined before any store
+            if isinstance(kid, Leaf) and reads_w and not writes_w:
+                # the store: a statement at D's level that reads w into an array element
+                ok = bool(s.indices) and s.target in scop.arrays
+                return Chain(w, d.name, tuple(inner), s.name) if ok else None
+            if writes_w or reads_w:
                 inner.append(name)
     return None
 
@@ -217,7 +212,7 @@ def _promotable(scop: Scop, deps: Dependences, tl: Timeline, c: Chain) -> bool:
     x, f = t.target, t.indices
     if scop.scalars[c.scalar].type.dtype != scop.arrays[x].dtype:
         return False
-    if t.iterators != d.iterators or not t.domain.is_equal(_renamed(scop, d, t.name)):
+    if t.iterators != d.iterators or not t.domain.is_equal(names.rename_set(d.domain, t.name)):
         return False
     if any(isinstance(n, Load) and n.array == x and n.indices == f for n in walk(t.value)):
         return False  # T also reads the element's old value
@@ -276,18 +271,12 @@ def _reads(e: Expr, w: str) -> bool:
     return any(isinstance(n, Name) and n.name == w for n in walk(e))
 
 
-def _renamed(scop: Scop, s: Statement, name: str) -> isl.Set:
-    m = isl_text.make_map(scop.params, s.name, s.iterators, name,
-                          tuple(Lin.var(v) for v in s.iterators))
-    return s.domain.apply(m)
-
-
 def _drop(node: Node, stmt: str) -> Node:
     if isinstance(node, Sequence):
         return Sequence(tuple(_drop(c, stmt) for c in node.children
                               if not (isinstance(c, Leaf) and c.stmt == stmt)))
     if isinstance(node, Band):
-        dims = tuple(LoopDim(d.loop_id, d.name, tuple((s, e) for s, e in d.exprs if s != stmt),
-                             d.mark, d.aliases, d.label) for d in node.dims)
-        return Band(dims, _drop(node.child, stmt), node.permutable)
+        dims = tuple(replace(d, exprs=tuple((s, e) for s, e in d.exprs if s != stmt))
+                     for d in node.dims)
+        return replace(node, dims=dims, child=_drop(node.child, stmt))
     return node

@@ -151,3 +151,12 @@ def sequences(node: Node) -> list[Sequence]:
     elif isinstance(node, Band):
         out += sequences(node.child)
     return out
+
+
+def enclosing(tree: Node, loop_id: str) -> list[LoopDim]:
+    """The loops around ``loop_id``, outermost first."""
+    for dim, path in loops(tree):
+        if dim.loop_id == loop_id:
+            above = [d for node in path if isinstance(node, Band) for d in node.dims]
+            return above[:above.index(dim)]
+    raise LoopNotFound(f"no loop {loop_id!r} in the schedule")
