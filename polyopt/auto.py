@@ -27,7 +27,7 @@ from itertools import permutations
 import islpy as isl
 
 from polyopt import isl_text
-from polyopt.aff import Cmp, Lin
+from polyopt.aff import Cmp, FloorDiv, Lin
 from polyopt.auto_register import register_tile_all
 from polyopt.deps import Dependences, analyze
 from polyopt.errors import PolyoptError
@@ -431,7 +431,7 @@ def _tile_all(scop: Scop, deps: Dependences, tree: Node, options: Options) -> No
             continue
         if any(not isinstance(x, str) for d in dims for _, e in d.exprs for x, _ in e.terms):
             continue  # already tiled
-        sizes = tile_sizes(scop, dims, options)
+        sizes = _inherited_sizes(tree, dims, tile_sizes(scop, dims, options))
         try:
             cand = tile(scop, None, tree, [d.loop_id for d in dims], sizes)
         except PolyoptError:
@@ -442,6 +442,30 @@ def _tile_all(scop: Scop, deps: Dependences, tree: Node, options: Options) -> No
         innermost = chain(tree, dims[0].loop_id)[-1]
         tree = _reorder_below(scop, deps, tree, innermost.loop_id)
     return tree
+
+
+def _inherited_sizes(tree: Node, dims: list[LoopDim], sizes: list[int]) -> list[int]:
+    """``sizes``, but a loop that an enclosing tile loop already cuts into tiles (the
+    shared row tiles of tile-level fusion, :mod:`polyopt.auto_register`) keeps that
+    tile size: its own tile loop then runs once per enclosing tile, and isl emits none."""
+    above = enclosing(tree, dims[0].loop_id)
+    out = list(sizes)
+    for k, d in enumerate(dims):
+        for a in above:
+            size = {_tile_size(a.expr(s), e) for s, e in d.exprs}
+            if len(size) == 1 and None not in size:
+                out[k] = size.pop()
+    return out
+
+
+def _tile_size(outer: Lin, inner: Lin) -> int | None:
+    """``S`` when ``outer`` is ``floor(inner / S)``."""
+    if outer.const or len(outer.terms) != 1:
+        return None
+    term, coeff = outer.terms[0]
+    if coeff != 1 or not isinstance(term, FloorDiv) or term.num != inner:
+        return None
+    return term.den
 
 
 def _reorder_below(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> Node:

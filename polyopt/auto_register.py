@@ -26,11 +26,12 @@ from polyopt.errors import PolyoptError
 from polyopt.legality import is_legal
 from polyopt.model import Scop
 from polyopt.options import Options
-from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node
+from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, statements
 from polyopt.target import micro_tile
 from polyopt.transforms.fuse import distribute
 from polyopt.transforms.pack import pack, panel_operands
 from polyopt.transforms.split import split_full_tiles
+from polyopt.transforms.tile import tile
 from polyopt.transforms.tree import build_chain, find, replace_at
 
 CACHE_TILE = {"i": 16, "k": 256, "j": 32}  # i and j in register tiles: 16 x 32 of them
@@ -145,10 +146,14 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     roles = _roles(scop, stmt, dims)
     if roles is None:
         return None
+    mr, nr = micro_tile(scop.arrays[scop.statement(stmt).target].dtype)
+    cache = _cache_tiles(options, mr, nr)
+    row_tile = None
+    if cache is not None:
+        tree, row_tile = _shared_row_tile(scop, deps, tree, stmt, roles[0], cache[0])
     isolated = _isolate(scop, deps, tree, stmt, 3)
     if isolated is None:
         return None
-    mr, nr = micro_tile(scop.arrays[scop.statement(stmt).target].dtype)
     i, k, j = (_iterator(d, stmt) for d in roles)
     assert i and k and j
     split = split_full_tiles(scop, isolated, stmt, {i: mr, j: nr})
@@ -165,9 +170,10 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     di, dk, dj = _roles(scop2, full, chain_dims) or (None, None, None)
     if di is None:
         return None
-    cache = _cache_tiles(options, mr, nr)
     outer = [] if cache is None else [
-        _tiled(di, cache[0], "tile"), _tiled(dk, cache[1], "tile"), _tiled(dj, cache[2], "tile")]
+        _tiled(dk, cache[1], "tile"), _tiled(dj, cache[2], "tile")]
+    if cache is not None and row_tile is None:
+        outer.insert(0, _tiled(di, cache[0], "tile"))
     new_chain = [
         *outer, _tiled(dj, nr, "reg"), _tiled(di, mr, "reg"),
         _restrict(dk), _restrict(di, unroll=True), _restrict(dj, unroll=True),
@@ -176,7 +182,47 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     result = replace_at(tree2, find(tree2, top), build_chain(new_chain, Leaf(full)))
     if not is_legal(scop2, deps2, result):
         return None
-    return scop2, deps2, result, _Nest(full, k, j, nr, new_chain[0].loop_id)
+    # operands are packed before the outermost loop of the nest: the shared row tiles
+    # when there are some (the nest is fused with its neighbours inside them)
+    top = enclosing(result, full)[0].loop_id if row_tile is not None else new_chain[0].loop_id
+    return scop2, deps2, result, _Nest(full, k, j, nr, top)
+
+
+def _shared_row_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str, di: LoopDim,
+                     size: int) -> tuple[Node, str | None]:
+    """Tile-level fusion: keep the statements fused with ``stmt`` at its row loop.
+
+    When the row loop ``di`` also runs other statements (a fill of ``C``, or the
+    ``exp`` of matmul -> exp -> matmul), isolating the matmul would distribute it and
+    lose that fusion.  Instead ``di`` is tiled by the cache tile ``size`` first: the
+    tile loop stays shared, and only the point loop inside it is distributed::
+
+        for i:                        for i.tile:                 # shared, parallel
+            for j: C[i, j] = 0.0          for i in tile: for j: C[i, j] = 0.0
+            for k, j: C[i, j] += ..       register-tiled matmul of the tile's rows
+
+    so a tile's rows of ``C`` are still in cache when the matmul reads them.  Returns
+    the tree and the id of the row-tile loop around ``stmt`` (None when there is none:
+    ``di`` runs ``stmt`` alone, or tiling it is illegal).  A row-tile loop that is
+    already there (made for an earlier nest of the same fused loop) is reused.
+    """
+    i_expr = di.expr(stmt)
+    wanted = floordiv(i_expr, size)
+    above = enclosing(tree, stmt)
+    for d in above[:above.index(di)]:
+        if d.expr(stmt) == wanted:
+            return tree, d.loop_id
+    band = _band(tree, di.loop_id)
+    if statements(band) == [stmt]:
+        return tree, None
+    try:
+        cand = tile(scop, None, tree, [di.loop_id], [size])
+    except PolyoptError:
+        return tree, None
+    if not is_legal(scop, deps, cand):
+        return tree, None
+    new_above = enclosing(cand, stmt)
+    return cand, next(d.loop_id for d in new_above if d.expr(stmt) == wanted)
 
 
 def _pack_operands(scop: Scop, tree: Node, nests: list[_Nest]) -> tuple[Scop, Node, bool]:

@@ -25,8 +25,16 @@ import pytest
 from conftest import check_against_python
 from kernels import CASES
 from polyopt.backend_c.build import DEFAULT_CFLAGS
+from polyopt.frontends.python import parse_function
 
 import polyopt
+from polyopt.auto_register import _register_tile
+from polyopt.deps import analyze
+from polyopt.dtypes import DType
+from polyopt.options import Options
+from polyopt.schedule_tree import Band, statements
+from polyopt.target import micro_tile
+from polyopt.transforms.tree import normalize
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -122,12 +130,13 @@ _CALL = re.compile(r"^\s*(\w+)\(.*\);$")
 def placements(c: str, source: str) -> list[Placed]:
     """Every statement of ``c`` whose source comment is ``source``.
 
-    A statement in a helper function (a register-tiled micro-kernel) is placed at each
-    call of the helper, inside the loops around the call.
+    A statement in a helper function (a loop body, a register-tiled micro-kernel) is
+    placed at each call of the helper, inside the loops around the call, and so on up
+    to the exported function.
     """
     lines = c.splitlines()
     local: list[tuple[str, list[tuple[int, str]], dict[str, str]]] = []
-    calls: dict[str, list[list[tuple[int, str]]]] = {}
+    calls: dict[str, list[tuple[str, list[tuple[int, str]]]]] = {}  # callee -> call sites
     stack: list[tuple[int, int, str]] = []  # (indent, line index, counter)
     function = ""
     for k, line in enumerate(lines):
@@ -145,7 +154,7 @@ def placements(c: str, source: str) -> list[Placed]:
             continue
         m = _CALL.match(line)
         if m and "=" not in line:
-            calls.setdefault(m.group(1), []).append([(i, cnt) for _, i, cnt in stack])
+            calls.setdefault(m.group(1), []).append((function, [(i, cnt) for _, i, cnt in stack]))
             continue
         if line.rstrip().endswith(f"/* {source} */"):
             bindings: dict[str, str] = {}
@@ -159,9 +168,15 @@ def placements(c: str, source: str) -> list[Placed]:
         text = lines[i - 1].strip()
         return text if text.startswith("#pragma omp") else ""
 
+    def contexts(f: str) -> list[list[tuple[int, str]]]:
+        """The loops around each call of ``f``, through its callers."""
+        if f not in calls:
+            return [[]]
+        return [[*outer, *loops] for caller, loops in calls[f] for outer in contexts(caller)]
+
     out: list[Placed] = []
     for function, loops, bindings in local:
-        for outer in calls.get(function, [[]]):
+        for outer in contexts(function):
             nest = (*outer, *loops)
             out.append(Placed(function, nest, tuple(pragma(i) for i, _ in nest), bindings))
     assert out, f"no statement `{source}` in:\n{c}"
@@ -219,7 +234,10 @@ def test_gemm_tile_sizes_are_honoured(unroll_jam):
     c = kernel_code(c_of("gemm", tile=(8, 8, 8), unroll_jam=unroll_jam))
     assert re.search(r"\b8 \* c\d", c), c
     sizes = {int(x) for x in re.findall(r"polyopt_floord\(\(\w+ - \d+\), (\d+)\)", c)}
-    assert sizes == {8}, sizes  # every tile loop steps over tiles of 8
+    # every tile loop steps over tiles of 8, but for the register-tiled rows: 8 rounded
+    # up to whole register tiles (12 for 6-row tiles)
+    mr = micro_tile(DType.FLOAT64)[0]
+    assert sizes == ({8, -(-8 // mr) * mr} if unroll_jam else {8}), sizes
     assert "polyopt_floord" not in kernel_code(c_of("gemm", tile=False, unroll_jam=unroll_jam))
 
 
@@ -240,13 +258,7 @@ def test_rowsum_scale_without_fusion_keeps_two_nests():
     assert red.loops[0] != use.loops[0]
 
 
-FUSION_LOST = pytest.mark.xfail(
-    strict=True, reason="with register tiling (unroll_jam=True, the default) the scheduler no "
-                        "longer fuses the producer with the matmul at the outer loop")
-
-
-@pytest.mark.parametrize("unroll_jam", [pytest.param(True, marks=FUSION_LOST), False],
-                         ids=["unroll_jam", "no-unroll_jam"])
+@pytest.mark.parametrize("unroll_jam", [True, False], ids=["unroll_jam", "no-unroll_jam"])
 @pytest.mark.parametrize("name,producer,consumer", [
     ("mm_exp_mm", "T[i, j] = math.exp(s)", "out[i, j] += T[i, k] * D[k, j]"),
     ("fill_matmul", "C[i, j] = 0.0", "C[i, j] += A[i, k] * B[k, j]"),
@@ -254,14 +266,87 @@ FUSION_LOST = pytest.mark.xfail(
 def test_producer_is_fused_into_the_matmul_at_the_outer_loop(name, producer, consumer,
                                                             unroll_jam):
     """matmul -> exp -> matmul: each row of T is consumed while it is in cache; a fill
-    of C runs in the same outer iteration as the products that accumulate into it."""
+    of C runs in the same outer iteration as the products that accumulate into it.
+
+    With register tiling the shared outer loop runs over tiles of rows (tile-level
+    fusion): the producer's row loop then lies inside it, its bounds set by the tile."""
     c = c_of(name, unroll_jam=unroll_jam)
+    lines = c.splitlines()
     first = placements(c, producer)
     second = placements(c, consumer)
     outer = {p.loops[0] for p in first}
     assert len(outer) == 1
     assert all(p.loops[0] in outer for p in second), (first, second)
-    assert all(p.bindings["i"] == p.loops[0][1] for p in first)
+    assert all("parallel for" in p.pragmas[0] for p in first), first
+    for p in first:
+        counter = p.loops[0][1]
+        if p.bindings["i"] == counter:  # fused row by row
+            continue
+        assert unroll_jam, p
+        (row,) = [line for line, cnt in p.loops[1:] if p.bindings["i"] == cnt]
+        assert _uses(lines[row], counter), lines[row]  # rows of the outer loop's tile
+
+
+@pytest.mark.parametrize("rows,inner,mid,cols", [(97, 13, 19, 21), (130, 17, 33, 17),
+                                                (200, 5, 8, 16), (5, 9, 9, 9)])
+def test_tile_level_fusion_is_exact_at_ragged_sizes(rows, inner, mid, cols):
+    """Row tiles of 96 with a ragged last tile, full register tiles and their rest, in
+    both matmuls of matmul -> exp -> matmul (and sizes with no full register tile)."""
+    case = CASES["mm_exp_mm"]
+    rng = np.random.default_rng(rows)
+    args = (0.3 * rng.random((rows, inner)), 0.3 * rng.random((inner, mid)),
+            rng.random((mid, cols)), rng.random((rows, cols)))
+    check_against_python(polyopt.jit(case.fn), *args)
+
+
+def chained_rows(A, B, C):
+    n, m = C.shape
+    p = A.shape[1]
+    for i in range(1, n):
+        for j in range(m):
+            C[i, j] = 0.5 * C[i - 1, j]
+        for k in range(p):
+            for j in range(m):
+                C[i, j] += A[i, k] * B[k, j]
+
+
+def fused_fill_matmul(A, B, C):
+    n, m = C.shape
+    p = A.shape[1]
+    for i in range(n):
+        for j in range(m):
+            C[i, j] = 0.5 * C[i, j]
+        for k in range(p):
+            for j in range(m):
+                C[i, j] += A[i, k] * B[k, j]
+
+
+def _register_tiled(fn):
+    """``fn``'s matmul register-tiled in its source schedule: (tree, nest) or None."""
+    scop = parse_function(fn)
+    deps = analyze(scop)
+    stmt = next(s.name for s in scop.statements if "+=" in s.source)
+    return _register_tile(scop, deps, normalize(scop.schedule), stmt, Options())
+
+
+def test_tile_level_fusion_keeps_the_row_loop_shared():
+    _, _, tree, nest = _register_tiled(fused_fill_matmul)
+    top = tree if isinstance(tree, Band) else None
+    assert top is not None and top.dims[0].loop_id == nest.top  # one loop around both
+    assert len(statements(tree)) == len(statements(top.child))
+    rng = np.random.default_rng(4)
+    check_against_python(polyopt.jit(fused_fill_matmul), rng.random((130, 30)),
+                         rng.random((30, 41)), rng.random((130, 41)))
+
+
+def test_tile_level_fusion_refuses_to_distribute_a_carried_row_dependence():
+    """Row i's fill reads row i - 1 after its products: running every fill of a row tile
+    before the tile's products would read rows not yet finished, so the matmul is not
+    register-tiled in that schedule (that needs it distributed), and stays exact."""
+    assert _register_tiled(chained_rows) is None
+    rng = np.random.default_rng(3)
+    check_against_python(polyopt.jit(chained_rows), rng.random((130, 30)),
+                         rng.random((30, 40)), rng.random((130, 40)))
 
 
 def test_prefix_sum_is_not_parallel():

@@ -56,19 +56,6 @@ int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0,
 __attribute__((noinline))
 static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0)
 {
-  #pragma omp simd
-  for (int64_t c1 = 0; c1 < nj; c1 += 1) {
-    {
-      const int64_t i = c0;
-      const int64_t j = c1;
-      C[i * nj + j] = (C[i * nj + j] * beta);  /* C[i, j] *= beta */
-    }
-  }
-}
-
-__attribute__((noinline))
-static void polyopt_gemm_body1(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0)
-{
   for (int64_t c1 = 0; c1 < nk; c1 += 1) {
     #pragma omp simd
     for (int64_t c2 = 0; c2 <= 7; c2 += 1) {
@@ -87,7 +74,7 @@ __attribute__((noinline, optimize("no-tree-loop-vectorize")))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
+static void polyopt_gemm_micro1(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
   const int64_t o0 = (6 * c4);
   const int64_t o1 = (8 * c3);
@@ -881,78 +868,80 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
 }
 
 __attribute__((noinline))
-static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0)
+static void polyopt_gemm_body2(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0)
 {
+  for (int64_t c1 = (96 * c0); c1 <= polyopt_imin((ni - 1), ((96 * c0) + 95)); c1 += 1) {
+    #pragma omp simd
+    for (int64_t c2 = 0; c2 < nj; c2 += 1) {
+      {
+        const int64_t i = c1;
+        const int64_t j = c2;
+        C[i * nj + j] = (C[i * nj + j] * beta);  /* C[i, j] *= beta */
+      }
+    }
+  }
   for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 256); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 256); c2 += 1) {
       for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((nj / 8) - 1)); c3 += 1) {
         for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((ni / 6) - 1)); c4 += 1) {
-          polyopt_gemm_micro2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0, c1, c2, c3, c4);
+          polyopt_gemm_micro1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0, c1, c2, c3, c4);
         }
       }
     }
   }
-}
-
-__attribute__((noinline))
-static void polyopt_gemm_body4(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0)
-{
-  for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 128); c1 += 1) {
-    for (int64_t c2 = 0; c2 < (nj / 128); c2 += 1) {
-      for (int64_t c3 = polyopt_imax((128 * c0), ((-(ni % 6)) + ni)); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
-        for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
-          #pragma omp simd
-          for (int64_t c5 = (128 * c2); c5 <= ((128 * c2) + 127); c5 += 1) {
-            {
-              const int64_t i = c3;
-              const int64_t j = c5;
-              const int64_t k = c4;
-              C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+  for (int64_t c2 = 0; c2 <= polyopt_floord((nk - 1), 128); c2 += 1) {
+    if ((((96 * c0) + 95) >= ni)) {
+      for (int64_t c3 = 0; c3 < (nj / 128); c3 += 1) {
+        for (int64_t c4 = ((-(ni % 6)) + ni); c4 < ni; c4 += 1) {
+          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
+            #pragma omp simd
+            for (int64_t c6 = (128 * c3); c6 <= ((128 * c3) + 127); c6 += 1) {
+              {
+                const int64_t i = c4;
+                const int64_t j = c6;
+                const int64_t k = c5;
+                C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+              }
+            }
+          }
+        }
+      }
+      if ((((nj % 128) >= 8) && ((nj % 8) == 0))) {
+        for (int64_t c4 = ((-(ni % 6)) + ni); c4 < ni; c4 += 1) {
+          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
+            #pragma omp simd
+            for (int64_t c6 = (((-((nj + 127) % 128)) + nj) - 1); c6 < nj; c6 += 1) {
+              {
+                const int64_t i = c4;
+                const int64_t j = c6;
+                const int64_t k = c5;
+                C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+              }
             }
           }
         }
       }
     }
-    for (int64_t c3 = (128 * c0); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
-      for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
-        if ((((ni % 6) + c3) >= ni)) {
-          #pragma omp simd
-          for (int64_t c5 = (((-((nj + 127) % 128)) + nj) - 1); c5 < ((-(nj % 8)) + nj); c5 += 1) {
-            {
-              const int64_t i = c3;
-              const int64_t j = c5;
-              const int64_t k = c4;
-              C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+    if (((nj % 8) >= 1)) {
+      for (int64_t c4 = (96 * c0); c4 <= polyopt_imin((ni - 1), ((96 * c0) + 95)); c4 += 1) {
+        for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
+          if ((((ni % 6) + c4) >= ni)) {
+            #pragma omp simd
+            for (int64_t c6 = (((-((nj + 127) % 128)) + nj) - 1); c6 < ((-(nj % 8)) + nj); c6 += 1) {
+              {
+                const int64_t i = c4;
+                const int64_t j = c6;
+                const int64_t k = c5;
+                C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+              }
             }
           }
-        }
-        #pragma omp simd
-        for (int64_t c5 = ((-(nj % 8)) + nj); c5 < nj; c5 += 1) {
-          {
-            const int64_t i = c3;
-            const int64_t j = c5;
-            const int64_t k = c4;
-            C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-          }
-        }
-      }
-    }
-  }
-}
-
-__attribute__((noinline))
-static void polyopt_gemm_body5(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0)
-{
-  for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 128); c1 += 1) {
-    for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 128); c2 += 1) {
-      for (int64_t c3 = polyopt_imax((128 * c0), ((-(ni % 6)) + ni)); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
-        for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
           #pragma omp simd
-          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nj - 1), ((128 * c2) + 127)); c5 += 1) {
+          for (int64_t c6 = ((-(nj % 8)) + nj); c6 < nj; c6 += 1) {
             {
-              const int64_t i = c3;
-              const int64_t j = c5;
-              const int64_t k = c4;
+              const int64_t i = c4;
+              const int64_t j = c6;
+              const int64_t k = c5;
               C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
             }
           }
@@ -965,29 +954,16 @@ static void polyopt_gemm_body5(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
 void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk)
 {
   const int polyopt_team = ((double)(((ni >= 1) && (nj >= 1)) ? ni : 0) * (double)(((ni >= 1) && (nj >= 1)) ? nj : 0) + (double)((((ni >= 6) && (nj >= 8)) && (nk >= 1)) ? (nj / 8) : 0) * (double)((((ni >= 6) && (nj >= 8)) && (nk >= 1)) ? nk : 0) * (double)((((ni >= 6) && (nj >= 8)) && (nk >= 1)) ? 8 : 0) + (double)((((ni >= 6) && (nj >= 8)) && (nk >= 1)) ? ((-(ni % 6)) + ni) : 0) * (double)((((ni >= 6) && (nj >= 8)) && (nk >= 1)) ? ((-(nj % 8)) + nj) : 0) * (double)((((ni >= 6) && (nj >= 8)) && (nk >= 1)) ? nk : 0) + (double)((((ni >= 1) && (nk >= 1)) && ((nj % 8) >= 1)) ? ni : (((((nj >= 8) && (nk >= 1)) && ((ni % 6) >= 1)) && ((nj % 8) == 0)) ? (ni % 6) : 0)) * (double)((((nj >= 8) && (nk >= 1)) && ((ni % 6) >= 1)) ? nj : ((((((ni >= 1) && (nj >= 1)) && (nj <= 7)) && (nk >= 1)) || (((((ni >= 6) && (nj >= 8)) && (nk >= 1)) && ((nj % 8) >= 1)) && ((ni % 6) == 0))) ? (nj % 8) : 0)) * (double)(((((ni >= 1) && (nk >= 1)) && ((nj % 8) >= 1)) || ((((nj >= 8) && (nk >= 1)) && ((ni % 6) >= 1)) && ((nj % 8) == 0))) ? nk : 0)) >= 0.0;
-  #pragma omp parallel for schedule(static) if(polyopt_team)
-  for (int64_t c0 = 0; c0 < ni; c0 += 1) {
-    polyopt_gemm_body0(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
-  }
   if ((ni >= 6)) {
     #pragma omp parallel for schedule(static) if(polyopt_team)
     for (int64_t c0 = 0; c0 < (nj / 8); c0 += 1) {
-      polyopt_gemm_body1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
+      polyopt_gemm_body0(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
     }
   }
-  #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-  for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 6), 96); c0 += 1) {
-    polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
-  }
-  if (((nj % 8) >= 1)) {
+  if ((nj >= 1)) {
     #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-    for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
-      polyopt_gemm_body4(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
-    }
-  } else {
-    #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-    for (int64_t c0 = ((3 * (ni / 6)) / 64); c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
-      polyopt_gemm_body5(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
+    for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 96); c0 += 1) {
+      polyopt_gemm_body2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
     }
   }
 }

@@ -65,19 +65,6 @@ int64_t polyopt_mm_exp_mm_check(int64_t n, int64_t p, int64_t m, int64_t q, int6
 __attribute__((noinline))
 static void polyopt_mm_exp_mm_body0(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
 {
-  #pragma omp simd
-  for (int64_t c1 = 0; c1 < m; c1 += 1) {
-    {
-      const int64_t i = c0;
-      const int64_t j = c1;
-      T[i * m + j] = 0.0;  /* s = 0.0 */
-    }
-  }
-}
-
-__attribute__((noinline))
-static void polyopt_mm_exp_mm_body1(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
-{
   for (int64_t c1 = 0; c1 < p; c1 += 1) {
     #pragma omp simd
     for (int64_t c2 = 0; c2 <= 7; c2 += 1) {
@@ -86,6 +73,22 @@ static void polyopt_mm_exp_mm_body1(int64_t n, int64_t p, int64_t m, int64_t q, 
         const int64_t k = c1;
         const int64_t j_lane = c2;
         B_pk[(j_panel * B_shape0 + k) * 8 + j_lane] = B[k * m + (8 * j_panel + j_lane)];  /* packing B for s += A[i, k] * B[k, j] */
+      }
+    }
+  }
+}
+
+__attribute__((noinline))
+static void polyopt_mm_exp_mm_body1(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
+{
+  for (int64_t c1 = 0; c1 < m; c1 += 1) {
+    #pragma omp simd
+    for (int64_t c2 = 0; c2 <= 7; c2 += 1) {
+      {
+        const int64_t j_panel = c0;
+        const int64_t k = c1;
+        const int64_t j_lane = c2;
+        D_pk[(j_panel * D_shape0 + k) * 8 + j_lane] = D[k * q + (8 * j_panel + j_lane)];  /* packing D for out[i, j] += T[i, k] * D[k, j] */
       }
     }
   }
@@ -889,136 +892,12 @@ static void polyopt_mm_exp_mm_micro2(int64_t n, int64_t p, int64_t m, int64_t q,
   }
 }
 
-__attribute__((noinline))
-static void polyopt_mm_exp_mm_body3(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
-{
-  for (int64_t c1 = 0; c1 <= polyopt_floord((p - 1), 256); c1 += 1) {
-    for (int64_t c2 = 0; c2 <= polyopt_floord((m - 8), 256); c2 += 1) {
-      for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((m / 8) - 1)); c3 += 1) {
-        for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((n / 6) - 1)); c4 += 1) {
-          polyopt_mm_exp_mm_micro2(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0, c1, c2, c3, c4);
-        }
-      }
-    }
-  }
-}
-
-__attribute__((noinline))
-static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
-{
-  for (int64_t c1 = 0; c1 <= polyopt_floord((p - 1), 128); c1 += 1) {
-    for (int64_t c2 = 0; c2 < (m / 128); c2 += 1) {
-      for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 6)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
-        for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((p - 1), ((128 * c1) + 127)); c4 += 1) {
-          #pragma omp simd
-          for (int64_t c5 = (128 * c2); c5 <= ((128 * c2) + 127); c5 += 1) {
-            {
-              const int64_t i = c3;
-              const int64_t j = c5;
-              const int64_t k = c4;
-              T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
-            }
-          }
-        }
-      }
-    }
-    for (int64_t c3 = (128 * c0); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
-      for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((p - 1), ((128 * c1) + 127)); c4 += 1) {
-        if ((((n % 6) + c3) >= n)) {
-          #pragma omp simd
-          for (int64_t c5 = (((-((m + 127) % 128)) + m) - 1); c5 < ((-(m % 8)) + m); c5 += 1) {
-            {
-              const int64_t i = c3;
-              const int64_t j = c5;
-              const int64_t k = c4;
-              T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
-            }
-          }
-        }
-        #pragma omp simd
-        for (int64_t c5 = ((-(m % 8)) + m); c5 < m; c5 += 1) {
-          {
-            const int64_t i = c3;
-            const int64_t j = c5;
-            const int64_t k = c4;
-            T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
-          }
-        }
-      }
-    }
-  }
-}
-
-__attribute__((noinline))
-static void polyopt_mm_exp_mm_body5(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
-{
-  for (int64_t c1 = 0; c1 <= polyopt_floord((p - 1), 128); c1 += 1) {
-    for (int64_t c2 = 0; c2 <= polyopt_floord((m - 8), 128); c2 += 1) {
-      for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 6)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
-        for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((p - 1), ((128 * c1) + 127)); c4 += 1) {
-          #pragma omp simd
-          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((m - 1), ((128 * c2) + 127)); c5 += 1) {
-            {
-              const int64_t i = c3;
-              const int64_t j = c5;
-              const int64_t k = c4;
-              T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-__attribute__((noinline))
-static void polyopt_mm_exp_mm_body6(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
-{
-  #pragma omp simd
-  for (int64_t c1 = 0; c1 < m; c1 += 1) {
-    {
-      const int64_t i = c0;
-      const int64_t j = c1;
-      T[i * m + j] = exp(T[i * m + j]);  /* T[i, j] = math.exp(s) */
-    }
-  }
-}
-
-__attribute__((noinline))
-static void polyopt_mm_exp_mm_body7(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
-{
-  #pragma omp simd
-  for (int64_t c1 = 0; c1 < q; c1 += 1) {
-    {
-      const int64_t i = c0;
-      const int64_t j = c1;
-      out[i * out_shape1 + j] = 0.0;  /* out[i, j] = 0.0 */
-    }
-  }
-}
-
-__attribute__((noinline))
-static void polyopt_mm_exp_mm_body8(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
-{
-  for (int64_t c1 = 0; c1 < m; c1 += 1) {
-    #pragma omp simd
-    for (int64_t c2 = 0; c2 <= 7; c2 += 1) {
-      {
-        const int64_t j_panel = c0;
-        const int64_t k = c1;
-        const int64_t j_lane = c2;
-        D_pk[(j_panel * D_shape0 + k) * 8 + j_lane] = D[k * q + (8 * j_panel + j_lane)];  /* packing D for out[i, j] += T[i, k] * D[k, j] */
-      }
-    }
-  }
-}
-
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((noinline, optimize("no-tree-loop-vectorize")))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_mm_exp_mm_micro9(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
+static void polyopt_mm_exp_mm_micro3(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
   const int64_t o_0 = (6 * c4);
   const int64_t o_1 = (8 * c3);
@@ -1812,79 +1691,174 @@ static void polyopt_mm_exp_mm_micro9(int64_t n, int64_t p, int64_t m, int64_t q,
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body10(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
+static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
 {
+  for (int64_t c1 = (96 * c0); c1 <= polyopt_imin((n - 1), ((96 * c0) + 95)); c1 += 1) {
+    #pragma omp simd
+    for (int64_t c2 = 0; c2 < m; c2 += 1) {
+      {
+        const int64_t i = c1;
+        const int64_t j = c2;
+        T[i * m + j] = 0.0;  /* s = 0.0 */
+      }
+    }
+  }
+  for (int64_t c1 = 0; c1 <= polyopt_floord((p - 1), 256); c1 += 1) {
+    for (int64_t c2 = 0; c2 <= polyopt_floord((m - 8), 256); c2 += 1) {
+      for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((m / 8) - 1)); c3 += 1) {
+        for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((n / 6) - 1)); c4 += 1) {
+          polyopt_mm_exp_mm_micro2(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0, c1, c2, c3, c4);
+        }
+      }
+    }
+  }
+  if ((m >= 1)) {
+    for (int64_t c2 = 0; c2 <= polyopt_floord((p - 1), 128); c2 += 1) {
+      if ((((96 * c0) + 95) >= n)) {
+        for (int64_t c3 = 0; c3 < (m / 128); c3 += 1) {
+          for (int64_t c4 = ((-(n % 6)) + n); c4 < n; c4 += 1) {
+            for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((p - 1), ((128 * c2) + 127)); c5 += 1) {
+              #pragma omp simd
+              for (int64_t c6 = (128 * c3); c6 <= ((128 * c3) + 127); c6 += 1) {
+                {
+                  const int64_t i = c4;
+                  const int64_t j = c6;
+                  const int64_t k = c5;
+                  T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+                }
+              }
+            }
+          }
+        }
+        if ((((m % 128) >= 8) && ((m % 8) == 0))) {
+          for (int64_t c4 = ((-(n % 6)) + n); c4 < n; c4 += 1) {
+            for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((p - 1), ((128 * c2) + 127)); c5 += 1) {
+              #pragma omp simd
+              for (int64_t c6 = (((-((m + 127) % 128)) + m) - 1); c6 < m; c6 += 1) {
+                {
+                  const int64_t i = c4;
+                  const int64_t j = c6;
+                  const int64_t k = c5;
+                  T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+                }
+              }
+            }
+          }
+        }
+      }
+      if (((m % 8) >= 1)) {
+        for (int64_t c4 = (96 * c0); c4 <= polyopt_imin((n - 1), ((96 * c0) + 95)); c4 += 1) {
+          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((p - 1), ((128 * c2) + 127)); c5 += 1) {
+            if ((((n % 6) + c4) >= n)) {
+              #pragma omp simd
+              for (int64_t c6 = (((-((m + 127) % 128)) + m) - 1); c6 < ((-(m % 8)) + m); c6 += 1) {
+                {
+                  const int64_t i = c4;
+                  const int64_t j = c6;
+                  const int64_t k = c5;
+                  T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+                }
+              }
+            }
+            #pragma omp simd
+            for (int64_t c6 = ((-(m % 8)) + m); c6 < m; c6 += 1) {
+              {
+                const int64_t i = c4;
+                const int64_t j = c6;
+                const int64_t k = c5;
+                T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  for (int64_t c1 = (96 * c0); c1 <= polyopt_imin((n - 1), ((96 * c0) + 95)); c1 += 1) {
+    #pragma omp simd
+    for (int64_t c2 = 0; c2 < m; c2 += 1) {
+      {
+        const int64_t i = c1;
+        const int64_t j = c2;
+        T[i * m + j] = exp(T[i * m + j]);  /* T[i, j] = math.exp(s) */
+      }
+    }
+  }
+  for (int64_t c1 = (96 * c0); c1 <= polyopt_imin((n - 1), ((96 * c0) + 95)); c1 += 1) {
+    #pragma omp simd
+    for (int64_t c2 = 0; c2 < q; c2 += 1) {
+      {
+        const int64_t i = c1;
+        const int64_t j = c2;
+        out[i * out_shape1 + j] = 0.0;  /* out[i, j] = 0.0 */
+      }
+    }
+  }
   for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 256); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 256); c2 += 1) {
       for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((q / 8) - 1)); c3 += 1) {
         for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((n / 6) - 1)); c4 += 1) {
-          polyopt_mm_exp_mm_micro9(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0, c1, c2, c3, c4);
+          polyopt_mm_exp_mm_micro3(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0, c1, c2, c3, c4);
         }
       }
     }
   }
-}
-
-__attribute__((noinline))
-static void polyopt_mm_exp_mm_body11(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
-{
-  for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
-    for (int64_t c2 = 0; c2 < (q / 128); c2 += 1) {
-      for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 6)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
-        for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
-          #pragma omp simd
-          for (int64_t c5 = (128 * c2); c5 <= ((128 * c2) + 127); c5 += 1) {
-            {
-              const int64_t i = c3;
-              const int64_t j = c5;
-              const int64_t k = c4;
-              out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+  if ((q >= 1)) {
+    for (int64_t c2 = 0; c2 <= polyopt_floord((m - 1), 128); c2 += 1) {
+      if ((((96 * c0) + 95) >= n)) {
+        for (int64_t c3 = 0; c3 < (q / 128); c3 += 1) {
+          for (int64_t c4 = ((-(n % 6)) + n); c4 < n; c4 += 1) {
+            for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((m - 1), ((128 * c2) + 127)); c5 += 1) {
+              #pragma omp simd
+              for (int64_t c6 = (128 * c3); c6 <= ((128 * c3) + 127); c6 += 1) {
+                {
+                  const int64_t i = c4;
+                  const int64_t j = c6;
+                  const int64_t k = c5;
+                  out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+                }
+              }
+            }
+          }
+        }
+        if ((((q % 128) >= 8) && ((q % 8) == 0))) {
+          for (int64_t c4 = ((-(n % 6)) + n); c4 < n; c4 += 1) {
+            for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((m - 1), ((128 * c2) + 127)); c5 += 1) {
+              #pragma omp simd
+              for (int64_t c6 = (((-((q + 127) % 128)) + q) - 1); c6 < q; c6 += 1) {
+                {
+                  const int64_t i = c4;
+                  const int64_t j = c6;
+                  const int64_t k = c5;
+                  out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+                }
+              }
             }
           }
         }
       }
-    }
-    for (int64_t c3 = (128 * c0); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
-      for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
-        if ((((n % 6) + c3) >= n)) {
-          #pragma omp simd
-          for (int64_t c5 = (((-((q + 127) % 128)) + q) - 1); c5 < ((-(q % 8)) + q); c5 += 1) {
-            {
-              const int64_t i = c3;
-              const int64_t j = c5;
-              const int64_t k = c4;
-              out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+      if (((q % 8) >= 1)) {
+        for (int64_t c4 = (96 * c0); c4 <= polyopt_imin((n - 1), ((96 * c0) + 95)); c4 += 1) {
+          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((m - 1), ((128 * c2) + 127)); c5 += 1) {
+            if ((((n % 6) + c4) >= n)) {
+              #pragma omp simd
+              for (int64_t c6 = (((-((q + 127) % 128)) + q) - 1); c6 < ((-(q % 8)) + q); c6 += 1) {
+                {
+                  const int64_t i = c4;
+                  const int64_t j = c6;
+                  const int64_t k = c5;
+                  out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+                }
+              }
             }
-          }
-        }
-        #pragma omp simd
-        for (int64_t c5 = ((-(q % 8)) + q); c5 < q; c5 += 1) {
-          {
-            const int64_t i = c3;
-            const int64_t j = c5;
-            const int64_t k = c4;
-            out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
-          }
-        }
-      }
-    }
-  }
-}
-
-__attribute__((noinline))
-static void polyopt_mm_exp_mm_body12(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
-{
-  for (int64_t c1 = 0; c1 <= polyopt_floord((m - 1), 128); c1 += 1) {
-    for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 128); c2 += 1) {
-      for (int64_t c3 = polyopt_imax((128 * c0), ((-(n % 6)) + n)); c3 <= polyopt_imin((n - 1), ((128 * c0) + 127)); c3 += 1) {
-        for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((m - 1), ((128 * c1) + 127)); c4 += 1) {
-          #pragma omp simd
-          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((q - 1), ((128 * c2) + 127)); c5 += 1) {
-            {
-              const int64_t i = c3;
-              const int64_t j = c5;
-              const int64_t k = c4;
-              out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+            #pragma omp simd
+            for (int64_t c6 = ((-(q % 8)) + q); c6 < q; c6 += 1) {
+              {
+                const int64_t i = c4;
+                const int64_t j = c6;
+                const int64_t k = c5;
+                out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+              }
             }
           }
         }
@@ -1896,58 +1870,20 @@ static void polyopt_mm_exp_mm_body12(int64_t n, int64_t p, int64_t m, int64_t q,
 void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk)
 {
   const int polyopt_team = ((double)(((n >= 1) && (m >= 1)) ? n : 0) * (double)(((n >= 1) && (m >= 1)) ? m : 0) + (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? (m / 8) : 0) * (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? p : 0) * (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? 8 : 0) + (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? ((-(n % 6)) + n) : 0) * (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? ((-(m % 8)) + m) : 0) * (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? p : 0) + (double)((((n >= 1) && (p >= 1)) && ((m % 8) >= 1)) ? n : (((((p >= 1) && (m >= 8)) && ((n % 6) >= 1)) && ((m % 8) == 0)) ? (n % 6) : 0)) * (double)((((p >= 1) && (m >= 8)) && ((n % 6) >= 1)) ? m : ((((((n >= 1) && (p >= 1)) && (m >= 1)) && (m <= 7)) || (((((n >= 6) && (p >= 1)) && (m >= 8)) && ((m % 8) >= 1)) && ((n % 6) == 0))) ? (m % 8) : 0)) * (double)(((((n >= 1) && (p >= 1)) && ((m % 8) >= 1)) || ((((p >= 1) && (m >= 8)) && ((n % 6) >= 1)) && ((m % 8) == 0))) ? p : 0) + (double)(((n >= 1) && (m >= 1)) ? n : 0) * (double)(((n >= 1) && (m >= 1)) ? m : 0) + (double)(((n >= 1) && (q >= 1)) ? n : 0) * (double)(((n >= 1) && (q >= 1)) ? q : 0) + (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? (q / 8) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? m : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? 8 : 0) + (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? ((-(n % 6)) + n) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? ((-(q % 8)) + q) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? m : 0) + (double)((((n >= 1) && (m >= 1)) && ((q % 8) >= 1)) ? n : (((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) && ((q % 8) == 0)) ? (n % 6) : 0)) * (double)((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) ? q : ((((((n >= 1) && (m >= 1)) && (q >= 1)) && (q <= 7)) || (((((n >= 6) && (m >= 1)) && (q >= 8)) && ((q % 8) >= 1)) && ((n % 6) == 0))) ? (q % 8) : 0)) * (double)(((((n >= 1) && (m >= 1)) && ((q % 8) >= 1)) || ((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) && ((q % 8) == 0))) ? m : 0)) >= 0.0;
-  #pragma omp parallel for schedule(static) if(polyopt_team)
-  for (int64_t c0 = 0; c0 < n; c0 += 1) {
-    polyopt_mm_exp_mm_body0(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
-  }
   if ((n >= 6)) {
     #pragma omp parallel for schedule(static) if(polyopt_team)
     for (int64_t c0 = 0; c0 < (m / 8); c0 += 1) {
+      polyopt_mm_exp_mm_body0(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
+    }
+    #pragma omp parallel for schedule(static) if(polyopt_team)
+    for (int64_t c0 = 0; c0 < (q / 8); c0 += 1) {
       polyopt_mm_exp_mm_body1(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
     }
   }
-  #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-  for (int64_t c0 = 0; c0 <= polyopt_floord((n - 6), 96); c0 += 1) {
-    polyopt_mm_exp_mm_body3(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
-  }
-  if (((m % 8) >= 1)) {
+  if (((m + q) >= 1)) {
     #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-    for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
+    for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 96); c0 += 1) {
       polyopt_mm_exp_mm_body4(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
-    }
-  } else {
-    #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-    for (int64_t c0 = ((3 * (n / 6)) / 64); c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
-      polyopt_mm_exp_mm_body5(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
-    }
-  }
-  #pragma omp parallel for schedule(static) if(polyopt_team)
-  for (int64_t c0 = 0; c0 < n; c0 += 1) {
-    polyopt_mm_exp_mm_body6(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
-  }
-  #pragma omp parallel for schedule(static) if(polyopt_team)
-  for (int64_t c0 = 0; c0 < n; c0 += 1) {
-    polyopt_mm_exp_mm_body7(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
-  }
-  if ((n >= 6)) {
-    #pragma omp parallel for schedule(static) if(polyopt_team)
-    for (int64_t c0 = 0; c0 < (q / 8); c0 += 1) {
-      polyopt_mm_exp_mm_body8(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
-    }
-  }
-  #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-  for (int64_t c0 = 0; c0 <= polyopt_floord((n - 6), 96); c0 += 1) {
-    polyopt_mm_exp_mm_body10(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
-  }
-  if (((q % 8) >= 1)) {
-    #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-    for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
-      polyopt_mm_exp_mm_body11(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
-    }
-  } else {
-    #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-    for (int64_t c0 = ((3 * (n / 6)) / 64); c0 <= polyopt_floord((n - 1), 128); c0 += 1) {
-      polyopt_mm_exp_mm_body12(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
     }
   }
 }
