@@ -410,7 +410,8 @@ class AstPrinter:
 
         - A private array (:func:`polyopt.parallel._private_array` proves it legal): each
           copy starts as the array; ``lastprivate`` names the copy that ran the
-          sequentially last iteration, and that one is copied back.
+          sequentially last iteration, and that one is copied back.  A scratch array
+          (dead after each iteration: a row buffer) is neither copied in nor back.
         - An array reduction: each copy starts at the operator's identity (``min``/``max``
           start from the array itself, which they may see twice); after the loop the
           team adds the copies into the array, each thread a block of elements.
@@ -432,7 +433,7 @@ class AstPrinter:
             self.emit(d, f"{c.ctype} *{c.pool} = ({team}) && omp_get_max_threads() > 1 ? "
                       f"({c.ctype} *)malloc(sizeof({c.ctype}) * {c.n} * "
                       "(size_t)omp_get_max_threads()) : 0;")
-            if c.op is None:
+            if c.op is None and c.array not in mark.scratch_arrays:
                 self.emit(d, f"{c.ctype} *{c.last} = 0;")
         self.emit(d, f"#pragma omp parallel if({' && '.join(c.pool for c in copies)})")
         self.emit(d, "{")
@@ -443,15 +444,16 @@ class AstPrinter:
             if c.op in ("+", "*"):
                 self.emit(d + 1, f"if ({c.pool}) for (size_t {e} = 0; {e} < {c.n}; {e} += 1) "
                           f"{c.own}[{e}] = ({c.ctype})({0 if c.op == '+' else 1});")
-            else:
+            elif c.array not in mark.scratch_arrays:
                 self.emit(d + 1, f"if ({c.pool}) memcpy({c.own}, {c.array}, "
                           f"sizeof({c.ctype}) * {c.n});")
         inner = self._without_array_copies(mark)  # outlined as a parallel body if it can be
-        lasts = tuple(c.last for c in copies if c.op is None)
+        kept = [c for c in copies if c.op is None and c.array not in mark.scratch_arrays]
+        lasts = tuple(c.last for c in kept)
         self.emit(d + 1, self._pragma(replace(inner, simd=False), in_region=lasts) or "")
         # inside the body, the copies' names shadow the arrays'
         self._loop(node, d + 1, inner, it, init, cond, inc, prologue=(
-            *(f"{c.last} = {c.own};" for c in copies if c.op is None),
+            *(f"{c.last} = {c.own};" for c in kept),
             "{ " + " ".join(f"{c.ctype} *restrict {c.array} = {c.own};" for c in copies),
         ), epilogue=("}",))
         for c in copies:
@@ -472,7 +474,7 @@ class AstPrinter:
         self.emit(d, "}")
         for c in copies:
             self.emit(d, f"if ({c.pool}) {{")
-            if c.op is None:
+            if c in kept:
                 self.emit(d + 1, f"if ({c.last}) memcpy({c.array}, {c.last}, "
                           f"sizeof({c.ctype}) * {c.n});")
             self.emit(d + 1, f"free({c.pool});")

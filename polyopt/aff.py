@@ -10,6 +10,7 @@ printed (:func:`pieces` splits an expression into guarded linear pieces), so
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import product
@@ -121,6 +122,10 @@ def floordiv(num: Lin, den: int) -> Lin:
         return Lin(tuple((a, c // den) for a, c in num.terms), num.const // den)
     if num.is_constant():
         return Lin.constant(num.const // den)
+    g = math.gcd(den, *(c for _, c in num.terms))
+    if g > 1:  # floor((g*x + g*a + r) / (g*q)) = floor((x + a) / q) for 0 <= r < g
+        inner = Lin(tuple((a, c // g) for a, c in num.terms), num.const // g)
+        return floordiv(inner, den // g)
     return Lin(((FloorDiv(num, den), 1),), 0)
 
 

@@ -20,7 +20,7 @@ import islpy as isl
 
 from polyopt.aff import FloorDiv
 from polyopt.deps import Dependence, Dependences
-from polyopt.model import Scop
+from polyopt.model import ArrayKind, Scop
 from polyopt.schedule_tree import Band, LoopDim, LoopMark, Node, Sequence, loops
 from polyopt.timeline import Timeline
 
@@ -40,6 +40,7 @@ class LoopVerdict:
     firstprivate: tuple[str, ...]
     innermost: bool
     private_arrays: tuple[str, ...] = ()  # arrays each thread works on in its own copy
+    scratch_arrays: tuple[str, ...] = ()  # those of them dead after each iteration
 
     @property
     def vectorizable(self) -> bool:
@@ -115,8 +116,9 @@ def _verdict(scop: Scop, deps: Dependences, tl: Timeline, dim: LoopDim, innermos
     arrays = sorted({d.array for d in remaining})
     if all(x in scop.arrays and _private_array(scop, deps, tl, loop_id, inside, x, original)
            for x in arrays):
+        scratch = tuple(x for x in arrays if _scratch(scop, deps, tl, loop_id, inside, x))
         return LoopVerdict(loop_id, label, PARALLEL, (), (), tuple(private), tuple(firstprivate),
-                           innermost, tuple(arrays))
+                           innermost, tuple(arrays), scratch)
     blocking = tuple(d for d in remaining if not d.reduction)
     if not blocking:
         ops: dict[str, str] = {}
@@ -156,6 +158,23 @@ def _privatizable(scop, deps, tl, loop_id, inside, original) -> tuple[list[str],
     return private, firstprivate
 
 
+def flows_stay(deps: Dependences, tl: Timeline, array: str, loop_id: str) -> bool:
+    """Every value-based flow on ``array`` stays inside one iteration of ``loop_id``."""
+    same_iter = tl.same_prefix(loop_id, inclusive=True)
+    return all(isl.UnionMap.from_map(d.relation).is_subset(same_iter)
+               for d in deps.flow if d.array == array)
+
+
+def _scratch(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str, inside: set[str],
+             x: str) -> bool:
+    """``x`` is a temporary used only inside the loop, and no value written in it
+    outlives the iteration that wrote it: what the loop leaves in it is never read."""
+    return (scop.arrays[x].kind is ArrayKind.TEMPORARY
+            and all(a.statement in inside for s in scop.statements for a in s.accesses
+                    if a.target == x)
+            and flows_stay(deps, tl, x, loop_id))
+
+
 def _private_array(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
                    inside: set[str], x: str, original: bool) -> bool:
     """Whether each iteration of ``loop_id`` may work on its own copy of array ``x``.
@@ -163,7 +182,10 @@ def _private_array(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
     - every read of ``x`` in the loop reads a value the same iteration wrote (so a copy
       holds everything an iteration reads, whatever the others did to theirs);
     - the last iteration of each execution of the loop writes every element any
-      iteration writes (so its copy, copied back, is the array's state after the loop).
+      iteration writes (so its copy, copied back, is the array's state after the loop);
+      not needed for a temporary whose values never leave the iteration that wrote
+      them (a row buffer of :mod:`polyopt.transforms.contract`): it is dead after the
+      loop, whatever the copy back leaves in it.
     """
     flows = [d for d in deps.flow if d.array == x and d.sink.statement in inside]
     if any(d.source.statement not in inside or _carried(tl, d, loop_id, original)
@@ -184,6 +206,8 @@ def _private_array(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
                 return False  # some instance reads what was there before the loop
         if st.write.target == x:
             writes = writes.union(isl.UnionMap.from_map(st.write.relation))
+    if _scratch(scop, deps, tl, loop_id, inside, x):
+        return True
     at = tl.prefix(loop_id, True)  # instance -> (execution, iteration)
     runs = tl.prefix(loop_id, False).reverse().apply_range(at)  # execution -> its iterations
     written = at.reverse().apply_range(writes)  # iteration -> element
@@ -255,7 +279,8 @@ class _MarkCtx:
                 m = replace(m, parallel=True, reductions=_clauses(verdict),
                             private=verdict.private, firstprivate=verdict.firstprivate,
                             round_robin=_iterates_tiles(d),
-                            private_arrays=verdict.private_arrays)
+                            private_arrays=verdict.private_arrays,
+                            scratch_arrays=verdict.scratch_arrays)
                 in_parallel = True
             elif not in_parallel:
                 enclosed += 1

@@ -42,6 +42,7 @@ class LoopMark:
     scalar_replace: bool = False  # keep the loop's invariant accumulator in a register (LICM)
     round_robin: bool = False  # `schedule(static, 1)`: each iteration is a whole tile
     private_arrays: tuple[str, ...] = ()  # arrays each thread of a parallel loop copies
+    scratch_arrays: tuple[str, ...] = ()  # those of them dead after each iteration: no copy in or back
 
 
 @dataclass(frozen=True)

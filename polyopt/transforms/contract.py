@@ -19,20 +19,38 @@ iteration every access touches the same element.  isl proves the last two
 from the access relations and the new schedule.  The result is a new scop
 whose source order is the transformed schedule, so its dependences (and the
 scalar's privatization) are recomputed exactly.
+
+When one iteration touches several elements, but all of them in one row (or one
+block of rows) that the loop runs over, the array shrinks to a buffer of that
+row or block instead.  matmul -> exp -> matmul fused at tiles of 96 rows::
+
+    T = np.empty((n, m))                   T_rows = np.empty((96, m))
+    for it in range(ceil(n / 96)):         for it in range(ceil(n / 96)):
+        for i in tile it:  T[i, j] = ...       for i in tile it:  T_rows[i % 96, j] = ...
+        for i in tile it:  ... T[i, k] ...     for i in tile it:  ... T_rows[i % 96, k] ...
+
+Legal under the same conditions, with "the same element" replaced by "the same
+window": every access's index in that dimension is the loop's own iterator (a
+row), or the iterator the loop tiles (a block), so within one iteration the
+mapping to the buffer is one to one.  Every read must also read a value written
+in its own iteration (a buffer holds nothing from before).  A parallel loop then
+gives each thread its own buffer (:func:`polyopt.parallel._private_array`).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
 from polyopt import isl_text
+from polyopt.aff import FloorDiv, Lin, floordiv
 from polyopt.deps import Dependences
 from polyopt.dtypes import ValueType
 from polyopt.expr import Expr, Load, Name, map_leaves
-from polyopt.model import Access, ArrayKind, Scalar, ScalarKind, Scop, Statement
-from polyopt.schedule_tree import Node, loops
+from polyopt.model import Access, Array, ArrayKind, Scalar, ScalarKind, Scop, Statement
+from polyopt.parallel import flows_stay
+from polyopt.schedule_tree import LoopDim, Node, loops
 from polyopt.timeline import Timeline
 
 
@@ -55,10 +73,9 @@ def contractible(scop: Scop, deps: Dependences, tree: Node) -> dict[str, str]:
 
 
 def _contracts_at(scop: Scop, deps: Dependences, tl: Timeline, array: str, loop_id: str) -> bool:
+    if not flows_stay(deps, tl, array, loop_id):
+        return False
     same_iter = tl.same_prefix(loop_id, inclusive=True)
-    for d in deps.flow:
-        if d.array == array and not isl.UnionMap.from_map(d.relation).is_subset(same_iter):
-            return False
     accesses = [a for s in scop.statements for a in s.accesses if a.target == array]
     for a1 in accesses:
         for a2 in accesses:
@@ -72,14 +89,89 @@ def _contracts_at(scop: Scop, deps: Dependences, tl: Timeline, array: str, loop_
     return True
 
 
+@dataclass(frozen=True)
+class Window:
+    """Within one iteration of loop ``loop_id``, every access of a temporary has the
+    same index in dimension ``dim`` (``size == 1``), or one in the same block of
+    ``size`` (the loop runs over tiles of that iterator)."""
+
+    loop_id: str
+    dim: int
+    size: int
+
+
+def windows(scop: Scop, deps: Dependences, tree: Node,
+            scalars: frozenset[str] = frozenset()) -> dict[str, Window]:
+    """Temporaries (but ``scalars``) that can become a row or block buffer."""
+    tl = Timeline(scop, tree)
+    out: dict[str, Window] = {}
+    for name, arr in scop.arrays.items():
+        if arr.kind is not ArrayKind.TEMPORARY or name in scalars:
+            continue
+        accesses = [a for s in scop.statements for a in s.accesses if a.target == name]
+        users = {a.statement for a in accesses}
+        if not users or not _reads_own_writes(scop, deps, name):
+            continue
+        for dim, _ in loops(tree):
+            if not users <= set(tl.positions[dim.loop_id].statements):
+                continue
+            window = _window(scop, dim, accesses, arr.rank)
+            if window is not None and flows_stay(deps, tl, name, dim.loop_id):
+                out[name] = window
+                break
+    return out
+
+
+def _window(scop: Scop, dim: LoopDim, accesses: list[Access], rank: int) -> Window | None:
+    for p in range(rank):
+        sizes = {_block(dim.expr(a.statement), a.indices[p]) for a in accesses}
+        if len(sizes) == 1 and None not in sizes:
+            return Window(dim.loop_id, p, sizes.pop())
+    return None
+
+
+def _block(loop: Lin, index: Lin) -> int | None:
+    """1 when the loop runs over ``index`` itself, ``S`` when over ``floor(index / S)``
+    (``index`` a plain iterator); None otherwise."""
+    if index.as_name() is None:
+        return None
+    if loop == index:
+        return 1
+    if loop.const or len(loop.terms) != 1:
+        return None
+    term, coeff = loop.terms[0]
+    if coeff == 1 and isinstance(term, FloorDiv) and term.num == index:
+        return term.den
+    return None
+
+
+def _reads_own_writes(scop: Scop, deps: Dependences, array: str) -> bool:
+    """Every instance of every read of ``array`` reads a value the program wrote."""
+    for st in scop.statements:
+        for r in st.reads:
+            if r.target != array:
+                continue
+            covered = isl.Set.empty(r.relation.domain().get_space())
+            for d in deps.flow:
+                if d.sink.tag == r.tag:
+                    covered = covered.union(d.relation.range())
+            if not r.relation.domain().is_subset(covered):
+                return False
+    return True
+
+
 def contract(scop: Scop, deps: Dependences, tree: Node) -> Scop:
-    """``scop`` run in the order of ``tree`` with every contractible temporary a scalar.
+    """``scop`` run in the order of ``tree`` with every contractible temporary a scalar,
+    or else a row or block buffer.
 
     Returns ``scop`` itself when nothing contracts.
     """
     names = contractible(scop, deps, tree)
+    buffers = windows(scop, deps, tree, frozenset(names))
+    if buffers:
+        scop = _to_buffers(scop, buffers)
     if not names:
-        return scop
+        return replace(scop, schedule=tree) if buffers else scop
     taken = set(scop.arrays) | set(scop.scalars) | set(scop.params)
     scalar_of: dict[str, str] = {}
     for a in names:
@@ -122,3 +214,59 @@ def _expr(e: Expr, scalar_of: dict[str, str]) -> Expr:
         return x
 
     return map_leaves(e, leaf)
+
+
+def _to_buffers(scop: Scop, buffers: dict[str, Window]) -> Scop:
+    taken = set(scop.arrays) | set(scop.scalars) | set(scop.params)
+    arrays = dict(scop.arrays)
+    renamed: dict[str, str] = {}
+    for name, w in buffers.items():
+        base = f"{name}_{'row' if w.size == 1 else 'rows'}"
+        new, k = base, 1
+        while new in taken:
+            k += 1
+            new = f"{base}{k}"
+        taken.add(new)
+        renamed[name] = new
+        arr = arrays.pop(name)
+        shape = list(arr.shape)
+        if w.size == 1:
+            del shape[w.dim]
+        else:
+            shape[w.dim] = Lin.constant(w.size)
+        arrays[new] = Array(new, arr.dtype, tuple(shape), ArrayKind.TEMPORARY)
+
+    def indices(name: str, ix: tuple[Lin, ...]) -> tuple[Lin, ...]:
+        w = buffers[name]
+        out = list(ix)
+        if w.size == 1:
+            del out[w.dim]
+        else:
+            out[w.dim] = ix[w.dim] - floordiv(ix[w.dim], w.size).scale(w.size)
+        return tuple(out)
+
+    def access(st: Statement, a: Access) -> Access:
+        if a.target not in buffers:
+            return a
+        new_ix = indices(a.target, a.indices)
+        rel = isl_text.make_map(scop.params, st.name, st.iterators, renamed[a.target],
+                                new_ix).intersect_domain(st.domain)
+        return replace(a, target=renamed[a.target], indices=new_ix, relation=rel)
+
+    def leaf(x: Expr) -> Expr:
+        if isinstance(x, Load) and x.array in buffers:
+            return replace(x, array=renamed[x.array], indices=indices(x.array, x.indices))
+        return x
+
+    stmts = []
+    for st in scop.statements:
+        if st.target not in buffers and not any(r.target in buffers for r in st.reads):
+            stmts.append(st)
+            continue
+        target, ix = st.target, st.indices
+        if target in buffers:
+            target, ix = renamed[target], indices(target, ix)
+        stmts.append(replace(st, target=target, indices=ix, value=map_leaves(st.value, leaf),
+                             write=access(st, st.write),
+                             reads=tuple(access(st, r) for r in st.reads)))
+    return replace(scop, arrays=arrays, statements=tuple(stmts))

@@ -2,8 +2,9 @@
 #include <math.h>
 #include <stdint.h>
 
+/* branch-free, so that straight-line code using it stays one basic block (SLP) */
 static inline int64_t polyopt_floord(int64_t a, int64_t b)
-{ int64_t q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
+{ int64_t q = a / b, r = a % b; return q - (int64_t)((r != 0) & ((r < 0) != (b < 0))); }
 static inline int64_t polyopt_imin(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t polyopt_imax(int64_t a, int64_t b) { return a > b ? a : b; }
 

@@ -2,8 +2,9 @@
 #include <math.h>
 #include <stdint.h>
 
+/* branch-free, so that straight-line code using it stays one basic block (SLP) */
 static inline int64_t polyopt_floord(int64_t a, int64_t b)
-{ int64_t q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
+{ int64_t q = a / b, r = a % b; return q - (int64_t)((r != 0) & ((r < 0) != (b < 0))); }
 static inline int64_t polyopt_imin(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t polyopt_imax(int64_t a, int64_t b) { return a > b ? a : b; }
 
@@ -36,6 +37,15 @@ static inline T polyopt_square_##S(T a) { return a * a; }
 POLYOPT_FLOAT_HELPERS(f64, double, fmod, floor)
 POLYOPT_FLOAT_HELPERS(f32, float, fmodf, floorf)
 
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#else
+static inline int omp_get_max_threads(void) { return 1; }
+static inline int omp_get_thread_num(void) { return 0; }
+static inline int omp_get_num_threads(void) { return 1; }
+#endif
 int64_t polyopt_mm_exp_mm_check(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1)
 {
   (void)n;
@@ -63,7 +73,7 @@ int64_t polyopt_mm_exp_mm_check(int64_t n, int64_t p, int64_t m, int64_t q, int6
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body0(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
+static void polyopt_mm_exp_mm_body0(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict B_pk, double *restrict D_pk, double *restrict T_rows, int64_t c0)
 {
   for (int64_t c1 = 0; c1 < p; c1 += 1) {
     #pragma omp simd
@@ -79,7 +89,7 @@ static void polyopt_mm_exp_mm_body0(int64_t n, int64_t p, int64_t m, int64_t q, 
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body1(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
+static void polyopt_mm_exp_mm_body1(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict B_pk, double *restrict D_pk, double *restrict T_rows, int64_t c0)
 {
   for (int64_t c1 = 0; c1 < m; c1 += 1) {
     #pragma omp simd
@@ -99,251 +109,251 @@ __attribute__((noinline, optimize("no-tree-loop-vectorize")))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_mm_exp_mm_micro2(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
+static void polyopt_mm_exp_mm_micro2(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict B_pk, double *restrict D_pk, double *restrict T_rows, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
   const int64_t o_0 = (6 * c4);
   const int64_t o_1 = (8 * c3);
   if (((256 * c1)) <= polyopt_imin((p - 1), ((256 * c1) + 255))) {
-    double T_acc0, T_acc1, T_acc2, T_acc3, T_acc4, T_acc5, T_acc6, T_acc7, T_acc8, T_acc9, T_acc10, T_acc11, T_acc12, T_acc13, T_acc14, T_acc15, T_acc16, T_acc17, T_acc18, T_acc19, T_acc20, T_acc21, T_acc22, T_acc23, T_acc24, T_acc25, T_acc26, T_acc27, T_acc28, T_acc29, T_acc30, T_acc31, T_acc32, T_acc33, T_acc34, T_acc35, T_acc36, T_acc37, T_acc38, T_acc39, T_acc40, T_acc41, T_acc42, T_acc43, T_acc44, T_acc45, T_acc46, T_acc47;
+    double T_rows_acc0, T_rows_acc1, T_rows_acc2, T_rows_acc3, T_rows_acc4, T_rows_acc5, T_rows_acc6, T_rows_acc7, T_rows_acc8, T_rows_acc9, T_rows_acc10, T_rows_acc11, T_rows_acc12, T_rows_acc13, T_rows_acc14, T_rows_acc15, T_rows_acc16, T_rows_acc17, T_rows_acc18, T_rows_acc19, T_rows_acc20, T_rows_acc21, T_rows_acc22, T_rows_acc23, T_rows_acc24, T_rows_acc25, T_rows_acc26, T_rows_acc27, T_rows_acc28, T_rows_acc29, T_rows_acc30, T_rows_acc31, T_rows_acc32, T_rows_acc33, T_rows_acc34, T_rows_acc35, T_rows_acc36, T_rows_acc37, T_rows_acc38, T_rows_acc39, T_rows_acc40, T_rows_acc41, T_rows_acc42, T_rows_acc43, T_rows_acc44, T_rows_acc45, T_rows_acc46, T_rows_acc47;
     {
       const int64_t i = o_0;
       const int64_t j = o_1;
-      T_acc0 = T[i * m + j];
+      T_rows_acc0 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = o_0;
       const int64_t j = (o_1 + 1);
-      T_acc1 = T[i * m + j];
+      T_rows_acc1 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = o_0;
       const int64_t j = (o_1 + 2);
-      T_acc2 = T[i * m + j];
+      T_rows_acc2 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = o_0;
       const int64_t j = (o_1 + 3);
-      T_acc3 = T[i * m + j];
+      T_rows_acc3 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = o_0;
       const int64_t j = (o_1 + 4);
-      T_acc4 = T[i * m + j];
+      T_rows_acc4 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = o_0;
       const int64_t j = (o_1 + 5);
-      T_acc5 = T[i * m + j];
+      T_rows_acc5 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = o_0;
       const int64_t j = (o_1 + 6);
-      T_acc6 = T[i * m + j];
+      T_rows_acc6 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = o_0;
       const int64_t j = (o_1 + 7);
-      T_acc7 = T[i * m + j];
+      T_rows_acc7 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = o_1;
-      T_acc8 = T[i * m + j];
+      T_rows_acc8 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = (o_1 + 1);
-      T_acc9 = T[i * m + j];
+      T_rows_acc9 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = (o_1 + 2);
-      T_acc10 = T[i * m + j];
+      T_rows_acc10 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = (o_1 + 3);
-      T_acc11 = T[i * m + j];
+      T_rows_acc11 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = (o_1 + 4);
-      T_acc12 = T[i * m + j];
+      T_rows_acc12 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = (o_1 + 5);
-      T_acc13 = T[i * m + j];
+      T_rows_acc13 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = (o_1 + 6);
-      T_acc14 = T[i * m + j];
+      T_rows_acc14 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = (o_1 + 7);
-      T_acc15 = T[i * m + j];
+      T_rows_acc15 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = o_1;
-      T_acc16 = T[i * m + j];
+      T_rows_acc16 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = (o_1 + 1);
-      T_acc17 = T[i * m + j];
+      T_rows_acc17 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = (o_1 + 2);
-      T_acc18 = T[i * m + j];
+      T_rows_acc18 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = (o_1 + 3);
-      T_acc19 = T[i * m + j];
+      T_rows_acc19 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = (o_1 + 4);
-      T_acc20 = T[i * m + j];
+      T_rows_acc20 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = (o_1 + 5);
-      T_acc21 = T[i * m + j];
+      T_rows_acc21 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = (o_1 + 6);
-      T_acc22 = T[i * m + j];
+      T_rows_acc22 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = (o_1 + 7);
-      T_acc23 = T[i * m + j];
+      T_rows_acc23 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = o_1;
-      T_acc24 = T[i * m + j];
+      T_rows_acc24 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = (o_1 + 1);
-      T_acc25 = T[i * m + j];
+      T_rows_acc25 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = (o_1 + 2);
-      T_acc26 = T[i * m + j];
+      T_rows_acc26 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = (o_1 + 3);
-      T_acc27 = T[i * m + j];
+      T_rows_acc27 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = (o_1 + 4);
-      T_acc28 = T[i * m + j];
+      T_rows_acc28 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = (o_1 + 5);
-      T_acc29 = T[i * m + j];
+      T_rows_acc29 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = (o_1 + 6);
-      T_acc30 = T[i * m + j];
+      T_rows_acc30 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = (o_1 + 7);
-      T_acc31 = T[i * m + j];
+      T_rows_acc31 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = o_1;
-      T_acc32 = T[i * m + j];
+      T_rows_acc32 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = (o_1 + 1);
-      T_acc33 = T[i * m + j];
+      T_rows_acc33 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = (o_1 + 2);
-      T_acc34 = T[i * m + j];
+      T_rows_acc34 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = (o_1 + 3);
-      T_acc35 = T[i * m + j];
+      T_rows_acc35 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = (o_1 + 4);
-      T_acc36 = T[i * m + j];
+      T_rows_acc36 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = (o_1 + 5);
-      T_acc37 = T[i * m + j];
+      T_rows_acc37 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = (o_1 + 6);
-      T_acc38 = T[i * m + j];
+      T_rows_acc38 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = (o_1 + 7);
-      T_acc39 = T[i * m + j];
+      T_rows_acc39 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = o_1;
-      T_acc40 = T[i * m + j];
+      T_rows_acc40 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = (o_1 + 1);
-      T_acc41 = T[i * m + j];
+      T_rows_acc41 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = (o_1 + 2);
-      T_acc42 = T[i * m + j];
+      T_rows_acc42 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = (o_1 + 3);
-      T_acc43 = T[i * m + j];
+      T_rows_acc43 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = (o_1 + 4);
-      T_acc44 = T[i * m + j];
+      T_rows_acc44 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = (o_1 + 5);
-      T_acc45 = T[i * m + j];
+      T_rows_acc45 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = (o_1 + 6);
-      T_acc46 = T[i * m + j];
+      T_rows_acc46 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = (o_1 + 7);
-      T_acc47 = T[i * m + j];
+      T_rows_acc47 = T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j];
     }
     for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((p - 1), ((256 * c1) + 255)); c5 += 1) {
       const double v0 = A[6 * c4 * p + c5];
@@ -364,530 +374,530 @@ static void polyopt_mm_exp_mm_micro2(int64_t n, int64_t p, int64_t m, int64_t q,
         const int64_t i = o_0;
         const int64_t j = o_1;
         const int64_t k = c5;
-        T_acc0 = (T_acc0 + (v0 * v1));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc0 = (T_rows_acc0 + (v0 * v1));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o_0;
         const int64_t j = (o_1 + 1);
         const int64_t k = c5;
-        T_acc1 = (T_acc1 + (v0 * v2));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc1 = (T_rows_acc1 + (v0 * v2));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o_0;
         const int64_t j = (o_1 + 2);
         const int64_t k = c5;
-        T_acc2 = (T_acc2 + (v0 * v3));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc2 = (T_rows_acc2 + (v0 * v3));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o_0;
         const int64_t j = (o_1 + 3);
         const int64_t k = c5;
-        T_acc3 = (T_acc3 + (v0 * v4));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc3 = (T_rows_acc3 + (v0 * v4));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o_0;
         const int64_t j = (o_1 + 4);
         const int64_t k = c5;
-        T_acc4 = (T_acc4 + (v0 * v5));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc4 = (T_rows_acc4 + (v0 * v5));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o_0;
         const int64_t j = (o_1 + 5);
         const int64_t k = c5;
-        T_acc5 = (T_acc5 + (v0 * v6));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc5 = (T_rows_acc5 + (v0 * v6));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o_0;
         const int64_t j = (o_1 + 6);
         const int64_t k = c5;
-        T_acc6 = (T_acc6 + (v0 * v7));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc6 = (T_rows_acc6 + (v0 * v7));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o_0;
         const int64_t j = (o_1 + 7);
         const int64_t k = c5;
-        T_acc7 = (T_acc7 + (v0 * v8));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc7 = (T_rows_acc7 + (v0 * v8));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 1);
         const int64_t j = o_1;
         const int64_t k = c5;
-        T_acc8 = (T_acc8 + (v9 * v1));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc8 = (T_rows_acc8 + (v9 * v1));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 1);
         const int64_t j = (o_1 + 1);
         const int64_t k = c5;
-        T_acc9 = (T_acc9 + (v9 * v2));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc9 = (T_rows_acc9 + (v9 * v2));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 1);
         const int64_t j = (o_1 + 2);
         const int64_t k = c5;
-        T_acc10 = (T_acc10 + (v9 * v3));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc10 = (T_rows_acc10 + (v9 * v3));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 1);
         const int64_t j = (o_1 + 3);
         const int64_t k = c5;
-        T_acc11 = (T_acc11 + (v9 * v4));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc11 = (T_rows_acc11 + (v9 * v4));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 1);
         const int64_t j = (o_1 + 4);
         const int64_t k = c5;
-        T_acc12 = (T_acc12 + (v9 * v5));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc12 = (T_rows_acc12 + (v9 * v5));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 1);
         const int64_t j = (o_1 + 5);
         const int64_t k = c5;
-        T_acc13 = (T_acc13 + (v9 * v6));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc13 = (T_rows_acc13 + (v9 * v6));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 1);
         const int64_t j = (o_1 + 6);
         const int64_t k = c5;
-        T_acc14 = (T_acc14 + (v9 * v7));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc14 = (T_rows_acc14 + (v9 * v7));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 1);
         const int64_t j = (o_1 + 7);
         const int64_t k = c5;
-        T_acc15 = (T_acc15 + (v9 * v8));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc15 = (T_rows_acc15 + (v9 * v8));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 2);
         const int64_t j = o_1;
         const int64_t k = c5;
-        T_acc16 = (T_acc16 + (v10 * v1));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc16 = (T_rows_acc16 + (v10 * v1));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 2);
         const int64_t j = (o_1 + 1);
         const int64_t k = c5;
-        T_acc17 = (T_acc17 + (v10 * v2));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc17 = (T_rows_acc17 + (v10 * v2));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 2);
         const int64_t j = (o_1 + 2);
         const int64_t k = c5;
-        T_acc18 = (T_acc18 + (v10 * v3));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc18 = (T_rows_acc18 + (v10 * v3));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 2);
         const int64_t j = (o_1 + 3);
         const int64_t k = c5;
-        T_acc19 = (T_acc19 + (v10 * v4));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc19 = (T_rows_acc19 + (v10 * v4));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 2);
         const int64_t j = (o_1 + 4);
         const int64_t k = c5;
-        T_acc20 = (T_acc20 + (v10 * v5));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc20 = (T_rows_acc20 + (v10 * v5));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 2);
         const int64_t j = (o_1 + 5);
         const int64_t k = c5;
-        T_acc21 = (T_acc21 + (v10 * v6));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc21 = (T_rows_acc21 + (v10 * v6));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 2);
         const int64_t j = (o_1 + 6);
         const int64_t k = c5;
-        T_acc22 = (T_acc22 + (v10 * v7));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc22 = (T_rows_acc22 + (v10 * v7));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 2);
         const int64_t j = (o_1 + 7);
         const int64_t k = c5;
-        T_acc23 = (T_acc23 + (v10 * v8));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc23 = (T_rows_acc23 + (v10 * v8));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 3);
         const int64_t j = o_1;
         const int64_t k = c5;
-        T_acc24 = (T_acc24 + (v11 * v1));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc24 = (T_rows_acc24 + (v11 * v1));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 3);
         const int64_t j = (o_1 + 1);
         const int64_t k = c5;
-        T_acc25 = (T_acc25 + (v11 * v2));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc25 = (T_rows_acc25 + (v11 * v2));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 3);
         const int64_t j = (o_1 + 2);
         const int64_t k = c5;
-        T_acc26 = (T_acc26 + (v11 * v3));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc26 = (T_rows_acc26 + (v11 * v3));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 3);
         const int64_t j = (o_1 + 3);
         const int64_t k = c5;
-        T_acc27 = (T_acc27 + (v11 * v4));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc27 = (T_rows_acc27 + (v11 * v4));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 3);
         const int64_t j = (o_1 + 4);
         const int64_t k = c5;
-        T_acc28 = (T_acc28 + (v11 * v5));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc28 = (T_rows_acc28 + (v11 * v5));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 3);
         const int64_t j = (o_1 + 5);
         const int64_t k = c5;
-        T_acc29 = (T_acc29 + (v11 * v6));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc29 = (T_rows_acc29 + (v11 * v6));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 3);
         const int64_t j = (o_1 + 6);
         const int64_t k = c5;
-        T_acc30 = (T_acc30 + (v11 * v7));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc30 = (T_rows_acc30 + (v11 * v7));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 3);
         const int64_t j = (o_1 + 7);
         const int64_t k = c5;
-        T_acc31 = (T_acc31 + (v11 * v8));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc31 = (T_rows_acc31 + (v11 * v8));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 4);
         const int64_t j = o_1;
         const int64_t k = c5;
-        T_acc32 = (T_acc32 + (v12 * v1));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc32 = (T_rows_acc32 + (v12 * v1));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 4);
         const int64_t j = (o_1 + 1);
         const int64_t k = c5;
-        T_acc33 = (T_acc33 + (v12 * v2));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc33 = (T_rows_acc33 + (v12 * v2));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 4);
         const int64_t j = (o_1 + 2);
         const int64_t k = c5;
-        T_acc34 = (T_acc34 + (v12 * v3));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc34 = (T_rows_acc34 + (v12 * v3));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 4);
         const int64_t j = (o_1 + 3);
         const int64_t k = c5;
-        T_acc35 = (T_acc35 + (v12 * v4));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc35 = (T_rows_acc35 + (v12 * v4));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 4);
         const int64_t j = (o_1 + 4);
         const int64_t k = c5;
-        T_acc36 = (T_acc36 + (v12 * v5));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc36 = (T_rows_acc36 + (v12 * v5));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 4);
         const int64_t j = (o_1 + 5);
         const int64_t k = c5;
-        T_acc37 = (T_acc37 + (v12 * v6));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc37 = (T_rows_acc37 + (v12 * v6));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 4);
         const int64_t j = (o_1 + 6);
         const int64_t k = c5;
-        T_acc38 = (T_acc38 + (v12 * v7));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc38 = (T_rows_acc38 + (v12 * v7));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 4);
         const int64_t j = (o_1 + 7);
         const int64_t k = c5;
-        T_acc39 = (T_acc39 + (v12 * v8));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc39 = (T_rows_acc39 + (v12 * v8));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 5);
         const int64_t j = o_1;
         const int64_t k = c5;
-        T_acc40 = (T_acc40 + (v13 * v1));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc40 = (T_rows_acc40 + (v13 * v1));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 5);
         const int64_t j = (o_1 + 1);
         const int64_t k = c5;
-        T_acc41 = (T_acc41 + (v13 * v2));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc41 = (T_rows_acc41 + (v13 * v2));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 5);
         const int64_t j = (o_1 + 2);
         const int64_t k = c5;
-        T_acc42 = (T_acc42 + (v13 * v3));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc42 = (T_rows_acc42 + (v13 * v3));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 5);
         const int64_t j = (o_1 + 3);
         const int64_t k = c5;
-        T_acc43 = (T_acc43 + (v13 * v4));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc43 = (T_rows_acc43 + (v13 * v4));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 5);
         const int64_t j = (o_1 + 4);
         const int64_t k = c5;
-        T_acc44 = (T_acc44 + (v13 * v5));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc44 = (T_rows_acc44 + (v13 * v5));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 5);
         const int64_t j = (o_1 + 5);
         const int64_t k = c5;
-        T_acc45 = (T_acc45 + (v13 * v6));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc45 = (T_rows_acc45 + (v13 * v6));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 5);
         const int64_t j = (o_1 + 6);
         const int64_t k = c5;
-        T_acc46 = (T_acc46 + (v13 * v7));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc46 = (T_rows_acc46 + (v13 * v7));  /* s += A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o_0 + 5);
         const int64_t j = (o_1 + 7);
         const int64_t k = c5;
-        T_acc47 = (T_acc47 + (v13 * v8));  /* s += A[i, k] * B[k, j] */
+        T_rows_acc47 = (T_rows_acc47 + (v13 * v8));  /* s += A[i, k] * B[k, j] */
       }
     }
     {
       const int64_t i = o_0;
       const int64_t j = o_1;
-      T[i * m + j] = T_acc0;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc0;
     }
     {
       const int64_t i = o_0;
       const int64_t j = (o_1 + 1);
-      T[i * m + j] = T_acc1;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc1;
     }
     {
       const int64_t i = o_0;
       const int64_t j = (o_1 + 2);
-      T[i * m + j] = T_acc2;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc2;
     }
     {
       const int64_t i = o_0;
       const int64_t j = (o_1 + 3);
-      T[i * m + j] = T_acc3;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc3;
     }
     {
       const int64_t i = o_0;
       const int64_t j = (o_1 + 4);
-      T[i * m + j] = T_acc4;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc4;
     }
     {
       const int64_t i = o_0;
       const int64_t j = (o_1 + 5);
-      T[i * m + j] = T_acc5;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc5;
     }
     {
       const int64_t i = o_0;
       const int64_t j = (o_1 + 6);
-      T[i * m + j] = T_acc6;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc6;
     }
     {
       const int64_t i = o_0;
       const int64_t j = (o_1 + 7);
-      T[i * m + j] = T_acc7;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc7;
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = o_1;
-      T[i * m + j] = T_acc8;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc8;
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = (o_1 + 1);
-      T[i * m + j] = T_acc9;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc9;
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = (o_1 + 2);
-      T[i * m + j] = T_acc10;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc10;
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = (o_1 + 3);
-      T[i * m + j] = T_acc11;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc11;
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = (o_1 + 4);
-      T[i * m + j] = T_acc12;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc12;
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = (o_1 + 5);
-      T[i * m + j] = T_acc13;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc13;
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = (o_1 + 6);
-      T[i * m + j] = T_acc14;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc14;
     }
     {
       const int64_t i = (o_0 + 1);
       const int64_t j = (o_1 + 7);
-      T[i * m + j] = T_acc15;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc15;
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = o_1;
-      T[i * m + j] = T_acc16;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc16;
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = (o_1 + 1);
-      T[i * m + j] = T_acc17;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc17;
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = (o_1 + 2);
-      T[i * m + j] = T_acc18;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc18;
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = (o_1 + 3);
-      T[i * m + j] = T_acc19;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc19;
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = (o_1 + 4);
-      T[i * m + j] = T_acc20;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc20;
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = (o_1 + 5);
-      T[i * m + j] = T_acc21;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc21;
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = (o_1 + 6);
-      T[i * m + j] = T_acc22;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc22;
     }
     {
       const int64_t i = (o_0 + 2);
       const int64_t j = (o_1 + 7);
-      T[i * m + j] = T_acc23;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc23;
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = o_1;
-      T[i * m + j] = T_acc24;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc24;
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = (o_1 + 1);
-      T[i * m + j] = T_acc25;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc25;
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = (o_1 + 2);
-      T[i * m + j] = T_acc26;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc26;
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = (o_1 + 3);
-      T[i * m + j] = T_acc27;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc27;
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = (o_1 + 4);
-      T[i * m + j] = T_acc28;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc28;
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = (o_1 + 5);
-      T[i * m + j] = T_acc29;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc29;
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = (o_1 + 6);
-      T[i * m + j] = T_acc30;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc30;
     }
     {
       const int64_t i = (o_0 + 3);
       const int64_t j = (o_1 + 7);
-      T[i * m + j] = T_acc31;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc31;
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = o_1;
-      T[i * m + j] = T_acc32;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc32;
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = (o_1 + 1);
-      T[i * m + j] = T_acc33;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc33;
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = (o_1 + 2);
-      T[i * m + j] = T_acc34;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc34;
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = (o_1 + 3);
-      T[i * m + j] = T_acc35;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc35;
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = (o_1 + 4);
-      T[i * m + j] = T_acc36;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc36;
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = (o_1 + 5);
-      T[i * m + j] = T_acc37;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc37;
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = (o_1 + 6);
-      T[i * m + j] = T_acc38;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc38;
     }
     {
       const int64_t i = (o_0 + 4);
       const int64_t j = (o_1 + 7);
-      T[i * m + j] = T_acc39;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc39;
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = o_1;
-      T[i * m + j] = T_acc40;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc40;
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = (o_1 + 1);
-      T[i * m + j] = T_acc41;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc41;
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = (o_1 + 2);
-      T[i * m + j] = T_acc42;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc42;
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = (o_1 + 3);
-      T[i * m + j] = T_acc43;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc43;
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = (o_1 + 4);
-      T[i * m + j] = T_acc44;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc44;
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = (o_1 + 5);
-      T[i * m + j] = T_acc45;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc45;
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = (o_1 + 6);
-      T[i * m + j] = T_acc46;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc46;
     }
     {
       const int64_t i = (o_0 + 5);
       const int64_t j = (o_1 + 7);
-      T[i * m + j] = T_acc47;
+      T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = T_rows_acc47;
     }
   }
 }
@@ -897,7 +907,7 @@ __attribute__((noinline, optimize("no-tree-loop-vectorize")))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_mm_exp_mm_micro3(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
+static void polyopt_mm_exp_mm_micro3(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict B_pk, double *restrict D_pk, double *restrict T_rows, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
   const int64_t o_0 = (6 * c4);
   const int64_t o_1 = (8 * c3);
@@ -1144,7 +1154,7 @@ static void polyopt_mm_exp_mm_micro3(int64_t n, int64_t p, int64_t m, int64_t q,
       out_acc47 = out[i * out_shape1 + j];
     }
     for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((m - 1), ((256 * c1) + 255)); c5 += 1) {
-      const double v0 = T[6 * c4 * m + c5];
+      const double v0 = T_rows[(6 * c4 - 96 * polyopt_floord(c4, 16)) * m + c5];
       const double v1 = D_pk[(c3 * D_shape0 + c5) * 8 + 0];
       const double v2 = D_pk[(c3 * D_shape0 + c5) * 8 + 1];
       const double v3 = D_pk[(c3 * D_shape0 + c5) * 8 + 2];
@@ -1153,11 +1163,11 @@ static void polyopt_mm_exp_mm_micro3(int64_t n, int64_t p, int64_t m, int64_t q,
       const double v6 = D_pk[(c3 * D_shape0 + c5) * 8 + 5];
       const double v7 = D_pk[(c3 * D_shape0 + c5) * 8 + 6];
       const double v8 = D_pk[(c3 * D_shape0 + c5) * 8 + 7];
-      const double v9 = T[(6 * c4 + 1) * m + c5];
-      const double v10 = T[(6 * c4 + 2) * m + c5];
-      const double v11 = T[(6 * c4 + 3) * m + c5];
-      const double v12 = T[(6 * c4 + 4) * m + c5];
-      const double v13 = T[(6 * c4 + 5) * m + c5];
+      const double v9 = T_rows[(6 * c4 - 96 * polyopt_floord(c4, 16) + 1) * m + c5];
+      const double v10 = T_rows[(6 * c4 - 96 * polyopt_floord(c4, 16) + 2) * m + c5];
+      const double v11 = T_rows[(6 * c4 - 96 * polyopt_floord(c4, 16) + 3) * m + c5];
+      const double v12 = T_rows[(6 * c4 - 96 * polyopt_floord(c4, 16) + 4) * m + c5];
+      const double v13 = T_rows[(6 * c4 - 96 * polyopt_floord(c4, 16) + 5) * m + c5];
       {
         const int64_t i = o_0;
         const int64_t j = o_1;
@@ -1691,7 +1701,7 @@ static void polyopt_mm_exp_mm_micro3(int64_t n, int64_t p, int64_t m, int64_t q,
 }
 
 __attribute__((noinline))
-static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk, int64_t c0)
+static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict B_pk, double *restrict D_pk, double *restrict T_rows, int64_t c0)
 {
   for (int64_t c1 = (96 * c0); c1 <= polyopt_imin((n - 1), ((96 * c0) + 95)); c1 += 1) {
     #pragma omp simd
@@ -1699,7 +1709,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
       {
         const int64_t i = c1;
         const int64_t j = c2;
-        T[i * m + j] = 0.0;  /* s = 0.0 */
+        T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = 0.0;  /* s = 0.0 */
       }
     }
   }
@@ -1707,7 +1717,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
     for (int64_t c2 = 0; c2 <= polyopt_floord((m - 8), 256); c2 += 1) {
       for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((m / 8) - 1)); c3 += 1) {
         for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((n / 6) - 1)); c4 += 1) {
-          polyopt_mm_exp_mm_micro2(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0, c1, c2, c3, c4);
+          polyopt_mm_exp_mm_micro2(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, B_pk, D_pk, T_rows, c0, c1, c2, c3, c4);
         }
       }
     }
@@ -1724,7 +1734,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
                   const int64_t i = c4;
                   const int64_t j = c6;
                   const int64_t k = c5;
-                  T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+                  T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = (T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
                 }
               }
             }
@@ -1739,7 +1749,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
                   const int64_t i = c4;
                   const int64_t j = c6;
                   const int64_t k = c5;
-                  T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+                  T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = (T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
                 }
               }
             }
@@ -1756,7 +1766,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
                   const int64_t i = c4;
                   const int64_t j = c6;
                   const int64_t k = c5;
-                  T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+                  T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = (T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
                 }
               }
             }
@@ -1766,7 +1776,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
                 const int64_t i = c4;
                 const int64_t j = c6;
                 const int64_t k = c5;
-                T[i * m + j] = (T[i * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
+                T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = (T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] + (A[i * p + k] * B[k * m + j]));  /* s += A[i, k] * B[k, j] */
               }
             }
           }
@@ -1780,7 +1790,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
       {
         const int64_t i = c1;
         const int64_t j = c2;
-        T[i * m + j] = exp(T[i * m + j]);  /* T[i, j] = math.exp(s) */
+        T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j] = exp(T_rows[(i - 96 * polyopt_floord(i, 96)) * m + j]);  /* T[i, j] = math.exp(s) */
       }
     }
   }
@@ -1798,7 +1808,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
     for (int64_t c2 = 0; c2 <= polyopt_floord((q - 8), 256); c2 += 1) {
       for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((q / 8) - 1)); c3 += 1) {
         for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((n / 6) - 1)); c4 += 1) {
-          polyopt_mm_exp_mm_micro3(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0, c1, c2, c3, c4);
+          polyopt_mm_exp_mm_micro3(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, B_pk, D_pk, T_rows, c0, c1, c2, c3, c4);
         }
       }
     }
@@ -1815,7 +1825,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
                   const int64_t i = c4;
                   const int64_t j = c6;
                   const int64_t k = c5;
-                  out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+                  out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T_rows[(i - 96 * polyopt_floord(i, 96)) * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
                 }
               }
             }
@@ -1830,7 +1840,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
                   const int64_t i = c4;
                   const int64_t j = c6;
                   const int64_t k = c5;
-                  out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+                  out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T_rows[(i - 96 * polyopt_floord(i, 96)) * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
                 }
               }
             }
@@ -1847,7 +1857,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
                   const int64_t i = c4;
                   const int64_t j = c6;
                   const int64_t k = c5;
-                  out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+                  out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T_rows[(i - 96 * polyopt_floord(i, 96)) * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
                 }
               }
             }
@@ -1857,7 +1867,7 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
                 const int64_t i = c4;
                 const int64_t j = c6;
                 const int64_t k = c5;
-                out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T[i * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
+                out[i * out_shape1 + j] = (out[i * out_shape1 + j] + (T_rows[(i - 96 * polyopt_floord(i, 96)) * m + k] * D[k * q + j]));  /* out[i, j] += T[i, k] * D[k, j] */
               }
             }
           }
@@ -1867,23 +1877,36 @@ static void polyopt_mm_exp_mm_body4(int64_t n, int64_t p, int64_t m, int64_t q, 
   }
 }
 
-void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T, double *restrict B_pk, double *restrict D_pk)
+void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict B_pk, double *restrict D_pk, double *restrict T_rows)
 {
   const int polyopt_team = ((double)(((n >= 1) && (m >= 1)) ? n : 0) * (double)(((n >= 1) && (m >= 1)) ? m : 0) + (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? (m / 8) : 0) * (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? p : 0) * (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? 8 : 0) + (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? ((-(n % 6)) + n) : 0) * (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? ((-(m % 8)) + m) : 0) * (double)((((n >= 6) && (p >= 1)) && (m >= 8)) ? p : 0) + (double)((((n >= 1) && (p >= 1)) && ((m % 8) >= 1)) ? n : (((((p >= 1) && (m >= 8)) && ((n % 6) >= 1)) && ((m % 8) == 0)) ? (n % 6) : 0)) * (double)((((p >= 1) && (m >= 8)) && ((n % 6) >= 1)) ? m : ((((((n >= 1) && (p >= 1)) && (m >= 1)) && (m <= 7)) || (((((n >= 6) && (p >= 1)) && (m >= 8)) && ((m % 8) >= 1)) && ((n % 6) == 0))) ? (m % 8) : 0)) * (double)(((((n >= 1) && (p >= 1)) && ((m % 8) >= 1)) || ((((p >= 1) && (m >= 8)) && ((n % 6) >= 1)) && ((m % 8) == 0))) ? p : 0) + (double)(((n >= 1) && (m >= 1)) ? n : 0) * (double)(((n >= 1) && (m >= 1)) ? m : 0) + (double)(((n >= 1) && (q >= 1)) ? n : 0) * (double)(((n >= 1) && (q >= 1)) ? q : 0) + (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? (q / 8) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? m : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? 8 : 0) + (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? ((-(n % 6)) + n) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? ((-(q % 8)) + q) : 0) * (double)((((n >= 6) && (m >= 1)) && (q >= 8)) ? m : 0) + (double)((((n >= 1) && (m >= 1)) && ((q % 8) >= 1)) ? n : (((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) && ((q % 8) == 0)) ? (n % 6) : 0)) * (double)((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) ? q : ((((((n >= 1) && (m >= 1)) && (q >= 1)) && (q <= 7)) || (((((n >= 6) && (m >= 1)) && (q >= 8)) && ((q % 8) >= 1)) && ((n % 6) == 0))) ? (q % 8) : 0)) * (double)(((((n >= 1) && (m >= 1)) && ((q % 8) >= 1)) || ((((m >= 1) && (q >= 8)) && ((n % 6) >= 1)) && ((q % 8) == 0))) ? m : 0)) >= 0.0;
   if ((n >= 6)) {
     #pragma omp parallel for schedule(static) if(polyopt_team)
     for (int64_t c0 = 0; c0 < (m / 8); c0 += 1) {
-      polyopt_mm_exp_mm_body0(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
+      polyopt_mm_exp_mm_body0(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, B_pk, D_pk, T_rows, c0);
     }
     #pragma omp parallel for schedule(static) if(polyopt_team)
     for (int64_t c0 = 0; c0 < (q / 8); c0 += 1) {
-      polyopt_mm_exp_mm_body1(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
+      polyopt_mm_exp_mm_body1(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, B_pk, D_pk, T_rows, c0);
     }
   }
   if (((m + q) >= 1)) {
-    #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-    for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 96); c0 += 1) {
-      polyopt_mm_exp_mm_body4(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, T, B_pk, D_pk, c0);
+    {
+      const size_t polyopt_n_T_rows = (size_t)((96) * (m));
+      double *polyopt_pool_T_rows = (polyopt_team) && omp_get_max_threads() > 1 ? (double *)malloc(sizeof(double) * polyopt_n_T_rows * (size_t)omp_get_max_threads()) : 0;
+      #pragma omp parallel if(polyopt_pool_T_rows)
+      {
+        double *const polyopt_own_T_rows = polyopt_pool_T_rows ? polyopt_pool_T_rows + polyopt_n_T_rows * (size_t)omp_get_thread_num() : T_rows;
+        #pragma omp for schedule(static, 1)
+        for (int64_t c0 = 0; c0 <= polyopt_floord((n - 1), 96); c0 += 1) {
+          { double *restrict T_rows = polyopt_own_T_rows;
+            polyopt_mm_exp_mm_body4(n, p, m, q, B_shape0, D_shape0, out_shape0, out_shape1, A, B, D, out, B_pk, D_pk, T_rows, c0);
+          }
+        }
+      }
+      if (polyopt_pool_T_rows) {
+        free(polyopt_pool_T_rows);
+      }
     }
   }
 }
