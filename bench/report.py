@@ -296,10 +296,8 @@ def targets_markdown(rows: Sequence[TargetResult], ctx: list[str]) -> str:
             r.category, g("baseline"), g("polyopt-2t") + pct, g("numpy"),
             f"{_fmt(t.ratio)} of {ref}", f"≥ {t.target.goal:g}×", t.verdict, comp,
             _bg(r.background_cpus)]) + " |")
-        if t.contracted is not None:
-            notes.append(f"- {r.category}: temporary `{t.target.temporary}` "
-                         + ("contracted away (not indexed in the generated C)"
-                            if t.contracted else "NOT contracted (still an array in the C)"))
+        if t.contraction is not None:
+            notes.append(f"- {r.category}: temporary `{t.target.temporary}` {t.contraction}")
         notes += [f"- {r.category} / {k}: {v.status}: {v.detail}"
                   for k, v in r.variants.items() if v.status in ("WRONG", "ERROR")]
     blas = {v.note for t in rows if (v := t.result.variants.get("numpy")) is not None and v.note}

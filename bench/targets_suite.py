@@ -59,7 +59,7 @@ class TargetResult:
     target: Target
     result: KernelResult
     compile: CompileTimes
-    contracted: bool | None  # the temporary no longer indexed in the C (None: not asked)
+    contraction: str | None  # what became of the temporary in the C (None: not asked)
 
     @property
     def ratio(self) -> float | None:
@@ -71,7 +71,7 @@ class TargetResult:
         return "–" if r is None else ("PASS" if r >= self.target.goal else "MISS")
 
 
-def _contracted(name: str, temp: str) -> bool:
+def _contraction(name: str, temp: str) -> str:
     import polyopt
 
     spec = load_spec("targets", name)
@@ -80,7 +80,13 @@ def _contracted(name: str, temp: str) -> bool:
     # outlined into
     code = source[source.find("\n}\n", source.find("_check(")):]
     body = re.sub(r"/\*.*?\*/", "", code, flags=re.S)
-    return re.search(rf"\b{re.escape(temp)}\[", body) is None
+    if re.search(rf"\b{re.escape(temp)}\[", body):
+        return "NOT contracted (still an array in the C)"
+    buffer = re.search(rf"\b({re.escape(temp)}_rows?\d*)\[", body)
+    if buffer:
+        return (f"contracted to the buffer `{buffer.group(1)}` (a row, or a block of rows, "
+                "per thread)")
+    return "contracted away (not indexed in the generated C)"
 
 
 def run(repeat: int, out_dir: Path, wait_idle: float = 0.0) -> list[TargetResult]:
@@ -98,7 +104,7 @@ def run(repeat: int, out_dir: Path, wait_idle: float = 0.0) -> list[TargetResult
                 progress.show(f"{name}: compile time cold/warm")
                 ct = cold_warm("targets", name)
                 t = TARGETS[name]
-                out.append(TargetResult(t, r, ct, _contracted(name, t.temporary)
+                out.append(TargetResult(t, r, ct, _contraction(name, t.temporary)
                                         if t.temporary else None))
                 progress.step(name)
     finally:
