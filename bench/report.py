@@ -37,6 +37,21 @@ def _cpu() -> str:
     return platform.processor() or "unknown CPU"
 
 
+def _ceiling_note(ceiling: dict[int, float] | None, baseline: float | None) -> str:
+    """What the statement reaches in cache (bench/ceiling.py), against the baseline."""
+    if not ceiling:
+        return "in-cache ceiling: the probe could not be built or run"
+    per = ", ".join(f"{g:.1f} on {t} thread{'s' if t > 1 else ''}"
+                    for t, g in sorted(ceiling.items()))
+    text = (f"its statement computed in cache (bench/probes/jacobi_2d_ceiling.c, every "
+            f"thread at once) reaches {per} GFLOP/s")
+    if baseline:
+        best = max(ceiling.values())
+        text += (f": a schedule that computes each row that way (as time tiling does) tops "
+                 f"out at {best / baseline:.2f}× the baseline on this machine")
+    return text
+
+
 def _cc() -> str:
     cc = os.environ.get("CC", "cc")
     try:
@@ -298,6 +313,8 @@ def targets_markdown(rows: Sequence[TargetResult], ctx: list[str]) -> str:
             _bg(r.background_cpus)]) + " |")
         if t.contraction is not None:
             notes.append(f"- {r.category}: temporary `{t.target.temporary}` {t.contraction}")
+        if t.target.ceiling:
+            notes.append(f"- {r.category}: {_ceiling_note(t.ceiling, r.gflops('baseline'))}")
         notes += [f"- {r.category} / {k}: {v.status}: {v.detail}"
                   for k, v in r.variants.items() if v.status in ("WRONG", "ERROR")]
     blas = {v.note for t in rows if (v := t.result.variants.get("numpy")) is not None and v.note}

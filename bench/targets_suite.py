@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import ceiling
 from bench.compile_times import CompileTimes, cold_warm
 from bench.measure import KernelResult, Pool, measure_kernel
 from bench.progress import Progress
@@ -43,12 +44,13 @@ class Target:
     goal: float  # polyopt 2t / reference speed must reach this
     dtype: str
     temporary: str | None = None  # a temporary that fusion should contract away
+    ceiling: bool = False  # measure the statement's in-cache ceiling (bench/ceiling.py)
 
 
 TARGETS: dict[str, Target] = {
     "gemm": Target("gemm", "numpy", 0.75, "float64"),
     "mm-exp-mm": Target("mm-exp-mm", "numpy", 0.75, "float32", "T"),
-    "jacobi-2d": Target("jacobi-2d", "baseline", 4.0, "float64"),
+    "jacobi-2d": Target("jacobi-2d", "baseline", 4.0, "float64", ceiling=True),
     "rowsum-scale": Target("rowsum-scale", "baseline", 1.5, "float64", "rs"),
 }
 VARIANT_KEYS = ("baseline", "polyopt-2t", "numpy")
@@ -60,6 +62,7 @@ class TargetResult:
     result: KernelResult
     compile: CompileTimes
     contraction: str | None  # what became of the temporary in the C (None: not asked)
+    ceiling: dict[int, float] | None = None  # GFLOP/s in cache per thread count
 
     @property
     def ratio(self) -> float | None:
@@ -104,8 +107,11 @@ def run(repeat: int, out_dir: Path, wait_idle: float = 0.0) -> list[TargetResult
                 progress.show(f"{name}: compile time cold/warm")
                 ct = cold_warm("targets", name)
                 t = TARGETS[name]
+                if t.ceiling:
+                    progress.show(f"{name}: in-cache ceiling")
                 out.append(TargetResult(t, r, ct, _contraction(name, t.temporary)
-                                        if t.temporary else None))
+                                        if t.temporary else None,
+                                        ceiling.jacobi_2d() if t.ceiling else None))
                 progress.step(name)
     finally:
         pool.close()

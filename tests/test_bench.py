@@ -159,3 +159,14 @@ def test_harness_end_to_end(tmp_path: Path) -> None:
         assert float(r["compile_cold_s"]) > 0 and float(r["compile_warm_s"]) > 0
     assert (out / "polybench-MINI.png").read_bytes().startswith(b"\x89PNG")
     assert "geometric-mean speedup" in proc.stdout
+
+
+def test_jacobi_2d_ceiling_probe_builds_and_measures() -> None:
+    from bench import ceiling
+    from bench.report import _ceiling_note
+
+    got = ceiling.jacobi_2d((1,))
+    assert got is not None and set(got) == {1} and got[1] > 0.1, got
+    note = _ceiling_note({1: 10.0, 2: 18.0}, 6.0)
+    assert "10.0 on 1 thread, 18.0 on 2 threads GFLOP/s" in note and "3.00×" in note
+    assert "could not" in _ceiling_note(None, 6.0)
