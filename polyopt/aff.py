@@ -129,6 +129,19 @@ def floordiv(num: Lin, den: int) -> Lin:
     return Lin(((FloorDiv(num, den), 1),), 0)
 
 
+def block_size(outer: Lin, inner: Lin) -> int | None:
+    """``S`` when ``outer`` is ``floor(inner / S)`` (1 when it is ``inner`` itself): a
+    loop over ``outer`` runs over blocks of ``S`` consecutive values of ``inner``."""
+    if outer == inner:
+        return 1
+    if outer.const or len(outer.terms) != 1:
+        return None
+    term, coeff = outer.terms[0]
+    if coeff != 1 or not isinstance(term, FloorDiv) or term.num != inner:
+        return None
+    return term.den
+
+
 @dataclass(frozen=True)
 class MinMax:
     """``min(args)`` or ``max(args)`` of affine expressions."""

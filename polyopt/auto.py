@@ -27,7 +27,7 @@ from itertools import permutations
 import islpy as isl
 
 from polyopt import isl_text
-from polyopt.aff import Cmp, FloorDiv, Lin
+from polyopt.aff import Cmp, Lin, block_size
 from polyopt.auto_register import register_tile_all
 from polyopt.deps import Dependences, analyze
 from polyopt.errors import PolyoptError
@@ -452,20 +452,10 @@ def _inherited_sizes(tree: Node, dims: list[LoopDim], sizes: list[int]) -> list[
     out = list(sizes)
     for k, d in enumerate(dims):
         for a in above:
-            size = {_tile_size(a.expr(s), e) for s, e in d.exprs}
-            if len(size) == 1 and None not in size:
+            size = {block_size(a.expr(s), e) for s, e in d.exprs}
+            if len(size) == 1 and None not in size and 1 not in size:
                 out[k] = size.pop()
     return out
-
-
-def _tile_size(outer: Lin, inner: Lin) -> int | None:
-    """``S`` when ``outer`` is ``floor(inner / S)``."""
-    if outer.const or len(outer.terms) != 1:
-        return None
-    term, coeff = outer.terms[0]
-    if coeff != 1 or not isinstance(term, FloorDiv) or term.num != inner:
-        return None
-    return term.den
 
 
 def _reorder_below(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> Node:

@@ -59,7 +59,7 @@ def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
                           stacklevel=3)
             scop, deps, tree = source, source_deps, source.schedule
         if options.contract:
-            contracted = contract(scop, deps, tree)
+            contracted = contract(scop, deps, tree, row_buffers=options.array_copies)
             if contracted is not scop:
                 # the contracted program's source order is `tree`: analyse it afresh
                 scop, deps = contracted, analyze(contracted)

@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from polyopt import isl_text
-from polyopt.aff import FloorDiv, Lin, floordiv
+from polyopt.aff import Lin, block_size, floordiv
 from polyopt.deps import Dependences
 from polyopt.dtypes import ValueType
 from polyopt.expr import Expr, Load, Name, map_leaves
@@ -124,24 +124,10 @@ def windows(scop: Scop, deps: Dependences, tree: Node,
 
 def _window(scop: Scop, dim: LoopDim, accesses: list[Access], rank: int) -> Window | None:
     for p in range(rank):
-        sizes = {_block(dim.expr(a.statement), a.indices[p]) for a in accesses}
+        sizes = {block_size(dim.expr(a.statement), a.indices[p]) if a.indices[p].as_name()
+                 else None for a in accesses}
         if len(sizes) == 1 and None not in sizes:
             return Window(dim.loop_id, p, sizes.pop())
-    return None
-
-
-def _block(loop: Lin, index: Lin) -> int | None:
-    """1 when the loop runs over ``index`` itself, ``S`` when over ``floor(index / S)``
-    (``index`` a plain iterator); None otherwise."""
-    if index.as_name() is None:
-        return None
-    if loop == index:
-        return 1
-    if loop.const or len(loop.terms) != 1:
-        return None
-    term, coeff = loop.terms[0]
-    if coeff == 1 and isinstance(term, FloorDiv) and term.num == index:
-        return term.den
     return None
 
 
@@ -160,14 +146,16 @@ def _reads_own_writes(scop: Scop, deps: Dependences, array: str) -> bool:
     return True
 
 
-def contract(scop: Scop, deps: Dependences, tree: Node) -> Scop:
+def contract(scop: Scop, deps: Dependences, tree: Node, row_buffers: bool = True) -> Scop:
     """``scop`` run in the order of ``tree`` with every contractible temporary a scalar,
-    or else a row or block buffer.
+    or else (when ``row_buffers``) a row or block buffer.
 
-    Returns ``scop`` itself when nothing contracts.
+    Returns ``scop`` itself when nothing contracts.  A buffer in a parallel loop needs a
+    copy per thread (``Options.array_copies``); without them the loop would run
+    sequentially, so ``row_buffers=False`` then keeps such temporaries whole.
     """
     names = contractible(scop, deps, tree)
-    buffers = windows(scop, deps, tree, frozenset(names))
+    buffers = windows(scop, deps, tree, frozenset(names)) if row_buffers else {}
     if buffers:
         scop = _to_buffers(scop, buffers)
     if not names:
