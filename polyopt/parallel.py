@@ -114,9 +114,11 @@ def _verdict(scop: Scop, deps: Dependences, tl: Timeline, dim: LoopDim, innermos
         return LoopVerdict(loop_id, label, PARALLEL, (), (), tuple(private), tuple(firstprivate),
                            innermost)
     arrays = sorted({d.array for d in remaining})
-    if all(x in scop.arrays and _private_array(scop, deps, tl, loop_id, inside, x, original)
+    scratch = tuple(x for x in arrays
+                    if x in scop.arrays and _scratch(scop, deps, tl, loop_id, inside, x))
+    if all(x in scop.arrays and _private_array(scop, deps, tl, loop_id, inside, x, original,
+                                               x in scratch)
            for x in arrays):
-        scratch = tuple(x for x in arrays if _scratch(scop, deps, tl, loop_id, inside, x))
         return LoopVerdict(loop_id, label, PARALLEL, (), (), tuple(private), tuple(firstprivate),
                            innermost, tuple(arrays), scratch)
     blocking = tuple(d for d in remaining if not d.reduction)
@@ -175,39 +177,48 @@ def _scratch(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str, inside: 
             and flows_stay(deps, tl, x, loop_id))
 
 
+def reads_covered(scop: Scop, array: str, flows: list[Dependence], stmts: set[str]) -> bool:
+    """Every instance of every read of ``array`` in ``stmts`` reads a value that one of
+    ``flows`` brings (none reads what was there before)."""
+    for stmt in stmts:
+        for r in scop.statement(stmt).reads:
+            if r.target != array:
+                continue
+            read = r.relation.domain()
+            covered = isl.Set.empty(read.get_space())
+            for d in flows:
+                if d.sink.tag == r.tag:
+                    covered = covered.union(d.relation.range())
+            if not read.is_subset(covered):
+                return False
+    return True
+
+
 def _private_array(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
-                   inside: set[str], x: str, original: bool) -> bool:
+                   inside: set[str], x: str, original: bool, scratch: bool) -> bool:
     """Whether each iteration of ``loop_id`` may work on its own copy of array ``x``.
 
     - every read of ``x`` in the loop reads a value the same iteration wrote (so a copy
       holds everything an iteration reads, whatever the others did to theirs);
     - the last iteration of each execution of the loop writes every element any
       iteration writes (so its copy, copied back, is the array's state after the loop);
-      not needed for a temporary whose values never leave the iteration that wrote
-      them (a row buffer of :mod:`polyopt.transforms.contract`): it is dead after the
-      loop, whatever the copy back leaves in it.
+      not needed for a ``scratch`` array (:func:`_scratch`: a row buffer of
+      :mod:`polyopt.transforms.contract`): it is dead after the loop, whatever the copy
+      back leaves in it.
     """
     flows = [d for d in deps.flow if d.array == x and d.sink.statement in inside]
     if any(d.source.statement not in inside or _carried(tl, d, loop_id, original)
            for d in flows):
         return False
-    space = scop.context.get_space()
-    writes = isl.UnionMap.empty(space)
+    if not reads_covered(scop, x, flows, inside):
+        return False  # some instance reads what was there before the loop
+    if scratch:
+        return True
+    writes = isl.UnionMap.empty(scop.context.get_space())
     for stmt in inside:
         st = scop.statement(stmt)
-        for r in st.reads:
-            if r.target != x:
-                continue
-            covered = isl.UnionSet.empty(space)
-            for d in flows:
-                if d.sink.tag == r.tag:
-                    covered = covered.union(isl.UnionSet.from_set(d.relation.range()))
-            if not isl.UnionSet.from_set(r.relation.domain()).is_subset(covered):
-                return False  # some instance reads what was there before the loop
         if st.write.target == x:
             writes = writes.union(isl.UnionMap.from_map(st.write.relation))
-    if _scratch(scop, deps, tl, loop_id, inside, x):
-        return True
     at = tl.prefix(loop_id, True)  # instance -> (execution, iteration)
     runs = tl.prefix(loop_id, False).reverse().apply_range(at)  # execution -> its iterations
     written = at.reverse().apply_range(writes)  # iteration -> element

@@ -49,7 +49,7 @@ from polyopt.deps import Dependences
 from polyopt.dtypes import ValueType
 from polyopt.expr import Expr, Load, Name, map_leaves
 from polyopt.model import Access, Array, ArrayKind, Scalar, ScalarKind, Scop, Statement
-from polyopt.parallel import flows_stay
+from polyopt.parallel import flows_stay, reads_covered
 from polyopt.schedule_tree import LoopDim, Node, loops
 from polyopt.timeline import Timeline
 
@@ -110,7 +110,8 @@ def windows(scop: Scop, deps: Dependences, tree: Node,
             continue
         accesses = [a for s in scop.statements for a in s.accesses if a.target == name]
         users = {a.statement for a in accesses}
-        if not users or not _reads_own_writes(scop, deps, name):
+        flows = [d for d in deps.flow if d.array == name]
+        if not users or not reads_covered(scop, name, flows, users):
             continue
         for dim, _ in loops(tree):
             if not users <= set(tl.positions[dim.loop_id].statements):
@@ -129,21 +130,6 @@ def _window(scop: Scop, dim: LoopDim, accesses: list[Access], rank: int) -> Wind
         if len(sizes) == 1 and None not in sizes:
             return Window(dim.loop_id, p, sizes.pop())
     return None
-
-
-def _reads_own_writes(scop: Scop, deps: Dependences, array: str) -> bool:
-    """Every instance of every read of ``array`` reads a value the program wrote."""
-    for st in scop.statements:
-        for r in st.reads:
-            if r.target != array:
-                continue
-            covered = isl.Set.empty(r.relation.domain().get_space())
-            for d in deps.flow:
-                if d.sink.tag == r.tag:
-                    covered = covered.union(d.relation.range())
-            if not r.relation.domain().is_subset(covered):
-                return False
-    return True
 
 
 def contract(scop: Scop, deps: Dependences, tree: Node, row_buffers: bool = True) -> Scop:
