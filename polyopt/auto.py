@@ -38,6 +38,7 @@ from polyopt.options import Options
 from polyopt.parallel import PARALLEL, REDUCTION, SEQUENTIAL, loop_verdict
 from polyopt.schedule_tree import Band, LoopDim, Node, Sequence, loops, statements
 from polyopt.timeline import Timeline
+from polyopt.transforms.align import align, parallel_alignment
 from polyopt.transforms.fuse import distribute, fuse
 from polyopt.transforms.interchange import permute
 from polyopt.transforms.iss import outer_iterators, split_at_pivot
@@ -378,7 +379,9 @@ def _time_tiled(scop: Scop, deps: Dependences, tree: Node, path, sub: Node) -> N
 
 
 def _distribute_innermost(scop: Scop, deps: Dependences, tree: Node) -> Node:
-    """Split innermost loops around statement sequences when that makes them parallel."""
+    """Make innermost loops around statement sequences parallel: by aligning their
+    statements when constant shifts do it (the statements stay in one loop, which
+    sweeps the data once), else by splitting the loop."""
     for dim, path in list(loops(tree)):
         band = path[-1]
         assert isinstance(band, Band)
@@ -387,6 +390,16 @@ def _distribute_innermost(scop: Scop, deps: Dependences, tree: Node) -> Node:
             continue
         if loop_verdict(scop, deps, tree, dim.loop_id).kind == PARALLEL:
             continue
+        try:
+            shifts = parallel_alignment(scop, deps, tree, dim.loop_id)
+        except PolyoptError:
+            shifts = {}
+        if any(shifts.values()):
+            cand = align(scop, None, tree, dim.loop_id, shifts)
+            if (is_legal(scop, deps, cand)
+                    and loop_verdict(scop, deps, cand, dim.loop_id).kind == PARALLEL):
+                tree = cand
+                continue
         try:
             cand = distribute(scop, None, tree, dim.loop_id)
         except PolyoptError:

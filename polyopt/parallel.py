@@ -285,7 +285,7 @@ class _MarkCtx:
         for k, d in enumerate(node.dims):
             verdict = self.v[d.loop_id]
             rest = Band(node.dims[k + 1:], node.child) if k + 1 < len(node.dims) else node.child
-            m = LoopMark(unroll=d.mark.unroll)
+            m = LoopMark(unroll=d.mark.unroll, separate=d.mark.separate)
             if self._wants_parallel(d, verdict, rest, in_parallel, enclosed):
                 m = replace(m, parallel=True, reductions=_clauses(verdict),
                             private=verdict.private, firstprivate=verdict.firstprivate,

@@ -27,6 +27,7 @@ from polyopt.errors import IllegalTransformationError, PolyoptError
 from polyopt.model import Scop
 from polyopt.parallel import loop_label
 from polyopt.schedule_tree import Node, loops
+from polyopt.transforms.align import align, parallel_alignment
 from polyopt.transforms.fuse import distribute, fuse
 from polyopt.transforms.interchange import interchange
 from polyopt.transforms.licm import check_licm
@@ -91,7 +92,8 @@ def replay(scop: Scop, deps: Dependences, steps: tuple[Step, ...],
     return tree, req
 
 
-STRUCTURAL = frozenset({"interchange", "fuse", "distribute", "tile", "skew", "unroll_jam"})
+STRUCTURAL = frozenset({"interchange", "fuse", "distribute", "tile", "skew", "unroll_jam",
+                        "align"})
 
 
 def apply_step(scop: Scop, deps: Dependences, tree: Node, req: Requests, step: Step,
@@ -156,6 +158,13 @@ def _apply(scop: Scop, deps: Dependences, tree: Node, req: Requests, step: Step,
                     [f"{n}.tile" for n in names]), req
     if op == "skew":
         return skew(scop, deps, tree, rid(a[0]), rid(a[1]), int(a[2])), req
+    if op == "align":
+        lid = rid(a[0])
+        shifts = parallel_alignment(scop, deps, tree, lid)
+        if not any(shifts.values()):
+            raise PolyoptError(f"loop {a[0]} carries no dependence between its statements that "
+                               "a shift would remove: nothing to align")
+        return align(scop, deps, tree, lid, shifts), req
     if op == "unroll_jam":
         lid = rid(a[0])
         new = unroll_jam(scop, deps, tree, lid, int(a[1]), f"{a[0]}.uj")
@@ -228,6 +237,12 @@ class Schedule:
     def skew(self, outer: str, inner: str, factor: int = 1) -> Schedule:
         """Make ``inner`` run over ``inner + factor * outer``."""
         return self._then("skew", outer, inner, factor)
+
+    def align(self, loop: str) -> Schedule:
+        """Shift the statements of ``loop`` against one another so that each dependence
+        between them falls inside one iteration: the loop then carries none of them and
+        can run in parallel or in SIMD lanes without being distributed."""
+        return self._then("align", loop)
 
     def unroll_jam(self, loop: str, factor: int) -> Schedule:
         """Unroll ``loop`` by ``factor`` and jam the copies into the innermost loop."""

@@ -43,6 +43,7 @@ class LoopMark:
     round_robin: bool = False  # `schedule(static, 1)`: each iteration is a whole tile
     private_arrays: tuple[str, ...] = ()  # arrays each thread of a parallel loop copies
     scratch_arrays: tuple[str, ...] = ()  # those of them dead after each iteration: no copy in or back
+    separate: bool = False  # split into ranges that each run one fixed set of statements
 
 
 @dataclass(frozen=True)
@@ -203,6 +204,8 @@ def _to_isl(node, params, iterators, domains, marks) -> isl.Schedule:
         band = sched.get_root().child(0)
         if d.mark.unroll:
             band = band.band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll)
+        elif d.mark.separate:
+            band = band.band_member_set_ast_loop_type(0, isl.ast_loop_type.separate)
         mark_name = f"loop{len(marks)}"
         marks[mark_name] = d
         sched = band.insert_mark(isl.Id(mark_name)).get_schedule()

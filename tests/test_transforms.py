@@ -151,6 +151,28 @@ def reads_next_iteration(x, a, b):
         b[i] = x[i] * 2.0
 
 
+def lagged(x, a, b):
+    n = x.shape[0]
+    for i in range(1, n):
+        a[i] = x[i] * 2.0
+        b[i] = a[i - 1] + 1.0
+
+
+def spread(x, a, b):
+    n = x.shape[0]
+    for i in range(n // 2):
+        a[2 * i] = x[i]
+        b[i] = a[i] + 1.0
+
+
+def two_rows(A, B):
+    n = A.shape[0]
+    for i in range(1, n - 1):
+        for j in range(1, n - 1):
+            B[i, j] = A[i, j - 1] + A[i, j] + A[i, j + 1]
+            A[i - 1, j] = B[i, j - 1] * 0.5 + B[i - 1, j]
+
+
 def diagonal(A, B):
     n = A.shape[0]
     for i in range(1, n):
@@ -448,6 +470,56 @@ def test_skew_alone_is_exact():
     legal(polyopt.schedule(seidel_1d).skew("t", "i", 2).interchange("t", "i"), make_seidel_1d)
 
 
+# --- align -----------------------------------------------------------------------------
+
+
+def test_align_makes_a_lagged_consumer_parallel_without_distributing():
+    """``b[i] = a[i - 1]`` reads what the previous iteration wrote: ``i`` carries that
+    dependence and cannot run in parallel.  Aligning runs ``b[i + 1]`` beside ``a[i]``,
+    in the iteration that writes what it reads."""
+    illegal(lambda: polyopt.schedule(lagged).parallelize("i"),
+            array="a", source="S0", sink="S1", direction=("<",), kind=DepKind.FLOW,
+            lines=(line_of(lagged, "b[i] = a[i - 1]"),))
+    s = legal(polyopt.schedule(lagged).align("i").parallelize("i").vectorize("i"), make_vec3)
+    assert s.loops() == ["i"]  # one loop: aligned, not distributed
+    c = s.compile().c_source(*make_vec3(np.random.default_rng(0), 9))
+    assert len(re.findall(r"\bfor \(", c)) == 1, c
+    legal(polyopt.schedule(lagged).align("i"), make_vec3)
+
+
+def test_align_a_row_of_two_statements_is_exact():
+    """A sweep that computes ``B``'s row ``i`` and, from it, ``A``'s row ``i - 1`` one
+    column behind: ``j`` carries ``B[i, j - 1]`` from one iteration to the next.  Aligning
+    shifts the second statement by a column, and ``j`` then vectorizes with both
+    statements in it."""
+    s = polyopt.schedule(two_rows)
+    with pytest.raises(polyopt.IllegalTransformationError):
+        s.vectorize("j")
+    legal(s.align("j").vectorize("j"), make_square2)
+
+
+def test_align_is_illegal_when_the_reader_comes_first_in_the_body():
+    """``a[i] = b[i - 1]`` before ``b[i] = ...``: distance 0 would have the read run
+    before the write in the same iteration."""
+    illegal(lambda: polyopt.schedule(reads_next_iteration).align("i"),
+            array="b", source="S1", sink="S0", direction=("<",), kind=DepKind.FLOW,
+            lines=(line_of(reads_next_iteration, "a[i] = b[i - 1]"),))
+
+
+def test_align_misuse():
+    with pytest.raises(polyopt.PolyoptError, match="needs a different shift") as info:
+        polyopt.schedule(two_statements).align("i")  # a[i] and a[i - 1]: distances 0 and 1
+    assert not isinstance(info.value, polyopt.IllegalTransformationError)
+    with pytest.raises(polyopt.PolyoptError, match="no single distance"):
+        polyopt.schedule(spread).align("i")  # a[2 * i] read as a[i]: distance i / 2
+    with pytest.raises(polyopt.PolyoptError, match="nothing to align"):
+        polyopt.schedule(same_iteration).align("i")
+    with pytest.raises(polyopt.PolyoptError, match="carried by it from a statement to itself"):
+        polyopt.schedule(seidel_1d).align("i")
+    with pytest.raises(polyopt.PolyoptError, match="no loop named"):
+        polyopt.schedule(lagged).align("q")
+
+
 def test_tile_misuse():
     with pytest.raises(polyopt.PolyoptError, match="tile sizes"):
         polyopt.schedule(matmul).tile(["i", "j"], [4])
@@ -662,6 +734,7 @@ ROUND_TRIPS = {
     "distribute+interchange+tile": (
         gemm, make_gemm,
         lambda s: s.distribute("j").interchange("j#2", "k").tile(["k", "j#2"], [8, 8])),
+    "align+vectorize": (lagged, make_vec3, lambda s: s.align("i").vectorize("i")),
     "fuse+skew+tile": (
         jacobi_1d, make_jacobi_1d,
         lambda s: s.fuse(s.loops()[1], s.loops()[2]).skew("t", s.loops()[1], 2)

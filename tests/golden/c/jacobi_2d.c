@@ -63,27 +63,42 @@ __attribute__((noinline))
 static void polyopt_jacobi_2d_body0(int64_t tsteps, int64_t n, int64_t A_shape1, int64_t B_shape0, int64_t B_shape1, double *restrict A, double *restrict B, int64_t c0, int64_t c1)
 {
   for (int64_t c2 = polyopt_imax(((16 * c0) - (16 * c1)), ((((-n) + (16 * c1)) + (n / 2)) + 1)); c2 <= polyopt_imin((tsteps - 1), (((16 * c0) - (16 * c1)) + 15)); c2 += 1) {
-    for (int64_t c3 = polyopt_imax((32 * c1), ((2 * c2) + 1)); c3 <= polyopt_imin(((32 * c1) + 31), ((n + (2 * c2)) - 1)); c3 += 1) {
-      if (((n + (2 * c2)) >= (c3 + 2))) {
-        #pragma omp simd
-        for (int64_t c4 = ((2 * c2) + 1); c4 < ((n + (2 * c2)) - 1); c4 += 1) {
-          {
-            const int64_t t = c2;
-            const int64_t i = ((-2 * c2) + c3);
-            const int64_t j = ((-2 * c2) + c4);
-            B[i * B_shape1 + j] = (0.2 * ((((A[i * A_shape1 + j] + A[i * A_shape1 + (j - 1)]) + A[i * A_shape1 + (j + 1)]) + A[(i + 1) * A_shape1 + j]) + A[(i - 1) * A_shape1 + j]));  /* B[i, j] = 0.2 * (A[i, j] + A[i, j - 1] + A[i, 1 + j] + A[1 + i, j] + A[i - 1, j]) */
-          }
+    if (((2 * c1) == c0)) {
+      #pragma omp simd
+      for (int64_t c4 = ((2 * c2) + 1); c4 < ((n + (2 * c2)) - 1); c4 += 1) {
+        {
+          const int64_t t = c2;
+          const int64_t i = 1;
+          const int64_t j = ((-2 * c2) + c4);
+          B[i * B_shape1 + j] = (0.2 * ((((A[i * A_shape1 + j] + A[i * A_shape1 + (j - 1)]) + A[i * A_shape1 + (j + 1)]) + A[(i + 1) * A_shape1 + j]) + A[(i - 1) * A_shape1 + j]));  /* B[i, j] = 0.2 * (A[i, j] + A[i, j - 1] + A[i, 1 + j] + A[1 + i, j] + A[i - 1, j]) */
         }
       }
-      if ((c3 >= ((2 * c2) + 2))) {
-        #pragma omp simd
-        for (int64_t c4 = ((2 * c2) + 2); c4 < (n + (2 * c2)); c4 += 1) {
-          {
-            const int64_t t = c2;
-            const int64_t i = (((-2 * c2) + c3) - 1);
-            const int64_t j = (((-2 * c2) + c4) - 1);
-            A[i * A_shape1 + j] = (0.2 * ((((B[i * B_shape1 + j] + B[i * B_shape1 + (j - 1)]) + B[i * B_shape1 + (j + 1)]) + B[(i + 1) * B_shape1 + j]) + B[(i - 1) * B_shape1 + j]));  /* A[i, j] = 0.2 * (B[i, j] + B[i, j - 1] + B[i, 1 + j] + B[1 + i, j] + B[i - 1, j]) */
-          }
+    }
+    for (int64_t c3 = polyopt_imax((32 * c1), ((2 * c2) + 2)); c3 <= polyopt_imin(((32 * c1) + 31), ((n + (2 * c2)) - 2)); c3 += 1) {
+      #pragma omp simd
+      for (int64_t c4 = ((2 * c2) + 1); c4 < ((n + (2 * c2)) - 1); c4 += 1) {
+        {
+          const int64_t t = c2;
+          const int64_t i = ((-2 * c2) + c3);
+          const int64_t j = ((-2 * c2) + c4);
+          B[i * B_shape1 + j] = (0.2 * ((((A[i * A_shape1 + j] + A[i * A_shape1 + (j - 1)]) + A[i * A_shape1 + (j + 1)]) + A[(i + 1) * A_shape1 + j]) + A[(i - 1) * A_shape1 + j]));  /* B[i, j] = 0.2 * (A[i, j] + A[i, j - 1] + A[i, 1 + j] + A[1 + i, j] + A[i - 1, j]) */
+        }
+        {
+          const int64_t t = c2;
+          const int64_t i = (((-2 * c2) + c3) - 1);
+          const int64_t j = ((-2 * c2) + c4);
+          A[i * A_shape1 + j] = (0.2 * ((((B[i * B_shape1 + j] + B[i * B_shape1 + (j - 1)]) + B[i * B_shape1 + (j + 1)]) + B[(i + 1) * B_shape1 + j]) + B[(i - 1) * B_shape1 + j]));  /* A[i, j] = 0.2 * (B[i, j] + B[i, j - 1] + B[i, 1 + j] + B[1 + i, j] + B[i - 1, j]) */
+        }
+      }
+    }
+    if ((((32 * c1) + 32) >= (n + (2 * c2)))) {
+      #pragma omp simd
+      for (int64_t c4 = ((2 * c2) + 1); c4 < ((n + (2 * c2)) - 1); c4 += 1) {
+        {
+          const int64_t t = c2;
+          const int64_t i = (n - 2);
+          const int64_t j = ((-2 * c2) + c4);
+          A[i * A_shape1 + j] = (0.2 * ((((B[i * B_shape1 + j] + B[i * B_shape1 + (j - 1)]) + B[i * B_shape1 + (j + 1)]) + B[(i + 1) * B_shape1 + j]) + B[(i - 1) * B_shape1 + j]));  /* A[i, j] = 0.2 * (B[i, j] + B[i, j - 1] + B[i, 1 + j] + B[1 + i, j] + B[i - 1, j]) */
         }
       }
     }
