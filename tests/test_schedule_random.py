@@ -35,13 +35,22 @@ from conftest import check_against_python
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from kernels import jacobi_1d, matmul_acc, rowsum_scale
-from test_transforms import make_jacobi_1d, make_matmul, matmul, seidel_1d
+from test_transforms import (
+    lagged,
+    make_jacobi_1d,
+    make_matmul,
+    make_vec3,
+    matmul,
+    reads_next_iteration,
+    seidel_1d,
+)
 
 import polyopt
 from polyopt.parallel import loop_label
 from polyopt.schedule import resolve
 from polyopt.schedule_tree import Band, Leaf, Node, Sequence, loops
 from polyopt.timeline import Timeline
+from polyopt.transforms.align import align, parallel_alignment
 from polyopt.transforms.fuse import distribute, fuse, required_shift
 from polyopt.transforms.interchange import interchange
 from polyopt.transforms.skew import skew
@@ -77,6 +86,8 @@ CORPUS = {
     "matmul": Subject(matmul, make_matmul),
     "matmul_acc": Subject(matmul_acc, make_matmul),  # a scalar temporary in the nest
     "jacobi_1d": Subject(jacobi_1d, make_jacobi_1d),
+    "lagged": Subject(lagged, make_vec3),  # align makes its loop parallel
+    "reads_next_iteration": Subject(reads_next_iteration, make_vec3),  # ... and here illegal
     "seidel_1d": Subject(seidel_1d, lambda r, n: (n, r.standard_normal(n))),  # t.tile: 2 tiles
     "rowsum_scale": Subject(rowsum_scale, lambda r, n: (r.standard_normal((n, n + 1)),
                                                         r.standard_normal((n, n + 1)))),
@@ -91,8 +102,8 @@ CORPUS = {
 RUN_SIZES = (0, 1, 2, 5, 6)
 CHECK_SIZES = (4, 5, 3, 7)  # where a refusal's evidence is looked for, in this order
 
-OPS = ("interchange", "fuse", "distribute", "tile", "skew", "unroll_jam", "parallelize",
-       "vectorize", "licm")
+OPS = ("interchange", "fuse", "distribute", "tile", "skew", "align", "unroll_jam",
+       "parallelize", "vectorize", "licm")
 
 _SCHEDULES: dict[str, polyopt.Schedule] = {}
 _COMPILED: dict[str, object] = {}
@@ -298,7 +309,7 @@ def step_args(draw, op: str, s: polyopt.Schedule) -> tuple:
         if shape["siblings"] and not anything:
             return draw(st.sampled_from(shape["siblings"]))
         return draw(loop), draw(loop)
-    if op == "distribute":
+    if op in ("distribute", "align"):
         if shape["around"] and not anything:
             return (draw(st.sampled_from(shape["around"])),)
         return (draw(loop),)
@@ -335,6 +346,10 @@ def candidate(s: polyopt.Schedule, op: str, args: tuple) -> Node:
         return fuse(scop, None, tree, a, b, shift=shift or 0)
     if op == "distribute":
         return distribute(scop, None, tree, rid(args[0]))
+    if op == "align":
+        deps = polyopt.deps.analyze(scop)  # only for the shifts align picks
+        lid = rid(args[0])
+        return align(scop, None, tree, lid, parallel_alignment(scop, deps, tree, lid))
     if op == "tile":
         return tile(scop, None, tree, [rid(x) for x in args[0]], list(args[1]))
     if op == "skew":
@@ -361,7 +376,7 @@ def check_refusal(subject: Subject, s: polyopt.Schedule, op: str, args: tuple,
     text = str(err)
     executions = [Execution(scop, parameter_values(scop, subject.make(np.random.default_rng(n), n)))
                   for n in CHECK_SIZES]
-    if op in ("interchange", "fuse", "distribute", "tile", "skew", "unroll_jam"):
+    if op in ("interchange", "fuse", "distribute", "tile", "skew", "align", "unroll_jam"):
         new = candidate(s, op, args)
         if "breaks an earlier request" in text:  # the new order is fine; a request is not
             assert any(_request_broken(ex, s, new) for ex in executions), text
@@ -482,3 +497,17 @@ def test_the_checker_finds_known_violations(name):
         assert reversed_pair(ex, s.tree, candidate(s, "interchange", ("t", "i"))) is not None
     if name == "matmul":
         assert reversed_pair(ex, s.tree, candidate(s, "interchange", ("i", "k"))) is None
+
+
+def test_align_accepted_and_refused_by_the_independent_checker():
+    """The property above draws align rarely; these two cases always run.  An accepted
+    alignment computes what CPython does; a refused one reverses a conflicting pair of
+    instances, found by executing both orders."""
+    s = start("lagged").align("i")
+    rng = np.random.default_rng(0)
+    for n in RUN_SIZES:
+        check_against_python(s.compile(), *CORPUS["lagged"].make(rng, n))
+    s = start("reads_next_iteration")
+    with pytest.raises(polyopt.IllegalTransformationError) as info:
+        s.align("i")
+    check_refusal(CORPUS["reads_next_iteration"], s, "align", ("i",), info.value)

@@ -56,7 +56,7 @@ def align(scop: Scop, deps: Dependences | None, tree: Node, loop: str,
                            f"{loop_label(scop, dim)}")
     exprs = tuple((s, e + Lin.constant(shifts.get(s, 0))) for s, e in dim.exprs)
     dims = list(band.dims)
-    dims[k] = replace(dim, exprs=exprs)
+    dims[k] = replace(dim, exprs=exprs, mark=replace(dim.mark, separate=True))
     result = replace_at(tree, path, replace(band, dims=tuple(dims), permutable=False))
     result = _separate_enclosing(result, path, k)
     if deps is not None:
@@ -67,9 +67,10 @@ def align(scop: Scop, deps: Dependences | None, tree: Node, loop: str,
 
 
 def _separate_enclosing(tree: Node, path: tuple[int, ...], k: int) -> Node:
-    """The loop just outside the aligned one is generated in pieces that each run one
-    fixed set of its statements (the edge rows of a tile run only one of them), so that
-    no guard is left inside the aligned loop: a guard there stops gcc vectorizing it."""
+    """The aligned loop and the loop just outside it are generated in pieces that each
+    run one fixed set of their statements (the edge rows of a tile run only one of them;
+    fdtd-2d's statements start and end on different columns), so that no guard is left
+    inside the aligned loop: a guard there stops gcc vectorizing it."""
     if k > 0:
         band = at(tree, path)
         assert isinstance(band, Band)
