@@ -356,4 +356,16 @@ def _clauses(verdict: LoopVerdict) -> tuple[tuple[str, str], ...]:
 
 
 def _has_parallel(node: Node, v: dict[str, LoopVerdict]) -> bool:
-    return any(v[d.loop_id].kind == PARALLEL for d, _ in loops(node))
+    """A parallel loop below would get a region of its own inside this loop: one with a
+    loop nested in it (a single loop of statements, inside a loop that does not run in
+    parallel, is left serial: ``_wants_parallel``)."""
+    for d, path in loops(node):
+        if v[d.loop_id].kind != PARALLEL:
+            continue
+        band = path[-1]
+        assert isinstance(band, Band)
+        k = band.dims.index(d)
+        rest = Band(band.dims[k + 1:], band.child) if k + 1 < len(band.dims) else band.child
+        if any(not x.mark.unroll for x, _ in loops(rest)):
+            return True
+    return False

@@ -111,6 +111,20 @@ def transpose(A, B):
 # --- reductions feeding other loops ------------------------------------------------------
 
 
+def row_dot_then_axpy(A, x, y, tmp):
+    """atax: each row's dot product, then that row scaled into ``y``; one sweep of ``A``
+    when the row loop stays whole (``y`` is an array reduction over rows)."""
+    m, n = A.shape
+    for i in range(n):
+        y[i] = 0.0
+    for i in range(m):
+        tmp[i] = 0.0
+        for j in range(n):
+            tmp[i] = tmp[i] + A[i, j] * x[j]
+        for j in range(n):
+            y[j] = y[j] + A[i, j] * tmp[i]
+
+
 def rowsum_scale(A, out):
     n, m = A.shape
     rs = np.zeros(n)
@@ -594,6 +608,7 @@ CASES: dict[str, Case] = {c.name: c for c in [
          CUBIC_SIZES),
     Case(transpose, lambda r, n: (_f(r, n, n + 2), _f(r, n + 2, n))),
     Case(rowsum_scale, lambda r, n: (_f(r, n, n + 1), _f(r, n, n + 1))),
+    Case(row_dot_then_axpy, lambda r, n: (_f(r, n + 2, n), _f(r, n), _f(r, n), _f(r, n + 2))),
     Case(reduce_reduce_map, lambda r, n: (_f(r, n), _f(r, n))),
     Case(element_reduction, lambda r, n: (_f(r, n, n + 1), _f(r, 4))),
     Case(two_sums, lambda r, n: (_f(r, n), _f(r, 3))),

@@ -63,6 +63,7 @@ MATRIX: dict[str, tuple[str, ...]] = {
     "mm_exp_mm": ("fuse=none", "fuse=max", "tile=8", "strict_fp"),
     "fill_matmul": ("fuse=none", "fuse=max"),
     "rowsum_scale": ("fuse=none", "fuse=max", "parallel=False", "strict_fp"),
+    "row_dot_then_axpy": ("default", "tile=8", "fuse=none", "strict_fp"),
     "reduce_reduce_map": ("fuse=max", "strict_fp"),
     "center_columns": ("fuse=max", "tile=8"),
     "element_reduction": ("fuse=max", "strict_fp"),
@@ -394,6 +395,20 @@ def test_jacobi_2d_inner_sweeps_are_parallel_and_vectorized():
         inner.append({p.loops[-1] for p in found})
     assert inner[0] & inner[1], "no loop runs both statements"
     assert inner[0] - inner[1] and inner[1] - inner[0], "edge rows are guarded inside the loop"
+
+
+def test_a_row_loop_that_reduces_into_an_array_stays_whole_and_parallel():
+    """atax: ``for i: {tmp[i] = A[i, :] . x; y += A[i, :] * tmp[i]}`` is unit stride and
+    parallel in ``i`` with ``y`` reduced per thread.  Distributing ``i`` would let the
+    ``y`` part run its ``j`` loop outer, in parallel outright, at the price of a second
+    sweep over ``A``: kept whole, both statements run in one parallel row loop."""
+    c = c_of("row_dot_then_axpy")
+    dot = placements(c, "tmp[i] = tmp[i] + A[i, j] * x[j]")
+    axpy = placements(c, "y[j] = y[j] + A[i, j] * tmp[i]")
+    assert len(dot) == len(axpy) == 1, (dot, axpy)
+    assert dot[0].loops[0] == axpy[0].loops[0], "the row loop was distributed"
+    assert "omp for" in dot[0].pragmas[0], dot[0]
+    assert "polyopt_pool_y" in c  # y: one copy per thread, summed after the loop
 
 
 def test_small_calls_run_their_parallel_loops_on_one_thread(monkeypatch):

@@ -37,6 +37,15 @@ static inline T polyopt_square_##S(T a) { return a * a; }
 POLYOPT_FLOAT_HELPERS(f64, double, fmod, floor)
 POLYOPT_FLOAT_HELPERS(f32, float, fmodf, floorf)
 
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#else
+static inline int omp_get_max_threads(void) { return 1; }
+static inline int omp_get_thread_num(void) { return 0; }
+static inline int omp_get_num_threads(void) { return 1; }
+#endif
 int64_t polyopt_kernel_check(int64_t m, int64_t n, int64_t x_shape0, int64_t y_shape0, int64_t tmp_shape0)
 {
   (void)m;
@@ -64,6 +73,42 @@ static void polyopt_kernel_body0(int64_t m, int64_t n, int64_t x_shape0, int64_t
   }
 }
 
+__attribute__((noinline))
+static void polyopt_kernel_body1(int64_t m, int64_t n, int64_t x_shape0, int64_t y_shape0, int64_t tmp_shape0, double *restrict A, double *restrict x, double *restrict y, double *restrict tmp, int64_t c0)
+{
+  {
+    const int64_t i = c0;
+    tmp[i] = 0.0;  /* tmp[i] = 0.0 */
+  }
+  if ((0) < n) {
+    double tmp_acc;
+    {
+      const int64_t i = c0;
+      tmp_acc = tmp[i];
+    }
+    #pragma omp simd reduction(+:tmp_acc)
+    for (int64_t c1 = 0; c1 < n; c1 += 1) {
+      {
+        const int64_t i = c0;
+        const int64_t j = c1;
+        tmp_acc = (tmp_acc + (A[i * n + j] * x[j]));  /* tmp[i] = tmp[i] + A[i, j] * x[j] */
+      }
+    }
+    {
+      const int64_t i = c0;
+      tmp[i] = tmp_acc;
+    }
+  }
+  #pragma omp simd
+  for (int64_t c1 = 0; c1 < n; c1 += 1) {
+    {
+      const int64_t i = c0;
+      const int64_t j = c1;
+      y[j] = (y[j] + (A[i * n + j] * tmp[i]));  /* y[j] = y[j] + A[i, j] * tmp[i] */
+    }
+  }
+}
+
 void polyopt_kernel(int64_t m, int64_t n, int64_t x_shape0, int64_t y_shape0, int64_t tmp_shape0, double *restrict A, double *restrict x, double *restrict y, double *restrict tmp)
 {
   const int polyopt_team = ((double)n + (double)m + (double)(((m >= 1) && (n >= 1)) ? m : 0) * (double)(((m >= 1) && (n >= 1)) ? n : 0) + (double)(((m >= 1) && (n >= 1)) ? m : 0) * (double)(((m >= 1) && (n >= 1)) ? n : 0)) >= 1048576.0;
@@ -71,37 +116,27 @@ void polyopt_kernel(int64_t m, int64_t n, int64_t x_shape0, int64_t y_shape0, in
   for (int64_t c0 = 0; c0 < n; c0 += 1) {
     polyopt_kernel_body0(m, n, x_shape0, y_shape0, tmp_shape0, A, x, y, tmp, c0);
   }
-  for (int64_t c0 = 0; c0 < m; c0 += 1) {
+  {
+    const size_t polyopt_n_y = (size_t)((y_shape0));
+    double *polyopt_pool_y = (polyopt_team) && omp_get_max_threads() > 1 ? (double *)malloc(sizeof(double) * polyopt_n_y * (size_t)omp_get_max_threads()) : 0;
+    #pragma omp parallel if(polyopt_pool_y)
     {
-      const int64_t i = c0;
-      tmp[i] = 0.0;  /* tmp[i] = 0.0 */
-    }
-    if ((0) < n) {
-      double tmp_acc;
-      {
-        const int64_t i = c0;
-        tmp_acc = tmp[i];
-      }
-      #pragma omp simd reduction(+:tmp_acc)
-      for (int64_t c1 = 0; c1 < n; c1 += 1) {
-        {
-          const int64_t i = c0;
-          const int64_t j = c1;
-          tmp_acc = (tmp_acc + (A[i * n + j] * x[j]));  /* tmp[i] = tmp[i] + A[i, j] * x[j] */
+      double *const polyopt_own_y = polyopt_pool_y ? polyopt_pool_y + polyopt_n_y * (size_t)omp_get_thread_num() : y;
+      if (polyopt_pool_y) for (size_t polyopt_e = 0; polyopt_e < polyopt_n_y; polyopt_e += 1) polyopt_own_y[polyopt_e] = (double)(0);
+      #pragma omp for schedule(static)
+      for (int64_t c0 = 0; c0 < m; c0 += 1) {
+        { double *restrict y = polyopt_own_y;
+          polyopt_kernel_body1(m, n, x_shape0, y_shape0, tmp_shape0, A, x, y, tmp, c0);
         }
       }
-      {
-        const int64_t i = c0;
-        tmp[i] = tmp_acc;
+      if (polyopt_pool_y) {
+        #pragma omp for schedule(static)
+        for (size_t polyopt_e = 0; polyopt_e < polyopt_n_y; polyopt_e += 1)
+          for (int polyopt_t = 0; polyopt_t < omp_get_num_threads(); polyopt_t += 1) y[polyopt_e] = y[polyopt_e] + polyopt_pool_y[polyopt_t * polyopt_n_y + polyopt_e];
       }
     }
-    #pragma omp simd
-    for (int64_t c1 = 0; c1 < n; c1 += 1) {
-      {
-        const int64_t i = c0;
-        const int64_t j = c1;
-        y[j] = (y[j] + (A[i * n + j] * tmp[i]));  /* y[j] = y[j] + A[i, j] * tmp[i] */
-      }
+    if (polyopt_pool_y) {
+      free(polyopt_pool_y);
     }
   }
 }
