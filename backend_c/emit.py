@@ -528,8 +528,12 @@ class AstPrinter:
         if not calls:
             return False
         names_ = {c.get_op_arg(0).get_id().get_name() for c in calls}
-        if len(names_) != 1:
-            return False
+        if len(names_) > 1:
+            # a body of several statements: the mark names the accumulator's (licm.py)
+            if guarded or mark.accumulator not in names_:
+                return False
+            calls = [c for c in calls if c.get_op_arg(0).get_id().get_name() == mark.accumulator]
+            names_ = {mark.accumulator}
         stmt = self.scop.statement(names_.pop())
         if stmt.target not in self.scop.arrays or (guarded and len(calls) > 1):
             return False

@@ -295,9 +295,10 @@ class _MarkCtx:
                 in_parallel = True
             elif not in_parallel:
                 enclosed += 1
-            replaced = self._wants_licm(d, verdict)
+            accumulator = self._licm_statement(d, verdict)
+            replaced = accumulator is not None
             if replaced:
-                m = replace(m, scalar_replace=True)
+                m = replace(m, scalar_replace=True, accumulator=accumulator)
             if self._wants_simd(d, verdict, replaced):
                 m = replace(m, simd=True, reductions=_clauses(verdict),
                             private=tuple(sorted(set(m.private) | set(verdict.private))))
@@ -327,17 +328,18 @@ class _MarkCtx:
             return d.loop_id in self.only_parallel
         return verdict.kind == PARALLEL or not _has_parallel(rest, self.v)
 
-    def _wants_licm(self, d: LoopDim, verdict: LoopVerdict) -> bool:
+    def _licm_statement(self, d: LoopDim, verdict: LoopVerdict) -> str | None:
+        """The statement whose accumulator the loop keeps in a register, if it does."""
         if not verdict.innermost:
-            return False
+            return None
         if self.only_licm is not None:
             if d.loop_id not in self.only_licm:
-                return False
+                return None
         elif not self.licm:
-            return False
+            return None
         from polyopt.transforms.licm import invariant_accumulator
 
-        return invariant_accumulator(self.scop, self.tree, d.loop_id) is not None
+        return invariant_accumulator(self.scop, self.tree, d.loop_id)
 
     def _wants_simd(self, d: LoopDim, verdict: LoopVerdict, replaced: bool) -> bool:
         if not self.vectorize or self._reassociates(verdict):

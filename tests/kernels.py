@@ -125,6 +125,19 @@ def row_dot_then_axpy(A, x, y, tmp):
             y[j] = y[j] + A[i, j] * tmp[i]
 
 
+def row_and_column_sums(A, s, q, p, r):
+    """bicg: one sweep of ``A`` updates a column vector (``s``, an array reduction over
+    rows) and a row's dot product (``q[i]``, kept in a register across ``j``)."""
+    n, m = A.shape
+    for i in range(m):
+        s[i] = 0.0
+    for i in range(n):
+        q[i] = 0.0
+        for j in range(m):
+            s[j] = s[j] + r[i] * A[i, j]
+            q[i] = q[i] + A[i, j] * p[j]
+
+
 def rowsum_scale(A, out):
     n, m = A.shape
     rs = np.zeros(n)
@@ -609,6 +622,8 @@ CASES: dict[str, Case] = {c.name: c for c in [
     Case(transpose, lambda r, n: (_f(r, n, n + 2), _f(r, n + 2, n))),
     Case(rowsum_scale, lambda r, n: (_f(r, n, n + 1), _f(r, n, n + 1))),
     Case(row_dot_then_axpy, lambda r, n: (_f(r, n + 2, n), _f(r, n), _f(r, n), _f(r, n + 2))),
+    Case(row_and_column_sums, lambda r, n: (_f(r, n + 2, n), _f(r, n), _f(r, n + 2), _f(r, n),
+                                            _f(r, n + 2))),
     Case(reduce_reduce_map, lambda r, n: (_f(r, n), _f(r, n))),
     Case(element_reduction, lambda r, n: (_f(r, n, n + 1), _f(r, 4))),
     Case(two_sums, lambda r, n: (_f(r, n), _f(r, 3))),

@@ -64,6 +64,7 @@ MATRIX: dict[str, tuple[str, ...]] = {
     "fill_matmul": ("fuse=none", "fuse=max"),
     "rowsum_scale": ("fuse=none", "fuse=max", "parallel=False", "strict_fp"),
     "row_dot_then_axpy": ("default", "tile=8", "fuse=none", "strict_fp"),
+    "row_and_column_sums": ("default", "strict_fp", "parallel=False"),
     "reduce_reduce_map": ("fuse=max", "strict_fp"),
     "center_columns": ("fuse=max", "tile=8"),
     "element_reduction": ("fuse=max", "strict_fp"),
@@ -409,6 +410,18 @@ def test_a_row_loop_that_reduces_into_an_array_stays_whole_and_parallel():
     assert dot[0].loops[0] == axpy[0].loops[0], "the row loop was distributed"
     assert "omp for" in dot[0].pragmas[0], dot[0]
     assert "polyopt_pool_y" in c  # y: one copy per thread, summed after the loop
+
+
+def test_an_accumulator_beside_another_statement_stays_in_a_register():
+    """bicg's inner loop updates ``s[j]`` and accumulates ``q[i]``: LICM keeps ``q[i]``
+    in a register across ``j`` although the body has two statements, and the loop then
+    vectorizes with a reduction on that register."""
+    c = c_of("row_and_column_sums")
+    (acc,) = placements(c, "q[i] = q[i] + A[i, j] * p[j]")
+    (col,) = placements(c, "s[j] = s[j] + r[i] * A[i, j]")
+    assert acc.loops == col.loops
+    assert re.search(r"omp simd reduction\(\+:q_acc\)", acc.pragmas[-1]), acc
+    assert "q_acc = (q_acc + " in code_only(c)
 
 
 def test_small_calls_run_their_parallel_loops_on_one_thread(monkeypatch):

@@ -367,6 +367,8 @@ def body_statements(tree: Node, loop_id: str) -> tuple[list[str], bool]:
     node = band.child
     while isinstance(node, Band) and node.dims[0].mark.unroll:
         node = node.child
+    if isinstance(node, Sequence) and all(isinstance(c, Leaf) for c in node.children):
+        return [c.stmt for c in node.children], bool(inner)
     return ([node.stmt] if isinstance(node, Leaf) else []), bool(inner)
 
 
@@ -401,8 +403,20 @@ def check_refusal(subject: Subject, s: polyopt.Schedule, op: str, args: tuple,
         return
     assert op == "licm", (op, text)
     stmts, has_inner = body_statements(tree, lid)
-    if "not a single statement" in text:
-        assert has_inner or len(stmts) != 1, text
+    if "not a single statement or a sequence" in text:
+        assert has_inner or not stmts, text
+    elif "no statement of its body writes one element" in text:
+        assert len(stmts) > 1, text
+        assert all(scop.statement(x).target not in scop.arrays
+                   or any(_target_changes(ex, tree, lid, x) for ex in executions)
+                   for x in stmts), text
+    elif "each write one element" in text:
+        named = [x for x in stmts if x in text]
+        assert len(named) > 1 and not any(_target_changes(ex, tree, lid, x)
+                                          for ex in executions for x in named), text
+    elif "is also accessed by the statement" in text:
+        assert len(stmts) > 1, text
+        assert any(_touches_accumulator(ex, tree, lid, stmts) for ex in executions), text
     elif "changes from one iteration" in text:
         (stmt,) = stmts
         assert any(_target_changes(ex, tree, lid, stmt) for ex in executions), text
@@ -425,7 +439,27 @@ def _request_broken(ex: Execution, s: polyopt.Schedule, new: Node) -> bool:
     for lid in req.licm:
         nid = dim_of(new, lid).loop_id
         stmts, has_inner = body_statements(new, nid)
-        if has_inner or len(stmts) != 1 or _target_changes(ex, new, nid, stmts[0]):
+        if has_inner or not stmts or all(_target_changes(ex, new, nid, x) for x in stmts):
+            return True
+    return False
+
+
+def _touches_accumulator(ex: Execution, tree: Node, loop_id: str, stmts: list[str]) -> bool:
+    """In one execution of ``loop_id``, an element one statement writes in every
+    iteration is also touched by another statement of the body."""
+    depth = Timeline(ex.scop, tree).positions[loop_id].depth
+    t = ex.times(tree)
+    for ts in ex.touches.values():
+        by_exec: dict[tuple, set[str]] = {}
+        writers: dict[tuple, set[str]] = {}
+        for x in ts:
+            if x.instance[0] not in stmts:
+                continue
+            key = t[x.instance][:depth]
+            by_exec.setdefault(key, set()).add(x.instance[0])
+            if x.write:
+                writers.setdefault(key, set()).add(x.instance[0])
+        if any(len(by_exec[k]) > 1 and writers.get(k) for k in by_exec):
             return True
     return False
 

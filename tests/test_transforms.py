@@ -151,6 +151,26 @@ def reads_next_iteration(x, a, b):
         b[i] = x[i] * 2.0
 
 
+def column_and_row_sums(A, s, q):
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            s[j] = s[j] + A[i, j]
+            q[i] = q[i] + A[i, j] * 2.0
+
+
+def reads_the_running_sum(A, s, q):
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            q[i] = q[i] + A[i, j]
+            s[j] = q[i] * 0.5
+
+
+def make_sums(r, n):
+    return r.standard_normal((n, n + 1)), r.standard_normal(n + 1), r.standard_normal(n)
+
+
 def lagged(x, a, b):
     n = x.shape[0]
     for i in range(1, n):
@@ -717,6 +737,26 @@ def test_licm_where_another_access_may_touch_the_element_is_illegal():
     err = illegal(lambda: polyopt.schedule(self_reading_row).licm("k"),
                   array="C", source="S0", sink="S0", direction=("<=", "*"), lines=(line,))
     assert "reads other elements of C" in str(err)
+
+
+def test_licm_of_one_accumulator_among_several_statements_is_exact():
+    """``q[i]`` is the one element the ``j`` loop writes in every iteration: it stays in a
+    register beside ``s[j]``'s update (exact: the sum runs in the same order)."""
+    legal(polyopt.schedule(column_and_row_sums).licm("j"), make_sums)
+    s = polyopt.schedule(column_and_row_sums)
+    with pytest.raises(polyopt.IllegalTransformationError, match="licm"):
+        s.vectorize("j")  # q[i] accumulates in memory: no simd without the register
+    assert_close(s.licm("j").vectorize("j").compile(), make_sums)
+
+
+def test_licm_is_refused_when_another_statement_reads_the_accumulator():
+    """``s[j] = q[i] * 0.5`` reads the running sum: a register the other statement does
+    not see would give it the value from before the loop."""
+    with pytest.raises(polyopt.IllegalTransformationError,
+                       match=r"q\[\.\.\.\] is also accessed by the statement at line "
+                             rf"{line_of(reads_the_running_sum, 's[j] = q[i] * 0.5')}"):
+        polyopt.schedule(reads_the_running_sum).licm("j")
+    legal(polyopt.schedule(reads_the_running_sum), make_sums)
 
 
 def test_licm_misuse_on_an_outer_loop():

@@ -13,6 +13,18 @@ It is legal only when every iteration of the loop touches that same element
 and no other access in the loop touches that element (other elements of the
 array may be read: ``A[i, j] -= A[i, k] * A[j, k]`` with ``k < j``), which isl
 proves from the access relations (not from the source text).
+
+The body may hold other statements (bicg)::
+
+    for j in range(m):                       acc = q[i]
+        s[j] = s[j] + r[i] * A[i, j]   ==>   for j in range(m):           # omp simd reduction(+:acc)
+        q[i] = q[i] + A[i, j] * p[j]             s[j] = s[j] + r[i] * A[i, j]
+                                                 acc = acc + A[i, j] * p[j]
+                                             q[i] = acc
+
+when exactly one of them writes one element throughout the loop and no access
+of the others can touch it (``s[j] = q[i] * 0.5`` reading the running sum is
+refused).
 """
 
 from __future__ import annotations
@@ -24,7 +36,7 @@ from polyopt.deps import Dependence, Dependences
 from polyopt.errors import IllegalTransformationError
 from polyopt.model import Scop
 from polyopt.report import describe
-from polyopt.schedule_tree import Band, Leaf, Node
+from polyopt.schedule_tree import Band, Leaf, Node, Sequence
 from polyopt.timeline import Timeline
 from polyopt.transforms.tree import at, find
 
@@ -42,8 +54,12 @@ def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
     while isinstance(node, Band) and node.dims[0].mark.unroll:
         unrolled.append(node.dims[0])
         node = node.child
+    if isinstance(node, Sequence) and not unrolled and all(
+            isinstance(c, Leaf) for c in node.children):
+        return _accumulator_among(scop, tree, band.dims[0].loop_id,
+                                  [c.stmt for c in node.children if isinstance(c, Leaf)])
     if not isinstance(node, Leaf):
-        return None, "its body is not a single statement"
+        return None, "its body is not a single statement or a sequence of statements"
     s = scop.statement(node.stmt)
     if s.target not in scop.arrays:
         return None, f"it updates the scalar {s.target}, which already lives in a register"
@@ -69,6 +85,43 @@ def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
                 return None, (f"the statement also reads other elements of {s.target}, "
                               "one of which can be the accumulator's")
     return s.name, ""
+
+
+def _accumulator_among(scop: Scop, tree: Node, loop_id: str,
+                       stmts: list[str]) -> tuple[str | None, str]:
+    """A body of several statements (bicg's ``s[j] = s[j] + r[i] * A[i, j]`` beside
+    ``q[i] = q[i] + A[i, j] * p[j]``): the one statement that writes an element invariant
+    in the loop keeps it in a register, when no other access of the body, in any
+    iteration of this execution of the loop, can touch that element."""
+    tl = Timeline(scop, tree)
+    same = tl.same_prefix(loop_id, inclusive=False)
+    found: list[str] = []
+    for name in stmts:
+        s = scop.statement(name)
+        if s.target not in scop.arrays:
+            continue
+        w = isl.UnionMap.from_map(s.write.relation)
+        pairs = same.intersect(isl.UnionMap.from_map(
+            isl.Map.from_domain_and_range(s.domain, s.domain)))
+        if pairs.is_subset(w.apply_range(w.reverse())):
+            found.append(name)
+    if len(found) != 1:
+        return None, ("no statement of its body writes one element throughout the loop"
+                      if not found else
+                      f"statements {', '.join(found)} each write one element: one register "
+                      "accumulator per loop is supported")
+    acc = scop.statement(found[0])
+    w = isl.UnionMap.from_map(acc.write.relation)
+    for name in stmts:
+        for a in scop.statement(name).accesses:
+            if a.target != acc.target or (name == acc.name and a.indices == acc.indices):
+                continue
+            touches = w.apply_range(isl.UnionMap.from_map(a.relation).reverse())
+            if not touches.intersect(same).is_empty():
+                return None, (f"{acc.target}[...] is also accessed by the statement at line "
+                              f"{scop.statement(name).location.line}, which can touch the "
+                              "accumulator's element")
+    return acc.name, ""
 
 
 def check_licm(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name: str) -> str:
