@@ -63,8 +63,8 @@ MATRIX: dict[str, tuple[str, ...]] = {
     "mm_exp_mm": ("fuse=none", "fuse=max", "tile=8", "strict_fp"),
     "fill_matmul": ("fuse=none", "fuse=max"),
     "rowsum_scale": ("fuse=none", "fuse=max", "parallel=False", "strict_fp"),
-    "row_dot_then_axpy": ("default", "tile=8", "fuse=none", "strict_fp"),
-    "row_and_column_sums": ("default", "strict_fp", "parallel=False"),
+    "atax": ("default", "tile=8", "fuse=none", "strict_fp"),
+    "bicg": ("default", "strict_fp", "parallel=False"),
     "reduce_reduce_map": ("fuse=max", "strict_fp"),
     "center_columns": ("fuse=max", "tile=8"),
     "element_reduction": ("fuse=max", "strict_fp"),
@@ -403,7 +403,7 @@ def test_a_row_loop_that_reduces_into_an_array_stays_whole_and_parallel():
     parallel in ``i`` with ``y`` reduced per thread.  Distributing ``i`` would let the
     ``y`` part run its ``j`` loop outer, in parallel outright, at the price of a second
     sweep over ``A``: kept whole, both statements run in one parallel row loop."""
-    c = c_of("row_dot_then_axpy")
+    c = c_of("atax")
     dot = placements(c, "tmp[i] = tmp[i] + A[i, j] * x[j]")
     axpy = placements(c, "y[j] = y[j] + A[i, j] * tmp[i]")
     assert len(dot) == len(axpy) == 1, (dot, axpy)
@@ -416,7 +416,7 @@ def test_an_accumulator_beside_another_statement_stays_in_a_register():
     """bicg's inner loop updates ``s[j]`` and accumulates ``q[i]``: LICM keeps ``q[i]``
     in a register across ``j`` although the body has two statements, and the loop then
     vectorizes with a reduction on that register."""
-    c = c_of("row_and_column_sums")
+    c = c_of("bicg")
     (acc,) = placements(c, "q[i] = q[i] + A[i, j] * p[j]")
     (col,) = placements(c, "s[j] = s[j] + r[i] * A[i, j]")
     assert acc.loops == col.loops
