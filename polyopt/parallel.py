@@ -284,7 +284,7 @@ class _MarkCtx:
         dims: list[LoopDim] = []
         for k, d in enumerate(node.dims):
             verdict = self.v[d.loop_id]
-            rest = Band(node.dims[k + 1:], node.child) if k + 1 < len(node.dims) else node.child
+            rest = _rest(node, k)
             m = LoopMark(unroll=d.mark.unroll, separate=d.mark.separate)
             if self._wants_parallel(d, verdict, rest, in_parallel, enclosed):
                 m = replace(m, parallel=True, reductions=_clauses(verdict),
@@ -311,7 +311,7 @@ class _MarkCtx:
             return False
         if self.only_parallel is None and enclosed > 0 and (
                 verdict.kind == REDUCTION
-                or not any(not x.mark.unroll for x, _ in loops(rest))):
+                or not _has_loop(rest)):
             # a parallel region per iteration of the loops around costs more than a
             # reduction or a single loop of statements saves (ludcmp: 160 000 regions and
             # durbin: 800 regions of a few hundred elements, 4x slower than serial code)
@@ -362,12 +362,18 @@ def _has_parallel(node: Node, v: dict[str, LoopVerdict]) -> bool:
     loop nested in it (a single loop of statements, inside a loop that does not run in
     parallel, is left serial: ``_wants_parallel``)."""
     for d, path in loops(node):
-        if v[d.loop_id].kind != PARALLEL:
-            continue
         band = path[-1]
         assert isinstance(band, Band)
-        k = band.dims.index(d)
-        rest = Band(band.dims[k + 1:], band.child) if k + 1 < len(band.dims) else band.child
-        if any(not x.mark.unroll for x, _ in loops(rest)):
+        if v[d.loop_id].kind == PARALLEL and _has_loop(_rest(band, band.dims.index(d))):
             return True
     return False
+
+
+def _rest(band: Band, k: int) -> Node:
+    """What runs inside the ``k``-th loop of ``band``."""
+    return Band(band.dims[k + 1:], band.child) if k + 1 < len(band.dims) else band.child
+
+
+def _has_loop(node: Node) -> bool:
+    """A loop that is not fully unrolled runs in ``node``."""
+    return any(not x.mark.unroll for x, _ in loops(node))

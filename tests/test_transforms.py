@@ -754,8 +754,11 @@ def test_licm_is_refused_when_another_statement_reads_the_accumulator():
     not see would give it the value from before the loop."""
     with pytest.raises(polyopt.IllegalTransformationError,
                        match=r"q\[\.\.\.\] is also accessed by the statement at line "
-                             rf"{line_of(reads_the_running_sum, 's[j] = q[i] * 0.5')}"):
+                             rf"{line_of(reads_the_running_sum, 's[j] = q[i] * 0.5')}") as info:
         polyopt.schedule(reads_the_running_sum).licm("j")
+    err = info.value
+    assert err.violated and err.violated[0].array == "q", str(err)
+    assert "a register copy would break the" in str(err)
     legal(polyopt.schedule(reads_the_running_sum), make_sums)
 
 

@@ -71,19 +71,19 @@ def _separate_enclosing(tree: Node, path: tuple[int, ...], k: int) -> Node:
     run one fixed set of their statements (the edge rows of a tile run only one of them;
     fdtd-2d's statements start and end on different columns), so that no guard is left
     inside the aligned loop: a guard there stops gcc vectorizing it."""
-    if k > 0:
-        band = at(tree, path)
-        assert isinstance(band, Band)
-        dims = list(band.dims)
-        dims[k - 1] = replace(dims[k - 1], mark=replace(dims[k - 1].mark, separate=True))
-        return replace_at(tree, path, replace(band, dims=tuple(dims)))
-    for cut in range(len(path) - 1, -1, -1):
-        outer = at(tree, path[:cut])
-        if isinstance(outer, Band):
-            dims = list(outer.dims)
-            dims[-1] = replace(dims[-1], mark=replace(dims[-1].mark, separate=True))
-            return replace_at(tree, path[:cut], replace(outer, dims=tuple(dims)))
-    return tree
+    if k == 0:  # the loop outside is the last of the nearest band above
+        cuts = [c for c in range(len(path)) if isinstance(at(tree, path[:c]), Band)]
+        if not cuts:
+            return tree
+        path = path[:cuts[-1]]
+        outer = at(tree, path)
+        assert isinstance(outer, Band)
+        k = len(outer.dims)
+    band = at(tree, path)
+    assert isinstance(band, Band)
+    dims = list(band.dims)
+    dims[k - 1] = replace(dims[k - 1], mark=replace(dims[k - 1].mark, separate=True))
+    return replace_at(tree, path, replace(band, dims=tuple(dims)))
 
 
 def parallel_alignment(scop: Scop, deps: Dependences, tree: Node, loop: str) -> dict[str, int]:

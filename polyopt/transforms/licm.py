@@ -46,7 +46,9 @@ def invariant_accumulator(scop: Scop, tree: Node, loop_id: str) -> str | None:
     return _why_not(scop, tree, loop_id)[0]
 
 
-def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
+def _body(tree: Node, loop_id: str) -> tuple[Band, list, list[str] | None]:
+    """The loop's band, the fully unrolled loops right inside it, and the statements of
+    its body: one, or a sequence of them (None for any other body)."""
     band = at(tree, find(tree, loop_id))
     assert isinstance(band, Band)
     unrolled = []
@@ -54,17 +56,40 @@ def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
     while isinstance(node, Band) and node.dims[0].mark.unroll:
         unrolled.append(node.dims[0])
         node = node.child
+    if isinstance(node, Leaf):
+        return band, unrolled, [node.stmt]
     if isinstance(node, Sequence) and not unrolled and all(
             isinstance(c, Leaf) for c in node.children):
-        return _accumulator_among(scop, tree, band.dims[0].loop_id,
-                                  [c.stmt for c in node.children if isinstance(c, Leaf)])
-    if not isinstance(node, Leaf):
+        return band, unrolled, [c.stmt for c in node.children if isinstance(c, Leaf)]
+    return band, unrolled, None
+
+
+def _writes_one_element(s, pairs: isl.UnionMap) -> bool:
+    """Every pair of ``s``'s instances in ``pairs`` writes the same element."""
+    own = pairs.intersect(isl.UnionMap.from_map(isl.Map.from_domain_and_range(s.domain, s.domain)))
+    w = isl.UnionMap.from_map(s.write.relation)
+    return own.is_subset(w.apply_range(w.reverse()))
+
+
+def _may_touch(s, access, pairs: isl.UnionMap) -> bool:
+    """``access`` can touch the element ``s`` writes, in a pair of instances of ``pairs``."""
+    w = isl.UnionMap.from_map(s.write.relation)
+    touches = w.apply_range(isl.UnionMap.from_map(access.relation).reverse())
+    return not touches.intersect(pairs).is_empty()
+
+
+def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
+    band, unrolled, stmts = _body(tree, loop_id)
+    if stmts is None:
         return None, "its body is not a single statement or a sequence of statements"
-    s = scop.statement(node.stmt)
+    tl = Timeline(scop, tree)
+    same = tl.same_prefix(band.dims[0].loop_id, inclusive=False)
+    if len(stmts) > 1:
+        return _accumulator_among(scop, same, stmts)
+    s = scop.statement(stmts[0])
     if s.target not in scop.arrays:
         return None, f"it updates the scalar {s.target}, which already lives in a register"
-    tl = Timeline(scop, tree)
-    pairs = tl.same_prefix(band.dims[0].loop_id, inclusive=False).intersect(
+    pairs = same.intersect(
         isl.UnionMap.from_map(isl.Map.from_domain_and_range(s.domain, s.domain)))
     every_pair = pairs  # across unrolled copies too: each copy's register is stale to the others
     if unrolled:
@@ -72,52 +97,35 @@ def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
         m = isl_text.make_map(scop.params, s.name, s.iterators, "",
                               tuple(d.expr(s.name) for d in unrolled)).intersect_domain(s.domain)
         pairs = pairs.intersect(isl.UnionMap.from_map(m.apply_range(m.reverse())))
-    w = isl.UnionMap.from_map(s.write.relation)
-    same_element = w.apply_range(w.reverse())
-    if not pairs.is_subset(same_element):
+    if not _writes_one_element(s, pairs):
         return None, f"{s.target}[...] changes from one iteration to the next"
     for r in s.reads:
-        if r.target == s.target and r.indices != s.indices:
-            # another read of the array (cholesky's A[i, k] beside A[i, j]) must never see
-            # the element the register holds, in any iteration of this loop's execution
-            touches = w.apply_range(isl.UnionMap.from_map(r.relation).reverse())
-            if not touches.intersect(every_pair).is_empty():
-                return None, (f"the statement also reads other elements of {s.target}, "
-                              "one of which can be the accumulator's")
+        # another read of the array (cholesky's A[i, k] beside A[i, j]) must never see
+        # the element the register holds, in any iteration of this loop's execution
+        if r.target == s.target and r.indices != s.indices and _may_touch(s, r, every_pair):
+            return None, (f"the statement also reads other elements of {s.target}, "
+                          "one of which can be the accumulator's")
     return s.name, ""
 
 
-def _accumulator_among(scop: Scop, tree: Node, loop_id: str,
-                       stmts: list[str]) -> tuple[str | None, str]:
+def _accumulator_among(scop: Scop, same: isl.UnionMap, stmts: list[str]) -> tuple[str | None, str]:
     """A body of several statements (bicg's ``s[j] = s[j] + r[i] * A[i, j]`` beside
     ``q[i] = q[i] + A[i, j] * p[j]``): the one statement that writes an element invariant
     in the loop keeps it in a register, when no other access of the body, in any
-    iteration of this execution of the loop, can touch that element."""
-    tl = Timeline(scop, tree)
-    same = tl.same_prefix(loop_id, inclusive=False)
-    found: list[str] = []
-    for name in stmts:
-        s = scop.statement(name)
-        if s.target not in scop.arrays:
-            continue
-        w = isl.UnionMap.from_map(s.write.relation)
-        pairs = same.intersect(isl.UnionMap.from_map(
-            isl.Map.from_domain_and_range(s.domain, s.domain)))
-        if pairs.is_subset(w.apply_range(w.reverse())):
-            found.append(name)
+    iteration of this execution of the loop (``same``), can touch that element."""
+    found = [name for name in stmts if scop.statement(name).target in scop.arrays
+             and _writes_one_element(scop.statement(name), same)]
     if len(found) != 1:
         return None, ("no statement of its body writes one element throughout the loop"
                       if not found else
                       f"statements {', '.join(found)} each write one element: one register "
                       "accumulator per loop is supported")
     acc = scop.statement(found[0])
-    w = isl.UnionMap.from_map(acc.write.relation)
     for name in stmts:
         for a in scop.statement(name).accesses:
             if a.target != acc.target or (name == acc.name and a.indices == acc.indices):
                 continue
-            touches = w.apply_range(isl.UnionMap.from_map(a.relation).reverse())
-            if not touches.intersect(same).is_empty():
+            if _may_touch(acc, a, same):
                 return None, (f"{acc.target}[...] is also accessed by the statement at line "
                               f"{scop.statement(name).location.line}, which can touch the "
                               "accumulator's element")
@@ -140,17 +148,21 @@ def check_licm(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name: st
 
 
 def _aliasing(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> tuple[Dependence, ...]:
-    """Dependences carried by ``loop_id`` between the accumulator access of its body's
-    statement and another access of the same array (what a register copy would miss)."""
-    band = at(tree, find(tree, loop_id))
-    assert isinstance(band, Band)
-    if not isinstance(band.child, Leaf):
+    """Dependences carried by ``loop_id`` between a body statement's accumulator access
+    and another access of the same array (what a register copy would miss)."""
+    band, _, stmts = _body(tree, loop_id)
+    if stmts is None:
         return ()
-    s = scop.statement(band.child.stmt)
+    targets = {scop.statement(x).target for x in stmts}
+
+    def own(a) -> bool:
+        st = scop.statement(a.statement)
+        return a.target == st.target and a.indices == st.indices
+
     tl = Timeline(scop, tree)
     return tuple(
         d for d in deps.memory
-        if d.source.statement == s.name and d.sink.statement == s.name and d.array == s.target
-        and (d.source.indices != s.indices or d.sink.indices != s.indices)
+        if d.source.statement in stmts and d.sink.statement in stmts and d.array in targets
+        and not (d.source.statement == d.sink.statement and own(d.source) and own(d.sink))
         and not tl.carries(d.relation, band.dims[0].loop_id).is_empty()
     )
