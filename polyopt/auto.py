@@ -71,7 +71,7 @@ def schedule(scop: Scop, deps: Dependences, options: Options) -> tuple[Scop, Dep
     if options.fuse != "none":
         tree = _fuse_all(scop, deps, tree, options.fuse)
     if options.tile:
-        tree = _time_tile_all(scop, deps, tree)
+        tree = _time_tile_all(scop, deps, tree, time_tile_sizes(options))
     if options.unroll_jam:
         scop, deps, tree = register_tile_all(scop, deps, tree, options)
     if options.tile:
@@ -364,10 +364,20 @@ def _depth(node: Node) -> int:
 TIME_TILE = (16, 32)  # time steps x rows per tile (fast-c.md: 32 half-steps x 16-32 rows)
 
 
-def _time_tile_all(scop: Scop, deps: Dependences, tree: Node) -> Node:
+def time_tile_sizes(options: Options) -> tuple[int, int]:
+    """(time steps, rows) of a time tile: ``TIME_TILE``, or the first two of the user's
+    ``tile=`` sizes (the last one repeated, as for other bands)."""
+    if isinstance(options.tile, tuple):
+        sizes = list(options.tile) + [options.tile[-1]]
+        return sizes[0], sizes[1]
+    return TIME_TILE
+
+
+def _time_tile_all(scop: Scop, deps: Dependences, tree: Node, sizes: tuple[int, int]) -> Node:
     """Stencils: a sequential outer loop around a deeper nest is rescheduled by isl's
-    scheduler into a skewed permutable band, tiled on its two outer dimensions, and run
-    as a wavefront of tiles; inner loops are distributed so each statement vectorizes."""
+    scheduler into a skewed permutable band, tiled on its two outer dimensions by
+    ``sizes``, and run as a wavefront of tiles; inner loops are distributed so each
+    statement vectorizes."""
     for outer in _chains(tree):
         path_loops = [d for d, _ in loops(tree)]
         if outer not in {d.loop_id for d in path_loops}:
@@ -378,13 +388,14 @@ def _time_tile_all(scop: Scop, deps: Dependences, tree: Node) -> Node:
         sub = at(tree, sub_path)
         if max((len(p) for _, p in loops(sub)), default=0) < 2:
             continue
-        cand = _time_tiled(scop, deps, tree, sub_path, sub)
+        cand = _time_tiled(scop, deps, tree, sub_path, sub, sizes)
         if cand is not None:
             tree = cand
     return tree
 
 
-def _time_tiled(scop: Scop, deps: Dependences, tree: Node, path, sub: Node) -> Node | None:
+def _time_tiled(scop: Scop, deps: Dependences, tree: Node, path, sub: Node,
+                sizes: tuple[int, int]) -> Node | None:
     stmts = statements(sub)
     new = isl_schedule(scop, deps, stmts, prefix=f"{stmts[0]}.band")
     if new is None:
@@ -395,7 +406,7 @@ def _time_tiled(scop: Scop, deps: Dependences, tree: Node, path, sub: Node) -> N
         dims += node.dims
         node = node.child
     if len(dims) != 3:
-        # time and two space dimensions: a tile of TIME_TILE covers rows of the last one
+        # time and two space dimensions: a time tile covers rows of the last one
         # whole, a working set that grows like N.  With two whole space dimensions
         # (heat-3d) it grows like N^2 and leaves every cache: heat-3d MEDIUM ran 3x
         # slower time-tiled than as plain parallel sweeps (18.6 against 6.5 ms, 2 threads).
@@ -404,7 +415,7 @@ def _time_tiled(scop: Scop, deps: Dependences, tree: Node, path, sub: Node) -> N
     if not is_legal(scop, deps, cand):
         return None
     try:
-        cand = tile(scop, None, cand, [dims[0].loop_id, dims[1].loop_id], list(TIME_TILE))
+        cand = tile(scop, None, cand, [dims[0].loop_id, dims[1].loop_id], list(sizes))
         cand = wavefront(scop, None, cand, f"{dims[0].loop_id}.tile", f"{dims[1].loop_id}.tile")
     except PolyoptError:
         return None

@@ -398,6 +398,19 @@ def test_jacobi_2d_inner_sweeps_are_parallel_and_vectorized():
     assert inner[0] - inner[1] and inner[1] - inner[0], "edge rows are guarded inside the loop"
 
 
+def test_user_tile_sizes_reach_the_time_tiles():
+    """``tile=(steps, rows)`` sizes jacobi-2d's time tiles as they size other bands (the
+    default is ``auto.TIME_TILE``): the point loops run 4 time steps and 8 skewed rows of
+    a tile, and the tiles still form a parallel wavefront."""
+    from polyopt.auto import TIME_TILE
+
+    assert TIME_TILE != (4, 8)
+    c = c_of("jacobi_2d", tile=(4, 8))
+    assert re.search(r"\(4 \* c0\) - \(4 \* c1\)", c), "time loop not in 4-step tiles"
+    assert re.search(r"\(8 \* c1\) \+ 7\)", c), "row loop not in 8-row tiles"
+    assert "omp parallel for" in c
+
+
 def test_a_row_loop_that_reduces_into_an_array_stays_whole_and_parallel():
     """atax: ``for i: {tmp[i] = A[i, :] . x; y += A[i, :] * tmp[i]}`` is unit stride and
     parallel in ``i`` with ``y`` reduced per thread.  Distributing ``i`` would let the
