@@ -23,7 +23,7 @@ import numpy as np
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # examples/ is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from examples.polybench import atax, bicg  # noqa: E402
+from examples.polybench import atax, bicg, gemver  # noqa: E402
 
 # Global constants: read by kernels as compile-time constants.
 SCALE = 0.5
@@ -608,6 +608,9 @@ CASES: dict[str, Case] = {c.name: c for c in [
     # bicg: s[j], an array reduction over rows, beside q[i], kept in a register across j
     Case(bicg.kernel, lambda r, n: (_f(r, n + 2, n), _f(r, n), _f(r, n + 2), _f(r, n),
                                     _f(r, n + 2)), label="bicg"),
+    # gemver: x[i] += beta * A[j, i] * y[j] stays a nest of its own, to be tiled unit stride
+    Case(gemver.kernel, lambda r, n: (1.5, 1.2, _f(r, n, n), *(_f(r, n) for _ in range(8))),
+         label="gemver"),
     Case(reduce_reduce_map, lambda r, n: (_f(r, n), _f(r, n))),
     Case(element_reduction, lambda r, n: (_f(r, n, n + 1), _f(r, 4))),
     Case(two_sums, lambda r, n: (_f(r, n), _f(r, 3))),

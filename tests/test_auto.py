@@ -65,6 +65,7 @@ MATRIX: dict[str, tuple[str, ...]] = {
     "rowsum_scale": ("fuse=none", "fuse=max", "parallel=False", "strict_fp"),
     "atax": ("default", "tile=8", "fuse=none", "strict_fp"),
     "bicg": ("default", "strict_fp", "parallel=False"),
+    "gemver": ("fuse=max", "tile=8", "strict_fp"),
     "reduce_reduce_map": ("fuse=max", "strict_fp"),
     "center_columns": ("fuse=max", "tile=8"),
     "element_reduction": ("fuse=max", "strict_fp"),
@@ -423,6 +424,20 @@ def test_a_row_loop_that_reduces_into_an_array_stays_whole_and_parallel():
     assert dot[0].loops[0] == axpy[0].loops[0], "the row loop was distributed"
     assert "omp for" in dot[0].pragmas[0], dot[0]
     assert "polyopt_pool_y" in c  # y: one copy per thread, summed after the loop
+
+
+def test_a_strided_nest_is_not_fused_with_a_shallower_one():
+    """gemver's ``for i: for j: x[i] += beta * A[j, i] * y[j]`` runs ``i`` outer
+    (parallel) and ``j`` inner, across ``A``'s rows; only a tile, which runs ``i``
+    innermost, makes it unit stride.  Smart fusion with the next nest ``for i: x[i] +=
+    z[i]`` at ``i`` would leave it imperfect, untiled and strided, so it is refused;
+    ``fuse="max"`` still fuses."""
+    source = "x[i] = x[i] + beta * A[j, i] * y[j]"
+    (p,) = placements(c_of("gemver", n=40), source)
+    assert p.innermost in p.bindings["i"], p
+    assert "simd" in p.pragmas[-1], p
+    (p,) = placements(c_of("gemver", n=40, fuse="max"), source)
+    assert p.innermost in p.bindings["j"], p
 
 
 def test_an_accumulator_beside_another_statement_stays_in_a_register():
