@@ -18,10 +18,10 @@ from polyopt.legality import require_legal
 from polyopt.model import Scop
 from polyopt.schedule_tree import Node
 from polyopt.transforms.tree import (
+    below_chain,
     build_chain,
     chain,
     find,
-    innermost_child,
     refuse_unrolled,
     replace_at,
 )
@@ -46,7 +46,7 @@ def permute(scop: Scop, deps: Dependences | None, tree: Node, outer: str, order:
         top.append(match[0])
     if len({d.loop_id for d in top}) != len(top):
         raise PolyoptError("a loop appears twice in the requested order")
-    new = build_chain([*top, *dims[len(order):]], innermost_child(tree, outer, len(dims)))
+    new = build_chain([*top, *dims[len(order):]], below_chain(tree, outer))
     result = replace_at(tree, find(tree, outer), new)
     if deps is not None:
         require_legal(scop, deps, result, what or f"reordering loops to ({', '.join(order)})")

@@ -24,12 +24,12 @@ from polyopt.model import Scop
 from polyopt.parallel import loop_label
 from polyopt.schedule_tree import LoopDim, LoopMark, Node
 from polyopt.transforms.tree import (
+    below_chain,
     build_chain,
     chain,
     dim_of,
     find,
     fresh,
-    innermost_child,
     refuse_unrolled,
     replace_at,
     taken_ids,
@@ -70,7 +70,7 @@ def tile(scop: Scop, deps: Dependences | None, tree: Node, loops: list[str], siz
              for d, s, lab in zip(head, sizes, labels, strict=True)]
     points = [replace(d, mark=LoopMark()) for d in head]
     new = build_chain([*tiles, *points, *dims[len(loops):]],
-                      innermost_child(tree, loops[0], len(dims)))
+                      below_chain(tree, loops[0]))
     result = replace_at(tree, find(tree, loops[0]), new)
     if deps is not None:
         require_legal(scop, deps, result, f"tiling loops ({', '.join(labels)})")

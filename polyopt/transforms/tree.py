@@ -88,10 +88,11 @@ def chain(tree: Node, outer: str) -> list[LoopDim]:
     return out
 
 
-def innermost_child(tree: Node, outer: str, depth: int) -> Node:
+def below_chain(tree: Node, outer: str) -> Node:
+    """The node under the chain at ``outer`` (:func:`chain`'s loops, whose bands may
+    hold several loops each, as packing's copy loops do)."""
     node = at(tree, find(tree, outer))
-    for _ in range(depth):
-        assert isinstance(node, Band)
+    while isinstance(node, Band):
         node = node.child
     return node
 

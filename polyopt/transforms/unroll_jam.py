@@ -25,11 +25,11 @@ from polyopt.parallel import loop_label
 from polyopt.schedule_tree import LoopMark, Node
 from polyopt.transforms.tile import tile_dim
 from polyopt.transforms.tree import (
+    below_chain,
     build_chain,
     chain,
     find,
     fresh,
-    innermost_child,
     refuse_unrolled,
     replace_at,
     taken_ids,
@@ -52,7 +52,7 @@ def unroll_jam(scop: Scop, deps: Dependences | None, tree: Node, loop: str, fact
     outer = tile_dim(head, factor, fresh(label, taken_labels(scop, tree)),
                      fresh(f"{head.loop_id}.uj", taken_ids(tree)))
     point = replace(head, mark=LoopMark(unroll=True))
-    new = build_chain([outer, *dims[1:], point], innermost_child(tree, loop, len(dims)))
+    new = build_chain([outer, *dims[1:], point], below_chain(tree, loop))
     result = replace_at(tree, find(tree, loop), new)
     if deps is not None:
         require_legal(scop, deps, result, f"unroll-and-jam of loop {loop} by {factor}")
