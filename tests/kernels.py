@@ -129,6 +129,31 @@ def rowsum_scale(A, out):
             out[i, j] = A[i, j] * rs[i]
 
 
+def update_then_column_sums_ahead(A, u, x):
+    """gemver's first two nests, but the second reads the row after the one the first
+    has just updated: fused at the first's ``i`` and the second's ``j`` (its ``j`` run
+    outer), the second runs one row behind (a shift)."""
+    n = A.shape[1]
+    for i in range(n + 1):
+        for j in range(n):
+            A[i, j] = A[i, j] + u[i] * u[j]
+    for i in range(n):
+        for j in range(n):
+            x[i] = x[i] + A[j + 1, i] * u[j]
+
+
+def update_then_column_sums_reversed(A, u, x):
+    """The second nest reads the rows in reverse: no shift of either loop order lets it
+    run in step with the first, so the two stay apart."""
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(n):
+            A[i, j] = A[i, j] + u[i] * u[j]
+    for i in range(n):
+        for j in range(n):
+            x[i] = x[i] + A[n - 1 - j, i] * u[j]
+
+
 def reduce_reduce_map(x, y):
     n = x.shape[0]
     total = 0.0
@@ -611,6 +636,8 @@ CASES: dict[str, Case] = {c.name: c for c in [
     # gemver: x[i] += beta * A[j, i] * y[j] stays a nest of its own, to be tiled unit stride
     Case(gemver.kernel, lambda r, n: (1.5, 1.2, _f(r, n, n), *(_f(r, n) for _ in range(8))),
          label="gemver"),
+    Case(update_then_column_sums_ahead, lambda r, n: (_f(r, n + 1, n), _f(r, n + 1), _f(r, n))),
+    Case(update_then_column_sums_reversed, lambda r, n: (_f(r, n, n), _f(r, n), _f(r, n))),
     Case(reduce_reduce_map, lambda r, n: (_f(r, n), _f(r, n))),
     Case(element_reduction, lambda r, n: (_f(r, n, n + 1), _f(r, 4))),
     Case(two_sums, lambda r, n: (_f(r, n), _f(r, 3))),

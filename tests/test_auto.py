@@ -66,6 +66,8 @@ MATRIX: dict[str, tuple[str, ...]] = {
     "atax": ("default", "tile=8", "fuse=none", "strict_fp"),
     "bicg": ("default", "strict_fp", "parallel=False"),
     "gemver": ("fuse=max", "tile=8", "strict_fp"),
+    "update_then_column_sums_ahead": ("strict_fp", "parallel=False"),
+    "update_then_column_sums_reversed": ("strict_fp",),
     "reduce_reduce_map": ("fuse=max", "strict_fp"),
     "center_columns": ("fuse=max", "tile=8"),
     "element_reduction": ("fuse=max", "strict_fp"),
@@ -438,6 +440,41 @@ def test_a_strided_nest_is_not_fused_with_a_shallower_one():
     assert "simd" in p.pragmas[-1], p
     (p,) = placements(c_of("gemver", n=40, fuse="max"), source)
     assert p.innermost in p.bindings["j"], p
+
+
+def test_nests_fuse_after_an_interchange_when_that_makes_them_fusable():
+    """gemver's rank-2 update of ``A`` and ``x[i] += beta * A[j, i] * y[j]`` cannot be
+    fused at ``i`` (the second reads column ``i``, updated by every row); with the
+    second's ``j`` outer it reads row ``j``, just updated, so both run in one parallel
+    sweep of ``A``, ``x`` reduced per thread, each inner loop unit stride."""
+    c = c_of("gemver", n=40)
+    (update,) = placements(c, "A[i, j] = A[i, j] + u1[i] * v1[j] + u2[i] * v2[j]")
+    (gather,) = placements(c, "x[i] = x[i] + beta * A[j, i] * y[j]")
+    assert update.loops[0] == gather.loops[0], "not fused"
+    assert "omp for" in update.pragmas[0], update
+    assert gather.innermost in gather.bindings["i"], gather
+    assert "polyopt_pool_x" in c
+
+
+def test_interchanged_fusion_shifts_or_refuses_as_the_dependences_say():
+    """Reading row ``j + 1`` in the second nest, the fused second statement runs a row
+    behind the first (a shift); reading the rows in reverse, no shift makes the fusion
+    legal and the nests stay apart (results: ``test_differential``).  Under
+    ``strict_fp`` the fused loop of gemver could not run in parallel (``x``'s per-thread
+    sums would be reassociated), so its nests stay apart there too."""
+    c = c_of("update_then_column_sums_ahead", n=40)
+    (update,) = placements(c, "A[i, j] = A[i, j] + u[i] * u[j]")
+    (gather,) = placements(c, "x[i] = x[i] + A[j + 1, i] * u[j]")
+    assert update.loops[0] == gather.loops[0]
+    assert re.fullmatch(rf"\(?{gather.loops[0][1]} - 1\)?", gather.bindings["j"]), gather
+    c = c_of("update_then_column_sums_reversed", n=40)
+    (update,) = placements(c, "A[i, j] = A[i, j] + u[i] * u[j]")
+    (gather,) = placements(c, "x[i] = x[i] + A[n - 1 - j, i] * u[j]")
+    assert update.loops[0] != gather.loops[0]
+    c = c_of("gemver", n=40, strict_fp=True)
+    (update,) = placements(c, "A[i, j] = A[i, j] + u1[i] * v1[j] + u2[i] * v2[j]")
+    (gather,) = placements(c, "x[i] = x[i] + beta * A[j, i] * y[j]")
+    assert update.loops[0] != gather.loops[0]
 
 
 def test_an_accumulator_beside_another_statement_stays_in_a_register():
