@@ -23,7 +23,7 @@ import numpy as np
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # examples/ is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from examples.polybench import atax, bicg, gemver  # noqa: E402
+from examples.polybench import atax, bicg, gemver, mvt  # noqa: E402
 
 # Global constants: read by kernels as compile-time constants.
 SCALE = 0.5
@@ -636,6 +636,9 @@ CASES: dict[str, Case] = {c.name: c for c in [
     # gemver: x[i] += beta * A[j, i] * y[j] stays a nest of its own, to be tiled unit stride
     Case(gemver.kernel, lambda r, n: (1.5, 1.2, _f(r, n, n), *(_f(r, n) for _ in range(8))),
          label="gemver"),
+    # mvt: x1 = A y_1 and x2 = A^T y_2, fused with the second's loops interchanged
+    Case(mvt.kernel, lambda r, n: (_f(r, n), _f(r, n), _f(r, n), _f(r, n), _f(r, n, n)),
+         label="mvt"),
     Case(update_then_column_sums_ahead, lambda r, n: (_f(r, n + 1, n), _f(r, n + 1), _f(r, n))),
     Case(update_then_column_sums_reversed, lambda r, n: (_f(r, n, n), _f(r, n), _f(r, n))),
     Case(reduce_reduce_map, lambda r, n: (_f(r, n), _f(r, n))),
