@@ -327,19 +327,30 @@ def _fuse_all(scop: Scop, deps: Dependences, tree: Node, options: Options) -> No
                 a, b = kids[k], kids[k + 1]
                 if not (isinstance(a, Band) and isinstance(b, Band)):
                     continue
-                cand = _try_fuse(scop, deps, tree, a, b, options.fuse)
-                if options.fuse == "smart" and (cand is None or _sweeps_rows_among(
-                        scop, cand, statements(a) + statements(b))):
-                    turned = _fuse_interchanged(scop, deps, tree, a, b, options)
-                    if turned is not None and not (cand is not None and _sweeps_rows_among(
-                            scop, turned, statements(a) + statements(b))):
-                        cand = turned
+                cand = _fusion(scop, deps, tree, a, b, options)
                 if cand is not None:
                     tree, progress = cand, True
                     break
             if progress:
                 break
     return tree
+
+
+def _fusion(scop: Scop, deps: Dependences, tree: Node, a: Band, b: Band,
+            options: Options) -> Node | None:
+    """The fusion of siblings ``a`` and ``b`` to take, if any: as they stand, or (smart
+    mode) after an interchange when that fuses them where they would not fuse, or fuses
+    them without a statement sweeping rows innermost where they would."""
+    cand = _try_fuse(scop, deps, tree, a, b, options.fuse)
+    if options.fuse != "smart":
+        return cand
+    stmts = statements(a) + statements(b)
+    if cand is not None and not _sweeps_rows_among(scop, cand, stmts):
+        return cand
+    turned = _fuse_interchanged(scop, deps, tree, a, b, options)
+    if turned is None or (cand is not None and _sweeps_rows_among(scop, turned, stmts)):
+        return cand
+    return turned
 
 
 def _try_fuse(scop: Scop, deps: Dependences, tree: Node, a: Band, b: Band, mode: str) -> Node | None:
@@ -363,7 +374,13 @@ def _try_fuse(scop: Scop, deps: Dependences, tree: Node, a: Band, b: Band, mode:
                 # decide: ludcmp's LU (3 deep) fused with its forward substitution (2
                 # deep) no longer time-tiles, and gains no reuse worth a factor of n
                 return None
-            if _strided_innermost(scop, a if _depth(a) > _depth(b) else b):
+            # only tiling fixes a strided innermost access when no loop order gives both
+            # an outer parallel loop and a unit-stride inner one, and tiling needs the
+            # deeper nest perfect: gemver's ``for i: for j: x[i] += beta * A[j, i] *
+            # y[j]`` fused with ``for i: x[i] += z[i]`` at ``i`` stayed untiled and
+            # strided, 2x slower at LARGE (17.5 against 8.7 ms) than the nests apart
+            deeper = a if _depth(a) > _depth(b) else b
+            if _sweeps_rows_among(scop, deeper, statements(deeper)):
                 return None
     return cand
 
@@ -434,19 +451,6 @@ def _fused_runs_in_parallel(scop: Scop, deps: Dependences, tree: Node, loop_id: 
     return kind == REDUCTION and options.array_copies and not options.strict_fp
 
 
-def _strided_innermost(scop: Scop, nest: Band) -> bool:
-    """Some statement of ``nest`` sweeps an array across its rows in its innermost loop.
-
-    Only tiling fixes that stride when no loop order gives both an outer parallel loop
-    and a unit-stride inner one, and tiling needs the nest perfect.  gemver's
-    ``for i: for j: x[i] += beta * A[j, i] * y[j]`` runs ``i`` outer (parallel) and
-    strided ``j`` inner; a tile of it runs ``j, i`` inside, unit stride.  Fused with the
-    next nest ``for i: x[i] += z[i]`` at ``i`` it can no longer be tiled, and at LARGE it
-    ran 2x slower (17.5 against 8.7 ms, median of 8) than the two nests apart."""
-    return any(_sweeps_rows(scop, around[-1], stmt)
-               for stmt in statements(nest) if (around := loops_around(nest, stmt)))
-
-
 def _sweeps_rows_among(scop: Scop, tree: Node, stmts: list[str]) -> bool:
     """Some statement of ``stmts`` sweeps an array across rows in its innermost loop."""
     return any(_sweeps_rows(scop, around[-1], s)
@@ -475,8 +479,8 @@ def time_tile_sizes(options: Options) -> tuple[int, int]:
     """(time steps, rows) of a time tile: ``TIME_TILE``, or the first two of the user's
     ``tile=`` sizes (the last one repeated, as for other bands)."""
     if isinstance(options.tile, tuple):
-        sizes = list(options.tile) + [options.tile[-1]]
-        return sizes[0], sizes[1]
+        steps, rows = _user_sizes(options.tile, 2)
+        return steps, rows
     return TIME_TILE
 
 
@@ -568,6 +572,11 @@ def _distribute_innermost(scop: Scop, deps: Dependences, tree: Node) -> Node:
 # --- tiling -------------------------------------------------------------------------------
 
 
+def _user_sizes(sizes: tuple[int, ...], n: int) -> list[int]:
+    """The user's ``tile=`` sizes for ``n`` loops: the last one repeated as needed."""
+    return (list(sizes) + [sizes[-1]] * n)[:n]
+
+
 def _worth_tiling(scop: Scop, tree: Node, dims: list[LoopDim]) -> bool:
     """Tiling the chain pays: data reused across one of its outer loops (temporal
     reuse), or a statement that sweeps an array across its rows innermost (mvt's
@@ -582,10 +591,10 @@ def _worth_tiling(scop: Scop, tree: Node, dims: list[LoopDim]) -> bool:
     tiled against 58-98 ms untiled (11 alternating pairs); untiled, its stores to
     ``sum_`` and loads of ``C4`` collide on 4 KiB aliasing at most offsets between the
     two (a hand harness: up to 2x slower, against 1.3x tiled)."""
-    spans = _reuse_spans(scop, tree, dims)
     last = dims[-1]
     if any(_sweeps_rows(scop, last, stmt) for stmt, _ in last.exprs):
         return True
+    spans = _reuse_spans(scop, tree, dims)
     return bool(spans) and (max(spans) >= 2 or bool(enclosing(tree, dims[0].loop_id)))
 
 
@@ -595,14 +604,14 @@ def _reuse_spans(scop: Scop, tree: Node, dims: list[LoopDim]) -> list[int]:
     ``B[k, j]`` across ``i``, and for nussinov's ``table[k + 1, j]`` across ``i``, ``k``
     being a loop under the chain ``i, j``)."""
     out = []
-    for dim in dims[:-1]:
-        for stmt, _ in dim.exprs:
+    for stmt, _ in dims[0].exprs:  # every loop of a chain runs the same statements
+        around = loops_around(tree, stmt)
+        ids = [d.loop_id for d in around]
+        for dim in dims[:-1]:
             v = _iterator_of(dim, stmt)
             if v is None:
                 continue
-            around = loops_around(tree, stmt)
-            below = around[[d.loop_id for d in around].index(dim.loop_id) + 1:]
-            inner = {_iterator_of(d, stmt) for d in below} - {None}
+            inner = {_iterator_of(d, stmt) for d in around[ids.index(dim.loop_id) + 1:]} - {None}
             for a in scop.statement(stmt).accesses:
                 if a.indices and not any(ix.coeff(v) for ix in a.indices):
                     out.append(len({w for w in inner if any(ix.coeff(w) for ix in a.indices)}))
@@ -611,8 +620,7 @@ def _reuse_spans(scop: Scop, tree: Node, dims: list[LoopDim]) -> list[int]:
 
 def tile_sizes(scop: Scop, dims: list[LoopDim], options: Options) -> list[int]:
     if isinstance(options.tile, tuple):
-        sizes = list(options.tile)
-        return (sizes + [sizes[-1]] * len(dims))[: len(dims)]
+        return _user_sizes(options.tile, len(dims))
     elem = max((scop.element_type(s.target).bits // 8 for s in scop.statements), default=8)
     depth = min(len(dims), 3)
     side = 16
