@@ -42,7 +42,7 @@ import islpy as isl
 
 from polyopt import isl_text, names
 from polyopt.aff import Lin
-from polyopt.deps import Dependences
+from polyopt.deps import Dependences, analyze
 from polyopt.expr import Expr, Load, Name, map_leaves, walk
 from polyopt.model import Access, Array, ArrayKind, Scop, Statement
 from polyopt.schedule_tree import Band, Leaf, Node, Sequence, statements
@@ -61,15 +61,46 @@ class Chain:
 def promote(scop: Scop, deps: Dependences, expand: bool = True) -> Scop:
     """``scop`` with every promotable chain's scalar replaced by its element, and with
     ``expand`` every expandable one's by a new temporary array; ``scop`` itself when
-    there is none.  The result's source order is the original one."""
-    chains: list[tuple[Chain, tuple[Lin, ...] | None]] = []
+    there is none.  The result's source order is the original one.
+
+    Each chain's conditions are proven on the program it is rewritten in: a round
+    rewrites only chains that cannot invalidate one another (promoted chains store to
+    distinct arrays), then the dependences are recomputed and the remaining chains
+    checked again.  Two scalars feeding one store (``y[i] = a - b``) would otherwise
+    both become ``y[i]``; after ``a`` is promoted, ``b``'s store reads ``y[i]``'s old
+    value and ``b`` stays a scalar (or is expanded)."""
+    out = scop
+    # every round rewrites at least one scalar definition into an array write
+    for _ in range(len(scop.statements) + 1):
+        chosen = _round(out, deps, expand)
+        if not chosen:
+            break
+        out = _apply(out, chosen)
+        deps = analyze(out)
+    return out
+
+
+def _round(scop: Scop, deps: Dependences, expand: bool
+           ) -> list[tuple[Chain, tuple[Lin, ...] | None]]:
+    """Chains to rewrite together: at most one promoted chain per array (a chain's
+    rewrite adds accesses only to its own array, so chains of distinct arrays keep each
+    other's conditions), and the expandable chains that cannot be promoted."""
+    chosen: list[tuple[Chain, tuple[Lin, ...] | None]] = []
+    stored: set[str] = set()
     for c, promotable in _candidates(scop, deps):
         if promotable:
-            chains.append((c, None))
+            x = scop.statement(c.store).target
+            if x not in stored:
+                stored.add(x)
+                chosen.append((c, None))
         elif expand and (shape := _expansion(scop, deps, c)) is not None:
-            chains.append((c, shape))
-    if not chains:
-        return scop
+            chosen.append((c, shape))
+    return chosen
+
+
+def _apply(scop: Scop, chains: list[tuple[Chain, tuple[Lin, ...] | None]]) -> Scop:
+    """``scop`` with each chain's scalar replaced by its store's element (shape None) or
+    by a new temporary array of that shape indexed by the loops around the chain."""
     stmts = {s.name: s for s in scop.statements}
     arrays = dict(scop.arrays)
     taken = set(scop.arrays) | set(scop.scalars) | set(scop.params)
