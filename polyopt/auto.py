@@ -497,12 +497,21 @@ def _time_tile_all(scop: Scop, deps: Dependences, tree: Node, sizes: tuple[int, 
             continue
         sub_path = find(tree, outer)
         sub = at(tree, sub_path)
-        if max((len(p) for _, p in loops(sub)), default=0) < 2:
+        if max((len(p) for _, p in loops(sub)), default=0) < 2 or _scalar_deep(scop, sub):
             continue
         cand = _time_tiled(scop, deps, tree, sub_path, sub, sizes)
         if cand is not None:
             tree = cand
     return tree
+
+
+def _scalar_deep(scop: Scop, sub: Node) -> bool:
+    """A statement inside two loops of ``sub`` writes a local scalar.  Every instance
+    writes one location, so no band of two of those loops is permutable, and isl's
+    scheduler can spend tens of seconds proving there is none."""
+    return any(len(loops_around(sub, name)) >= 2 and not st.indices
+               and st.target in scop.local_scalars
+               for name in statements(sub) for st in [scop.statement(name)])
 
 
 def _time_tiled(scop: Scop, deps: Dependences, tree: Node, path, sub: Node,
