@@ -283,6 +283,60 @@ def black_scholes(S, K, T, r, v, call, put):
         put[i] = call[i] - S[i] + disc
 
 
+def temporaries_feeding_one_store(x, y):
+    n = x.shape[0]
+    T = np.empty(n)
+    U = np.empty(n)
+    for i in range(n):
+        T[i] = x[i] + 1.0
+    for i in range(n):
+        U[i] = x[i] * 2.0
+    for i in range(n):
+        y[i] = T[i] - U[i]
+
+
+def temporary_feeding_two_stores_rewritten(x, y, z):
+    n = x.shape[0]
+    T = np.empty(n)
+    for i in range(n):
+        T[i] = x[i] + 1.0
+    for i in range(n):
+        y[i] = T[i] * 3.0
+        T[i] = T[i] * 2.0
+    for i in range(n):
+        z[i] = T[i] - y[i]
+
+
+def temporaries_rotating(x, y):
+    n = x.shape[0]
+    P = np.zeros(n)
+    Q = np.ones(n)
+    for i in range(n):
+        for _j in range(4):
+            c = P[i] + Q[i] * x[i]
+            P[i] = Q[i]
+            Q[i] = c
+    for i in range(n):
+        y[i] = P[i] - Q[i]
+
+
+def two_element_accumulators(A, y, z):
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            t = A[i, j] * 2.0
+            y[i] += t
+            z[i] = max(z[i], t)
+
+
+def accumulator_beside_its_reader(A, y, z):
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            y[i] += A[i, j]
+            z[i] = z[i] * 0.5 + y[i]
+
+
 def _vectors(k: int):
     return lambda rng: tuple(rng.random(11) - 0.3 for _ in range(k))
 
@@ -328,6 +382,11 @@ KERNELS = {
         (max_product, _product(1)),
         (stencil_temporaries, lambda rng: (rng.random((9, 8)), rng.random((9, 8)))),
         (black_scholes, _options),
+        (temporaries_feeding_one_store, _vectors(2)),
+        (temporary_feeding_two_stores_rewritten, _vectors(3)),
+        (temporaries_rotating, _vectors(2)),
+        (two_element_accumulators, _matrix_and(2)),
+        (accumulator_beside_its_reader, _matrix_and(2)),
     ]
 }
 
