@@ -182,3 +182,23 @@ def test_no_expansion_where_the_scalar_outlives_the_chain(rng):
     args = (rng.random((11, 7)), np.zeros(11), np.zeros(11))
     scop, _ = _chains(scalar_outlives_store, *args)
     assert expandable(scop, analyze(scop)) == []
+
+
+def two_chains_two_elements(x, Y):
+    for i in range(x.shape[0]):
+        a = x[i] + 1.0
+        b = x[i] * 2.0
+        Y[i, 0] = a
+        Y[i, 1] = b
+
+
+def test_chains_into_one_array_are_promoted_one_round_at_a_time(rng):
+    # each round rewrites one chain per array, then checks the others on the new program:
+    # b is still promoted (Y[i, 1] is not Y[i, 0]), in a second round
+    args = (rng.random(9), np.zeros((9, 2)))
+    scop, chains = _chains(two_chains_two_elements, *args)
+    assert sorted(c.scalar for c in chains) == ["a", "b"]
+    new = promote(scop, analyze(scop))
+    assert "a" not in new.scalars and "b" not in new.scalars
+    assert [s.target for s in new.statements] == ["Y", "Y"]
+    check_against_python(polyopt.jit(two_chains_two_elements), *args)
