@@ -25,7 +25,10 @@ and a store ``T`` (``X[f] = g(w, ...)``).  It is promoted when
   proves both from the access relations and the source order).
 
 Then ``X[f]`` holds ``w``'s value from ``D`` to ``T`` in the promoted program, which is
-how the rewrite reads it.
+how the rewrite reads it.  These conditions hold of one chain in the program it is
+rewritten in: a chain's rewrite adds accesses to ``X``, so two chains storing to one
+array (``a = ...; b = ...; y[i] = a - b``) are never rewritten together; the second is
+checked again after the first (here ``y[i]`` then holds ``a``, and ``b`` stays a scalar).
 
 A chain that cannot be promoted (symm's store reads the element's old value) may still
 be *expanded*: its scalar becomes a new temporary array indexed by the loops around the
@@ -137,7 +140,8 @@ def _apply(scop: Scop, chains: list[tuple[Chain, tuple[Lin, ...] | None]]) -> Sc
 
 
 def find_chains(scop: Scop, deps: Dependences) -> list[Chain]:
-    """The chains whose scalar can live in the element its store writes."""
+    """The chains whose scalar can live in the element its store writes, each checked
+    alone in ``scop`` (:func:`promote` rewrites them over rounds)."""
     return [c for c, promotable in _candidates(scop, deps) if promotable]
 
 
