@@ -254,6 +254,7 @@ class AstPrinter:
         self.outline_args: tuple[CArg, ...] | None = None  # None: never outline
         self._lin_values: list[Lin | None] = []  # the user node being printed, as Lin
         self.parallel_if: str | None = None  # the flag of `parallel for ... if(flag)`
+        self.written_scalars: set[str] = set()  # scalars assigned by the statements printed
 
     # --- hooks --------------------------------------------------------------------------
 
@@ -289,6 +290,7 @@ class AstPrinter:
             target = self.element(stmt.target, stmt.indices)
         else:
             target = stmt.target
+            self.written_scalars.add(target)
         value = self.body.expr(stmt.value)
         self.body.substitute = {}
         self.body.env = {}
@@ -494,10 +496,20 @@ class AstPrinter:
     def _outlined_body(self, body: isl.AstNode, depth: int, mark: LoopMark) -> None:
         saved, self.lines = self.lines, []
         team, self.parallel_if = self.parallel_if, None  # not in scope in the helper
+        written, self.written_scalars = self.written_scalars, set()
+        n_helpers = len(self.helpers)
         self.node(body, 1, None)
         self.parallel_if = team
         lines, self.lines = self.lines, saved
+        assigned, self.written_scalars = self.written_scalars, written | self.written_scalars
         assert self.outline_args is not None
+        if assigned - set(mark.private):
+            # A shared scalar assigned in some iterations (a sum that only one tile of a
+            # wavefront updates): passed by value, its updates would be lost.  The loop
+            # body stays in the function, where OpenMP shares it.
+            del self.helpers[n_helpers:]
+            self.node(body, depth, None)
+            return
         text = "\n".join(lines)
         locals_ = [n for n, s in self.scop.scalars.items() if s.kind is ScalarKind.LOCAL
                    and re.search(rf"\b{re.escape(n)}\b", text)]
