@@ -49,10 +49,33 @@ class Toolchain:
     identity: str  # path, size and mtime of the compiler: changes when it is upgraded
 
 
+#: gcc (12.2 at least) miscompiles some loop nests whose arrays are `restrict` when its
+#: loop distribution and loop vectorizer meet on an AVX-512 target: reduced case and
+#: analysis in docs/design/gcc-loop-distribution.md.  polyopt distributes loops itself,
+#: so gcc's own distribution is turned off.
+GCC_FLAGS = ("-fno-tree-loop-distribution",)
+
+
 def toolchain(extra_flags: tuple[str, ...] = ()) -> Toolchain:
     cc = shlex.split(os.environ.get("CC", "cc")) or ["cc"]
     flags = shlex.split(os.environ.get("CFLAGS", DEFAULT_CFLAGS))
-    return Toolchain(cc, [*flags, *REQUIRED_FLAGS, *extra_flags], _identity(cc[0]))
+    identity = _identity(cc[0])
+    workaround = GCC_FLAGS if _is_gcc(tuple(cc), identity) else ()
+    return Toolchain(cc, [*flags, *REQUIRED_FLAGS, *workaround, *extra_flags], identity)
+
+
+@lru_cache(maxsize=16)
+def _is_gcc(cc: tuple[str, ...], identity: str) -> bool:
+    """Whether ``cc`` is gcc (not clang, which also defines ``__GNUC__``)."""
+    if identity.startswith(_MISSING):
+        return False
+    try:
+        proc = subprocess.run([*cc, "-dM", "-E", "-x", "c", os.devnull], capture_output=True,
+                              text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    macros = proc.stdout
+    return "#define __GNUC__ " in macros and "__clang__" not in macros and "__INTEL" not in macros
 
 
 _MISSING = "missing:"  # identity of a compiler that is not installed: build() reports it

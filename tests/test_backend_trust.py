@@ -3,7 +3,10 @@ parallel bodies, `restrict` and gcc, and expressions too deep to print recursive
 
 from __future__ import annotations
 
+import math
 import re
+import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import check_against_python
@@ -32,3 +35,45 @@ def test_scalar_sum_in_a_parallel_time_tiled_nest_is_not_lost(rng, n):
     assert "parallel for" in src  # the wavefront's tiles still run in parallel
     for helper in re.findall(r"static void \w+\(([^)]*)\)", src):
         assert not re.search(r"\bdouble total\b", helper), helper
+
+
+def gcc_restrict_case(u, A):
+    n = len(u)
+    for i in range(n - 1, -1, -1):
+        for j in range(n - 1):
+            for k in range(n):
+                if j == i:
+                    u[k] = math.sqrt(abs(u[k] * 1.5 + (u[k + 1] if k < n - 1 else 0.0)))
+                elif j > 0:
+                    A[k, j - 1] *= 0.5
+                A[n - 1 - k, n - 1 - j] -= (2.0 if j > 1 else math.sin(u[n - 1 - j])
+                                            - (A[j + 1, i] if i == 0 else A[j, k]))
+
+
+@pytest.mark.parametrize("auto", [False, True])
+@pytest.mark.parametrize("n", [8, 13])
+def test_program_gcc_miscompiled_with_restrict_is_right(rng, auto, n):
+    kernel = polyopt.jit(gcc_restrict_case, auto=auto)
+    check_against_python(kernel, rng.standard_normal(n), rng.standard_normal((n, n)))
+
+
+def test_gcc_builds_without_its_loop_distribution():
+    from polyopt.backend_c import build
+
+    tc = build.toolchain()
+    if not build._is_gcc(tuple(tc.compiler), tc.identity):
+        pytest.skip(f"{tc.compiler} is not gcc")
+    assert "-fno-tree-loop-distribution" in tc.flags
+
+
+def test_reduced_gcc_case_is_right_with_polyopts_flags(tmp_path):
+    """docs/design/gcc-loop-distribution.c, built as polyopt builds kernels."""
+    from polyopt.backend_c import build
+
+    tc = build.toolchain(("-ffp-contract=off",))  # both copies round alike
+    src = Path(__file__).resolve().parents[1] / "docs" / "design" / "gcc-loop-distribution.c"
+    exe = tmp_path / "case"
+    flags = [f for f in tc.flags if f not in ("-shared", "-fPIC")]
+    subprocess.run([*tc.compiler, *flags, str(src), "-o", str(exe)], check=True, timeout=120)
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith("ok"), proc.stdout
