@@ -170,6 +170,39 @@ class BodyPrinter:
         return f"{array}[{flat_index(indices, self.shapes[array])}]"
 
     def expr(self, e: Expr) -> str:
+        """C text of ``e``, children first, left to right (loads are hoisted in that
+        order), with an explicit stack: a sum of a thousand terms is as deep a tree."""
+        texts: dict[int, str] = {}
+        stack: list[tuple[Expr, bool]] = [(e, False)]
+        while stack:
+            node, ready = stack.pop()
+            if ready:
+                texts[id(node)] = self._node(node, texts)
+                continue
+            stack.append((node, True))
+            stack.extend((c, False) for c in reversed(_children(node)) if id(c) not in texts)
+        return texts[id(e)]
+
+    def typed(self, e: Expr, t: ValueType) -> str:
+        """``e`` converted to the C type of ``t`` when it differs."""
+        return self._typed(e, self.expr(e), t)
+
+    @staticmethod
+    def _typed(e: Expr, text: str, t: ValueType) -> str:
+        if e.type.dtype == t.dtype and e.type != BOOL:
+            return text
+        if isinstance(e, Literal):
+            return literal(e.value, t)
+        return f"(({ctype(t)}){text})"
+
+    def _node(self, e: Expr, texts: dict[int, str]) -> str:
+        """C text of one node, its children's texts already in ``texts``."""
+        def sub(x: Expr) -> str:
+            return texts[id(x)]
+
+        def typed(x: Expr, t: ValueType) -> str:
+            return self._typed(x, texts[id(x)], t)
+
         if isinstance(e, Literal):
             return literal(e.value, e.type)
         if isinstance(e, Name):
@@ -178,47 +211,38 @@ class BodyPrinter:
             return self.load(e.array, e.indices)
         if isinstance(e, Cast):
             if e.operand.type.dtype == e.type.dtype and e.operand.type != BOOL:
-                return self.expr(e.operand)
+                return sub(e.operand)
             if self.vector_math and e.type.dtype is DType.FLOAT32 and _vectorizable_call(e.operand):
                 # rounded to float32, a <= 4-ulp float64 result is the correctly rounded
                 # one's float in all but ~1e-8 of cases (none in 2^24 random exp arguments)
                 call = e.operand
                 assert isinstance(call, Call)
-                args = ", ".join(self.typed(a, call.type) for a in call.args)
+                args = ", ".join(typed(a, call.type) for a in call.args)
                 return f"((float)polyopt_v{call.fn}({args}))"
-            return f"(({ctype(e.type)}){self.expr(e.operand)})"
+            return f"(({ctype(e.type)}){sub(e.operand)})"
         if isinstance(e, Unary):
             if e.op == "not":
-                return f"(!{self.expr(e.operand)})"
-            return f"(-{self.expr(e.operand)})"
+                return f"(!{sub(e.operand)})"
+            return f"(-{sub(e.operand)})"
         if isinstance(e, Select):
-            return (f"({self.expr(e.cond)} ? {self.typed(e.then, e.type)} : "
-                    f"{self.typed(e.otherwise, e.type)})")
+            return f"({sub(e.cond)} ? {typed(e.then, e.type)} : {typed(e.otherwise, e.type)})"
         if isinstance(e, Binary):
-            return self._binary(e)
+            return self._binary(e, typed, sub)
         if isinstance(e, Call):
-            return self._call(e)
+            return self._call(e, typed)
         raise TypeError(e)
 
-    def typed(self, e: Expr, t: ValueType) -> str:
-        """``e`` converted to the C type of ``t`` when it differs."""
-        text = self.expr(e)
-        if e.type.dtype == t.dtype and e.type != BOOL:
-            return text
-        if isinstance(e, Literal):
-            return literal(e.value, t)
-        return f"(({ctype(t)}){text})"
-
-    def _binary(self, e: Binary) -> str:
+    def _binary(self, e: Binary, typed: Callable[[Expr, ValueType], str],
+                sub: Callable[[Expr], str]) -> str:
         if e.op in ("and", "or"):
-            return f"({self.expr(e.lhs)} {'&&' if e.op == 'and' else '||'} {self.expr(e.rhs)})"
+            return f"({sub(e.lhs)} {'&&' if e.op == 'and' else '||'} {sub(e.rhs)})"
         if e.op in ("<", "<=", ">", ">=", "==", "!="):
             from polyopt.dtypes import promote
 
             t = promote(e.lhs.type, e.rhs.type)
-            return f"({self.typed(e.lhs, t)} {e.op} {self.typed(e.rhs, t)})"
+            return f"({typed(e.lhs, t)} {e.op} {typed(e.rhs, t)})"
         t = e.type
-        a, b = self.typed(e.lhs, t), self.typed(e.rhs, t)
+        a, b = typed(e.lhs, t), typed(e.rhs, t)
         suffix = _suffix(t.dtype)
         if e.op in ("+", "-", "*", "/"):
             return f"({a} {e.op} {b})"
@@ -236,21 +260,33 @@ class BodyPrinter:
             return f"{'powf' if t.dtype is DType.FLOAT32 else 'pow'}({a}, {b})"
         raise NotImplementedError(e.op)
 
-    def _call(self, e: Call) -> str:
+    def _call(self, e: Call, typed: Callable[[Expr, ValueType], str]) -> str:
         t = e.type
         suffix = _suffix(t.dtype)
         if e.fn in ("min", "max"):
-            out = self.typed(e.args[0], t)
+            out = typed(e.args[0], t)
             for a in e.args[1:]:
-                out = f"polyopt_{e.fn}_{suffix}({out}, {self.typed(a, t)})"
+                out = f"polyopt_{e.fn}_{suffix}({out}, {typed(a, t)})"
             return out
         if e.fn == "abs" or (e.fn == "fabs" and not t.dtype.is_float):
             if not t.dtype.is_float:
-                return f"polyopt_abs_{suffix}({self.typed(e.args[0], t)})"
-            return f"{'fabsf' if t.dtype is DType.FLOAT32 else 'fabs'}({self.typed(e.args[0], t)})"
+                return f"polyopt_abs_{suffix}({typed(e.args[0], t)})"
+            return f"{'fabsf' if t.dtype is DType.FLOAT32 else 'fabs'}({typed(e.args[0], t)})"
         assert e.fn in _MATH, e.fn
         name = e.fn + ("f" if t.dtype is DType.FLOAT32 else "")
-        return f"{name}({', '.join(self.typed(a, t) for a in e.args)})"
+        return f"{name}({', '.join(typed(a, t) for a in e.args)})"
+
+
+def _children(e: Expr) -> tuple[Expr, ...]:
+    if isinstance(e, (Cast, Unary)):
+        return (e.operand,)
+    if isinstance(e, Binary):
+        return (e.lhs, e.rhs)
+    if isinstance(e, Select):
+        return (e.cond, e.then, e.otherwise)
+    if isinstance(e, Call):
+        return e.args
+    return ()
 
 
 _VECTOR_MATH = {"exp", "log", "sin", "cos"}

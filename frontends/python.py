@@ -79,7 +79,10 @@ def parse_function(fn: object, signature: Signature | None = None) -> Scop:
     local_types: dict[str, ValueType] = {}
     for _ in range(6):
         builder = _Builder(src, signature, env, dict(local_types))
-        scop = builder.build()
+        try:
+            scop = builder.build()
+        except RecursionError:
+            raise _too_deep(src) from None
         if builder.local_types == local_types:
             break
         local_types = builder.local_types
@@ -87,6 +90,23 @@ def parse_function(fn: object, signature: Signature | None = None) -> Scop:
         raise UnsupportedError(sorted(builder.problems, key=lambda p: (p.location.line, p.location.col)))
     assert scop is not None
     return scop
+
+
+def _too_deep(src: FunctionSource) -> UnsupportedError:
+    """The clean refusal of an expression nested beyond what the converter recurses
+    through, at the statement holding the deepest one."""
+    best: tuple[int, ast.AST] = (0, src.tree)
+    stack: list[tuple[ast.AST, int, ast.AST]] = [(src.tree, 0, src.tree)]
+    while stack:
+        node, depth, stmt = stack.pop()
+        if isinstance(node, ast.stmt):
+            stmt, depth = node, 0
+        if depth > best[0]:
+            best = (depth, stmt)
+        stack.extend((c, depth + 1, stmt) for c in ast.iter_child_nodes(node))
+    return UnsupportedError([src.problem(
+        best[1], "expression", f"is nested {best[0]} levels deep, more than polyopt handles "
+        "(split it into several statements)")])
 
 
 def _check_argument_kinds(src: FunctionSource, signature: Signature) -> None:

@@ -8,6 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import check_against_python
 
@@ -77,3 +78,37 @@ def test_reduced_gcc_case_is_right_with_polyopts_flags(tmp_path):
     subprocess.run([*tc.compiler, *flags, str(src), "-o", str(exe)], check=True, timeout=120)
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.startswith("ok"), proc.stdout
+
+
+def _deep_kernel(tmp_path: Path, name: str, expr: str):
+    import importlib.util
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(f"def {name}(x, y):\n    for i in range(x.shape[0]):\n        y[i] = {expr}\n")
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return getattr(mod, name)
+
+
+@pytest.mark.parametrize("options", [{}, {"strict_fp": True}, {"auto": False}])
+def test_sum_of_330_terms_compiles(rng, tmp_path, options):
+    """RecursionError in backend_c/cexpr.py, before."""
+    fn = _deep_kernel(tmp_path, "sum330", " + ".join(f"x[i] * {k}.0" for k in range(330)))
+    check_against_python(polyopt.jit(fn, **options), rng.standard_normal(5), np.zeros(5))
+
+
+def test_deeply_nested_expression_compiles(rng, tmp_path):
+    expr = "x[i]"
+    for k in range(150):  # CPython's parser allows 200 nested parentheses
+        expr = f"({expr} * 0.5 + x[i] * {k}.0)"
+    fn = _deep_kernel(tmp_path, "nested150", expr)
+    check_against_python(polyopt.jit(fn), rng.standard_normal(5), np.zeros(5))
+
+
+def test_expression_too_deep_for_the_frontend_is_a_clean_refusal(tmp_path):
+    fn = _deep_kernel(tmp_path, "sum1000", " + ".join(["x[i]"] * 1000))
+    with pytest.raises(polyopt.UnsupportedError, match="nested 1002 levels deep") as info:
+        polyopt.jit(fn)(np.ones(3), np.zeros(3))
+    assert info.value.lineno == 3
