@@ -187,8 +187,7 @@ class BodyPrinter:
         """``e`` converted to the C type of ``t`` when it differs."""
         return self._typed(e, self.expr(e), t)
 
-    @staticmethod
-    def _typed(e: Expr, text: str, t: ValueType) -> str:
+    def _typed(self, e: Expr, text: str, t: ValueType) -> str:
         if e.type.dtype == t.dtype and e.type != BOOL:
             return text
         if isinstance(e, Literal):
