@@ -155,6 +155,11 @@ class BodyPrinter:
         self.lin_env: dict[str, Lin] = {}  # the same, as Lin where the AST gives one
         # float32 results of exp/log/sin/cos through glibc's vector variants (prelude)
         self.vector_math = False
+        # Python's integer contract (README "Integers"): wrapping +, -, *; a division by
+        # a value that may be zero, and a float converted to an int, set the error flag
+        # ERROR_FLAG.  Off for C regions, whose operators are the file's own.
+        self.checked = False
+        self.raises = False  # whether some printed text sets the flag
 
     def load(self, array: str, indices: tuple[Lin, ...]) -> str:
         local = self.substitute.get((array, indices))
@@ -192,6 +197,13 @@ class BodyPrinter:
             return text
         if isinstance(e, Literal):
             return literal(e.value, t)
+        return self._convert(e.type, text, t)
+
+    def _convert(self, source: ValueType, text: str, t: ValueType) -> str:
+        """``text``, of type ``source``, converted to ``t``."""
+        if self.checked and source.dtype.is_float and not t.dtype.is_float and source != BOOL:
+            self.raises = True
+            return f"polyopt_to_{_suffix(t.dtype)}({text}, {ERROR_FLAG})"
         return f"(({ctype(t)}){text})"
 
     def _node(self, e: Expr, texts: dict[int, str]) -> str:
@@ -218,11 +230,9 @@ class BodyPrinter:
                 assert isinstance(call, Call)
                 args = ", ".join(typed(a, call.type) for a in call.args)
                 return f"((float)polyopt_v{call.fn}({args}))"
-            return f"(({ctype(e.type)}){sub(e.operand)})"
+            return self._convert(e.operand.type, sub(e.operand), e.type)
         if isinstance(e, Unary):
-            if e.op == "not":
-                return f"(!{sub(e.operand)})"
-            return f"(-{sub(e.operand)})"
+            return self._unary(e, sub(e.operand))
         if isinstance(e, Select):
             return f"({sub(e.cond)} ? {typed(e.then, e.type)} : {typed(e.otherwise, e.type)})"
         if isinstance(e, Binary):
@@ -230,6 +240,16 @@ class BodyPrinter:
         if isinstance(e, Call):
             return self._call(e, typed)
         raise TypeError(e)
+
+    def _unary(self, e: Unary, operand: str) -> str:
+        if e.op == "not":
+            return f"(!{operand})"
+        if self.checked and not e.type.dtype.is_float:
+            value = _constant(e)
+            if isinstance(value, int) and -(2**31) < value < 2**31:  # `-1`: a literal
+                return literal(value, e.type)
+            return f"polyopt_neg_{_suffix(e.type.dtype)}({operand})"
+        return f"(-{operand})"
 
     def _binary(self, e: Binary, typed: Callable[[Expr, ValueType], str],
                 sub: Callable[[Expr], str]) -> str:
@@ -243,17 +263,23 @@ class BodyPrinter:
         t = e.type
         a, b = typed(e.lhs, t), typed(e.rhs, t)
         suffix = _suffix(t.dtype)
+        wrap = self.checked and not t.dtype.is_float
+        if wrap and e.op in _WRAPPING:
+            return f"polyopt_{_WRAPPING[e.op]}_{suffix}({a}, {b})"
         if e.op in ("+", "-", "*", "/"):
             return f"({a} {e.op} {b})"
         if e.op in ("c/", "c%"):  # C's integer division and remainder (truncating)
             return f"({a} {e.op[1]} {b})"
-        if e.op == "//":
-            return f"polyopt_floordiv_{suffix}({a}, {b})"
-        if e.op == "%":
-            return f"polyopt_mod_{suffix}({a}, {b})"
+        if e.op in ("//", "%"):
+            fn = "floordiv" if e.op == "//" else "mod"
+            if wrap and not _constant(e.rhs):  # a division by a run-time value, or by 0
+                self.raises = True
+                return f"polyopt_{fn}_{suffix}_chk({a}, {b}, {ERROR_FLAG})"
+            return f"polyopt_{fn}_{suffix}({a}, {b})"
         if e.op == "**":
             if isinstance(e.rhs, Literal) and e.rhs.value == 2:
-                return f"({a} * {a})" if _pure(e.lhs) else f"polyopt_square_{suffix}({a})"
+                pure = _pure(e.lhs) and not wrap
+                return f"({a} * {a})" if pure else f"polyopt_square_{suffix}({a})"
             if not t.dtype.is_float:
                 return f"polyopt_ipow_{suffix}({a}, {b})"
             return f"{'powf' if t.dtype is DType.FLOAT32 else 'pow'}({a}, {b})"
@@ -288,11 +314,27 @@ def _children(e: Expr) -> tuple[Expr, ...]:
     return ()
 
 
+#: The C name of the kernel's error flag (an ``int32_t *``), set where Python raises.
+ERROR_FLAG = "polyopt_err"
+_WRAPPING = {"+": "add", "-": "sub", "*": "mul"}
+
 _VECTOR_MATH = {"exp", "log", "sin", "cos"}
 
 
 def _vectorizable_call(e: Expr) -> bool:
     return isinstance(e, Call) and e.fn in _VECTOR_MATH and e.type.dtype is DType.FLOAT64
+
+
+def _constant(e: Expr) -> int | float | None:
+    """The value of a literal, possibly negated or cast; None for anything else."""
+    if isinstance(e, Literal):
+        return e.value
+    if isinstance(e, (Unary, Cast)) and getattr(e, "op", "-") == "-":
+        inner = _constant(e.operand)
+        if inner is None:
+            return None
+        return -inner if isinstance(e, Unary) else inner
+    return None
 
 
 def _pure(e: Expr) -> bool:

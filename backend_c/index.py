@@ -145,7 +145,7 @@ def _lin(d: object, params: set[str]) -> bool:
 
 _FIELDS = {"function", "check_function", "arg_names", "c_args", "param_sources", "arrays",
            "scalar_args", "returns", "return_ctype", "check_messages", "return_numpy",
-           "param_limit"}
+           "param_limit", "raises"}
 _ARRAY_FIELDS = {"name", "dtype", "rank", "kind", "written", "shape"}
 
 
@@ -198,6 +198,7 @@ def _interface(d: dict) -> KernelInterface:
     _require(_str_list(d["check_messages"]), "check messages")
     _require(d["return_numpy"] is None or d["return_numpy"] in _DTYPES, "returned dtype")
     _require(_int(d["param_limit"]) and 0 <= d["param_limit"] < 2**63, "size limit")
+    _require(isinstance(d["raises"], bool), "error flag")
     try:
         return KernelInterface.from_json(d)
     except (KeyError, TypeError, ValueError) as exc:
