@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -48,10 +49,33 @@ class Toolchain:
     identity: str  # path, size and mtime of the compiler: changes when it is upgraded
 
 
+#: gcc (12.2 at least) miscompiles some loop nests whose arrays are `restrict` when its
+#: loop distribution and loop vectorizer meet on an AVX-512 target: reduced case and
+#: analysis in docs/design/gcc-loop-distribution.md.  polyopt distributes loops itself,
+#: so gcc's own distribution is turned off.
+GCC_FLAGS = ("-fno-tree-loop-distribution",)
+
+
 def toolchain(extra_flags: tuple[str, ...] = ()) -> Toolchain:
     cc = shlex.split(os.environ.get("CC", "cc")) or ["cc"]
     flags = shlex.split(os.environ.get("CFLAGS", DEFAULT_CFLAGS))
-    return Toolchain(cc, [*flags, *REQUIRED_FLAGS, *extra_flags], _identity(cc[0]))
+    identity = _identity(cc[0])
+    workaround = GCC_FLAGS if _is_gcc(tuple(cc), identity) else ()
+    return Toolchain(cc, [*flags, *REQUIRED_FLAGS, *workaround, *extra_flags], identity)
+
+
+@lru_cache(maxsize=16)
+def _is_gcc(cc: tuple[str, ...], identity: str) -> bool:
+    """Whether ``cc`` is gcc (not clang, which also defines ``__GNUC__``)."""
+    if identity.startswith(_MISSING):
+        return False
+    try:
+        proc = subprocess.run([*cc, "-dM", "-E", "-x", "c", os.devnull], capture_output=True,
+                              text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    macros = proc.stdout
+    return "#define __GNUC__ " in macros and "__clang__" not in macros and "__INTEL" not in macros
 
 
 _MISSING = "missing:"  # identity of a compiler that is not installed: build() reports it
@@ -89,19 +113,42 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def cached_library(key: str) -> Path | None:
-    """The library of a verified cache entry, or None (a corrupt entry is removed)."""
-    entry = cache_root() / "lib" / key
-    manifest = entry / "manifest.json"
-    lib = entry / "kernel.so"
-    if not manifest.exists():
-        return None
+_warned: set[str] = set()
+
+
+def warn_unusable(exc: OSError) -> None:
+    """One warning per process that the cache cannot be written (builds go elsewhere)."""
+    if "unusable" in _warned:
+        return
+    _warned.add("unusable")
+    warnings.warn(f"polyopt: the build cache {cache_root()} cannot be used ({exc}); "
+                  f"building in a private temporary directory instead", RuntimeWarning, stacklevel=3)
+
+
+def _sound_manifest(entry: Path) -> bool:
     try:
-        info = json.loads(manifest.read_text())
-        if info.get("sha256") == _sha256(lib):
-            return lib
+        info = json.loads((entry / "manifest.json").read_text())
+        return (isinstance(info, dict) and isinstance(info.get("sha256"), str)
+                and info["sha256"] == _sha256(entry / "kernel.so"))
     except (OSError, ValueError):
-        pass
+        return False
+
+
+def cached_library(key: str) -> Path | None:
+    """The library of a verified cache entry, or None (an unsound entry is removed).
+
+    Published entries are renamed into place whole, so one without a sound manifest
+    and library is corrupt, never half-written."""
+    entry = cache_root() / "lib" / key
+    try:
+        if not entry.is_dir():
+            if entry.exists() or entry.is_symlink():
+                discard(entry)
+            return None
+    except OSError:
+        return None
+    if _sound_manifest(entry):
+        return entry / "kernel.so"
     discard(entry)
     return None
 
@@ -113,14 +160,27 @@ def discard(entry: Path) -> None:
         os.rename(entry, trash)
     except OSError:
         return
-    shutil.rmtree(trash, ignore_errors=True)
+    if trash.is_dir() and not trash.is_symlink():
+        shutil.rmtree(trash, ignore_errors=True)
+    else:
+        try:
+            trash.unlink()
+        except OSError:
+            pass
+
+
+def _private_dir(prefix: str) -> Path:
+    private = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, private, ignore_errors=True)
+    return private
 
 
 def build(source: str, tc: Toolchain, name_hint: str = "kernel", use_cache: bool = True) -> Path:
     """Compile ``source`` (or reuse the cached build) and return the library's path.
 
     With ``use_cache=False`` the cache is neither read nor written: the library is
-    built in a private temporary directory, removed when the process exits.
+    built in a private temporary directory, removed when the process exits.  So is it
+    when the cache cannot be written (read-only, full, not a directory), with a warning.
     """
     key = library_key(source, tc)
     if use_cache:
@@ -130,25 +190,42 @@ def build(source: str, tc: Toolchain, name_hint: str = "kernel", use_cache: bool
     if tc.identity.startswith(_MISSING):
         raise _not_found(tc.compiler[0], source)
     if not use_cache:
-        private = Path(tempfile.mkdtemp(prefix="polyopt-nocache-"))
-        atexit.register(shutil.rmtree, private, ignore_errors=True)
-        return _compile(private, source, tc, name_hint)
+        return _compile(_private_dir("polyopt-nocache-"), source, tc, name_hint)
     root = cache_root() / "lib"
-    root.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=root))
     try:
-        _compile(tmp, source, tc, name_hint)
-        final = root / key
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=root))
+    except OSError as exc:
+        warn_unusable(exc)
+        return _compile(_private_dir("polyopt-nocache-"), source, tc, name_hint)
+    try:
         try:
-            os.rename(tmp, final)
-        except OSError:
-            # another process published the same entry first: use theirs if it is sound
-            if cached_library(key) is None:
-                os.rename(tmp, final)
-        return final / "kernel.so"
+            _compile(tmp, source, tc, name_hint)
+        except OSError as exc:  # the cache filled up, or stopped being writable
+            warn_unusable(exc)
+            return _compile(_private_dir("polyopt-nocache-"), source, tc, name_hint)
+        return _publish(tmp, root / key)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _publish(tmp: Path, final: Path) -> Path:
+    """Rename the built entry into place; the library to use."""
+    for _ in range(2):
+        try:
+            os.rename(tmp, final)
+            return final / "kernel.so"
+        except OSError:
+            # another process published the same entry first: use theirs if it is sound
+            # (cached_library removes it otherwise, and the rename is tried again)
+            hit = cached_library(final.name)
+            if hit is not None:
+                return hit
+    # the entry cannot be published: keep this build privately
+    private = _private_dir("polyopt-nocache-")
+    shutil.copytree(tmp, private, dirs_exist_ok=True)
+    return private / "kernel.so"
 
 
 def _compile(where: Path, source: str, tc: Toolchain, name_hint: str) -> Path:
@@ -179,9 +256,15 @@ def _compile(where: Path, source: str, tc: Toolchain, name_hint: str) -> Path:
 
 
 def _keep(source: str) -> str:
-    """Save C that failed to build outside the temporary build dir, for the user to read."""
-    dest_dir = cache_root() / "failed"
-    dest_dir.mkdir(parents=True, exist_ok=True)
-    dest = dest_dir / f"{hashlib.sha256(source.encode()).hexdigest()[:16]}.c"
-    dest.write_text(source)
+    """Save C that failed to build outside the temporary build dir, for the user to read
+    (in the cache, else in a temporary directory that outlives the process)."""
+    name = f"{hashlib.sha256(source.encode()).hexdigest()[:16]}.c"
+    try:
+        dest_dir = cache_root() / "failed"
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        dest = dest_dir / name
+        dest.write_text(source)
+    except OSError:
+        dest = Path(tempfile.mkdtemp(prefix="polyopt-failed-")) / name
+        dest.write_text(source)
     return str(dest)

@@ -75,7 +75,13 @@ class CompiledKernel:
                 c_args.append(self.ffi.from_buffer(self.buffer_type[name], env[name]))
             else:
                 c_args.append(env[name])
-        return self._result(self.fn(*c_args), env)
+        if not self.iface.raises:
+            return self._result(self.fn(*c_args), env)
+        err = self.ffi.new("int32_t[1]")
+        result = self.fn(*c_args, err)
+        if err[0]:
+            raise python_error(err[0])
+        return self._result(result, env)
 
     def _arrays(self, args: tuple) -> dict[str, object]:
         """The array arguments by name, once they are known to be safe to pass to C."""
@@ -147,6 +153,24 @@ class CompiledKernel:
         what = self.iface.check_messages[k - 1]
         shown = ", ".join(f"{n}={v}" for n, v in sizes.items())
         return f"out of bounds: {what} leaves the array for these sizes ({shown})"
+
+
+#: The error flag's bits (backend_c/prelude.py) and what Python raises for each.
+_ERRORS = (
+    (1, ZeroDivisionError, "integer division or modulo by zero"),
+    (2, ValueError, "cannot convert float NaN to integer"),
+    (4, OverflowError, "a float too large for the integer it is converted to "
+                       "(int64, or the int32 of an array)"),
+)
+
+
+def python_error(flag: int) -> Exception:
+    """The exception Python raises for the first error the C code flagged (when several
+    instances failed, the kind listed first wins, whatever order they ran in)."""
+    for bit, kind, message in _ERRORS:
+        if flag & bit:
+            return kind(message)
+    return RuntimeError(f"polyopt: unknown error flag {flag}")
 
 
 def _ctype(dtype: str) -> str:

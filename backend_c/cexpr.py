@@ -155,6 +155,11 @@ class BodyPrinter:
         self.lin_env: dict[str, Lin] = {}  # the same, as Lin where the AST gives one
         # float32 results of exp/log/sin/cos through glibc's vector variants (prelude)
         self.vector_math = False
+        # Python's integer contract (README "Integers"): wrapping +, -, *; a division by
+        # a value that may be zero, and a float converted to an int, set the error flag
+        # ERROR_FLAG.  Off for C regions, whose operators are the file's own.
+        self.checked = False
+        self.raises = False  # whether some printed text sets the flag
 
     def load(self, array: str, indices: tuple[Lin, ...]) -> str:
         local = self.substitute.get((array, indices))
@@ -170,6 +175,45 @@ class BodyPrinter:
         return f"{array}[{flat_index(indices, self.shapes[array])}]"
 
     def expr(self, e: Expr) -> str:
+        """C text of ``e``, children first, left to right (loads are hoisted in that
+        order), with an explicit stack: a sum of a thousand terms is as deep a tree."""
+        texts: dict[int, str] = {}
+        stack: list[tuple[Expr, bool]] = [(e, False)]
+        while stack:
+            node, ready = stack.pop()
+            if ready:
+                texts[id(node)] = self._node(node, texts)
+                continue
+            stack.append((node, True))
+            stack.extend((c, False) for c in reversed(_children(node)) if id(c) not in texts)
+        return texts[id(e)]
+
+    def typed(self, e: Expr, t: ValueType) -> str:
+        """``e`` converted to the C type of ``t`` when it differs."""
+        return self._typed(e, self.expr(e), t)
+
+    def _typed(self, e: Expr, text: str, t: ValueType) -> str:
+        if e.type.dtype == t.dtype and e.type != BOOL:
+            return text
+        if isinstance(e, Literal):
+            return literal(e.value, t)
+        return self._convert(e.type, text, t)
+
+    def _convert(self, source: ValueType, text: str, t: ValueType) -> str:
+        """``text``, of type ``source``, converted to ``t``."""
+        if self.checked and source.dtype.is_float and not t.dtype.is_float and source != BOOL:
+            self.raises = True
+            return f"polyopt_to_{_suffix(t.dtype)}({text}, {ERROR_FLAG})"
+        return f"(({ctype(t)}){text})"
+
+    def _node(self, e: Expr, texts: dict[int, str]) -> str:
+        """C text of one node, its children's texts already in ``texts``."""
+        def sub(x: Expr) -> str:
+            return texts[id(x)]
+
+        def typed(x: Expr, t: ValueType) -> str:
+            return self._typed(x, texts[id(x)], t)
+
         if isinstance(e, Literal):
             return literal(e.value, e.type)
         if isinstance(e, Name):
@@ -178,86 +222,119 @@ class BodyPrinter:
             return self.load(e.array, e.indices)
         if isinstance(e, Cast):
             if e.operand.type.dtype == e.type.dtype and e.operand.type != BOOL:
-                return self.expr(e.operand)
+                return sub(e.operand)
             if self.vector_math and e.type.dtype is DType.FLOAT32 and _vectorizable_call(e.operand):
                 # rounded to float32, a <= 4-ulp float64 result is the correctly rounded
                 # one's float in all but ~1e-8 of cases (none in 2^24 random exp arguments)
                 call = e.operand
                 assert isinstance(call, Call)
-                args = ", ".join(self.typed(a, call.type) for a in call.args)
+                args = ", ".join(typed(a, call.type) for a in call.args)
                 return f"((float)polyopt_v{call.fn}({args}))"
-            return f"(({ctype(e.type)}){self.expr(e.operand)})"
+            return self._convert(e.operand.type, sub(e.operand), e.type)
         if isinstance(e, Unary):
-            if e.op == "not":
-                return f"(!{self.expr(e.operand)})"
-            return f"(-{self.expr(e.operand)})"
+            return self._unary(e, sub(e.operand))
         if isinstance(e, Select):
-            return (f"({self.expr(e.cond)} ? {self.typed(e.then, e.type)} : "
-                    f"{self.typed(e.otherwise, e.type)})")
+            return f"({sub(e.cond)} ? {typed(e.then, e.type)} : {typed(e.otherwise, e.type)})"
         if isinstance(e, Binary):
-            return self._binary(e)
+            return self._binary(e, typed, sub)
         if isinstance(e, Call):
-            return self._call(e)
+            return self._call(e, typed)
         raise TypeError(e)
 
-    def typed(self, e: Expr, t: ValueType) -> str:
-        """``e`` converted to the C type of ``t`` when it differs."""
-        text = self.expr(e)
-        if e.type.dtype == t.dtype and e.type != BOOL:
-            return text
-        if isinstance(e, Literal):
-            return literal(e.value, t)
-        return f"(({ctype(t)}){text})"
+    def _unary(self, e: Unary, operand: str) -> str:
+        if e.op == "not":
+            return f"(!{operand})"
+        if self.checked and not e.type.dtype.is_float:
+            value = _constant(e)
+            if isinstance(value, int) and -(2**31) < value < 2**31:  # `-1`: a literal
+                return literal(value, e.type)
+            return f"polyopt_neg_{_suffix(e.type.dtype)}({operand})"
+        return f"(-{operand})"
 
-    def _binary(self, e: Binary) -> str:
+    def _binary(self, e: Binary, typed: Callable[[Expr, ValueType], str],
+                sub: Callable[[Expr], str]) -> str:
         if e.op in ("and", "or"):
-            return f"({self.expr(e.lhs)} {'&&' if e.op == 'and' else '||'} {self.expr(e.rhs)})"
+            return f"({sub(e.lhs)} {'&&' if e.op == 'and' else '||'} {sub(e.rhs)})"
         if e.op in ("<", "<=", ">", ">=", "==", "!="):
             from polyopt.dtypes import promote
 
             t = promote(e.lhs.type, e.rhs.type)
-            return f"({self.typed(e.lhs, t)} {e.op} {self.typed(e.rhs, t)})"
+            return f"({typed(e.lhs, t)} {e.op} {typed(e.rhs, t)})"
         t = e.type
-        a, b = self.typed(e.lhs, t), self.typed(e.rhs, t)
+        a, b = typed(e.lhs, t), typed(e.rhs, t)
         suffix = _suffix(t.dtype)
+        wrap = self.checked and not t.dtype.is_float
+        if wrap and e.op in _WRAPPING:
+            return f"polyopt_{_WRAPPING[e.op]}_{suffix}({a}, {b})"
         if e.op in ("+", "-", "*", "/"):
             return f"({a} {e.op} {b})"
         if e.op in ("c/", "c%"):  # C's integer division and remainder (truncating)
             return f"({a} {e.op[1]} {b})"
-        if e.op == "//":
-            return f"polyopt_floordiv_{suffix}({a}, {b})"
-        if e.op == "%":
-            return f"polyopt_mod_{suffix}({a}, {b})"
+        if e.op in ("//", "%"):
+            fn = "floordiv" if e.op == "//" else "mod"
+            if wrap and not _constant(e.rhs):  # a division by a run-time value, or by 0
+                self.raises = True
+                return f"polyopt_{fn}_{suffix}_chk({a}, {b}, {ERROR_FLAG})"
+            return f"polyopt_{fn}_{suffix}({a}, {b})"
         if e.op == "**":
             if isinstance(e.rhs, Literal) and e.rhs.value == 2:
-                return f"({a} * {a})" if _pure(e.lhs) else f"polyopt_square_{suffix}({a})"
+                pure = _pure(e.lhs) and not wrap
+                return f"({a} * {a})" if pure else f"polyopt_square_{suffix}({a})"
             if not t.dtype.is_float:
                 return f"polyopt_ipow_{suffix}({a}, {b})"
             return f"{'powf' if t.dtype is DType.FLOAT32 else 'pow'}({a}, {b})"
         raise NotImplementedError(e.op)
 
-    def _call(self, e: Call) -> str:
+    def _call(self, e: Call, typed: Callable[[Expr, ValueType], str]) -> str:
         t = e.type
         suffix = _suffix(t.dtype)
         if e.fn in ("min", "max"):
-            out = self.typed(e.args[0], t)
+            out = typed(e.args[0], t)
             for a in e.args[1:]:
-                out = f"polyopt_{e.fn}_{suffix}({out}, {self.typed(a, t)})"
+                out = f"polyopt_{e.fn}_{suffix}({out}, {typed(a, t)})"
             return out
         if e.fn == "abs" or (e.fn == "fabs" and not t.dtype.is_float):
             if not t.dtype.is_float:
-                return f"polyopt_abs_{suffix}({self.typed(e.args[0], t)})"
-            return f"{'fabsf' if t.dtype is DType.FLOAT32 else 'fabs'}({self.typed(e.args[0], t)})"
+                return f"polyopt_abs_{suffix}({typed(e.args[0], t)})"
+            return f"{'fabsf' if t.dtype is DType.FLOAT32 else 'fabs'}({typed(e.args[0], t)})"
         assert e.fn in _MATH, e.fn
         name = e.fn + ("f" if t.dtype is DType.FLOAT32 else "")
-        return f"{name}({', '.join(self.typed(a, t) for a in e.args)})"
+        return f"{name}({', '.join(typed(a, t) for a in e.args)})"
 
+
+def _children(e: Expr) -> tuple[Expr, ...]:
+    if isinstance(e, (Cast, Unary)):
+        return (e.operand,)
+    if isinstance(e, Binary):
+        return (e.lhs, e.rhs)
+    if isinstance(e, Select):
+        return (e.cond, e.then, e.otherwise)
+    if isinstance(e, Call):
+        return e.args
+    return ()
+
+
+#: The C name of the kernel's error flag (an ``int32_t *``), set where Python raises.
+ERROR_FLAG = "polyopt_err"
+_WRAPPING = {"+": "add", "-": "sub", "*": "mul"}
 
 _VECTOR_MATH = {"exp", "log", "sin", "cos"}
 
 
 def _vectorizable_call(e: Expr) -> bool:
     return isinstance(e, Call) and e.fn in _VECTOR_MATH and e.type.dtype is DType.FLOAT64
+
+
+def _constant(e: Expr) -> int | float | None:
+    """The value of a literal, possibly negated or cast; None for anything else."""
+    if isinstance(e, Literal):
+        return e.value
+    if isinstance(e, (Unary, Cast)) and getattr(e, "op", "-") == "-":
+        inner = _constant(e.operand)
+        if inner is None:
+            return None
+        return -inner if isinstance(e, Unary) else inner
+    return None
 
 
 def _pure(e: Expr) -> bool:

@@ -99,25 +99,25 @@ class CBodyPrinter(BodyPrinter):
             return local
         return array + "".join(f"[{self.index(ix)}]" for ix in indices)
 
-    def expr(self, e: Expr) -> str:
+    def _node(self, e: Expr, texts: dict[int, str]) -> str:
         if isinstance(e, Literal):
             return c_literal(e.value, e.type)
         if isinstance(e, Name):
             return self.env.get(e.name, e.name)
         if isinstance(e, Cast):
             if e.operand.type.dtype == e.type.dtype:
-                return self.expr(e.operand)
-            return f"(({C_TYPES[e.type.dtype]}){self.expr(e.operand)})"
+                return texts[id(e.operand)]
+            return f"(({C_TYPES[e.type.dtype]}){texts[id(e.operand)]})"
         if isinstance(e, Call):
-            return f"{e.fn}({', '.join(self.expr(a) for a in e.args)})"
-        return super().expr(e)
+            return f"{e.fn}({', '.join(texts[id(a)] for a in e.args)})"
+        return super()._node(e, texts)
 
-    def typed(self, e: Expr, t: ValueType) -> str:
+    def _typed(self, e: Expr, text: str, t: ValueType) -> str:
         if e.type.dtype == t.dtype:
-            return self.expr(e)
+            return text
         if isinstance(e, Literal):
             return c_literal(e.value, t)
-        return f"(({C_TYPES[t.dtype]}){self.expr(e)})"
+        return f"(({C_TYPES[t.dtype]}){text})"
 
 
 class RegionPrinter(AstPrinter):

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from polyopt.backend_c.call import python_error
 
 MISS = object()
 
@@ -47,7 +48,7 @@ class _Writer:
         self.ns: dict[str, Any] = {
             "MISS": MISS, "ndarray": np.ndarray, "slow": ck.__call__, "check": ck.check,
             "fn": ck.fn, "from_buffer": ck.ffi.from_buffer, "cast": ck.ffi.cast,
-            "np_empty": np.empty}
+            "np_empty": np.empty, "new_flag": ck.ffi.new, "python_error": python_error}
         for a in iface.arrays:
             self.ns[f"B_{a.name}"] = ck.buffer_type[a.name]
         self.src = ["def fast(args):", f"    if len(args) != {len(iface.arg_names)}:",
@@ -113,7 +114,12 @@ class _Writer:
         iface, pos = self.iface, self.pos
         args = [f"s_{n}" if kind == "param" else f"b_{n}" if kind == "array" else f"a{pos[n]}"
                 for n, kind, _ in iface.c_args]
+        if iface.raises:
+            self.src.append("    err = new_flag('int32_t[1]')")
+            args.append("err")
         self.src.append(f"    r = fn({', '.join(args)})")
+        if iface.raises:
+            self.src += ["    if err[0]:", "        raise python_error(err[0])"]
         ret = iface.returns
         if ret is None:
             self.src.append("    return None")

@@ -42,10 +42,13 @@ class KernelInterface:
     return_numpy: str | None = None
     # sizes and int arguments of larger magnitude could overflow int64 loop arithmetic
     param_limit: int = 0
+    # the C function takes an error flag last, set where Python would raise (cexpr.ERROR_FLAG)
+    raises: bool = False
 
     def cdef(self) -> str:
         params = ", ".join(
-            f"{ct} *{n}" if kind == "array" else f"{ct} {n}" for n, kind, ct in self.c_args
+            [f"{ct} *{n}" if kind == "array" else f"{ct} {n}" for n, kind, ct in self.c_args]
+            + (["int32_t *polyopt_err"] if self.raises else [])
         ) or "void"
         sizes = ", ".join(f"int64_t {n}" for n, kind, _ in self.c_args if kind == "param") or "void"
         return (f"{self.return_ctype or 'void'} {self.function}({params});\n"
@@ -65,6 +68,7 @@ class KernelInterface:
             returns=tuple(d["returns"]) if d["returns"] else None,
             return_ctype=d["return_ctype"], check_messages=tuple(d["check_messages"]),
             return_numpy=d.get("return_numpy"), param_limit=d["param_limit"],
+            raises=d["raises"],
         )
 
 
@@ -109,6 +113,6 @@ def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
         arg_names=scop.arg_order, c_args=tuple((a.name, a.kind, a.ctype) for a in kernel.args),
         param_sources=dict(scop.param_sources), arrays=arrays, scalar_args=scalars,
         returns=returns, return_ctype=kernel.return_ctype, check_messages=kernel.check_messages,
-        return_numpy=return_numpy, param_limit=param_limit(scop),
+        return_numpy=return_numpy, param_limit=param_limit(scop), raises=kernel.raises,
     )
 

@@ -75,10 +75,14 @@ def parse_function(fn: object, signature: Signature | None = None) -> Scop:
     if signature is not None:
         _check_argument_kinds(src, signature)
     env = _globals_of(fn)
+    _check_shadowed_builtins(src, env)
     local_types: dict[str, ValueType] = {}
     for _ in range(6):
         builder = _Builder(src, signature, env, dict(local_types))
-        scop = builder.build()
+        try:
+            scop = builder.build()
+        except RecursionError:
+            raise _too_deep(src) from None
         if builder.local_types == local_types:
             break
         local_types = builder.local_types
@@ -86,6 +90,23 @@ def parse_function(fn: object, signature: Signature | None = None) -> Scop:
         raise UnsupportedError(sorted(builder.problems, key=lambda p: (p.location.line, p.location.col)))
     assert scop is not None
     return scop
+
+
+def _too_deep(src: FunctionSource) -> UnsupportedError:
+    """The clean refusal of an expression nested beyond what the converter recurses
+    through, at the statement holding the deepest one."""
+    best: tuple[int, ast.AST] = (0, src.tree)
+    stack: list[tuple[ast.AST, int, ast.AST]] = [(src.tree, 0, src.tree)]
+    while stack:
+        node, depth, stmt = stack.pop()
+        if isinstance(node, ast.stmt):
+            stmt, depth = node, 0
+        if depth > best[0]:
+            best = (depth, stmt)
+        stack.extend((c, depth + 1, stmt) for c in ast.iter_child_nodes(node))
+    return UnsupportedError([src.problem(
+        best[1], "expression", f"is nested {best[0]} levels deep, more than polyopt handles "
+        "(split it into several statements)")])
 
 
 def _check_argument_kinds(src: FunctionSource, signature: Signature) -> None:
@@ -120,6 +141,27 @@ def _check_argument_kinds(src: FunctionSource, signature: Signature) -> None:
         if isinstance(t, ArrayType) and len(ranks) == 1 and rank != t.ndim:
             raise TypeError(f"argument {name!r} has {t.ndim} dimension(s), but {src.tree.name}() "
                             f"uses it with {rank} ({where})")
+
+
+def _int64_global(node: ast.AST, name: str, value: int) -> int:
+    """A global int constant, refused when it does not fit the int64 the C code uses."""
+    if not -(2**63) <= value < 2**63:
+        raise NotAffine(node, f"`{name}`", f"global int {value} does not fit in 64 bits")
+    return value
+
+
+#: Builtins the frontend compiles itself; a module that redefines one would get the
+#: builtin's meaning instead of its own, so such a redefinition is refused.
+_INTERPRETED_BUILTINS = frozenset({"range", "len", "abs", "min", "max", "int", "float"})
+
+
+def _check_shadowed_builtins(src: FunctionSource, env: dict[str, object]) -> None:
+    shadowed = [n for n in ast.walk(src.tree)
+                if isinstance(n, ast.Name) and n.id in _INTERPRETED_BUILTINS and n.id in env]
+    if shadowed:
+        raise UnsupportedError([src.problem(
+            n, f"`{n.id}`", f"redefines the builtin {n.id}() in the function's module or closure; "
+            f"polyopt compiles only the builtin (rename the redefinition)") for n in shadowed])
 
 
 def _globals_of(fn: object) -> dict[str, object]:
@@ -354,7 +396,7 @@ class _Builder:
             raise NotAffine(node, f"`{n}`", "is an array, not an integer")
         g = self.env.get(n)
         if isinstance(g, int) and not isinstance(g, bool):
-            return Lin.constant(g)
+            return Lin.constant(_int64_global(node, n, g))
         raise NotAffine(node, f"`{n}`", "unknown name")
 
     def _affine_test(self, node: ast.AST) -> Formula | None:
@@ -382,7 +424,7 @@ class _Builder:
         if isinstance(g, bool):
             raise NotAffine(node, f"`{n}`", "bool globals are not supported")
         if isinstance(g, int):
-            return Literal(g, WEAK_INT)
+            return Literal(_int64_global(node, n, g), WEAK_INT)
         if isinstance(g, float):
             return Literal(g, WEAK_FLOAT)
         if n in self.loop_vars:

@@ -106,10 +106,13 @@ def children(e: Expr) -> tuple[Expr, ...]:
 
 
 def walk(e: Expr) -> Iterator[Expr]:
-    """Every node of ``e``, parents before children."""
-    yield e
-    for c in children(e):
-        yield from walk(c)
+    """Every node of ``e``, parents before children (an explicit stack: a sum of a
+    thousand terms is a tree that deep)."""
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
 
 
 def loads(e: Expr) -> list[Load]:
@@ -122,16 +125,28 @@ def names_read(e: Expr) -> set[str]:
 
 def map_leaves(e: Expr, fn: Callable[[Expr], Expr]) -> Expr:
     """``e`` rebuilt with ``fn`` applied to every leaf (literal, name, array read)."""
-    if isinstance(e, (Unary, Cast)):
-        return replace(e, operand=map_leaves(e.operand, fn))
-    if isinstance(e, Binary):
-        return replace(e, lhs=map_leaves(e.lhs, fn), rhs=map_leaves(e.rhs, fn))
-    if isinstance(e, Call):
-        return replace(e, args=tuple(map_leaves(a, fn) for a in e.args))
-    if isinstance(e, Select):
-        return replace(e, cond=map_leaves(e.cond, fn), then=map_leaves(e.then, fn),
-                       otherwise=map_leaves(e.otherwise, fn))
-    return fn(e)
+    done: dict[int, Expr] = {}
+    stack: list[tuple[Expr, bool]] = [(e, False)]
+    while stack:  # children before parents, without recursion (see walk)
+        node, ready = stack.pop()
+        kids = children(node)
+        if not kids:
+            done[id(node)] = fn(node)
+        elif ready:
+            new = [done[id(c)] for c in kids]
+            if isinstance(node, (Unary, Cast)):
+                done[id(node)] = replace(node, operand=new[0])
+            elif isinstance(node, Binary):
+                done[id(node)] = replace(node, lhs=new[0], rhs=new[1])
+            elif isinstance(node, Call):
+                done[id(node)] = replace(node, args=tuple(new))
+            else:
+                assert isinstance(node, Select)
+                done[id(node)] = replace(node, cond=new[0], then=new[1], otherwise=new[2])
+        else:
+            stack.append((node, True))
+            stack.extend((c, False) for c in reversed(kids))
+    return done[id(e)]
 
 
 def guarded(e: Expr, guard: Formula) -> Expr:

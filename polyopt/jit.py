@@ -12,8 +12,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
-import json
-import os
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -21,13 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from polyopt import pipeline
-from polyopt.backend_c import build
+from polyopt import pipeline, target
+from polyopt.backend_c import build, index
 from polyopt.backend_c.call import CompiledKernel
 from polyopt.backend_c.emit import emit
 from polyopt.backend_c.fastcall import MISS, make_fast_call
-from polyopt.backend_c.interface import KernelInterface, interface_of
-from polyopt.errors import CompileError, PolyoptError, UnsupportedError
+from polyopt.backend_c.interface import interface_of
+from polyopt.backend_c.work import parallel_min_instances
+from polyopt.errors import CompileError, UnsupportedError
 from polyopt.options import Options
 from polyopt.signature import Signature, type_of_value
 
@@ -102,16 +101,23 @@ class Kernel:
         tc = build.toolchain(self._extra_flags())
         front = self._front_key(sig, tc) if self.options.cache else None
         if front is not None:
-            hit = _load_index(front)
+            hit = index.load(front, self._arg_names, sig)
             if hit is not None:
                 return hit
         p = self.plan(sig)
         kernel = emit(p.scop, p.tree, _c_name(self.__name__), vector_math=self._vector_math)
         iface = interface_of(p.scop, kernel)
         lib = build.build(kernel.source, tc, self.__name__, use_cache=self.options.cache)
-        compiled = CompiledKernel(iface, lib, lib.with_name("kernel.c"))
+        try:
+            compiled = CompiledKernel(iface, lib, lib.with_name("kernel.c"))
+        except CompileError:
+            if not self.options.cache:
+                raise
+            build.discard(lib.parent)  # a cached library that passed its hash but cannot load
+            lib = build.build(kernel.source, tc, self.__name__)
+            compiled = CompiledKernel(iface, lib, lib.with_name("kernel.c"))
         if front is not None:
-            _store_index(front, build.library_key(kernel.source, tc), iface)
+            index.store(front, build.library_key(kernel.source, tc), iface)
         return compiled
 
     def _extra_flags(self) -> tuple[str, ...]:
@@ -121,14 +127,16 @@ class Kernel:
         return ("-ffast-math",) if self.options.fastmath else ()
 
     def _front_key(self, sig: Signature, tc: build.Toolchain) -> str | None:
+        """The index key: everything that changes the generated C or its build."""
         try:
             source = inspect.getsource(self.py_func)
         except (OSError, TypeError):
             return None
         h = hashlib.sha256()
-        consts = _global_constants(self.py_func)
         steps = "" if self.steps is None else repr(self.steps)
-        for part in (_polyopt_digest(), source, str(sig), self.options.key(), steps, repr(consts),
+        for part in (_polyopt_digest(), source, str(sig), self.options.key(), steps,
+                     repr(_referenced_values(self.py_func)), repr(target.vector_unit()),
+                     str(parallel_min_instances()), build.FORMAT_VERSION,
                      tc.identity, " ".join(tc.compiler), " ".join(tc.flags)):
             h.update(part.encode())
             h.update(b"\0")
@@ -230,11 +238,39 @@ def _c_name(name: str) -> str:
     return "polyopt_" + "".join(c if c.isalnum() else "_" for c in name)
 
 
-def _global_constants(fn: Callable[..., Any]) -> list[tuple[str, object]]:
-    g = getattr(fn, "__globals__", {})
+def _referenced_values(fn: Callable[..., Any]) -> list[tuple[str, str]]:
+    """What the globals and closure cells ``fn`` names stand for, as the frontend reads
+    them: the value of a number, the name of a module or a type, else the type's name
+    (the frontend refuses those).  Two closures of one factory differ here."""
+    env = dict(getattr(fn, "__globals__", {}))
     code = getattr(fn, "__code__", None)
-    names = code.co_names if code else ()
-    return [(n, g[n]) for n in names if n in g and isinstance(g[n], (int, float))]
+    if code is None:
+        return []
+    for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or (), strict=False):
+        try:
+            env[name] = cell.cell_contents
+        except ValueError:  # an empty cell
+            env.pop(name, None)
+    names: set[str] = set()
+    stack = [code]
+    while stack:  # nested code objects (comprehensions) name globals too
+        c = stack.pop()
+        names.update(c.co_names, c.co_freevars)
+        stack.extend(k for k in c.co_consts if inspect.iscode(k))
+    return [(n, _describe_value(env[n])) for n in sorted(names) if n in env]
+
+
+def _describe_value(v: object) -> str:
+    if isinstance(v, (bool, int, float, complex, str, bytes)) or v is None:
+        return f"{type(v).__name__}:{v!r}"
+    if inspect.ismodule(v):
+        return f"module:{v.__name__}"
+    if isinstance(v, type):
+        return f"type:{v.__module__}.{v.__qualname__}"
+    if isinstance(v, np.generic):
+        return f"{type(v).__name__}:{v!r}"
+    kind = type(v)
+    return f"object:{kind.__module__}.{kind.__qualname__}:{getattr(v, '__qualname__', '')}"
 
 
 @functools.lru_cache(maxsize=1)
@@ -249,32 +285,3 @@ def _polyopt_digest() -> str:
         for f in sorted(d.rglob("*.py")):
             h.update(f.read_bytes())
     return h.hexdigest()
-
-
-def _index_path(front: str) -> Path:
-    return build.cache_root() / "index" / f"{front}.json"
-
-
-def _load_index(front: str) -> CompiledKernel | None:
-    path = _index_path(front)
-    try:
-        data = json.loads(path.read_text())
-        iface = KernelInterface.from_json(data["interface"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    lib = build.cached_library(data["library"])
-    if lib is None:
-        return None
-    try:
-        return CompiledKernel(iface, lib)
-    except PolyoptError:
-        build.discard(lib.parent)
-        return None
-
-
-def _store_index(front: str, lib_key: str, iface: KernelInterface) -> None:
-    path = _index_path(front)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}")
-    tmp.write_text(json.dumps({"library": lib_key, "interface": iface.to_json()}))
-    os.replace(tmp, path)

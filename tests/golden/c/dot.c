@@ -8,19 +8,48 @@ static inline int64_t polyopt_floord(int64_t a, int64_t b)
 static inline int64_t polyopt_imin(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t polyopt_imax(int64_t a, int64_t b) { return a > b ? a : b; }
 
-#define POLYOPT_INT_HELPERS(S, T) \
+/* Integers wrap modulo 2^bits, as NumPy's and Numba's do: signed overflow is
+   undefined in C, so +, -, * and negation go through the unsigned type.  Where Python
+   raises (a division by zero, a float that no int holds) a flag is set for the caller
+   to raise after the call (README "Integers"). */
+#define POLYOPT_ZERO_DIVISION 1
+#define POLYOPT_NAN_TO_INT 2
+#define POLYOPT_INT_OVERFLOW 4
+static inline void polyopt_raise(int32_t *err, int32_t code)
+{ __atomic_fetch_or(err, code, __ATOMIC_RELAXED); }
+
+#define POLYOPT_INT_HELPERS(S, T, U) \
+static inline T polyopt_add_##S(T a, T b) { return (T)((U)a + (U)b); } \
+static inline T polyopt_sub_##S(T a, T b) { return (T)((U)a - (U)b); } \
+static inline T polyopt_mul_##S(T a, T b) { return (T)((U)a * (U)b); } \
+static inline T polyopt_neg_##S(T a) { return (T)((U)0 - (U)a); } \
+/* b == -1: a / b overflows for the most negative a (SIGFPE); NumPy gives -a, wrapped */ \
 static inline T polyopt_floordiv_##S(T a, T b) \
-{ if (b == 0) return 0; T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; } \
+{ if (b == 0) return 0; if (b == -1) return polyopt_neg_##S(a); \
+  T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; } \
 static inline T polyopt_mod_##S(T a, T b) \
-{ if (b == 0) return 0; T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; } \
+{ if (b == 0 || b == -1) return 0; T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; } \
+static inline T polyopt_floordiv_##S##_chk(T a, T b, int32_t *err) \
+{ if (b == 0) polyopt_raise(err, POLYOPT_ZERO_DIVISION); return polyopt_floordiv_##S(a, b); } \
+static inline T polyopt_mod_##S##_chk(T a, T b, int32_t *err) \
+{ if (b == 0) polyopt_raise(err, POLYOPT_ZERO_DIVISION); return polyopt_mod_##S(a, b); } \
 static inline T polyopt_min_##S(T a, T b) { return b < a ? b : a; } \
 static inline T polyopt_max_##S(T a, T b) { return b > a ? b : a; } \
-static inline T polyopt_abs_##S(T a) { return a < 0 ? -a : a; } \
-static inline T polyopt_square_##S(T a) { return a * a; } \
+static inline T polyopt_abs_##S(T a) { return a < 0 ? polyopt_neg_##S(a) : a; } \
+static inline T polyopt_square_##S(T a) { return polyopt_mul_##S(a, a); } \
 static inline T polyopt_ipow_##S(T a, T n) \
-{ T r = 1; while (n > 0) { if (n & 1) r *= a; a *= a; n >>= 1; } return r; }
-POLYOPT_INT_HELPERS(i64, int64_t)
-POLYOPT_INT_HELPERS(i32, int32_t)
+{ U r = 1, x = (U)a; while (n > 0) { if (n & 1) r *= x; x *= x; n >>= 1; } return (T)r; }
+POLYOPT_INT_HELPERS(i64, int64_t, uint64_t)
+POLYOPT_INT_HELPERS(i32, int32_t, uint32_t)
+
+/* A float converted to an int: Python raises for NaN (ValueError) and for a value the
+   int cannot hold (OverflowError); C's conversion is undefined there. */
+static inline int64_t polyopt_to_i64(double x, int32_t *err)
+{ if (x >= -0x1p63 && x < 0x1p63) return (int64_t)x;
+  polyopt_raise(err, x != x ? POLYOPT_NAN_TO_INT : POLYOPT_INT_OVERFLOW); return 0; }
+static inline int32_t polyopt_to_i32(double x, int32_t *err)
+{ if (x > -2147483649.0 && x < 2147483648.0) return (int32_t)x;
+  polyopt_raise(err, x != x ? POLYOPT_NAN_TO_INT : POLYOPT_INT_OVERFLOW); return 0; }
 
 /* Python's float // and % (CPython's float_floor_div / float_rem). */
 #define POLYOPT_FLOAT_HELPERS(S, T, FMOD, FLOOR) \
