@@ -16,6 +16,7 @@ import numpy as np
 from polyopt.backend_c.interface import KernelInterface, eval_lin
 
 from polyopt.errors import CompileError
+from polyopt.names import user_text
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -137,16 +138,17 @@ class CompiledKernel:
             for y in range(x + 1, len(spans)):
                 (s1, e1, i1), (s2, e2, i2) = spans[x], spans[y]
                 if s1 < e2 and s2 < e1 and (i1.written or i2.written):
-                    raise ValueError(
+                    raise ValueError(user_text(
                         f"arguments {i1.name!r} and {i2.name!r} overlap in memory and "
                         f"{i1.name if i1.written else i2.name!r} is written; pass a copy "
                         f"(e.g. {i2.name}.copy())"
-                    )
+                    ))
 
     def _bounds_message(self, k: int, sizes: dict[str, int]) -> str:
         what = self.iface.check_messages[k - 1]
         shown = ", ".join(f"{n}={v}" for n, v in sizes.items())
-        return f"out of bounds: {what} leaves the array for these sizes ({shown})"
+        # internal names (polyopt.names) spelled as the user wrote them
+        return user_text(f"out of bounds: {what} leaves the array for these sizes ({shown})")
 
 
 def _ctype(dtype: str) -> str:

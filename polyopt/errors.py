@@ -6,7 +6,9 @@ User mistakes get precise exceptions with source locations; anything else is an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from polyopt.names import user_text
 
 
 class PolyoptError(Exception):
@@ -56,6 +58,9 @@ class UnsupportedError(SyntaxError, PolyoptError):
     def __init__(self, problems: list[Problem]) -> None:
         if not problems:
             raise ValueError("UnsupportedError needs at least one problem")
+        # internal names (polyopt.names) spelled as the user wrote them
+        problems = [replace(p, construct=user_text(p.construct), reason=user_text(p.reason))
+                    for p in problems]
         first = problems[0]
         loc = first.location
         msg = f"{first.construct}: {first.reason}"
@@ -89,7 +94,7 @@ class IllegalTransformationError(PolyoptError):
     """
 
     def __init__(self, message: str, violated: tuple = ()) -> None:
-        super().__init__(message)
+        super().__init__(user_text(message))
         self.violated = tuple(violated)
 
 

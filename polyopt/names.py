@@ -4,9 +4,69 @@ positions and the names the rest of polyopt speaks of.
 
 from __future__ import annotations
 
+import re
+
 import islpy as isl
 
 dim_type = isl.dim_type
+
+# --- user names and the names isl and C see -------------------------------------------
+#
+# A user's identifier may be an isl keyword (``mod``, ``floor``, ``NaN``: isl's parser
+# matches these case-insensitively), non-ASCII (``β``, which isl cannot read and C may
+# not accept), or a name the generated C itself uses (``double``, ``sqrt``, ``malloc``).
+# Such a name becomes an internal one that encodes it reversibly, so messages and
+# reports can show the user's spelling again (:func:`user_text`) without a table:
+# ``polyopt_u<len>_<name>`` for ASCII names, ``polyopt_x<utf-8 hex>_`` otherwise.
+
+# the words isl's lexer treats specially (isl_stream.c), compared case-insensitively
+ISL_KEYWORDS = frozenset("""
+    exists and or implies not infty infinity nan min max rat true false ceild floord mod
+    ceil floor
+""".split())
+
+_ASCII_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_INTERNAL = re.compile(r"polyopt_(?:u(\d+)_|x((?:[0-9a-f]{2})+)_)")
+
+
+def isl_safe(name: str) -> bool:
+    """Whether ``name`` can stand in isl's text syntax and C as it is."""
+    return bool(_ASCII_IDENT.match(name)) and name.lower() not in ISL_KEYWORDS and \
+        not name.startswith("polyopt_")
+
+
+def internal_name(name: str) -> str:
+    """The reversible internal spelling of a user's name (see :func:`user_text`)."""
+    if _ASCII_IDENT.match(name):
+        return f"polyopt_u{len(name)}_{name}"
+    return f"polyopt_x{name.encode('utf-8').hex()}_"
+
+
+def user_text(text: str) -> str:
+    """``text`` with every internal name (also inside a longer identifier, such as a
+    size parameter ``polyopt_u3_mod_shape0``) spelled as the user wrote it."""
+    if "polyopt_" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    while True:
+        m = _INTERNAL.search(text, pos)
+        if m is None:
+            out.append(text[pos:])
+            return "".join(out)
+        out.append(text[pos:m.start()])
+        if m.group(1) is not None:
+            n = int(m.group(1))
+            out.append(text[m.end():m.end() + n])
+            pos = m.end() + n
+        else:
+            out.append(bytes.fromhex(m.group(2)).decode("utf-8", "replace"))
+            pos = m.end()
+
+
+def display_name(name: str) -> str:
+    """One name as the user wrote it."""
+    return user_text(name)
 
 
 
