@@ -24,6 +24,7 @@ from polyopt.frontends.c_types import TypeTable, scope_at
 from pycparser import c_ast, c_parser
 
 from polyopt.errors import PolyoptError, Problem, SourceLocation, UnsupportedError
+from polyopt.names import c_frontend_renames, internal_name
 
 _PRAGMA_LINE = re.compile(r"^\s*#\s*pragma\s+(scop|endscop)\s*(//.*|/\*.*)?$")
 _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$", re.S)
@@ -61,6 +62,7 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
     linemap = LineMap(output)
     lines = tuple(text.splitlines())
     ast = _parse(output, filename, lines)
+    _rename_unsafe(ast)
     found = _regions(ast, filename, lines)
     if not found:
         raise NoRegionError(f"{path}: no `#pragma scop` region (mark the loops to optimize with "
@@ -224,6 +226,37 @@ def _typedefs(ast: c_ast.FileAST) -> tuple[str, ...]:
                 not (ext.coord and ext.coord.file.endswith(FAKE_LIBC)):
             out.append(text(ext) + ";")
     return tuple(out)
+
+
+def _rename_unsafe(ast: c_ast.FileAST) -> None:
+    """Rename, throughout the file, the variables isl cannot read (``mod``, ``floor``,
+    ``NaN``: its keywords) to :func:`polyopt.names.internal_name`'s spelling; errors,
+    reports and the optimized region spell them as the file does again
+    (:func:`polyopt.names.user_text`).  Functions, fields and types keep their names."""
+    stack: list[c_ast.Node] = [ast]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, c_ast.FuncCall):
+            if n.args is not None:
+                stack.append(n.args)
+            continue
+        if isinstance(n, c_ast.StructRef):
+            stack.append(n.name)
+            continue
+        if isinstance(n, (c_ast.Typedef, c_ast.Struct, c_ast.Union, c_ast.Enum)):
+            continue
+        if isinstance(n, c_ast.FuncDef):
+            stack += [n.body, *([n.decl.type.args] if n.decl.type.args is not None else [])]
+            continue
+        if isinstance(n, c_ast.Decl) and isinstance(n.type, c_ast.FuncDecl):
+            continue  # a prototype
+        if isinstance(n, c_ast.ID) and c_frontend_renames(n.name):
+            n.name = internal_name(n.name)
+        elif isinstance(n, c_ast.Decl) and n.name and c_frontend_renames(n.name):
+            n.name = internal_name(n.name)
+        elif isinstance(n, c_ast.TypeDecl) and n.declname and c_frontend_renames(n.declname):
+            n.declname = internal_name(n.declname)
+        stack += [c for _, c in n.children()]
 
 
 def _identifiers(ast: c_ast.FileAST) -> set[str]:

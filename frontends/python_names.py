@@ -15,47 +15,17 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
-import re
 
 from polyopt.frontends.python_source import FunctionSource
 
-from polyopt.names import internal_name, isl_safe
+from polyopt.names import C_RESERVED, C_RESERVED_PATTERN, internal_name, isl_safe
 from polyopt.signature import Signature
-
-# C keywords and the types, macros and functions of the headers the generated C includes
-# (<math.h>, <stdint.h>, <stdlib.h>, <string.h>, <omp.h>) and of the program around it
-C_RESERVED = frozenset("""
-    auto break case char const continue default do double else enum extern float for goto if
-    inline int long register restrict return short signed sizeof static struct switch typedef
-    union unsigned void volatile while
-    _Bool _Complex _Imaginary _Alignas _Alignof _Atomic _Generic _Noreturn _Static_assert
-    _Thread_local bool complex imaginary true false NULL main errno
-    int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intptr_t uintptr_t
-    intmax_t uintmax_t size_t ptrdiff_t float_t double_t
-    NAN INFINITY HUGE_VAL HUGE_VALF HUGE_VALL INT64_C INT32_C UINT64_C UINT32_C
-    isnan isinf isfinite isnormal signbit fpclassify isgreater isgreaterequal isless
-    islessequal islessgreater isunordered
-    sqrt exp exp2 expm1 log log2 log10 log1p pow fabs sin cos tan asin acos atan atan2 sinh
-    cosh tanh asinh acosh atanh floor ceil trunc round lround llround rint lrint llrint
-    nearbyint fmod remainder remquo copysign fmin fmax fdim fma hypot cbrt erf erfc tgamma
-    lgamma frexp ldexp modf scalbn scalbln ilogb logb nextafter nexttoward nan
-    abs labs llabs div ldiv lldiv
-    malloc calloc realloc free aligned_alloc posix_memalign abort exit atexit quick_exit
-    _Exit getenv system qsort bsearch rand srand atoi atol atof strtod strtol
-    memcpy memmove memset memcmp memchr strlen strcpy strncpy strcmp strncmp strcat strchr
-    printf fprintf sprintf snprintf puts putchar stdin stdout stderr FILE
-""".split())
-# the math functions' float forms, the macros of <stdint.h>, <math.h> and <float.h>
-# (INT64_MAX, M_PI, FP_NAN, DBL_MAX...), OpenMP's API, and reserved C identifiers
-_C_RESERVED_PATTERN = re.compile(
-    r"(U?INT(8|16|32|64|MAX|PTR)?_|(U?INT_(LEAST|FAST)\d+)_|M_|FP_|MATH_|SIZE_|PTRDIFF_"
-    r"|SIG_ATOMIC_|WCHAR_|WINT_|DBL_|FLT_|LDBL_|omp_|kmp_|__|_[A-Z])")
 
 
 def needs_renaming(name: str) -> bool:
     base = name[:-1] if name.endswith(("f", "l")) else name
     return (not isl_safe(name) or name in C_RESERVED or base in C_RESERVED
-            or bool(_C_RESERVED_PATTERN.match(name)))
+            or bool(C_RESERVED_PATTERN.match(name)))
 
 
 def local_names(fdef: ast.FunctionDef) -> list[str]:

@@ -45,6 +45,7 @@ from polyopt.errors import (
 from polyopt.frontends.c import CFile, CppOptions, parse_c_file
 from polyopt.frontends.python import parse_function
 from polyopt.jit import Kernel
+from polyopt.names import user_text
 from polyopt.options import Options
 from polyopt.report_data import Report, ScopReport, SourceExcerpt, scop_report
 
@@ -326,12 +327,16 @@ def _opt(args: argparse.Namespace) -> int:
         raise CliError(f"--schedule applies to one region, but {path} has {len(regions)}; choose "
                        "one with --function NAME", EXIT_USAGE)
     options = options_from(args, region_defaults())
-    blocks = []
+    blocks, raws = [], []
     for r in regions:
         plan = pipeline.plan(r.scop, options, steps) if steps is not None else \
             pipeline.plan(r.scop, options)
-        blocks.append((r, emit_region(r, plan.tree, plan.scop)))
-    verdicts = [verify_region(r, block) for r, block in blocks] if args.verify else []
+        raws.append(emit_region(r, plan.tree, plan.scop))
+        # the region speaks of the file's own names again (polyopt.names)
+        blocks.append((r, user_text(raws[-1], whole_names=True)))
+    # verification compiles the region as the model names it
+    verdicts = [verify_region(r, raw) for (r, _), raw in zip(blocks, raws, strict=True)] \
+        if args.verify else []
     if not _report(verdicts):
         return EXIT_MISMATCH
     out = args.output or str(path.with_name(path.stem + ".opt" + (path.suffix or ".c")))
@@ -360,7 +365,7 @@ def _opt_python(args: argparse.Namespace, path: Path, steps: tuple | None) -> in
 def _report(verdicts: list[Verdict]) -> bool:
     """Print the verdicts; False (and say that nothing is written) when one failed."""
     for v in verdicts:
-        print(f"polyopt: {v}", file=sys.stderr)
+        print(f"polyopt: {user_text(str(v))}", file=sys.stderr)
     if any(not v.ok for v in verdicts):
         print("polyopt: the optimized code was not written (verification failed)",
               file=sys.stderr)
@@ -440,7 +445,7 @@ def render(report: Report, fmt: str) -> str:
     """The report in one of :data:`FORMATS`."""
     writers = {"text": report_text.render, "json": report_json.render,
                "html": report_html.render, "dot": report_dot.render}
-    return writers[fmt](report)
+    return user_text(writers[fmt](report))  # the user's names (polyopt.names)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -98,6 +98,12 @@ class IllegalTransformationError(PolyoptError):
         self.violated = tuple(violated)
 
 
+class ScheduleFormatError(PolyoptError, ValueError):
+    """A saved schedule (``Schedule.from_json``, ``polyopt opt --schedule``) that is not
+    what :meth:`Schedule.to_json` writes: bad JSON, a missing field, an unknown step,
+    or a step with the wrong number or types of arguments."""
+
+
 class TooComplexError(PolyoptError):
     """isl gave up within its operation budget: the problem is too large to analyse."""
 
