@@ -61,8 +61,9 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
     output = preprocess(p, cpp or CppOptions())
     linemap = LineMap(output)
     lines = tuple(text.splitlines())
-    ast = _parse(output, filename, lines)
-    _rename_unsafe(ast)
+    made: set[str] = set()
+    ast = _parse(_ascii_identifiers(output, made), filename, lines)
+    _rename_unsafe(ast, made)
     found = _regions(ast, filename, lines)
     if not found:
         raise NoRegionError(f"{path}: no `#pragma scop` region (mark the loops to optimize with "
@@ -228,11 +229,38 @@ def _typedefs(ast: c_ast.FileAST) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _rename_unsafe(ast: c_ast.FileAST) -> None:
+_UCN = r"\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}"
+_UCN_IDENT = re.compile(rf"(?:[A-Za-z_]|{_UCN})(?:[A-Za-z0-9_]|{_UCN})*")
+
+
+def _ascii_identifiers(output: str, made: set[str]) -> str:
+    """The preprocessor writes a non-ASCII identifier (``β``) with universal character
+    names (``\\U000003b2``), which pycparser cannot read: such an identifier becomes
+    :func:`polyopt.names.internal_name`'s spelling of it (added to ``made``)."""
+    if "\\u" not in output and "\\U" not in output:
+        return output
+
+    def one(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if "\\" not in word:
+            return word
+        name = re.sub(_UCN, lambda u: chr(int(u.group(0)[2:], 16)), word)
+        made.add(internal_name(name))
+        return internal_name(name)
+
+    return _UCN_IDENT.sub(one, output)
+
+
+def _rename_unsafe(ast: c_ast.FileAST, made: set[str]) -> None:
     """Rename, throughout the file, the variables isl cannot read (``mod``, ``floor``,
     ``NaN``: its keywords) to :func:`polyopt.names.internal_name`'s spelling; errors,
     reports and the optimized region spell them as the file does again
-    (:func:`polyopt.names.user_text`).  Functions, fields and types keep their names."""
+    (:func:`polyopt.names.user_text`).  Functions, fields and types keep their names,
+    and so do the names :func:`_ascii_identifiers` ``made``."""
+
+    def renames(name: str) -> bool:
+        return name not in made and c_frontend_renames(name)
+
     stack: list[c_ast.Node] = [ast]
     while stack:
         n = stack.pop()
@@ -250,11 +278,11 @@ def _rename_unsafe(ast: c_ast.FileAST) -> None:
             continue
         if isinstance(n, c_ast.Decl) and isinstance(n.type, c_ast.FuncDecl):
             continue  # a prototype
-        if isinstance(n, c_ast.ID) and c_frontend_renames(n.name):
+        if isinstance(n, c_ast.ID) and renames(n.name):
             n.name = internal_name(n.name)
-        elif isinstance(n, c_ast.Decl) and n.name and c_frontend_renames(n.name):
+        elif isinstance(n, c_ast.Decl) and n.name and renames(n.name):
             n.name = internal_name(n.name)
-        elif isinstance(n, c_ast.TypeDecl) and n.declname and c_frontend_renames(n.declname):
+        elif isinstance(n, c_ast.TypeDecl) and n.declname and renames(n.declname):
             n.declname = internal_name(n.declname)
         stack += [c for _, c in n.children()]
 
