@@ -108,10 +108,10 @@ class CompiledKernel:
         limit = self.iface.param_limit
         for name, v in sizes.items():
             if not -limit <= v <= limit:
-                raise OverflowError(
+                raise OverflowError(user_text(
                     f"{'size' if name in self.iface.param_sources else 'argument'} {name!r} = {v} "
                     f"is too large: this kernel computes loop bounds and subscripts in 64-bit "
-                    f"integers, which is exact only for |{name}| <= {limit}")
+                    f"integers, which is exact only for |{name}| <= {limit}"))
         return sizes
 
     def _result(self, result: object, env: dict[str, object]) -> object:

@@ -26,6 +26,7 @@ from polyopt.deps import Dependences, analyze
 from polyopt.errors import IllegalTransformationError, PolyoptError, ScheduleFormatError
 from polyopt.model import Scop
 from polyopt.names import user_text
+from polyopt.options import tile_sizes_problem
 from polyopt.parallel import loop_label
 from polyopt.schedule_tree import Node, loops
 from polyopt.transforms.align import align, parallel_alignment
@@ -345,8 +346,10 @@ def step_problem(op: object, args: tuple[Any, ...]) -> tuple[type[Exception], st
             return TypeError, f"argument {k} must be an int, not {x!r}"
     if op == "tile" and len(args[0]) != len(args[1]):
         return ValueError, f"{len(args[0])} loops but {len(args[1])} tile sizes"
-    if op == "tile" and any(n < 1 for n in args[1]):
-        return ValueError, f"tile sizes must be positive, not {list(args[1])!r}"
+    if op == "tile":
+        problem = tile_sizes_problem(tuple(args[1]))
+        if problem is not None:
+            return ValueError, problem[1]
     if op == "unroll_jam" and args[1] < 2:
         return ValueError, f"the unroll-and-jam factor must be at least 2, not {args[1]!r}"
     if op in ("interchange", "fuse") and args[0] == args[1]:
