@@ -58,6 +58,9 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
     except OSError as exc:
         raise PolyoptError(f"{path}: cannot read the file ({exc})") from None
     filename = str(path)
+    if "\0" in text:
+        line = text.count("\n", 0, text.index("\0")) + 1
+        raise PolyoptError(f"{path}:{line}: not a C source file (it contains a NUL byte)")
     output = preprocess(p, cpp or CppOptions())
     linemap = LineMap(output)
     lines = tuple(text.splitlines())

@@ -20,7 +20,7 @@ from polyopt.frontends.python_values import ValueConverter, ValueScope, binary, 
 from polyopt import isl_text
 from polyopt.aff import TRUE, Cmp, Divisible, Formula, Lin, MinMax, Not, Or, conj, pieces
 from polyopt.dtypes import WEAK_FLOAT, WEAK_INT, DType, ValueType, join
-from polyopt.errors import Problem, SourceLocation, UnsupportedError
+from polyopt.errors import ArgumentTypeError, Problem, SourceLocation, UnsupportedError
 from polyopt.expr import Cast, Expr, Literal, Load, Name, names_read, walk
 from polyopt.model import (
     Access,
@@ -60,7 +60,7 @@ def parse_function(fn: object, signature: Signature | None = None) -> Scop:
         try:
             _check_argument_kinds(src, signature)
         except TypeError as exc:
-            raise TypeError(user_text(str(exc))) from None
+            raise ArgumentTypeError(user_text(str(exc))) from None
     env = _globals_of(fn)
     local_types: dict[str, ValueType] = {}
     for _ in range(6):

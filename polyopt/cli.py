@@ -374,12 +374,22 @@ def _report(verdicts: list[Verdict]) -> bool:
 
 
 def write_output(out: str, text: str, source: Path) -> None:
-    """Write ``text`` to ``out`` atomically ('-' is standard output); never over ``source``."""
+    """Write ``text`` to ``out`` atomically ('-' is standard output); never over ``source``.
+
+    A file is written beside the target and renamed over it, so a failure (a read-only
+    directory, a full disk) leaves the target as it was and no partial file behind."""
     if out == "-":
         sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
         sys.stdout.flush()
         return
     target = Path(out)
+    try:
+        _write_file(target, text, source)
+    except OSError as exc:
+        raise CliError(f"{target}: cannot write the output ({exc.strerror or exc})") from None
+
+
+def _write_file(target: Path, text: str, source: Path) -> None:
     if target.resolve() == source.resolve() or (target.exists() and os.path.samefile(target, source)):
         raise CliError(f"refusing to write over the input file {source} (choose another -o)")
     if target.is_dir():

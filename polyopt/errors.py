@@ -98,6 +98,11 @@ class IllegalTransformationError(PolyoptError):
         self.violated = tuple(violated)
 
 
+class ArgumentTypeError(PolyoptError, TypeError):
+    """A call's arguments (or a ``--signature``) do not fit what the function does with
+    them: a scalar for a name the code subscripts, an array of another rank."""
+
+
 class ScheduleFormatError(PolyoptError, ValueError):
     """A saved schedule (``Schedule.from_json``, ``polyopt opt --schedule``) that is not
     what :meth:`Schedule.to_json` writes: bad JSON, a missing field, an unknown step,
