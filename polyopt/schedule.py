@@ -221,7 +221,7 @@ class Schedule:
     def _then(self, op: str, *args: Any) -> Schedule:
         problem = step_problem(op, args)
         if problem is not None:
-            raise problem[0](f"{op}(): {problem[1]}")
+            raise ScheduleFormatError(f"{op}(): {problem}")
         return Schedule(self.kernel, (*self.steps, Step(op, args)), self._source)
 
     def interchange(self, a: str, b: str) -> Schedule:
@@ -243,8 +243,8 @@ class Schedule:
             if isinstance(loops_, (list, tuple)) else loops_
         sz = (sizes,) if isinstance(sizes, int) and not isinstance(sizes, bool) else \
             tuple(sizes) if isinstance(sizes, (list, tuple)) else sizes
-        if isinstance(sz, tuple) and len(sz) == 1 and isinstance(names, tuple) and len(names) > 1:
-            sz = sz * len(names)  # one size for every loop
+        if isinstance(sizes, int) and not isinstance(sizes, bool) and isinstance(names, tuple):
+            sz = (sizes,) * len(names)  # one size for every loop
         return self._then("tile", names, sz)
 
     def skew(self, outer: str, inner: str, factor: int = 1) -> Schedule:
@@ -326,34 +326,34 @@ def _is_int(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def step_problem(op: object, args: tuple[Any, ...]) -> tuple[type[Exception], str] | None:
-    """What is wrong with a step's operation or arguments, as (exception type, why)."""
+def step_problem(op: object, args: tuple[Any, ...]) -> str | None:
+    """What is wrong with a step's operation or arguments (None when nothing is)."""
     if not isinstance(op, str) or op not in _ARITY:
-        return ValueError, f"unknown schedule step {op!r} (steps: {', '.join(_ARITY)})"
+        return f"unknown schedule step {op!r} (steps: {', '.join(_ARITY)})"
     kinds = _ARITY[op]
     if len(args) != len(kinds):
-        return TypeError, f"takes {len(kinds)} argument(s), not {len(args)}"
+        return f"takes {len(kinds)} argument(s), not {len(args)}"
     for k, (kind, x) in enumerate(zip(kinds, args, strict=True), 1):
         if kind == "loop" and not isinstance(x, str):
-            return TypeError, f"argument {k} must be a loop name (a str), not {x!r}"
+            return f"argument {k} must be a loop name (a str), not {x!r}"
         if kind == "loops" and (not isinstance(x, (list, tuple)) or not x
                                 or not all(isinstance(n, str) for n in x)):
-            return TypeError, f"argument {k} must be a non-empty list of loop names, not {x!r}"
+            return f"argument {k} must be a non-empty list of loop names, not {x!r}"
         if kind == "sizes" and (not isinstance(x, (list, tuple))
                                 or not all(_is_int(n) for n in x)):
-            return TypeError, f"argument {k} must be a list of int tile sizes, not {x!r}"
+            return f"argument {k} must be a list of int tile sizes, not {x!r}"
         if kind == "int" and not _is_int(x):
-            return TypeError, f"argument {k} must be an int, not {x!r}"
+            return f"argument {k} must be an int, not {x!r}"
     if op == "tile" and len(args[0]) != len(args[1]):
-        return ValueError, f"{len(args[0])} loops but {len(args[1])} tile sizes"
+        return f"{len(args[0])} loops but {len(args[1])} tile sizes"
     if op == "tile":
         problem = tile_sizes_problem(tuple(args[1]))
         if problem is not None:
-            return ValueError, problem[1]
+            return problem[1]
     if op == "unroll_jam" and args[1] < 2:
-        return ValueError, f"the unroll-and-jam factor must be at least 2, not {args[1]!r}"
+        return f"the unroll-and-jam factor must be at least 2, not {args[1]!r}"
     if op in ("interchange", "fuse") and args[0] == args[1]:
-        return ValueError, f"both arguments name loop {args[0]!r}; {op} takes two different loops"
+        return f"both arguments name loop {args[0]!r}; {op} takes two different loops"
     return None
 
 
@@ -382,7 +382,7 @@ def steps_from_json(text: str | bytes) -> tuple[Step, ...]:
         args = tuple(tuple(x) if isinstance(x, list) else x for x in s["args"])
         problem = step_problem(s["op"], args)
         if problem is not None:
-            raise ScheduleFormatError(f"step {k} ({s['op']!r}): {problem[1]}")
+            raise ScheduleFormatError(f"step {k} ({s['op']!r}): {problem}")
         steps.append(Step(s["op"], args))
     return tuple(steps)
 
