@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         _error(str(exc))
         return exc.code
     except UnsupportedError as exc:
-        print(format_unsupported(exc), file=sys.stderr)
+        print(printable(format_unsupported(exc)), file=sys.stderr)
         return EXIT_ERROR
     except IllegalTransformationError as exc:
         _error(f"the schedule is illegal: {exc}")
@@ -188,7 +188,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _error(message: str) -> None:
-    print(f"polyopt: error: {message}", file=sys.stderr)
+    print(f"polyopt: error: {printable(message)}", file=sys.stderr)
+
+
+def printable(text: str) -> str:
+    """``text`` with the undecodable bytes of a file (kept as surrogates) shown as
+    ``\\xff``: printing them as they are fails on a strict UTF-8 stream."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def format_unsupported(exc: UnsupportedError) -> str:
@@ -342,7 +348,8 @@ def _opt(args: argparse.Namespace) -> int:
     out = args.output or str(path.with_name(path.stem + ".opt" + (path.suffix or ".c")))
     write_output(out, replace_regions(cfile.text, blocks), path)
     if out != "-":
-        print(f"polyopt: optimized {len(blocks)} region(s) of {path} -> {out}", file=sys.stderr)
+        print(printable(f"polyopt: optimized {len(blocks)} region(s) of {path} -> {out}"),
+              file=sys.stderr)
     return EXIT_OK
 
 
@@ -358,14 +365,14 @@ def _opt_python(args: argparse.Namespace, path: Path, steps: tuple | None) -> in
     out = args.output or str(path.with_name(f"{path.stem}.{pk.name}.c"))
     write_output(out, source, path)
     if out != "-":
-        print(f"polyopt: wrote the C of {pk.name}() to {out}", file=sys.stderr)
+        print(printable(f"polyopt: wrote the C of {pk.name}() to {out}"), file=sys.stderr)
     return EXIT_OK
 
 
 def _report(verdicts: list[Verdict]) -> bool:
     """Print the verdicts; False (and say that nothing is written) when one failed."""
     for v in verdicts:
-        print(f"polyopt: {user_text(str(v))}", file=sys.stderr)
+        print(f"polyopt: {printable(user_text(str(v)))}", file=sys.stderr)
     if any(not v.ok for v in verdicts):
         print("polyopt: the optimized code was not written (verification failed)",
               file=sys.stderr)
