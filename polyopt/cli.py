@@ -309,7 +309,7 @@ def _steps(args: argparse.Namespace) -> tuple | None:
     if steps_from_json is None or "steps" not in inspect.signature(pipeline.plan).parameters:
         raise CliError("--schedule is not available yet in this version of polyopt", EXIT_USAGE)
     try:
-        text = args.schedule.read_text()
+        text = args.schedule.read_bytes()  # JSON's own decoding: bad bytes are a format error
     except OSError as exc:
         raise CliError(f"--schedule: cannot read {args.schedule}: {exc.strerror}") from None
     try:

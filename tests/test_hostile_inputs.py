@@ -410,8 +410,9 @@ def test_bad_schedule_file_flag(tmp_path, capsys):
     src = tmp_path / "k.c"
     src.write_text(GOOD_C)
     sched = tmp_path / "s.json"
-    for text in ("[]", "null", '{"polyopt_schedule": 1, "steps": [{"op": "tile", "args": 3}]}'):
-        sched.write_text(text)
+    for text in (b"[]", b"null", b'{"polyopt_schedule": 1, "steps": [{"op": "tile", "args": 3}]}',
+                 b"\xff\xfe{}", b"\x00"):
+        sched.write_bytes(text)
         assert _run("opt", src, "--schedule", sched, "-o", tmp_path / "out.c") == 1
         err = capsys.readouterr().err
         assert "not a polyopt schedule file" in err and "internal error" not in err
