@@ -15,6 +15,9 @@ from dataclasses import asdict, dataclass, fields
 # extent when that is a known constant).
 MAX_TILE_SIZE = 2**31 - 1
 MAX_UNROLL_FACTOR = 64
+# a skew multiplies an outer iterator into an inner loop's bounds: a factor this small
+# keeps them far inside the 64-bit range (useful factors are 1 to a few)
+MAX_SKEW_FACTOR = 1024
 
 FUSE_CHOICES = ("smart", "max", "none")
 

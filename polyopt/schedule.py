@@ -26,7 +26,7 @@ from polyopt.deps import Dependences, analyze
 from polyopt.errors import IllegalTransformationError, PolyoptError, ScheduleFormatError
 from polyopt.model import Scop
 from polyopt.names import user_text
-from polyopt.options import tile_sizes_problem
+from polyopt.options import MAX_SKEW_FACTOR, tile_sizes_problem
 from polyopt.parallel import loop_label
 from polyopt.schedule_tree import Node, loops
 from polyopt.transforms.align import align, parallel_alignment
@@ -350,6 +350,8 @@ def step_problem(op: object, args: tuple[Any, ...]) -> str | None:
         problem = tile_sizes_problem(tuple(args[1]))
         if problem is not None:
             return problem[1]
+    if op == "skew" and abs(args[2]) > MAX_SKEW_FACTOR:
+        return f"the skew factor {args[2]} is larger in magnitude than the maximum, {MAX_SKEW_FACTOR}"
     if op == "unroll_jam" and args[1] < 2:
         return f"the unroll-and-jam factor must be at least 2, not {args[1]!r}"
     if op in ("interchange", "fuse") and args[0] == args[1]:

@@ -15,7 +15,7 @@ import pytest
 
 import polyopt
 from polyopt import cli
-from polyopt.options import MAX_TILE_SIZE, MAX_UNROLL_FACTOR, Options
+from polyopt.options import MAX_SKEW_FACTOR, MAX_TILE_SIZE, MAX_UNROLL_FACTOR, Options
 from polyopt.schedule import Schedule
 
 # --- kernels ----------------------------------------------------------------------------
@@ -88,6 +88,24 @@ def test_unroll_factor_beyond_the_maximum_is_refused(factor):
 def test_unroll_factor_at_the_maximum_is_right():
     s = polyopt.schedule(matmul).unroll_jam("i", MAX_UNROLL_FACTOR)
     _same_as_python(matmul, s.compile(), *_matmul_args(70))
+
+
+def stencil(A):
+    for t in range(A.shape[0] - 1):
+        for i in range(1, A.shape[1] - 1):
+            A[t + 1, i] = (A[t, i - 1] + A[t, i + 1]) * 0.5
+
+
+@pytest.mark.parametrize("factor", [MAX_SKEW_FACTOR + 1, 2**62, 2**63, -(2**63), 2**70])
+def test_skew_factors_beyond_the_maximum_are_refused(factor):
+    with pytest.raises(polyopt.ScheduleFormatError, match="skew factor"):
+        polyopt.schedule(stencil).skew("t", "i", factor)
+
+
+@pytest.mark.parametrize("factor", [1, 3, MAX_SKEW_FACTOR])
+def test_skew_factors_up_to_the_maximum_are_right(factor):
+    A = np.random.default_rng(5).random((6, 9))
+    _same_as_python(stencil, polyopt.schedule(stencil).skew("t", "i", factor).compile(), A)
 
 
 def test_flattened_subscript_is_not_refused_and_out_of_bounds_still_is():
