@@ -121,7 +121,7 @@ def analysis(scop: Scop, deps: Dependences, tree: Node | None = None) -> Analysi
     )
     dep_infos = tuple(dependence_info(scop, d) for d in deps.all)
     loop_infos = tuple(_loop_info(scop, v[d.loop_id], d.loop_id) for d, _ in loops(tree))
-    return Analysis(scop.name, scop.filename, stmts, dep_infos, loop_infos)
+    return Analysis(user_text(scop.name), scop.filename, stmts, dep_infos, loop_infos)
 
 
 def _loop_info(scop: Scop, v: LoopVerdict, loop_id: str) -> LoopInfo:

@@ -176,3 +176,20 @@ def test_c_keyword_parameter_without_declaration_is_a_parameter(tmp_path):
         """))
     assert cli.main(["opt", str(src), "-o", str(tmp_path / "p.opt.c")]) == 0
     assert "c0 < floor" in (tmp_path / "p.opt.c").read_text()
+
+
+@pytest.mark.parametrize("fname", ["β", "mod", "main", "double", "naïve"])
+def test_function_names(tmp_path, fname):
+    mod = _load(tmp_path, f"fn{abs(hash(fname))}", f"""
+        def {fname}(x, y):
+            for i in range(x.shape[0]):
+                y[i] = x[i] * 2.0 + i
+        """)
+    fn = getattr(mod, fname)
+    x = np.arange(6.0)
+    want, got = np.zeros(6), np.zeros(6)
+    fn(x, want)
+    kernel = polyopt.jit(fn)
+    kernel(x, got)
+    assert np.array_equal(got, want)
+    assert kernel.report(x, got).startswith(f"polyopt dependence report: {fname}()")
