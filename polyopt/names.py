@@ -1,5 +1,6 @@
 """Names, not positions: the one module that converts between isl dimension
-positions and the names the rest of polyopt speaks of.
+positions and the names the rest of polyopt speaks of, and between the names users
+write and the internal ones isl and C can take.
 """
 
 from __future__ import annotations
@@ -106,13 +107,6 @@ def c_frontend_renames(name: str) -> bool:
     """Whether the C frontend renames a variable of a C file: isl cannot read it, or the
     code polyopt generates around a region (OpenMP, its --verify harness) needs it."""
     return not isl_safe(name) or name in C_RESERVED or name.startswith(("omp_", "kmp_"))
-
-
-def display_name(name: str) -> str:
-    """One name as the user wrote it."""
-    return user_text(name)
-
-
 
 
 def param_names(obj: isl.Set | isl.Map | isl.UnionSet | isl.UnionMap) -> list[str]:

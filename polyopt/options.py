@@ -72,7 +72,7 @@ class Options:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in ("tile", "fuse") or isinstance(value, bool):
+            if f.type not in ("bool", bool) or isinstance(value, bool):
                 continue
             if _numpy(value) and type(value).__name__ in ("bool_", "bool"):  # np.True_
                 object.__setattr__(self, f.name, bool(value))
