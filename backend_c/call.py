@@ -16,6 +16,7 @@ import numpy as np
 from polyopt.backend_c.interface import KernelInterface, eval_lin
 
 from polyopt.errors import CompileError
+from polyopt.names import user_text
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -113,10 +114,10 @@ class CompiledKernel:
         limit = self.iface.param_limit
         for name, v in sizes.items():
             if not -limit <= v <= limit:
-                raise OverflowError(
+                raise OverflowError(user_text(
                     f"{'size' if name in self.iface.param_sources else 'argument'} {name!r} = {v} "
                     f"is too large: this kernel computes loop bounds and subscripts in 64-bit "
-                    f"integers, which is exact only for |{name}| <= {limit}")
+                    f"integers, which is exact only for |{name}| <= {limit}"))
         return sizes
 
     def _result(self, result: object, env: dict[str, object]) -> object:
@@ -143,16 +144,17 @@ class CompiledKernel:
             for y in range(x + 1, len(spans)):
                 (s1, e1, i1), (s2, e2, i2) = spans[x], spans[y]
                 if s1 < e2 and s2 < e1 and (i1.written or i2.written):
-                    raise ValueError(
+                    raise ValueError(user_text(
                         f"arguments {i1.name!r} and {i2.name!r} overlap in memory and "
                         f"{i1.name if i1.written else i2.name!r} is written; pass a copy "
                         f"(e.g. {i2.name}.copy())"
-                    )
+                    ))
 
     def _bounds_message(self, k: int, sizes: dict[str, int]) -> str:
         what = self.iface.check_messages[k - 1]
         shown = ", ".join(f"{n}={v}" for n, v in sizes.items())
-        return f"out of bounds: {what} leaves the array for these sizes ({shown})"
+        # internal names (polyopt.names) spelled as the user wrote them
+        return user_text(f"out of bounds: {what} leaves the array for these sizes ({shown})")
 
 
 #: The error flag's bits (backend_c/prelude.py) and what Python raises for each.

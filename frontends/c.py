@@ -24,6 +24,7 @@ from polyopt.frontends.c_types import TypeTable, scope_at
 from pycparser import c_ast, c_parser
 
 from polyopt.errors import PolyoptError, Problem, SourceLocation, UnsupportedError
+from polyopt.names import c_frontend_renames, internal_name
 
 _PRAGMA_LINE = re.compile(r"^\s*#\s*pragma\s+(scop|endscop)\s*(//.*|/\*.*)?$")
 _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$", re.S)
@@ -57,10 +58,15 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
     except OSError as exc:
         raise PolyoptError(f"{path}: cannot read the file ({exc})") from None
     filename = str(path)
+    if "\0" in text:
+        line = text.count("\n", 0, text.index("\0")) + 1
+        raise PolyoptError(f"{path}:{line}: not a C source file (it contains a NUL byte)")
     output = preprocess(p, cpp or CppOptions())
     linemap = LineMap(output)
     lines = tuple(text.splitlines())
-    ast = _parse(output, filename, lines)
+    made: set[str] = set()
+    ast = _parse(_ascii_identifiers(output, made), filename, lines)
+    _rename_unsafe(ast, made)
     found = _regions(ast, filename, lines)
     if not found:
         raise NoRegionError(f"{path}: no `#pragma scop` region (mark the loops to optimize with "
@@ -224,6 +230,64 @@ def _typedefs(ast: c_ast.FileAST) -> tuple[str, ...]:
                 not (ext.coord and ext.coord.file.endswith(FAKE_LIBC)):
             out.append(text(ext) + ";")
     return tuple(out)
+
+
+_UCN = r"\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}"
+_UCN_IDENT = re.compile(rf"(?:[A-Za-z_]|{_UCN})(?:[A-Za-z0-9_]|{_UCN})*")
+
+
+def _ascii_identifiers(output: str, made: set[str]) -> str:
+    """The preprocessor writes a non-ASCII identifier (``β``) with universal character
+    names (``\\U000003b2``), which pycparser cannot read: such an identifier becomes
+    :func:`polyopt.names.internal_name`'s spelling of it (added to ``made``)."""
+    if "\\u" not in output and "\\U" not in output:
+        return output
+
+    def one(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if "\\" not in word:
+            return word
+        name = re.sub(_UCN, lambda u: chr(int(u.group(0)[2:], 16)), word)
+        made.add(internal_name(name))
+        return internal_name(name)
+
+    return _UCN_IDENT.sub(one, output)
+
+
+def _rename_unsafe(ast: c_ast.FileAST, made: set[str]) -> None:
+    """Rename, throughout the file, the variables isl cannot read (``mod``, ``floor``,
+    ``NaN``: its keywords) to :func:`polyopt.names.internal_name`'s spelling; errors,
+    reports and the optimized region spell them as the file does again
+    (:func:`polyopt.names.user_text`).  Functions, fields and types keep their names,
+    and so do the names :func:`_ascii_identifiers` ``made``."""
+
+    def renames(name: str) -> bool:
+        return name not in made and c_frontend_renames(name)
+
+    stack: list[c_ast.Node] = [ast]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, c_ast.FuncCall):
+            if n.args is not None:
+                stack.append(n.args)
+            continue
+        if isinstance(n, c_ast.StructRef):
+            stack.append(n.name)
+            continue
+        if isinstance(n, (c_ast.Typedef, c_ast.Struct, c_ast.Union, c_ast.Enum)):
+            continue
+        if isinstance(n, c_ast.FuncDef):
+            stack += [n.body, *([n.decl.type.args] if n.decl.type.args is not None else [])]
+            continue
+        if isinstance(n, c_ast.Decl) and isinstance(n.type, c_ast.FuncDecl):
+            continue  # a prototype
+        if isinstance(n, c_ast.ID) and renames(n.name):
+            n.name = internal_name(n.name)
+        elif isinstance(n, c_ast.Decl) and n.name and renames(n.name):
+            n.name = internal_name(n.name)
+        elif isinstance(n, c_ast.TypeDecl) and n.declname and renames(n.declname):
+            n.declname = internal_name(n.declname)
+        stack += [c for _, c in n.children()]
 
 
 def _identifiers(ast: c_ast.FileAST) -> set[str]:

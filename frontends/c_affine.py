@@ -35,8 +35,10 @@ def describe(node: c_ast.Node) -> str:
     return f"`{out if len(out) <= 60 else out[:57] + '...'}`"
 
 
-def int_literal(node: c_ast.Constant) -> tuple[int, DType]:
-    """The value and C type of an integer or character constant."""
+def int_literal(node: c_ast.Constant, unsigned_ok: bool = False) -> tuple[int, DType]:
+    """The value and C type of an integer or character constant.  An unsigned one
+    (``10u``, ``10UL``) is refused unless ``unsigned_ok``: the caller then makes sure C's
+    conversion to unsigned changes nothing (see :func:`is_unsigned`)."""
     if node.type == "char":
         body = node.value[1:-1]
         if body.startswith("\\"):
@@ -49,12 +51,20 @@ def int_literal(node: c_ast.Constant) -> tuple[int, DType]:
     if m is None:
         raise NotAffine(node, f"constant {node.value}", "is not an integer constant")
     digits, suffix = m.groups()
-    if "u" in suffix.lower():
+    if "u" in suffix.lower() and not unsigned_ok:
         raise NotAffine(node, f"constant {node.value}",
-                        "unsigned constants are not supported (they make arithmetic unsigned)")
+                        "unsigned constants are not supported in bounds, subscripts and "
+                        "conditions (they make the comparison or arithmetic unsigned); drop the `u`")
     value = int(digits, 0) if not (digits.startswith("0") and digits[1:].isdigit()) else int(digits, 8)
+    if value >= 2**63:
+        raise NotAffine(node, f"constant {node.value}", "does not fit in a signed 64-bit integer")
     dtype = DType.INT64 if "l" in suffix.lower() or value >= 2**31 else DType.INT32
     return value, dtype
+
+
+def is_unsigned(node: c_ast.Constant) -> bool:
+    m = _INT.match(node.value)
+    return node.type != "char" and m is not None and "u" in m.group(2).lower()
 
 
 class AffineConverter:
@@ -69,7 +79,7 @@ class AffineConverter:
 
     def aff(self, node: c_ast.Node) -> Aff:
         if isinstance(node, c_ast.Constant):
-            if node.type not in ("int", "char"):
+            if node.type != "char" and not node.type.endswith("int"):
                 raise NotAffine(node, f"constant {node.value}", "is not an integer")
             return Lin.constant(int_literal(node)[0])
         if isinstance(node, c_ast.ID):
@@ -130,7 +140,7 @@ class AffineConverter:
             return And(parts) if node.op == "&&" else Or(parts)
         if isinstance(node, c_ast.UnaryOp) and node.op == "!":
             return Not(self.formula(node.expr))
-        if isinstance(node, c_ast.Constant) and node.type in ("int", "char"):
+        if isinstance(node, c_ast.Constant) and (node.type == "char" or node.type.endswith("int")):
             return TRUE if int_literal(node)[0] else Const(False)
         if isinstance(node, c_ast.BinaryOp) and node.op in COMPARISONS:
             return Cmp(COMPARISONS[node.op], self.aff(node.left), self.aff(node.right))

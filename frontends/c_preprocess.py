@@ -163,7 +163,9 @@ def preprocess(path: Path, options: CppOptions = CppOptions()) -> str:
         cmd += [f"-D{d}" for d in options.defines]
         cmd.append(str(path))
         for _ in range(64):  # each round may add one missing system header
-            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            # the file's bytes as they are (Latin-1 comments, stray binary): never a decode error
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                                  encoding="utf-8", errors="surrogateescape")
             if proc.returncode == 0:
                 return proc.stdout
             missing = _MISSING.search(proc.stderr)

@@ -11,15 +11,17 @@ and prototypes (``sqrt`` takes and returns double, ``sqrtf`` float).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
-from polyopt.frontends.c_affine import NotAffine, describe, int_literal
+from polyopt.frontends.c_affine import NotAffine, describe, int_literal, is_unsigned
 from pycparser import c_ast
 
 from polyopt.dtypes import DType, ValueType
-from polyopt.expr import Binary, Call, Cast, Expr, Literal, Load, Select, Unary
+from polyopt.expr import Binary, Call, Cast, Expr, Literal, Load, Select, Unary, walk
 
 INT = ValueType(DType.INT32)
 LONG = ValueType(DType.INT64)
@@ -92,27 +94,69 @@ class ValueScope:
 class ValueConverter:
     def __init__(self, scope: ValueScope) -> None:
         self.scope = scope
+        # literals read from unsigned constants (10u): polyopt has no unsigned types, so
+        # such a literal may only meet floating-point operands (or stand alone), where
+        # C's conversions give what signed arithmetic gives
+        self._unsigned: dict[int, Literal] = {}  # by id, kept alive so ids stay unique
+        # long double constants (1.5L) with no double of the same value: only a cast
+        # to double or float right around them (DBL_MAX's expansion) may round them
+        self._long_double: dict[int, tuple[c_ast.Constant, Literal]] = {}
+        self._depth = 0
+
+    def _mixed_unsigned(self, node: c_ast.Node, t: ValueType, *operands: Expr) -> None:
+        if not t.dtype.is_float and any(id(e) in self._unsigned for e in operands):
+            raise NotAffine(node, describe(node), "an unsigned constant in integer arithmetic "
+                            "or comparison is not supported (C makes it unsigned); drop the `u`")
 
     def convert(self, node: c_ast.Node) -> Expr:
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
             raise NotAffine(node, describe(node), "is not supported in a scop region")
-        return method(node)
+        self._depth += 1
+        try:
+            e = method(node)
+        finally:
+            self._depth -= 1
+        if self._depth == 0:
+            self._no_long_double(e)
+        return e
 
     def _Constant(self, node: c_ast.Constant) -> Expr:
-        if node.type in ("int", "char"):
-            value, dtype = int_literal(node)
-            return Literal(value, ValueType(dtype))
-        if node.type in ("float", "double"):
+        # pycparser's types: "int", "char", "long int", "unsigned long long int", "float",
+        # "double", "long double"...
+        if node.type == "char" or node.type.endswith("int"):
+            value, dtype = int_literal(node, unsigned_ok=True)
+            lit = Literal(value, ValueType(dtype))
+            if is_unsigned(node):
+                self._unsigned[id(lit)] = lit
+            return lit
+        if node.type in ("float", "double", "long double"):
             body = node.value.rstrip("fFlL")
             try:
                 value = float.fromhex(body) if body.lower().startswith("0x") else float(body)
-            except ValueError:
+                exact = Fraction(float.fromhex(body).as_integer_ratio()[0],
+                                 float.fromhex(body).as_integer_ratio()[1]) \
+                    if body.lower().startswith("0x") else Fraction(body)
+            except (ValueError, OverflowError):
                 raise NotAffine(node, f"constant {node.value}", "cannot be read") from None
             if node.value[-1] in "fF":
                 return Literal(_round(value, DType.FLOAT32), FLOAT)
-            return Literal(value, DOUBLE)
+            lit = Literal(value, DOUBLE)
+            if node.value[-1] in "lL" and (math.isinf(value) or Fraction(value) != exact):
+                self._long_double[id(lit)] = (node, lit)  # computed as double only under a cast
+            return lit
         raise NotAffine(node, f"constant {node.value}", "only numbers are supported in a scop region")
+
+    def _no_long_double(self, e: Expr) -> None:
+        if not self._long_double:
+            return
+        for sub in walk(e):
+            found = self._long_double.get(id(sub))
+            if found is not None:
+                bad = found[0]
+                raise NotAffine(bad, f"constant {bad.value}", "a long double constant without a "
+                                "double of the same value is not supported (polyopt computes "
+                                "in double); write it without `L`, or cast it to double")
 
     def _ID(self, node: c_ast.ID) -> Expr:
         return self.scope.name(node)
@@ -125,6 +169,7 @@ class ValueConverter:
             return self.scope.element(node)
         if node.op in ("-", "+"):
             inner = self.convert(node.expr)
+            self._mixed_unsigned(node, inner.type, inner)  # -10u wraps around
             inner = cast(inner, convert_types(inner.type, INT))
             if node.op == "+":
                 return inner
@@ -146,6 +191,7 @@ class ValueConverter:
             return Binary("and" if node.op == "&&" else "or", a, b, INT)
         if node.op in _ARITH or node.op in _CMP:
             a, b = self.convert(node.left), self.convert(node.right)
+            self._mixed_unsigned(node, convert_types(a.type, b.type), a, b)
             if node.op in _CMP:
                 t = convert_types(a.type, b.type)
                 return Binary(node.op, cast(a, t), cast(b, t), INT)
@@ -156,6 +202,7 @@ class ValueConverter:
         cond = self.convert(node.cond)
         a, b = self.convert(node.iftrue), self.convert(node.iffalse)
         t = convert_types(a.type, b.type)
+        self._mixed_unsigned(node, t, a, b)
         return Select(cond, cast(a, t), cast(b, t), t)
 
     def _Cast(self, node: c_ast.Cast) -> Expr:
@@ -174,12 +221,18 @@ class ValueConverter:
             raise NotAffine(node, describe(node), "only casts to int, long, float and double are "
                             "supported")
         inner = self.convert(node.expr)
+        if id(inner) in self._long_double and t.dtype.is_float:  # (double)1.79...e+308L
+            return Literal(_round(float(inner.value), t.dtype), t)
         return inner if inner.type.dtype == t.dtype else Cast(inner, t)
 
     def _FuncCall(self, node: c_ast.FuncCall) -> Expr:
         if not isinstance(node.name, c_ast.ID):
             raise NotAffine(node, describe(node), "only calls of named math functions are supported")
         fn = node.name.name
+        if fn in ("__builtin_nan", "__builtin_nanf") and node.args is not None and \
+                len(node.args.exprs) == 1 and isinstance(node.args.exprs[0], c_ast.Constant) \
+                and node.args.exprs[0].value == '""':  # NAN's expansion
+            return Literal(float("nan"), FLOAT if fn.endswith("f") else DOUBLE)
         if fn not in MATH_FUNCTIONS:
             raise NotAffine(node, f"call to {fn}()", "unknown function: only C math library "
                             "functions (sqrt, exp, pow, fabs, ...) may be called in a scop region")

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import ast
 import math
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 from polyopt.frontends.python_affine import AffineConverter, NotAffine
+from polyopt.frontends.python_names import renamed_signature, renamed_source, renaming
 from polyopt.frontends.python_source import FunctionSource, function_source
 from polyopt.frontends.python_values import ValueConverter, ValueScope, binary, lin_to_expr
 
 from polyopt import isl_text
 from polyopt.aff import TRUE, Cmp, Divisible, Formula, Lin, MinMax, Not, Or, conj, pieces
 from polyopt.dtypes import WEAK_FLOAT, WEAK_INT, DType, ValueType, join
-from polyopt.errors import Problem, SourceLocation, UnsupportedError
+from polyopt.errors import ArgumentTypeError, Problem, SourceLocation, UnsupportedError
 from polyopt.expr import Cast, Expr, Literal, Load, Name, names_read, walk
 from polyopt.model import (
     Access,
@@ -33,6 +33,7 @@ from polyopt.model import (
     Scop,
     Statement,
 )
+from polyopt.names import user_text
 from polyopt.schedule_tree import Band, Leaf, LoopDim, Node, Sequence, statements
 from polyopt.signature import ArrayType, ScalarType, Signature
 
@@ -48,32 +49,18 @@ _UNSUPPORTED_STMT = {
 }
 
 
-# Identifiers the generated C cannot use for a variable: C keywords and the types,
-# macros and functions of the headers it includes and the math functions it calls.
-_C_RESERVED = frozenset("""
-    auto case char const default do double enum extern float goto inline int long register
-    restrict short signed sizeof static struct switch typedef union unsigned void volatile
-    _Bool _Complex _Imaginary _Alignas _Alignof _Atomic _Generic _Noreturn _Static_assert
-    _Thread_local bool complex imaginary
-    int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intptr_t uintptr_t
-    intmax_t uintmax_t size_t ptrdiff_t float_t double_t
-    NAN INFINITY HUGE_VAL HUGE_VALF HUGE_VALL INT64_C INT32_C UINT64_C UINT32_C
-    isnan isinf isfinite isnormal signbit fpclassify isgreater isgreaterequal isless
-    islessequal islessgreater isunordered
-    sqrt sqrtf exp expf log logf pow powf fabs fabsf sin sinf cos cosf tanh tanhf
-    floor floorf fmod fmodf copysign copysignf
-""".split())
-# the macros of <stdint.h> and <math.h> (INT64_MAX, M_PI, FP_NAN...) and our helpers
-_C_RESERVED_PATTERN = re.compile(
-    r"(U?INT(8|16|32|64|MAX|PTR)?_|(U?INT_(LEAST|FAST)\d+)_|M_|FP_|MATH_|SIZE_|PTRDIFF_"
-    r"|SIG_ATOMIC_|WCHAR_|WINT_|polyopt_)")
-
-
 def parse_function(fn: object, signature: Signature | None = None) -> Scop:
     """The polyhedral model of ``fn`` for ``signature`` (inferred from use when None)."""
     src = function_source(fn)
+    # names isl or C cannot take are renamed; messages spell them as the user did
+    renames = renaming(src)
+    src = renamed_source(src, renames)
+    signature = renamed_signature(signature, renames)
     if signature is not None:
-        _check_argument_kinds(src, signature)
+        try:
+            _check_argument_kinds(src, signature)
+        except TypeError as exc:
+            raise ArgumentTypeError(user_text(str(exc))) from None
     env = _globals_of(fn)
     _check_shadowed_builtins(src, env)
     local_types: dict[str, ValueType] = {}
@@ -248,7 +235,6 @@ class _Builder:
         self.loop_vars = {n.target.id for n in ast.walk(fdef)
                           if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
         self._count_assignments(fdef)
-        self._reserved_names(fdef)
         self._arguments(fdef)
         body = list(fdef.body)
         nodes = self._block(body, _Ctx(), top=True)
@@ -258,19 +244,6 @@ class _Builder:
 
     def problem(self, node: ast.AST, construct: str, reason: str) -> None:
         self.problems.append(self.src.problem(node, construct, reason))
-
-    def _reserved_names(self, fdef: ast.FunctionDef) -> None:
-        """Arguments and variables become C identifiers: refuse those C reserves."""
-        seen: set[str] = set()
-        defs: list[tuple[str, ast.AST]] = [(a.arg, a) for a in (
-            *fdef.args.posonlyargs, *fdef.args.args, *fdef.args.kwonlyargs)]
-        defs += [(n.id, n) for n in ast.walk(fdef)
-                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
-        for name, node in defs:
-            if name not in seen and (name in _C_RESERVED or _C_RESERVED_PATTERN.match(name)):
-                seen.add(name)
-                self.problem(node, f"name `{name}`", "is reserved in the generated C (a C "
-                             "keyword, type, macro or math function); rename it")
 
     def _count_assignments(self, fdef: ast.FunctionDef) -> None:
         for n in ast.walk(fdef):

@@ -163,8 +163,7 @@ class ValueConverter:
         test = self.scope.affine_test(node.test)
         if test is not None:  # each branch's reads happen only where it is chosen
             a, b = guarded(a, test), guarded(b, Not(test))
-        t = promote(a.type, b.type)
-        return Select(cond, a, b, t)
+        return Select(cond, a, b, choice_type([a.type, b.type]))
 
     # --- calls --------------------------------------------------------------------------
 
@@ -185,10 +184,7 @@ class ValueConverter:
         if module is None and fn in ("min", "max"):
             if len(args) < 2:
                 raise NotAffine(node, f"{fn}()", "needs two or more arguments")
-            t = args[0].type
-            for a in args[1:]:
-                t = promote(t, a.type)
-            return Call(fn, tuple(args), t)
+            return Call(fn, tuple(args), choice_type([a.type for a in args]))
         if module is None and fn == "abs":
             _arity(node, args, 1)
             return Call("abs", tuple(args), args[0].type)
@@ -201,7 +197,7 @@ class ValueConverter:
         fn = _NP_ALIASES.get(fn, fn) if module == "np" else fn
         if module == "np" and fn in ("min", "max"):
             _arity(node, args, 2)
-            return Call(fn, tuple(args), promote(args[0].type, args[1].type))
+            return Call(fn, tuple(args), choice_type([a.type for a in args]))
         if fn not in MATH_FUNCTIONS:
             raise NotAffine(node, f"call to {module}.{fn}()", "is not one of the supported math "
                             "functions (sqrt exp log pow fabs sin cos tanh)")
@@ -223,6 +219,27 @@ class ValueConverter:
             if module is not None:
                 return func.attr, module
         raise NotAffine(func, f"call to {_describe(func)}", "unknown function")
+
+
+def choice_type(types: list[ValueType]) -> ValueType:
+    """The type of ``max``, ``min`` and ``a if c else b``, which CPython evaluates to one
+    operand with that operand's own type.  A float32 (or int32) meeting a Python scalar
+    gives a Python scalar's type (weak float64, weak int64): it holds either operand's
+    value exactly (``max(x32[i], 0.1)`` may be the double 0.1, which a float64 array
+    stores as it is), and being weak it computes with a float32 (int32) in that type,
+    as NumPy does with either operand.  Otherwise NumPy's promotion of the operands
+    (documented in the README: ``max(x32[i], y64[i])`` is a float64)."""
+    t = types[0]
+    for u in types[1:]:
+        t = promote(t, u)
+    strong = [u for u in types if not u.weak]
+    if t.weak or len(strong) == len(types):
+        return t
+    if t.dtype is DType.FLOAT32:
+        return WEAK_FLOAT
+    if t.dtype is DType.INT32 and not any(u.dtype.is_float for u in types):
+        return WEAK_INT
+    return t
 
 
 def binary(op: str, a: Expr, b: Expr, node: ast.AST) -> Expr:

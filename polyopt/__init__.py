@@ -10,6 +10,7 @@ from polyopt.errors import (
     IllegalTransformationError,
     InternalError,
     PolyoptError,
+    ScheduleFormatError,
     TooComplexError,
     UnsupportedError,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "Kernel",
     "Schedule",
     "PolyoptError",
+    "ScheduleFormatError",
     "TooComplexError",
     "UnsupportedError",
     "jit",

@@ -57,15 +57,28 @@ def param_limit(scop: Scop) -> int:
 
     Every iterator is bounded by a constraint ``a*i + sum(c*x) + c0 >= 0`` of its
     domain, so with parameters of magnitude at most ``P``, iterators at depth ``d``
-    stay within ``S**d * (P + d*C)`` and every affine expression within
+    stay within ``S**d * (P + d*C)`` and every affine expression of a domain within
     ``S**(d+1) * (P + (d+1)*C)``, where ``S`` is the largest sum of ``|coefficients|``
-    and ``C`` the largest ``|constant|`` of any constraint of a domain or an access.
+    and ``C`` the largest ``|constant|`` of any constraint of a domain.  A subscript
+    (a constraint of an access relation, with its own ``S_a`` and ``C_a``) stays within
+    ``S_a * S**d * (P + d*C) + C_a``: a flattened ``B[i*10000 + j*100 + k]`` multiplies
+    the bound once, not at every depth.
     """
-    coeff_sum, constant = 1, 0
-    objects: list[isl.Set | isl.Map] = []
+    depth = max((len(s.iterators) for s in scop.statements), default=0)
+    dom_sum, dom_const = _coefficients([s.domain for s in scop.statements])
+    grow = dom_sum ** depth  # how much larger than P + d*C an iterator can be
+    limit = _SAFE_MAGNITUDE // (grow * dom_sum) - (depth + 1) * dom_const
     for s in scop.statements:
-        objects.append(s.domain)
-        objects += [a.relation for a in s.accesses]
+        for a in s.accesses:
+            acc_sum, acc_const = _coefficients([a.relation])
+            limit = min(limit, (_SAFE_MAGNITUDE - acc_const) // (acc_sum * grow) - depth * dom_const)
+    return max(limit, 0)
+
+
+def _coefficients(objects: list[isl.Set | isl.Map]) -> tuple[int, int]:
+    """The largest sum of ``|coefficients|`` (at least 1) and the largest ``|constant|``
+    of a constraint of ``objects``."""
+    coeff_sum, constant = 1, 0
     for obj in objects:
         pieces = obj.get_basic_sets() if isinstance(obj, isl.Set) else obj.get_basic_maps()
         for piece in pieces:
@@ -76,8 +89,7 @@ def param_limit(scop: Scop) -> int:
                                  for k in range(c.dim(dt)))
                 coeff_sum = max(coeff_sum, total)
                 constant = max(constant, abs(c.get_constant_val().to_python()))
-    depth = max((len(s.iterators) for s in scop.statements), default=0)
-    return max(_SAFE_MAGNITUDE // coeff_sum ** (depth + 1) - (depth + 1) * constant, 0)
+    return coeff_sum, constant
 
 
 _DIM_TYPES = {

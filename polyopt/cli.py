@@ -45,6 +45,7 @@ from polyopt.errors import (
 from polyopt.frontends.c import CFile, CppOptions, parse_c_file
 from polyopt.frontends.python import parse_function
 from polyopt.jit import Kernel
+from polyopt.names import user_text
 from polyopt.options import Options
 from polyopt.report_data import Report, ScopReport, SourceExcerpt, scop_report
 
@@ -165,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         _error(str(exc))
         return exc.code
     except UnsupportedError as exc:
-        print(format_unsupported(exc), file=sys.stderr)
+        print(printable(format_unsupported(exc)), file=sys.stderr)
         return EXIT_ERROR
     except IllegalTransformationError as exc:
         _error(f"the schedule is illegal: {exc}")
@@ -187,7 +188,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _error(message: str) -> None:
-    print(f"polyopt: error: {message}", file=sys.stderr)
+    print(f"polyopt: error: {printable(message)}", file=sys.stderr)
+
+
+def printable(text: str) -> str:
+    """``text`` with the undecodable bytes of a file (kept as surrogates) shown as
+    ``\\xff``: printing them as they are fails on a strict UTF-8 stream."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def format_unsupported(exc: UnsupportedError) -> str:
@@ -302,7 +309,7 @@ def _steps(args: argparse.Namespace) -> tuple | None:
     if steps_from_json is None or "steps" not in inspect.signature(pipeline.plan).parameters:
         raise CliError("--schedule is not available yet in this version of polyopt", EXIT_USAGE)
     try:
-        text = args.schedule.read_text()
+        text = args.schedule.read_bytes()  # JSON's own decoding: bad bytes are a format error
     except OSError as exc:
         raise CliError(f"--schedule: cannot read {args.schedule}: {exc.strerror}") from None
     try:
@@ -326,18 +333,23 @@ def _opt(args: argparse.Namespace) -> int:
         raise CliError(f"--schedule applies to one region, but {path} has {len(regions)}; choose "
                        "one with --function NAME", EXIT_USAGE)
     options = options_from(args, region_defaults())
-    blocks = []
+    blocks, raws = [], []
     for r in regions:
         plan = pipeline.plan(r.scop, options, steps) if steps is not None else \
             pipeline.plan(r.scop, options)
-        blocks.append((r, emit_region(r, plan.tree, plan.scop)))
-    verdicts = [verify_region(r, block) for r, block in blocks] if args.verify else []
+        raws.append(emit_region(r, plan.tree, plan.scop))
+        # the region speaks of the file's own names again (polyopt.names)
+        blocks.append((r, user_text(raws[-1], whole_names=True)))
+    # verification compiles the region as the model names it
+    verdicts = [verify_region(r, raw) for (r, _), raw in zip(blocks, raws, strict=True)] \
+        if args.verify else []
     if not _report(verdicts):
         return EXIT_MISMATCH
     out = args.output or str(path.with_name(path.stem + ".opt" + (path.suffix or ".c")))
     write_output(out, replace_regions(cfile.text, blocks), path)
     if out != "-":
-        print(f"polyopt: optimized {len(blocks)} region(s) of {path} -> {out}", file=sys.stderr)
+        print(printable(f"polyopt: optimized {len(blocks)} region(s) of {path} -> {out}"),
+              file=sys.stderr)
     return EXIT_OK
 
 
@@ -353,14 +365,14 @@ def _opt_python(args: argparse.Namespace, path: Path, steps: tuple | None) -> in
     out = args.output or str(path.with_name(f"{path.stem}.{pk.name}.c"))
     write_output(out, source, path)
     if out != "-":
-        print(f"polyopt: wrote the C of {pk.name}() to {out}", file=sys.stderr)
+        print(printable(f"polyopt: wrote the C of {pk.name}() to {out}"), file=sys.stderr)
     return EXIT_OK
 
 
 def _report(verdicts: list[Verdict]) -> bool:
     """Print the verdicts; False (and say that nothing is written) when one failed."""
     for v in verdicts:
-        print(f"polyopt: {v}", file=sys.stderr)
+        print(f"polyopt: {printable(user_text(str(v)))}", file=sys.stderr)
     if any(not v.ok for v in verdicts):
         print("polyopt: the optimized code was not written (verification failed)",
               file=sys.stderr)
@@ -369,12 +381,22 @@ def _report(verdicts: list[Verdict]) -> bool:
 
 
 def write_output(out: str, text: str, source: Path) -> None:
-    """Write ``text`` to ``out`` atomically ('-' is standard output); never over ``source``."""
+    """Write ``text`` to ``out`` atomically ('-' is standard output); never over ``source``.
+
+    A file is written beside the target and renamed over it, so a failure (a read-only
+    directory, a full disk) leaves the target as it was and no partial file behind."""
     if out == "-":
         sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
         sys.stdout.flush()
         return
     target = Path(out)
+    try:
+        _write_file(target, text, source)
+    except OSError as exc:
+        raise CliError(f"{target}: cannot write the output ({exc.strerror or exc})") from None
+
+
+def _write_file(target: Path, text: str, source: Path) -> None:
     if target.resolve() == source.resolve() or (target.exists() and os.path.samefile(target, source)):
         raise CliError(f"refusing to write over the input file {source} (choose another -o)")
     if target.is_dir():
@@ -440,7 +462,7 @@ def render(report: Report, fmt: str) -> str:
     """The report in one of :data:`FORMATS`."""
     writers = {"text": report_text.render, "json": report_json.render,
                "html": report_html.render, "dot": report_dot.render}
-    return writers[fmt](report)
+    return user_text(writers[fmt](report))  # the user's names (polyopt.names)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -88,8 +88,13 @@ def _import(path: Path) -> Any:
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
-        raise InputError(f"{exc.filename}:{exc.lineno}:{exc.offset}: syntax error: {exc.msg}") \
-            from None
+        where = ":".join(str(x) for x in (exc.filename or path, exc.lineno, exc.offset) if x)
+        raise InputError(f"{where}: syntax error: {exc.msg}") from None
+    except SystemExit as exc:  # sys.exit() at import: the file is a script, not a module
+        where = _user_frame(exc, path)
+        raise InputError(f"{path}: importing it called sys.exit({exc.code!r}){where}; polyopt "
+                         "imports the file to find its functions (guard the script part with "
+                         "`if __name__ == \"__main__\":`)") from None
     except Exception as exc:  # the user's module failed: say so, without our traceback
         where = _user_frame(exc, path)
         raise InputError(f"{path}: importing it failed{where}: {type(exc).__name__}: {exc}") \

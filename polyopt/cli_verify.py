@@ -190,7 +190,9 @@ def _compare(what: str, ref: dict[str, list[str]], opt: dict[str, list[str]], re
         base = region.arrays[name].base if name in region.arrays else region.scalars[name].base
         is_float = any(w in base.split() for w in ("float", "double"))
         rtol = RTOL["float" if base == "float" else "double"]
-        scale = max((abs(float(v)) for v in values), default=0.0) if is_float else 0.0
+        # the magnitude of the finite values (an infinity would excuse any difference)
+        scale = max((abs(float(v)) for v in values if math.isfinite(float(v))), default=0.0) \
+            if is_float else 0.0
         for k, (a, b) in enumerate(zip(values, got, strict=True)):
             count += 1
             if not is_float:
@@ -199,7 +201,7 @@ def _compare(what: str, ref: dict[str, list[str]], opt: dict[str, list[str]], re
                                    f"!= {b} (optimized) {sizes}")
                 continue
             x, y = float(a), float(b)
-            if math.isnan(x) and math.isnan(y):
+            if x == y or math.isnan(x) and math.isnan(y):  # equal infinities too
                 continue
             err = abs(x - y)
             if not err <= rtol * max(abs(x), abs(y)) + rtol * 1e-3 * scale:

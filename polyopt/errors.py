@@ -6,7 +6,9 @@ User mistakes get precise exceptions with source locations; anything else is an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from polyopt.names import user_text
 
 
 class PolyoptError(Exception):
@@ -56,6 +58,9 @@ class UnsupportedError(SyntaxError, PolyoptError):
     def __init__(self, problems: list[Problem]) -> None:
         if not problems:
             raise ValueError("UnsupportedError needs at least one problem")
+        # internal names (polyopt.names) spelled as the user wrote them
+        problems = [replace(p, construct=user_text(p.construct), reason=user_text(p.reason))
+                    for p in problems]
         first = problems[0]
         loc = first.location
         msg = f"{first.construct}: {first.reason}"
@@ -89,8 +94,19 @@ class IllegalTransformationError(PolyoptError):
     """
 
     def __init__(self, message: str, violated: tuple = ()) -> None:
-        super().__init__(message)
+        super().__init__(user_text(message))
         self.violated = tuple(violated)
+
+
+class ArgumentTypeError(PolyoptError, TypeError):
+    """A call's arguments (or a ``--signature``) do not fit what the function does with
+    them: a scalar for a name the code subscripts, an array of another rank."""
+
+
+class ScheduleFormatError(PolyoptError, ValueError):
+    """A saved schedule (``Schedule.from_json``, ``polyopt opt --schedule``) that is not
+    what :meth:`Schedule.to_json` writes: bad JSON, a missing field, an unknown step,
+    or a step with the wrong number or types of arguments."""
 
 
 class TooComplexError(PolyoptError):

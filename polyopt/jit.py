@@ -235,7 +235,8 @@ def _type_key(a: Any) -> tuple:
 
 
 def _c_name(name: str) -> str:
-    return "polyopt_" + "".join(c if c.isalnum() else "_" for c in name)
+    # C identifiers are ASCII here: `def β(...)` must not reach the C compiler as is
+    return "polyopt_" + "".join(c if c.isascii() and c.isalnum() else "_" for c in name)
 
 
 def _referenced_values(fn: Callable[..., Any]) -> list[tuple[str, str]]:

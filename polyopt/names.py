@@ -1,14 +1,112 @@
 """Names, not positions: the one module that converts between isl dimension
-positions and the names the rest of polyopt speaks of.
+positions and the names the rest of polyopt speaks of, and between the names users
+write and the internal ones isl and C can take.
 """
 
 from __future__ import annotations
+
+import re
 
 import islpy as isl
 
 dim_type = isl.dim_type
 
+# --- user names and the names isl and C see -------------------------------------------
+#
+# A user's identifier may be an isl keyword (``mod``, ``floor``, ``NaN``: isl's parser
+# matches these case-insensitively), non-ASCII (``β``, which isl cannot read and C may
+# not accept), or a name the generated C itself uses (``double``, ``sqrt``, ``malloc``).
+# Such a name becomes an internal one that encodes it reversibly, so messages and
+# reports can show the user's spelling again (:func:`user_text`) without a table:
+# ``polyopt_u<len>_<name>`` for ASCII names, ``polyopt_x<utf-8 hex>_`` otherwise.
 
+# the words isl's lexer treats specially (isl_stream.c), compared case-insensitively
+ISL_KEYWORDS = frozenset("""
+    exists and or implies not infty infinity nan min max rat true false ceild floord mod
+    ceil floor
+""".split())
+
+_ASCII_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_INTERNAL = re.compile(r"polyopt_(?:u(\d+)_|x((?:[0-9a-f]{2})+)_)")
+
+
+def isl_safe(name: str) -> bool:
+    """Whether ``name`` can stand in isl's text syntax and C as it is."""
+    return bool(_ASCII_IDENT.match(name)) and name.lower() not in ISL_KEYWORDS and \
+        not name.startswith("polyopt_")
+
+
+def internal_name(name: str) -> str:
+    """The reversible internal spelling of a user's name (see :func:`user_text`)."""
+    if _ASCII_IDENT.match(name):
+        return f"polyopt_u{len(name)}_{name}"
+    return f"polyopt_x{name.encode('utf-8').hex()}_"
+
+
+def user_text(text: str, whole_names: bool = False) -> str:
+    """``text`` with every internal name (also inside a longer identifier, such as a
+    size parameter ``polyopt_u3_mod_shape0``) spelled as the user wrote it.
+
+    ``whole_names``: only names that stand alone, as C code needs: a name derived from
+    an internal one (``polyopt_u7_implies_acc``) was chosen not to collide with the
+    program's names, which the user's spelling (``implies_acc``) might."""
+    if "polyopt_" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    while True:
+        m = _INTERNAL.search(text, pos)
+        if m is None:
+            out.append(text[pos:])
+            return "".join(out)
+        end = m.end() + int(m.group(1)) if m.group(1) is not None else m.end()
+        if whole_names and (end < len(text) and (text[end].isalnum() or text[end] == "_")
+                            or m.start() > 0 and (text[m.start() - 1].isalnum()
+                                                  or text[m.start() - 1] == "_")):
+            out.append(text[pos:end])
+        else:
+            out.append(text[pos:m.start()])
+            out.append(text[m.end():end] if m.group(1) is not None
+                       else bytes.fromhex(m.group(2)).decode("utf-8", "replace"))
+        pos = end
+
+
+# C keywords and the types, macros and functions of the headers the generated C includes
+# (<math.h>, <stdint.h>, <stdlib.h>, <string.h>, <omp.h>) and of the program around it
+C_RESERVED = frozenset("""
+    auto break case char const continue default do double else enum extern float for goto if
+    inline int long register restrict return short signed sizeof static struct switch typedef
+    union unsigned void volatile while
+    _Bool _Complex _Imaginary _Alignas _Alignof _Atomic _Generic _Noreturn _Static_assert
+    _Thread_local bool complex imaginary true false NULL main errno
+    int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intptr_t uintptr_t
+    intmax_t uintmax_t size_t ptrdiff_t float_t double_t
+    NAN INFINITY HUGE_VAL HUGE_VALF HUGE_VALL INT64_C INT32_C UINT64_C UINT32_C
+    isnan isinf isfinite isnormal signbit fpclassify isgreater isgreaterequal isless
+    islessequal islessgreater isunordered
+    sqrt exp exp2 expm1 log log2 log10 log1p pow fabs sin cos tan asin acos atan atan2 sinh
+    cosh tanh asinh acosh atanh floor ceil trunc round lround llround rint lrint llrint
+    nearbyint fmod remainder remquo copysign fmin fmax fdim fma hypot cbrt erf erfc tgamma
+    lgamma frexp ldexp modf scalbn scalbln ilogb logb nextafter nexttoward nan
+    abs labs llabs div ldiv lldiv
+    malloc calloc realloc free aligned_alloc posix_memalign abort exit atexit quick_exit
+    _Exit getenv system qsort bsearch rand srand atoi atol atof strtod strtol
+    memcpy memmove memset memcmp memchr strlen strcpy strncpy strcmp strncmp strcat strchr
+    printf fprintf sprintf snprintf puts putchar stdin stdout stderr FILE
+""".split())
+# the math functions' float forms, the macros of <stdint.h>, <math.h> and <float.h>
+# (INT64_MAX, M_PI, FP_NAN, DBL_MAX...), OpenMP's API, and reserved C identifiers
+C_RESERVED_PATTERN = re.compile(
+    r"(U?INT(8|16|32|64|MAX|PTR)?_|(U?INT_(LEAST|FAST)\d+)_|M_|FP_|MATH_|SIZE_|PTRDIFF_"
+    r"|SIG_ATOMIC_|WCHAR_|WINT_|DBL_|FLT_|LDBL_|omp_|kmp_|__|_[A-Z])")
+
+
+
+
+def c_frontend_renames(name: str) -> bool:
+    """Whether the C frontend renames a variable of a C file: isl cannot read it, or the
+    code polyopt generates around a region (OpenMP, its --verify harness) needs it."""
+    return not isl_safe(name) or name in C_RESERVED or name.startswith(("omp_", "kmp_"))
 
 
 def param_names(obj: isl.Set | isl.Map | isl.UnionSet | isl.UnionMap) -> list[str]:

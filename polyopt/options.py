@@ -1,15 +1,58 @@
-"""The options of ``@polyopt.jit`` and ``polyopt opt``: one frozen, typed record."""
+"""The options of ``@polyopt.jit`` and ``polyopt opt``: one frozen, typed record.
+
+Every option's type is checked when the record is made: a ``TypeError`` or a
+``ValueError`` naming the option, never a value silently read as something else.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
+
+# Tile sizes and unroll-and-jam factors polyopt accepts.  A tile larger than its loop
+# is one tile; beyond 2**31 - 1 the tile loops' bounds would come near the 64-bit range
+# the generated code computes in.  An unroll-and-jam factor is the number of copies of
+# the loop body written out, so it stays small (a larger one is clamped to the loop's
+# extent when that is a known constant).
+MAX_TILE_SIZE = 2**31 - 1
+MAX_UNROLL_FACTOR = 64
+# a skew multiplies an outer iterator into an inner loop's bounds: a factor this small
+# keeps them far inside the 64-bit range (useful factors are 1 to a few)
+MAX_SKEW_FACTOR = 1024
+
+FUSE_CHOICES = ("smart", "max", "none")
+
+
+def _numpy(x: object) -> bool:
+    return type(x).__module__ == "numpy"
+
+
+def _numpy_int(x: object) -> bool:
+    """A NumPy integer scalar (np.int64(8)), which is an int in all but type."""
+    return _numpy(x) and hasattr(x, "__index__") and type(x).__name__ not in ("bool_", "bool")
+
+
+def tile_sizes_problem(sizes: object) -> tuple[type[Exception], str] | None:
+    """What is wrong with tile sizes (a tuple or list of ints), as (exception type, why)."""
+    if not isinstance(sizes, (tuple, list)) or not sizes:
+        return TypeError, f"tile sizes must be a non-empty tuple of ints, not {sizes!r}"
+    for s in sizes:
+        if not isinstance(s, int) or isinstance(s, bool):
+            return TypeError, f"tile sizes must be ints, not {s!r}"
+        if s < 1:
+            return ValueError, f"tile sizes must be positive, not {s!r}"
+        if s > MAX_TILE_SIZE:
+            return ValueError, f"tile size {s} is larger than the maximum, {MAX_TILE_SIZE}"
+    return None
 
 
 @dataclass(frozen=True)
 class Options:
     parallel: bool = True  # OpenMP `parallel for` on outer parallel loops
     vectorize: bool = True  # `omp simd` on vectorizable innermost loops
-    tile: bool | tuple[int, ...] = True  # tile bands with reuse (sizes from a cache model)
+    # tile bands with reuse (sizes from a cache model); an int or a tuple of ints gives
+    # the sizes, outermost loop first, the last one repeated for deeper loops (tile=8:
+    # 8 for every loop of a band); it is stored as a tuple
+    tile: bool | int | tuple[int, ...] = True
     fuse: str = "smart"  # "smart" | "max" | "none"
     interchange: bool = True  # reorder loops for parallelism and unit stride
     licm: bool = True  # keep invariant accumulators in registers
@@ -27,11 +70,34 @@ class Options:
     fallback: bool = False  # run the Python function (with a warning) when it cannot compile
 
     def __post_init__(self) -> None:
-        if self.fuse not in ("smart", "max", "none"):
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type not in ("bool", bool) or isinstance(value, bool):
+                continue
+            if _numpy(value) and type(value).__name__ in ("bool_", "bool"):  # np.True_
+                object.__setattr__(self, f.name, bool(value))
+                continue
+            raise TypeError(f"option {f.name} must be True or False, not {value!r}")
+        if not isinstance(self.fuse, str):
+            raise TypeError(f"option fuse must be one of {', '.join(map(repr, FUSE_CHOICES))}, "
+                            f"not {self.fuse!r}")
+        if self.fuse not in FUSE_CHOICES:
             raise ValueError(f"fuse must be 'smart', 'max' or 'none', not {self.fuse!r}")
-        if isinstance(self.tile, tuple) and (not self.tile or any(
-                not isinstance(t, int) or t < 1 for t in self.tile)):
-            raise ValueError(f"tile sizes must be positive integers, not {self.tile!r}")
+        tile = self.tile
+        if _numpy(tile) and type(tile).__name__ in ("bool_", "bool"):
+            object.__setattr__(self, "tile", bool(tile))
+            return
+        if isinstance(tile, bool):
+            return
+        if isinstance(tile, int) or _numpy_int(tile):
+            tile = (int(tile),)
+        elif isinstance(tile, (list, tuple)):
+            tile = tuple(int(t) if _numpy_int(t) else t for t in tile)
+        problem = tile_sizes_problem(tile)
+        if problem is not None:
+            kind, why = problem
+            raise kind(f"option tile must be True, False, an int or a tuple of ints: {why}")
+        object.__setattr__(self, "tile", tile)
 
     def key(self) -> str:
         """The options that change generated code, as a stable string."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from polyopt.aff import Lin, python_text
 from polyopt.deps import Dependence, Dependences
 from polyopt.model import Scop
+from polyopt.names import user_text
 from polyopt.parallel import PARALLEL, REDUCTION, LoopVerdict, verdicts
 from polyopt.schedule_tree import Node, loops
 
@@ -72,17 +73,21 @@ class Analysis:
 
 def _access_text(indices: tuple[Lin, ...], target: str) -> str:
     if not indices:
-        return target
-    return f"{target}[{', '.join(python_text(i) for i in indices)}]"
+        return user_text(target)
+    return user_text(f"{target}[{', '.join(python_text(i) for i in indices)}]")
+
+
+def _labels(scop: Scop, loop_ids: tuple[str, ...]) -> tuple[str, ...]:
+    """Loop labels in the user's spelling (internal names: polyopt.names)."""
+    return tuple(user_text(scop.loop_label(x)) for x in loop_ids)
 
 
 def dependence_info(scop: Scop, d: Dependence) -> DependenceInfo:
     return DependenceInfo(
         kind=d.kind.value, value_based=d.value_based, source=d.source.statement,
         sink=d.sink.statement, source_access=_access_text(d.source.indices, d.source.target),
-        sink_access=_access_text(d.sink.indices, d.sink.target), array=d.array,
-        carried_by=tuple(scop.loop_label(x) for x in d.carried_by),
-        loops=tuple(scop.loop_label(x) for x in d.common_loops),
+        sink_access=_access_text(d.sink.indices, d.sink.target), array=user_text(d.array),
+        carried_by=_labels(scop, d.carried_by), loops=_labels(scop, d.common_loops),
         distance=d.distance, direction=d.direction, reduction=d.reduction,
         relation=str(d.relation), dependence=d,
     )
@@ -111,13 +116,12 @@ def analysis(scop: Scop, deps: Dependences, tree: Node | None = None) -> Analysi
     tree = scop.schedule if tree is None else tree
     v = verdicts(scop, deps, tree)
     stmts = tuple(
-        StatementInfo(s.name, s.location.line, s.source,
-                      tuple(scop.loop_label(x) for x in s.loops))
+        StatementInfo(s.name, s.location.line, s.source, _labels(scop, s.loops))
         for s in scop.statements
     )
     dep_infos = tuple(dependence_info(scop, d) for d in deps.all)
     loop_infos = tuple(_loop_info(scop, v[d.loop_id], d.loop_id) for d, _ in loops(tree))
-    return Analysis(scop.name, scop.filename, stmts, dep_infos, loop_infos)
+    return Analysis(user_text(scop.name), scop.filename, stmts, dep_infos, loop_infos)
 
 
 def _loop_info(scop: Scop, v: LoopVerdict, loop_id: str) -> LoopInfo:
@@ -126,11 +130,12 @@ def _loop_info(scop: Scop, v: LoopVerdict, loop_id: str) -> LoopInfo:
     if v.blocking:
         reason = describe(scop, v.blocking[0])
     return LoopInfo(
-        id=loop_id, label=v.label, line=line, verdict=v.kind, vectorizable=v.vectorizable,
-        reductions=tuple((op, var.removeprefix("[array]")) for op, var in v.reductions),
-        private=v.private, reason=reason,
+        id=loop_id, label=user_text(v.label), line=line, verdict=v.kind,
+        vectorizable=v.vectorizable,
+        reductions=tuple((op, user_text(var.removeprefix("[array]"))) for op, var in v.reductions),
+        private=tuple(user_text(x) for x in v.private), reason=reason,
         blocking=tuple(dependence_info(scop, d) for d in v.blocking),
-        private_arrays=v.private_arrays,
+        private_arrays=tuple(user_text(x) for x in v.private_arrays),
     )
 
 

@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from polyopt.deps import Dependences, analyze
-from polyopt.errors import IllegalTransformationError, PolyoptError
+from polyopt.errors import IllegalTransformationError, PolyoptError, ScheduleFormatError
 from polyopt.model import Scop
+from polyopt.names import user_text
+from polyopt.options import MAX_SKEW_FACTOR, tile_sizes_problem
 from polyopt.parallel import loop_label
 from polyopt.schedule_tree import Node, loops
 from polyopt.transforms.align import align, parallel_alignment
@@ -71,7 +73,8 @@ def resolve(scop: Scop, tree: Node, name: str) -> str:
         if dim.loop_id in scop.loops:
             lp = scop.loops[dim.loop_id]
             names.add(f"{lp.iterator}@{lp.location.line}")
-        labels.append(loop_label(scop, dim))
+        names |= {user_text(n) for n in names}  # a renamed iterator by the user's name
+        labels.append(user_text(loop_label(scop, dim)))
         if name in names:
             found.append(dim.loop_id)
     if len(found) == 1:
@@ -139,6 +142,9 @@ def _apply(scop: Scop, deps: Dependences, tree: Node, req: Requests, step: Step,
     def rid(name: str) -> str:
         return resolve(scop, tree, name)
 
+    if op in ("interchange", "fuse") and rid(a[0]) == rid(a[1]):
+        raise PolyoptError(f"{op}({a[0]!r}, {a[1]!r}): both name the same loop; "
+                           f"{op} takes two different loops")
     if op == "interchange":
         return interchange(scop, deps, tree, rid(a[0]), rid(a[1]), (a[0], a[1])), req
     if op == "fuse":
@@ -213,6 +219,9 @@ class Schedule:
         return self._source[0]
 
     def _then(self, op: str, *args: Any) -> Schedule:
+        problem = step_problem(op, args)
+        if problem is not None:
+            raise ScheduleFormatError(f"{op}(): {problem}")
         return Schedule(self.kernel, (*self.steps, Step(op, args)), self._source)
 
     def interchange(self, a: str, b: str) -> Schedule:
@@ -230,8 +239,12 @@ class Schedule:
     def tile(self, loops_: list[str] | tuple[str, ...] | str,
              sizes: list[int] | tuple[int, ...] | int) -> Schedule:
         """Tile perfectly nested loops; tile loops are named ``<loop>.tile``."""
-        names = (loops_,) if isinstance(loops_, str) else tuple(loops_)
-        sz = (sizes,) if isinstance(sizes, int) else tuple(int(x) for x in sizes)
+        names = (loops_,) if isinstance(loops_, str) else tuple(loops_) \
+            if isinstance(loops_, (list, tuple)) else loops_
+        sz = (sizes,) if isinstance(sizes, int) and not isinstance(sizes, bool) else \
+            tuple(sizes) if isinstance(sizes, (list, tuple)) else sizes
+        if isinstance(sizes, int) and not isinstance(sizes, bool) and isinstance(names, tuple):
+            sz = (sizes,) * len(names)  # one size for every loop
         return self._then("tile", names, sz)
 
     def skew(self, outer: str, inner: str, factor: int = 1) -> Schedule:
@@ -263,7 +276,7 @@ class Schedule:
     def loops(self) -> list[str]:
         """The loops of the current schedule, by the names steps accept."""
         scop = self._source[0]
-        return [loop_label(scop, d) for d, _ in loops(self.tree)]
+        return [user_text(loop_label(scop, d)) for d, _ in loops(self.tree)]
 
     def compile(self, **options: Any) -> Any:
         """A callable kernel that runs this schedule (compiled per signature).
@@ -299,14 +312,81 @@ class Schedule:
         return Schedule(_kernel_of(kernel), steps_from_json(text))
 
 
-def steps_from_json(text: str) -> tuple[Step, ...]:
-    data = json.loads(text)
-    if data.get("polyopt_schedule") != SCHEMA_VERSION:
-        raise PolyoptError(f"unsupported schedule file version {data.get('polyopt_schedule')!r}")
-    return tuple(
-        Step(s["op"], tuple(tuple(x) if isinstance(x, list) else x for x in s["args"]))
-        for s in data["steps"]
-    )
+# the arguments of each step: "loop" a loop name, "loops" a non-empty list of them,
+# "sizes" a list of positive ints as long as the loops, "int" an int
+_ARITY: dict[str, tuple[str, ...]] = {
+    "interchange": ("loop", "loop"), "fuse": ("loop", "loop"), "distribute": ("loop",),
+    "tile": ("loops", "sizes"), "skew": ("loop", "loop", "int"), "align": ("loop",),
+    "unroll_jam": ("loop", "int"), "parallelize": ("loop",), "vectorize": ("loop",),
+    "licm": ("loop",),
+}
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def step_problem(op: object, args: tuple[Any, ...]) -> str | None:
+    """What is wrong with a step's operation or arguments (None when nothing is)."""
+    if not isinstance(op, str) or op not in _ARITY:
+        return f"unknown schedule step {op!r} (steps: {', '.join(_ARITY)})"
+    kinds = _ARITY[op]
+    if len(args) != len(kinds):
+        return f"takes {len(kinds)} argument(s), not {len(args)}"
+    for k, (kind, x) in enumerate(zip(kinds, args, strict=True), 1):
+        if kind == "loop" and not isinstance(x, str):
+            return f"argument {k} must be a loop name (a str), not {x!r}"
+        if kind == "loops" and (not isinstance(x, (list, tuple)) or not x
+                                or not all(isinstance(n, str) for n in x)):
+            return f"argument {k} must be a non-empty list of loop names, not {x!r}"
+        if kind == "sizes" and (not isinstance(x, (list, tuple))
+                                or not all(_is_int(n) for n in x)):
+            return f"argument {k} must be a list of int tile sizes, not {x!r}"
+        if kind == "int" and not _is_int(x):
+            return f"argument {k} must be an int, not {x!r}"
+    if op == "tile" and len(args[0]) != len(args[1]):
+        return f"{len(args[0])} loops but {len(args[1])} tile sizes"
+    if op == "tile":
+        problem = tile_sizes_problem(tuple(args[1]))
+        if problem is not None:
+            return problem[1]
+    if op == "skew" and abs(args[2]) > MAX_SKEW_FACTOR:
+        return f"the skew factor {args[2]} is larger in magnitude than the maximum, {MAX_SKEW_FACTOR}"
+    if op == "unroll_jam" and args[1] < 2:
+        return f"the unroll-and-jam factor must be at least 2, not {args[1]!r}"
+    if op in ("interchange", "fuse") and args[0] == args[1]:
+        return f"both arguments name loop {args[0]!r}; {op} takes two different loops"
+    return None
+
+
+def steps_from_json(text: str | bytes) -> tuple[Step, ...]:
+    """The steps of a saved schedule; :class:`~polyopt.ScheduleFormatError` when the text
+    is not what :meth:`Schedule.to_json` writes."""
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError too
+        raise ScheduleFormatError(f"a schedule file must be JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ScheduleFormatError("a schedule file must be a JSON object with "
+                                  f'"polyopt_schedule" and "steps", not {type(data).__name__}')
+    version = data.get("polyopt_schedule")
+    if version != SCHEMA_VERSION or isinstance(version, bool):
+        raise ScheduleFormatError(f"unsupported schedule file version {version!r} "
+                                  f"(this polyopt reads version {SCHEMA_VERSION})")
+    raw = data.get("steps")
+    if not isinstance(raw, list):
+        raise ScheduleFormatError(f'"steps" must be a list of steps, not {raw!r}')
+    steps: list[Step] = []
+    for k, s in enumerate(raw, 1):
+        if not isinstance(s, dict) or not isinstance(s.get("args"), list) or "op" not in s:
+            raise ScheduleFormatError(f'step {k} must be an object {{"op": ..., "args": [...]}}, '
+                                      f"not {s!r}")
+        args = tuple(tuple(x) if isinstance(x, list) else x for x in s["args"])
+        problem = step_problem(s["op"], args)
+        if problem is not None:
+            raise ScheduleFormatError(f"step {k} ({s['op']!r}): {problem}")
+        steps.append(Step(s["op"], args))
+    return tuple(steps)
 
 
 def _kernel_of(fn: Any) -> Any:

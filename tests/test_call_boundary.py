@@ -246,12 +246,14 @@ def huge_stride(x, y):
 
 
 def test_sizes_beyond_the_safe_range_are_refused_on_every_call():
-    # coefficients of 2**40 leave no size but 0 safe for int64 loop arithmetic
+    # a coefficient of 2**40 leaves sizes up to 2**60 / 2**41 safe for int64 arithmetic
     kernel = polyopt.jit(huge_stride)
     check_against_python(kernel, np.ones(0), np.zeros(0))
     for _ in range(2):  # the first and the later (fast-path) calls of this signature
-        with pytest.raises(OverflowError, match="'x_shape0' = 2 is too large"):
-            kernel(np.ones(2), np.zeros(0))
+        with pytest.raises(OverflowError, match="'x_shape0' = 1048576 is too large"):
+            kernel(np.ones(2**20), np.zeros(0))
+    with pytest.raises(IndexError):  # safe, but x[1 * 2**40] is outside x
+        kernel(np.ones(2), np.zeros(0))
 
 
 def test_numpy_integer_scalars_are_ints():

@@ -21,6 +21,7 @@ from polyopt.deps import Dependences
 from polyopt.errors import PolyoptError
 from polyopt.legality import require_legal
 from polyopt.model import Scop
+from polyopt.options import tile_sizes_problem
 from polyopt.parallel import loop_label
 from polyopt.schedule_tree import LoopDim, LoopMark, Node
 from polyopt.transforms.tree import (
@@ -52,8 +53,9 @@ def tile(scop: Scop, deps: Dependences | None, tree: Node, loops: list[str], siz
     """
     if len(loops) != len(sizes):
         raise PolyoptError(f"{len(loops)} loops but {len(sizes)} tile sizes")
-    if any(s < 1 for s in sizes):
-        raise PolyoptError("tile sizes must be positive")
+    problem = tile_sizes_problem(sizes)
+    if problem is not None:
+        raise PolyoptError(problem[1])
     refuse_unrolled(scop, tree, loops, "tiling")
     dims = chain(tree, loops[0])
     head = dims[: len(loops)]

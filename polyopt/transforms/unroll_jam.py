@@ -17,12 +17,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from polyopt import isl_text
 from polyopt.deps import Dependences
 from polyopt.errors import PolyoptError
 from polyopt.legality import require_legal
 from polyopt.model import Scop
+from polyopt.names import dim_bounds
+from polyopt.options import MAX_UNROLL_FACTOR
 from polyopt.parallel import loop_label
-from polyopt.schedule_tree import LoopMark, Node
+from polyopt.schedule_tree import LoopDim, LoopMark, Node
 from polyopt.transforms.tile import tile_dim
 from polyopt.transforms.tree import (
     below_chain,
@@ -41,11 +44,21 @@ def unroll_jam(scop: Scop, deps: Dependences | None, tree: Node, loop: str, fact
                label: str) -> Node:
     """Unroll ``loop`` (an id) by ``factor`` and jam the copies below its inner loops; the
     new outer loop gets the id ``<id>.uj`` and the label ``label``."""
+    if isinstance(factor, bool) or not isinstance(factor, int):
+        raise PolyoptError(f"the unroll-and-jam factor must be an int, not {factor!r}")
     if factor < 2:
         raise PolyoptError("the unroll-and-jam factor must be at least 2")
     refuse_unrolled(scop, tree, [loop], "unroll-and-jam")
     dims = chain(tree, loop)
     head = dims[0]
+    extent = loop_extent(scop, head)
+    if extent is not None and factor > extent:
+        factor = max(extent, 2)  # every iteration in one strip: no more copies are needed
+    if factor > MAX_UNROLL_FACTOR:
+        raise PolyoptError(
+            f"the unroll-and-jam factor {factor} of loop {loop_label(scop, head)} is larger than "
+            f"the maximum, {MAX_UNROLL_FACTOR} (the factor is the number of copies of the loop "
+            "body written out; a factor above a loop's constant trip count is clamped to it)")
     if len(dims) < 2:
         raise PolyoptError(f"loop {loop_label(scop, head)} has no perfectly nested inner loop to "
                            "jam into")
@@ -57,3 +70,25 @@ def unroll_jam(scop: Scop, deps: Dependences | None, tree: Node, loop: str, fact
     if deps is not None:
         require_legal(scop, deps, result, f"unroll-and-jam of loop {loop} by {factor}")
     return result
+
+
+def loop_extent(scop: Scop, dim: LoopDim) -> int | None:
+    """How many values ``dim`` takes over its statements' domains, when that is a
+    constant (None when it depends on the sizes)."""
+    lo: int | None = None
+    hi: int | None = None
+    known = {s.name: s for s in scop.statements}
+    for stmt, e in dim.exprs:
+        s = known.get(stmt)
+        if s is None:  # a statement a transformation made: no domain to measure
+            return None
+        values = isl_text.make_map(scop.params, stmt, s.iterators, "v", (e,)) \
+            .intersect_domain(s.domain).range()
+        if values.is_empty():
+            continue
+        a, b = dim_bounds(values, 0)
+        if a is None or b is None:
+            return None
+        lo = a if lo is None else min(lo, a)
+        hi = b if hi is None else max(hi, b)
+    return None if lo is None or hi is None else hi - lo + 1
