@@ -40,21 +40,27 @@ def isl_schedule(scop: Scop, deps: Dependences, stmts: list[str], prefix: str) -
         sched = sc.compute_schedule()
     except isl.Error:
         return None
+    live = {st.get_tuple_name() for st in names.sets_of(sched.get_domain())}
+    if not live:
+        return None
     counter = [0]
     try:
-        return _convert(scop, sched.get_root().child(0), stmts, prefix, counter)
+        return _convert(scop, sched.get_root().child(0), stmts, prefix, counter,
+                        [s for s in stmts if s not in live])
     except Unconvertible:
         return None
 
 
 def _convert(scop: Scop, node: isl.ScheduleNode, order: list[str], prefix: str,
-             counter: list[int]) -> Node:
+             counter: list[int], dead: list[str]) -> Node:
+    """``dead``: statements that never run (an empty domain), which isl's schedule
+    leaves out; they ride along with the first part of every sequence, at time 0."""
     t = node.get_type()
     if t == _T.leaf:
         leaves: list[Node] = [Leaf(s) for s in order]
         return leaves[0] if len(leaves) == 1 else Sequence(tuple(leaves))
     if t == _T.band:
-        child = _convert(scop, node.child(0), order, prefix, counter)
+        child = _convert(scop, node.child(0), order, prefix, counter, dead)
         for upa in reversed(names.band_members(node)):
             child = Band((_dim(scop, upa, order, prefix, counter),), child)
         return child
@@ -62,12 +68,14 @@ def _convert(scop: Scop, node: isl.ScheduleNode, order: list[str], prefix: str,
         parts: list[Node] = []
         for f in names.children(node):
             kept = {s.get_tuple_name() for s in names.sets_of(f.filter_get_filter())}
+            if not parts:
+                kept |= set(dead)
             sub = [s for s in order if s in kept]
             if sub:
-                parts.append(_convert(scop, f.child(0), sub, prefix, counter))
+                parts.append(_convert(scop, f.child(0), sub, prefix, counter, dead))
         return parts[0] if len(parts) == 1 else Sequence(tuple(parts))
     if t == _T.filter:
-        return _convert(scop, node.child(0), order, prefix, counter)
+        return _convert(scop, node.child(0), order, prefix, counter, dead)
     raise Unconvertible(str(t))
 
 
@@ -86,11 +94,13 @@ def _dim(scop: Scop, upa: isl.UnionPwAff, order: list[str], prefix: str,
             raise Unconvertible("schedule with divisions")
         coeffs, const = terms
         exprs[stmt] = Lin(tuple(coeffs.items()), const)
-    first = exprs[order[0]]
-    label = _label(first)
+    if not exprs:
+        raise Unconvertible("a band over statements that never run")
+    label = _label(next(exprs[s] for s in order if s in exprs))
     counter[0] += 1
-    return LoopDim(f"{prefix}.s{counter[0]}", label, tuple((s, exprs[s]) for s in order),
-                   label=label)
+    never = Lin((), 0)  # a statement with an empty domain: any time will do
+    return LoopDim(f"{prefix}.s{counter[0]}", label,
+                   tuple((s, exprs.get(s, never)) for s in order), label=label)
 
 
 def _label(e: Lin) -> str:
