@@ -1,0 +1,675 @@
+"""Random programs in polyopt's accepted Python subset, in bounds by construction.
+
+A program is drawn for concrete sizes (3 to 12): every loop variable's range is
+over-approximated by interval arithmetic over its bounds, and a subscript is kept only
+when its whole interval lies inside the array's extent (a loop that never runs accepts
+any subscript).  Integer divisors are nonzero constants; ``/``, ``log``, ``sqrt`` and
+``pow`` take arguments kept away from their poles.  Magnitudes are kept tame afterwards
+(:func:`progen.oracle.tame`): the program is run by CPython and, when a value grows too
+large or overflows, every stored value is squashed through ``tanh`` (floats) or ``% 97``
+(integers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from progen.draw import Draw
+from progen.nodes import (
+    Alloc,
+    ArrayArg,
+    Assign,
+    Bin,
+    BoolOp,
+    Call,
+    Cmp,
+    Expr,
+    For,
+    If,
+    IfExp,
+    Index,
+    Name,
+    Neg,
+    Not,
+    Num,
+    Program,
+    ScalarArg,
+    SizeDef,
+    Stmt,
+    is_float_dtype,
+)
+
+SIZE_NAMES = ("n", "m", "p")
+LOOP_NAMES = ("i", "j", "k")
+ARRAY_NAMES = ("A", "B", "C")
+DTYPES = (("float64", 6), ("float32", 2), ("int64", 2), ("int32", 1))
+FLOAT_CONSTS = (0.5, 1.25, 2.0, -0.75, 3.0, 0.1)
+MATH1 = ("sin", "cos", "tanh", "fabs", "sqrt", "exp", "log")
+
+Interval = tuple[int, int] | None  # None: the loop never runs
+
+
+@dataclass(frozen=True)
+class Features:
+    """What the generator may use.  Everything is on by default; the bounded test turns a
+    feature off only to keep a known, separately tested failure out of its assertions."""
+
+    np_forms: bool = True  # np.sin & co. beside math.sin
+    float32: bool = True
+    temps: int = 4  # scalar temporaries per body, at most
+    accumulators: int = 3  # per nest, at most
+    nests: int = 3
+    depth: int = 3
+    statements: int = 4  # per body, at most
+
+
+@dataclass(frozen=True)
+class Loop:
+    var: str
+    span: Interval
+    step: int
+
+
+@dataclass(frozen=True)
+class Scope:
+    loops: tuple[Loop, ...] = ()
+    scalars: tuple[tuple[str, str], ...] = ()  # readable scalars: (name, "int" | "float")
+    accs: tuple[tuple[str, str, str], ...] = ()  # updatable accumulators: (name, kind, how)
+
+    def with_scalar(self, name: str, kind: str) -> Scope:
+        return replace(self, scalars=(*self.scalars, (name, kind)))
+
+
+class Gen:
+    def __init__(self, d: Draw, features: Features | None = None) -> None:
+        self.d = d
+        self.f = features or Features()
+        self.np_forms = self.f.np_forms
+        self.temps_left = 0
+        self.sizes: dict[str, int] = {}
+        self.arrays: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self.readable: set[str] = set()
+        self.written: set[str] = set()
+        self.int_args: dict[str, int] = {}
+        self.counter = 0
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    # --- intervals ---------------------------------------------------------------------
+
+    def env(self, scope: Scope) -> dict[str, Interval]:
+        out: dict[str, Interval] = {k: (v, v) for k, v in self.sizes.items()}
+        out.update({k: (v, v) for k, v in self.int_args.items()})
+        for lp in scope.loops:
+            out[lp.var] = lp.span
+        return out
+
+    def interval(self, e: Expr, env: dict[str, Interval]) -> Interval:
+        """Bounds of an affine int expression; None when a dead loop variable occurs."""
+        if isinstance(e, Num):
+            return (int(e.value), int(e.value))
+        if isinstance(e, Name):
+            return env[e.id]
+        if isinstance(e, Neg):
+            x = self.interval(e.operand, env)
+            return None if x is None else (-x[1], -x[0])
+        if isinstance(e, Bin):
+            a, b = self.interval(e.left, env), self.interval(e.right, env)
+            if a is None or b is None:
+                return None
+            if e.op == "+":
+                return (a[0] + b[0], a[1] + b[1])
+            if e.op == "-":
+                return (a[0] - b[1], a[1] - b[0])
+            if e.op == "*":
+                c = [x * y for x in a for y in b]
+                return (min(c), max(c))
+            if e.op == "//":
+                c = [x // y for x in a for y in b]
+                return (min(c), max(c))
+        if isinstance(e, Call) and e.fn in ("min", "max"):
+            xs = [self.interval(x, env) for x in e.args]
+            if any(x is None for x in xs):
+                return None
+            f = min if e.fn == "min" else max
+            return (f(x[0] for x in xs), f(x[1] for x in xs))
+        raise TypeError(e)
+
+    def in_bounds(self, idx: Expr, extent: int, env: dict[str, Interval]) -> bool:
+        if isinstance(idx, Num) and idx.value < 0:
+            return -extent <= idx.value
+        iv = self.interval(idx, env)
+        return iv is None or (0 <= iv[0] and iv[1] <= extent - 1)
+
+    # --- the program -------------------------------------------------------------------
+
+    def program(self) -> Program:
+        d = self.d
+        nsizes = d.int(1, 3)
+        sizes = {SIZE_NAMES[k]: d.int(3, 12) for k in range(nsizes)}
+        arrays: list[ArrayArg] = []
+        for a in range(d.int(1, 3)):
+            rank = d.int(1, 3)
+            if a == 0:  # the first array takes the sizes in order, so most are used
+                dims = tuple(SIZE_NAMES[min(x, nsizes - 1)] for x in range(rank))
+            else:
+                dims = tuple(d.choice(list(sizes)) for _ in range(rank))
+            dtypes = [(t, w) for t, w in DTYPES if self.f.float32 or t != "float32"]
+            arrays.append(ArrayArg(ARRAY_NAMES[a], d.weighted(dtypes), dims))
+        used = [s for s in sizes if any(s in a.dims for a in arrays)]
+        self.sizes = {s: sizes[s] for s in used}
+        size_defs = []
+        for s in used:
+            a = next(a for a in arrays if s in a.dims)
+            dim = a.dims.index(s)
+            size_defs.append(SizeDef(s, a.name, dim, via_len=dim == 0 and d.chance(25)))
+        scalars: list[ScalarArg] = []
+        scope = Scope()
+        if d.chance(50):
+            scalars.append(ScalarArg("q", "int", d.int(1, 3)))
+            self.int_args["q"] = scalars[-1].value
+            scope = scope.with_scalar("q", "int")
+        if d.chance(50):
+            scalars.append(ScalarArg("alpha", "float", d.choice((0.5, 1.5, -0.25, 2.0))))
+            scope = scope.with_scalar("alpha", "float")
+        for a in arrays:
+            self.arrays[a.name] = (a.dtype, a.dims)
+            self.readable.add(a.name)
+        allocs: list[Alloc] = []
+        body: list[Stmt] = []
+        if d.chance(40):
+            dims = tuple(d.choice(used) for _ in range(d.int(1, 2)))
+            dtype = d.weighted((("float64", 4), ("float32", 1 if self.f.float32 else 0),
+                                ("int64", 1)))
+            fill = d.weighted((("zeros", 2), ("empty", 2), ("ones", 1)))
+            allocs.append(Alloc("T", dtype, dims, fill))
+            self.arrays["T"] = (dtype, dims)
+            if fill == "empty":  # written whole before anything reads it
+                body.append(self.fill_nest("T", scope))
+            self.readable.add("T")
+        live = scope
+        for _ in range(self.d.int(1, self.f.nests)):
+            stmts, live = self.top_nest(live)
+            body += stmts
+        ret = self.final_return(live, allocs)
+        return Program(tuple(arrays), tuple(scalars), dict(self.sizes), tuple(size_defs),
+                       tuple(allocs), tuple(body), ret, seed=d.int(0, 2**16))
+
+    def fill_nest(self, name: str, scope: Scope) -> Stmt:
+        dtype, dims = self.arrays[name]
+        loops = [Loop(LOOP_NAMES[k], (0, self.sizes[s] - 1), 1) for k, s in enumerate(dims)]
+        inner = replace(scope, loops=tuple(loops))
+        value = self.expr(self.kind_of(dtype), inner, 2)
+        stmt: Stmt = Assign(Index(name, tuple(Name(lp.var) for lp in loops)), "", value)
+        for lp, s in reversed(list(zip(loops, dims, strict=True))):
+            stmt = For(lp.var, Num(0), Name(s), 1, (stmt,))
+        self.written.add(name)
+        return stmt
+
+    def final_return(self, live: Scope, allocs: list[Alloc]) -> Expr | None:
+        d = self.d
+        accs = [n for n, _ in live.scalars if n.startswith("s")]
+        if accs and d.chance(70):
+            e: Expr = Name(d.choice(accs))
+            if len(accs) > 1 and d.chance(50):
+                e = Bin(d.choice(("+", "-", "*")), e, Name(d.choice(accs)))
+            return e
+        if allocs and d.chance(60):
+            return Name(allocs[0].name)
+        if d.chance(50):
+            return None
+        return self.expr(d.choice(("int", "float")), live, 1)
+
+    @staticmethod
+    def kind_of(dtype: str) -> str:
+        return "float" if is_float_dtype(dtype) else "int"
+
+    # --- nests -------------------------------------------------------------------------
+
+    def top_nest(self, live: Scope) -> tuple[list[Stmt], Scope]:
+        """Accumulator initializations, one nest, and uses of the accumulators after it."""
+        d = self.d
+        out: list[Stmt] = []
+        accs = []
+        for _ in range(d.weighted(((0, 3), (1, 3), (2, 2), (3, 1))[:self.f.accumulators + 1])):
+            kind = d.weighted((("float", 3), ("int", 1)))
+            how = d.weighted((("+", 4), ("-", 1), ("*", 1), ("min", 2), ("max", 2), ("rec", 2)))
+            name = self.fresh("s")
+            if how == "*":
+                init: Expr = Num(1.0 if kind == "float" else 1)
+            elif how in ("min", "max") and d.chance(50):
+                init = self.expr(kind, live, 0)
+            else:
+                init = Num(0.0 if kind == "float" else 0)
+            out.append(Assign(Name(name), "", init))
+            accs.append((name, kind, how))
+        # the nest may also read its float accumulators (running totals, prefix sums); an
+        # integer one read in its own update could grow as a Python int past 64 bits
+        scope = replace(live, accs=tuple(accs),
+                        scalars=(*live.scalars, *((n, k) for n, k, _ in accs if k == "float")))
+        out.append(self.loop(scope, d.int(1, self.f.depth)))
+        after = live
+        for name, kind, _ in accs:
+            after = after.with_scalar(name, kind)
+            if d.chance(30):  # the total lands in an array element
+                target = self.store_target(after)
+                if target is not None:
+                    out.append(Assign(target, d.choice(("", "+")), Name(name)))
+        return out, after
+
+    def bounds(self, scope: Scope, var: str) -> tuple[Expr, Expr, int]:
+        d = self.d
+        size = Name(d.choice(list(self.sizes)))
+        outer = [lp for lp in scope.loops]
+        forms = [("full", 6), ("offset", 2), ("rev", 2), ("stride", 2), ("revstride", 1),
+                 ("div", 1), ("min2", 1 if len(self.sizes) > 1 or self.int_args else 0),
+                 ("param", 1 if self.int_args else 0)]
+        if outer:
+            forms += [("tri_lo", 3), ("tri_hi", 3), ("window", 2), ("tri_rev", 1)]
+        form = d.weighted(forms)
+        u = Name(d.choice(outer).var) if outer else None
+        if form == "offset":
+            return Num(d.int(1, 2)), Bin("-", size, Num(d.int(0, 2))), 1
+        if form == "rev":
+            return Bin("-", size, Num(1 + d.int(0, 1))), Num(d.int(-1, 0)), -1
+        if form == "stride":
+            return Num(d.int(0, 1)), size, d.int(2, 3)
+        if form == "revstride":
+            return Bin("-", size, Num(1)), Num(-1), -d.int(2, 3)
+        if form == "div":
+            return Num(0), Bin("//", Bin("+", size, Num(d.int(0, 1))), Num(2)), 1
+        if form == "min2":
+            other = [Name(x) for x in (*self.sizes, *self.int_args) if x != size.id]
+            return Num(0), Call("min", (size, d.choice(other))), 1
+        if form == "param":
+            return Name(d.choice(list(self.int_args))), size, 1
+        if form == "tri_lo":
+            assert u is not None
+            return Num(0), (u if d.chance(50) else Bin("+", u, Num(1))), 1
+        if form == "tri_hi":
+            assert u is not None
+            return (u if d.chance(50) else Bin("+", u, Num(1))), size, 1
+        if form == "window":
+            assert u is not None
+            w = d.int(1, 2)
+            return (Call("max", (Num(0), Bin("-", u, Num(w)))),
+                    Call("min", (size, Bin("+", u, Num(w + 1)))), 1)
+        if form == "tri_rev":
+            assert u is not None
+            return u, Num(-1), -1
+        return Num(0), size, 1
+
+    def loop(self, scope: Scope, depth: int) -> For:
+        var = LOOP_NAMES[len(scope.loops)]
+        start, stop, step = self.bounds(scope, var)
+        env = self.env(scope)
+        a, b = self.interval(start, env), self.interval(stop, env)
+        span: Interval = None
+        if a is not None and b is not None:
+            span = (a[0], b[1] - 1) if step > 0 else (b[0] + 1, a[1])
+            if span[0] > span[1]:
+                span = None
+        inner = replace(scope, loops=(*scope.loops, Loop(var, span, step)))
+        return For(var, start, stop, step, self.body(inner, depth - 1))
+
+    def body(self, scope: Scope, depth: int) -> tuple[Stmt, ...]:
+        d = self.d
+        n = d.weighted(((1, 2), (2, 3), (3, 2), (4, 1))[:self.f.statements])
+        self.temps_left = self.f.temps
+        loop_at = d.int(0, n) if depth > 0 else -1
+        out: list[Stmt] = []
+        for k in range(n + 1):
+            if k == loop_at:
+                out.append(self.loop(scope, depth))
+                if d.chance(15):  # a second, sibling loop: an imperfect nest
+                    out.append(self.loop(scope, depth))
+                continue
+            if k == n:
+                break
+            stmt, scope = self.statement(scope, allow_if=True)
+            if stmt is not None:
+                out.append(stmt)
+        # accumulators must be updated somewhere: the innermost body takes the rest
+        if depth == 0:
+            for acc in scope.accs:
+                if d.chance(70):
+                    out.append(self.acc_update(scope, acc))
+        if not out:
+            target = self.store_target(scope)
+            if target is not None:
+                tk = self.kind_of(self.arrays[target.array][0])
+                out.append(Assign(target, "", self.expr(tk, scope, 1)))
+        return tuple(out)
+
+    # --- statements --------------------------------------------------------------------
+
+    def statement(self, scope: Scope, allow_if: bool) -> tuple[Stmt | None, Scope]:
+        d = self.d
+        kind = d.weighted((("store", 6), ("temp", 4 if self.temps_left > 0 else 0), ("aug", 4),
+                           ("acc", 4 if scope.accs else 0),
+                           ("rec", 2), ("if", 3 if allow_if else 0)))
+        if kind == "temp":
+            self.temps_left -= 1
+            k = d.weighted((("float", 3), ("int", 1)))
+            name = self.fresh("t")
+            return Assign(Name(name), "", self.expr(k, scope, 3)), scope.with_scalar(name, k)
+        if kind == "acc":
+            return self.acc_update(scope, d.choice(scope.accs)), scope
+        if kind == "rec":
+            return self.recurrence(scope), scope
+        if kind == "if":
+            return self.if_block(scope), scope
+        target = self.store_target(scope)
+        if target is None:
+            return None, scope
+        tk = self.kind_of(self.arrays[target.array][0])
+        if kind == "store":
+            return Assign(target, "", self.expr(tk, scope, 3)), scope
+        return self.aug(target, tk, scope), scope
+
+    def aug(self, target: Name | Index, tk: str, scope: Scope) -> Assign:
+        d = self.d
+        if tk == "float":
+            op = d.weighted((("+", 4), ("-", 2), ("*", 2), ("/", 1)))
+            if op == "*":
+                return Assign(target, op, self.factor(scope))
+            if op == "/":
+                return Assign(target, op, self.divisor(scope))
+            return Assign(target, op, self.expr(tk, scope, 2))
+        op = d.weighted((("+", 4), ("-", 2), ("*", 1), ("//", 1), ("%", 1)))
+        if op == "*":
+            return Assign(target, op, self.unit_int(scope))
+        if op in ("//", "%"):
+            return Assign(target, op, Num(d.choice((2, 3, 7, -3))))
+        return Assign(target, op, self.expr(tk, scope, 2))
+
+    def factor(self, scope: Scope) -> Expr:
+        """A float factor of magnitude at most 1 (a product of many stays finite)."""
+        d = self.d
+        form = d.weighted((("const", 2), ("cos", 2), ("near1", 2)))
+        if form == "const":
+            return Num(d.choice((0.5, -1.0, 0.75)))
+        inner = self.expr("float", scope, 2)
+        if form == "cos":
+            return Call("cos", (inner,), d.choice(("math", "np")))
+        return Bin("+", Num(0.99), Bin("*", Num(0.01), Call("tanh", (inner,), "math")))
+
+    def divisor(self, scope: Scope) -> Expr:
+        d = self.d
+        if d.chance(40):
+            return Num(d.choice((2.0, -4.0, 0.5)))
+        return Bin("+", Num(1.5), Call("abs", (self.expr("float", scope, 2),)))
+
+    def unit_int(self, scope: Scope) -> Expr:
+        d = self.d
+        if d.chance(50):
+            return Num(d.choice((-1, 1)))
+        return IfExp(self.cond(scope), Num(1), Num(-1))
+
+    def acc_update(self, scope: Scope, acc: tuple[str, str, str]) -> Stmt:
+        name, kind, how = acc
+        me = Name(name)
+        if how == "*":
+            if kind == "float":
+                return Assign(me, "*", self.factor(scope))
+            return Assign(me, "*", self.unit_int(scope))
+        if how in ("min", "max"):
+            return Assign(me, "", Call(how, (me, self.expr(kind, scope, 2))))
+        if how == "rec":  # a loop-carried scalar recurrence that stays bounded
+            if kind == "float":
+                return Assign(me, "", Bin("+", Bin("*", Num(0.5), me), self.expr(kind, scope, 2)))
+            return Assign(me, "", Bin("%", Bin("+", Bin("*", me, Num(3)), self.expr(kind, scope, 2)),
+                                      Num(17)))
+        return Assign(me, how, self.expr(kind, scope, 2))
+
+    def recurrence(self, scope: Scope) -> Stmt | None:
+        """``X[.., v, ..] = c * X[.., v - step, ..] + e``: a loop-carried dependence."""
+        d = self.d
+        live = [lp for lp in scope.loops if lp.span is not None]
+        if not live:
+            return None
+        lp = d.choice(live)
+        target = self.store_target(scope)
+        if target is None or not isinstance(target, Index):
+            return None
+        dims = self.arrays[target.array][1]
+        k = d.int(0, len(dims) - 1)
+        env = self.env(scope)
+        extent = self.sizes[dims[k]]
+        w = list(target.idx)
+        w[k] = Name(lp.var)
+        r = list(w)
+        r[k] = Bin("-", Name(lp.var), Num(lp.step)) if lp.step > 0 else Bin(
+            "+", Name(lp.var), Num(-lp.step))
+        if not (self.in_bounds(w[k], extent, env) and self.in_bounds(r[k], extent, env)):
+            return None
+        read = Index(target.array, tuple(r))
+        tk = self.kind_of(self.arrays[target.array][0])
+        e = self.expr(tk, scope, 2)
+        if tk == "float":
+            value: Expr = Bin("+", Bin("*", Num(d.choice((0.5, -0.5, 0.25))), read), e)
+        else:
+            value = Bin("%", Bin("+", Bin("*", read, Num(3)), e), Num(d.choice((17, 31))))
+        self.written.add(target.array)
+        return Assign(Index(target.array, tuple(w)), "", value)
+
+    def if_block(self, scope: Scope) -> Stmt | None:
+        d = self.d
+        body = self.branch(scope)
+        if not body:
+            return None
+        orelse: tuple[Stmt, ...] = ()
+        form = d.weighted((("if", 3), ("else", 2), ("elif", 2)))
+        if form == "else":
+            orelse = self.branch(scope)
+        elif form == "elif":
+            inner = self.branch(scope)
+            if inner:
+                orelse = (If(self.cond(scope), inner, self.branch(scope) if d.chance(50) else ()),)
+        return If(self.cond(scope), body, orelse)
+
+    def branch(self, scope: Scope) -> tuple[Stmt, ...]:
+        out = []
+        for _ in range(self.d.int(1, 2)):
+            stmt, scope = self.statement(scope, allow_if=False)
+            if stmt is not None:
+                out.append(stmt)
+        return tuple(out)
+
+    def store_target(self, scope: Scope) -> Index | None:
+        d = self.d
+        names = sorted(self.readable)
+        if not names:
+            return None
+        weights = [(x, 3 if x in self.written else 2) for x in names]
+        name = d.weighted(weights)
+        self.written.add(name)
+        return Index(name, self.subscripts(name, scope))
+
+    def subscripts(self, name: str, scope: Scope) -> tuple[Expr, ...]:
+        d = self.d
+        dims = self.arrays[name][1]
+        env = self.env(scope)
+        out: list[Expr] = []
+        live = [lp for lp in scope.loops]
+        for k, sym in enumerate(dims):
+            extent = self.sizes[sym]
+            chosen: Expr | None = None
+            for _ in range(3):
+                cand = self.subscript(k, len(dims), sym, live)
+                if self.in_bounds(cand, extent, env):
+                    chosen = cand
+                    break
+            if chosen is None:
+                c = d.int(0, extent - 1)
+                chosen = Num(c - extent if d.chance(20) else c)
+            out.append(chosen)
+        return tuple(out)
+
+    def subscript(self, k: int, rank: int, sym: str, loops: list[Loop]) -> Expr:
+        d = self.d
+        if not loops:
+            return Num(d.int(0, 2))
+        # the natural loop for this dimension: the one as deep in the nest as k is in the array
+        natural = loops[max(0, len(loops) - rank + k)] if len(loops) >= rank else loops[
+            min(k, len(loops) - 1)]
+        v = Name(natural.var if d.chance(70) else d.choice(loops).var)
+        form = d.weighted((("v", 8), ("shift", 3), ("flip", 2), ("const", 1), ("twice", 1),
+                           ("sum", 1 if len(loops) > 1 else 0)))
+        if form == "shift":
+            c = d.choice((1, -1, 2, -2))
+            return Bin("+", v, Num(c)) if c > 0 else Bin("-", v, Num(-c))
+        if form == "flip":
+            return Bin("-", Bin("-", Name(sym), Num(1)), v)
+        if form == "const":
+            return Num(d.int(0, 2))
+        if form == "twice":
+            return Bin("*", Num(2), v)
+        if form == "sum":
+            a, b = d.choice(loops), d.choice(loops)
+            return Bin("+", Name(a.var), Name(b.var))
+        return v
+
+    # --- expressions -------------------------------------------------------------------
+
+    def cond(self, scope: Scope) -> Expr:
+        """An affine condition on loop variables and sizes."""
+        d = self.d
+        form = d.weighted((("cmp", 6), ("and", 1), ("or", 1), ("not", 1), ("mod", 1)))
+        if form in ("and", "or"):
+            return BoolOp(form, (self.simple_cond(scope), self.simple_cond(scope)))
+        if form == "not":
+            return Not(self.simple_cond(scope))
+        if form == "mod" and scope.loops:
+            v = Name(d.choice(scope.loops).var)
+            return Cmp("==", Bin("%", v, Num(2)), Num(d.int(0, 1)))
+        return self.simple_cond(scope)
+
+    def simple_cond(self, scope: Scope) -> Expr:
+        d = self.d
+        op = d.choice(("<", "<=", ">", ">=", "==", "!="))
+        return Cmp(op, self.affine(scope), self.affine(scope))
+
+    def affine(self, scope: Scope) -> Expr:
+        d = self.d
+        atoms: list[Expr] = [Name(lp.var) for lp in scope.loops] + [Name(s) for s in self.sizes]
+        form = d.weighted((("atom", 4), ("const", 2), ("plus", 2), ("minus", 1)))
+        if form == "const" or not atoms:
+            return Num(d.int(0, 4))
+        a = d.choice(atoms)
+        if form == "plus":
+            return Bin("+", a, d.choice([*atoms, Num(1)]))
+        if form == "minus":
+            return Bin("-", a, Num(d.int(1, 2)))
+        return a
+
+    def leaf(self, kind: str, scope: Scope) -> Expr:
+        d = self.d
+        arrays = [x for x in sorted(self.readable) if self.kind_of(self.arrays[x][0]) == kind]
+        scalars = [n for n, k in scope.scalars if k == kind]
+        choices = [("const", 2), ("array", 6 if arrays else 0), ("scalar", 3 if scalars else 0)]
+        if kind == "int":
+            choices += [("loop", 3 if scope.loops else 0), ("size", 1)]
+        else:
+            choices += [("conv", 1)]
+        form = d.weighted(choices)
+        if form == "array":
+            name = d.choice(arrays)
+            return Index(name, self.subscripts(name, scope))
+        if form == "scalar":
+            return Name(d.choice(scalars))
+        if form == "loop":
+            return Name(d.choice(scope.loops).var)
+        if form == "size":
+            return Name(d.choice(list(self.sizes)))
+        if form == "conv":
+            i = self.leaf("int", scope)
+            return Call("float", (i,)) if d.chance(50) else Bin("*", i, Num(0.25))
+        if kind == "int":
+            return Num(d.choice((1, 2, 3, -2, 5)))
+        return Num(d.choice(FLOAT_CONSTS))
+
+    def expr(self, kind: str, scope: Scope, depth: int) -> Expr:
+        d = self.d
+        if depth <= 0:
+            return self.leaf(kind, scope)
+        if kind == "float":
+            form = d.weighted((("leaf", 4), ("arith", 8), ("div", 1), ("neg", 1), ("math", 3),
+                               ("pow", 1), ("minmax", 2), ("abs", 1), ("ifexp", 2), ("ifdata", 1),
+                               ("floordiv", 1), ("square", 1)))
+        else:
+            form = d.weighted((("leaf", 4), ("arith", 8), ("neg", 1), ("intdiv", 2), ("minmax", 1),
+                               ("abs", 1), ("ifexp", 2), ("toint", 1)))
+        return getattr(self, f"_x_{form}")(kind, scope, depth)
+
+    # one method per expression form: (kind, scope, depth) -> Expr
+
+    def _x_leaf(self, kind: str, scope: Scope, depth: int) -> Expr:
+        return self.leaf(kind, scope)
+
+    def _x_arith(self, kind: str, scope: Scope, depth: int) -> Expr:
+        sub = self.expr
+        return Bin(self.d.choice(("+", "-", "*")), sub(kind, scope, depth - 1),
+                   sub(kind, scope, depth - 1))
+
+    def _x_div(self, kind: str, scope: Scope, depth: int) -> Expr:
+        return Bin("/", self.expr(kind, scope, depth - 1), self.divisor(scope))
+
+    def _x_neg(self, kind: str, scope: Scope, depth: int) -> Expr:
+        return Neg(self.expr(kind, scope, depth - 1))
+
+    def _x_math(self, kind: str, scope: Scope, depth: int) -> Expr:
+        d = self.d
+        fn = d.choice(MATH1)
+        arg = self.expr(kind, scope, depth - 1)
+        if fn == "sqrt":
+            arg = Call("abs", (arg,))
+        elif fn == "exp":
+            arg = Call("tanh", (arg,), "math")
+        elif fn == "log":
+            arg = Bin("+", Num(1.0), Call("abs", (arg,)))
+        return Call(fn, (arg,), d.choice(("math", "math", "np") if self.np_forms else ("math",)))
+
+    def _x_pow(self, kind: str, scope: Scope, depth: int) -> Expr:
+        d = self.d
+        base = Bin("+", Call("fabs", (self.expr(kind, scope, depth - 1),), "math"), Num(0.5))
+        if d.chance(50):
+            return Call("pow", (base, Num(d.choice((0.5, 1.5, 2.0)))), "math")
+        return Bin("**", base, Num(d.choice((2, 0.5))))
+
+    def _x_square(self, kind: str, scope: Scope, depth: int) -> Expr:
+        return Bin("**", self.expr(kind, scope, depth - 1), Num(2))
+
+    def _x_minmax(self, kind: str, scope: Scope, depth: int) -> Expr:
+        return Call(self.d.choice(("min", "max")), (self.expr(kind, scope, depth - 1),
+                                                    self.expr(kind, scope, depth - 1)))
+
+    def _x_abs(self, kind: str, scope: Scope, depth: int) -> Expr:
+        return Call("abs", (self.expr(kind, scope, depth - 1),))
+
+    def _x_ifexp(self, kind: str, scope: Scope, depth: int) -> Expr:
+        return IfExp(self.cond(scope), self.expr(kind, scope, depth - 1),
+                     self.expr(kind, scope, depth - 1))
+
+    def _x_ifdata(self, kind: str, scope: Scope, depth: int) -> Expr:
+        cmp = Cmp(self.d.choice((">", "<")), self.leaf("float", scope), Num(0.37))
+        return IfExp(cmp, self.expr(kind, scope, depth - 1), self.expr(kind, scope, depth - 1))
+
+    def _x_floordiv(self, kind: str, scope: Scope, depth: int) -> Expr:
+        d = self.d
+        return Bin(d.choice(("//", "%")), self.expr(kind, scope, depth - 1),
+                   Num(d.choice((1.5, 2.5, -2.0))))
+
+    def _x_intdiv(self, kind: str, scope: Scope, depth: int) -> Expr:
+        d = self.d
+        return Bin(d.choice(("//", "%")), self.expr(kind, scope, depth - 1),
+                   Num(d.choice((2, 3, 5, -3))))
+
+    def _x_toint(self, kind: str, scope: Scope, depth: int) -> Expr:
+        return Call("int", (self.expr("float", scope, depth - 1),))
+
+
+def generate(d: Draw, features: Features | None = None) -> Program:
+    return Gen(d, features).program()

@@ -1,0 +1,103 @@
+"""The option matrix: every way a program is compiled, and how each run is classified.
+
+Verdicts:
+
+* ``ok``: the results match CPython's (bit-exact under ``strict_fp``, within the error
+  bound otherwise, integers exactly);
+* ``wrong``: they do not;
+* ``refused``: :class:`polyopt.UnsupportedError` (the generator left the subset);
+* ``error``: any other exception (a polyopt error that is no documented refusal of
+  unsupported input, or a plain Python traceback);
+* ``crash``: the process died (only seen by a runner that runs programs in subprocesses).
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import polyopt
+from progen import oracle
+
+VERDICTS = ("ok", "wrong", "error", "crash", "refused")
+
+
+@dataclass(frozen=True)
+class OptionSet:
+    name: str
+    kwargs: dict[str, Any] = field(default_factory=dict, hash=False)
+    kind: str = "jit"  # jit | schedule | cli | c
+
+    @property
+    def strict(self) -> bool:
+        return bool(self.kwargs.get("strict_fp"))
+
+
+JIT_SETS = (
+    OptionSet("default"),
+    OptionSet("fuse_max", {"fuse": "max"}),
+    OptionSet("fuse_none", {"fuse": "none"}),
+    OptionSet("tile444", {"tile": (4, 4, 4), "unroll_jam": False}),
+    OptionSet("tile23", {"tile": (2, 3), "unroll_jam": False}),
+    OptionSet("strict_fp", {"strict_fp": True}),
+    OptionSet("sequential", {"parallel": False, "vectorize": False}),
+    OptionSet("unroll_jam", {"unroll_jam": True, "tile": (4, 4, 4)}),
+)
+SCHEDULE_SETS = tuple(OptionSet(f"schedule{k}", {"seed": k}, "schedule") for k in range(3))
+FRONTEND_SETS = (OptionSet("cli_py", {}, "cli"), OptionSet("c_region", {}, "c"))
+ALL_SETS = JIT_SETS + SCHEDULE_SETS + FRONTEND_SETS
+BY_NAME = {o.name: o for o in ALL_SETS}
+
+
+@dataclass(frozen=True)
+class Result:
+    option: str
+    verdict: str
+    detail: str = ""
+
+
+def classify_exception(exc: BaseException) -> str:
+    if isinstance(exc, polyopt.UnsupportedError):
+        return "refused"
+    return "error"
+
+
+def describe(exc: BaseException) -> str:
+    tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    return "".join(tb[-6:]) if not isinstance(exc, polyopt.PolyoptError) else (
+        f"{type(exc).__name__}: {exc}\n" + "".join(tb[-3:]))
+
+
+def run_kernel(prep: oracle.Prepared, make: Callable[[], Any], option: OptionSet) -> Result:
+    """Build a kernel with ``make`` and compare one call with CPython."""
+    try:
+        kernel = make()
+        actual = oracle.call(kernel, prep.args)
+    except Exception as exc:  # noqa: BLE001 - every exception is a verdict
+        return Result(option.name, classify_exception(exc), describe(exc))
+    diff = oracle.compare(prep, actual, option.strict)
+    return Result(option.name, "ok" if diff is None else "wrong", diff or "")
+
+
+def run_jit(prep: oracle.Prepared, option: OptionSet) -> Result:
+    return run_kernel(prep, lambda: polyopt.jit(prep.fn, **option.kwargs), option)
+
+
+def run_option(prep: oracle.Prepared, option: OptionSet, workdir) -> Result:
+    if option.kind == "jit":
+        return run_jit(prep, option)
+    if option.kind == "schedule":
+        from progen import schedules
+
+        return schedules.run_schedule(prep, option)
+    if option.kind == "cli":
+        from progen import frontends
+
+        return frontends.run_cli(prep, option, workdir)
+    if option.kind == "c":
+        from progen import frontends
+
+        return frontends.run_c(prep, option, workdir)
+    raise ValueError(option.kind)

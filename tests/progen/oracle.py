@@ -1,0 +1,343 @@
+"""CPython as the oracle: inputs, the reference run, taming, and the comparison.
+
+A program is *prepared* once: its module is written to a file (polyopt reads the source),
+CPython runs it with NumPy's floating-point and integer overflow warnings as errors, and
+the result must be finite and of moderate size.  A program that fails that is tamed
+(every stored value squashed) and tried again; one that still fails is discarded.  The
+shadow run (:mod:`progen.shadow`) gives every float result its error bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import hashlib
+import importlib.util
+import math
+import signal
+import sys
+import threading
+import warnings
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from progen import render_py, shadow
+from progen.nodes import (
+    Bin,
+    BoolOp,
+    Call,
+    Cmp,
+    Expr,
+    For,
+    If,
+    IfExp,
+    Index,
+    Name,
+    Neg,
+    Not,
+    Num,
+    Program,
+    Stmt,
+    is_float_dtype,
+)
+
+FLOAT_LIMIT = 1e6
+INT_LIMIT = 2**24
+TOLERANCE_ULPS = 64  # times the unit roundoff times the error bound
+
+
+def inputs(p: Program) -> tuple:
+    rng = np.random.default_rng(p.seed)
+    args: list[Any] = []
+    for a in p.arrays:
+        shape = tuple(p.sizes[d] for d in a.dims)
+        if is_float_dtype(a.dtype):
+            args.append(rng.uniform(-2.0, 2.0, shape).astype(a.dtype))
+        else:
+            args.append(rng.integers(-9, 10, shape).astype(a.dtype))
+    args += [s.value for s in p.scalars]
+    return tuple(args)
+
+
+def source_key(p: Program) -> str:
+    return hashlib.sha256(render_py.module(p).encode()).hexdigest()[:16]
+
+
+def load(p: Program, directory: Path):
+    """Write the program's module into ``directory`` and import its kernel."""
+    key = source_key(p)
+    name = f"progen_{key}"
+    path = directory / f"{name}.py"
+    if not path.exists():
+        path.write_text(render_py.module(p))
+    if name in sys.modules:
+        return getattr(sys.modules[name], render_py.FUNCTION)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return getattr(mod, render_py.FUNCTION)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    arrays: tuple[np.ndarray, ...]  # the array arguments after the call
+    ret: Any
+
+
+def call(fn, args: tuple) -> Outcome:
+    mine = copy.deepcopy(args)
+    ret = fn(*mine)
+    return Outcome(tuple(a for a in mine if isinstance(a, np.ndarray)), ret)
+
+
+def run_python(fn, args: tuple) -> Outcome:
+    with np.errstate(all="raise", under="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return call(fn, args)
+
+
+def _values(o: Outcome) -> list[np.ndarray]:
+    out = [np.asarray(a) for a in o.arrays]
+    if o.ret is not None:
+        out.append(np.asarray(o.ret))
+    return out
+
+
+def sane(o: Outcome) -> bool:
+    for v in _values(o):
+        if v.dtype.kind == "f":
+            if not np.all(np.isfinite(v)) or (v.size and np.max(np.abs(v)) > FLOAT_LIMIT):
+                return False
+        elif v.dtype.kind in "iu" and v.size and np.max(np.abs(v.astype(np.int64))) > INT_LIMIT:
+            return False
+    return True
+
+
+# --- taming ---------------------------------------------------------------------------------
+
+
+def kinds(p: Program) -> dict[str, str]:
+    """The kind ("int"/"float") of every scalar name, from its first assignment."""
+    env: dict[str, str] = {s: "int" for s in p.sizes}
+    env.update({s.name: s.kind for s in p.scalars})
+
+    def walk(body: tuple[Stmt, ...]) -> None:
+        for s in body:
+            if isinstance(s, For):
+                env[s.var] = "int"
+                walk(s.body)
+            elif isinstance(s, If):
+                walk(s.body)
+                walk(s.orelse)
+            elif isinstance(s.target, Name) and s.target.id not in env:
+                env[s.target.id] = kind_of(s.value, p, env)
+
+    walk(p.body)
+    return env
+
+
+def kind_of(e: Expr, p: Program, env: dict[str, str]) -> str:
+    def join(*xs: str) -> str:
+        return "float" if "float" in xs else "int"
+
+    if isinstance(e, Num):
+        return "float" if isinstance(e.value, float) else "int"
+    if isinstance(e, Name):
+        return env.get(e.id, "int")
+    if isinstance(e, Index):
+        return "float" if is_float_dtype(p.array_dtype(e.array)) else "int"
+    if isinstance(e, Bin):
+        if e.op == "/":
+            return "float"
+        return join(kind_of(e.left, p, env), kind_of(e.right, p, env))
+    if isinstance(e, Neg):
+        return kind_of(e.operand, p, env)
+    if isinstance(e, Call):
+        if e.module or e.fn == "float":
+            return "float"
+        if e.fn == "int":
+            return "int"
+        return join(*(kind_of(a, p, env) for a in e.args))
+    if isinstance(e, IfExp):
+        return join(kind_of(e.then, p, env), kind_of(e.other, p, env))
+    if isinstance(e, (Cmp, BoolOp, Not)):
+        return "int"
+    raise TypeError(e)
+
+
+def tame(p: Program) -> Program:
+    """Every value stored in a loop squashed: floats through tanh, integers modulo 97."""
+    env = kinds(p)
+
+    def squash(e: Expr, kind: str, mod: int = 97) -> Expr:
+        return Call("tanh", (e,), "math") if kind == "float" else Bin("%", e, Num(mod))
+
+    def stmt(s: Stmt) -> Stmt:
+        if isinstance(s, For):
+            return replace(s, body=tuple(stmt(x) for x in s.body))
+        if isinstance(s, If):
+            return replace(s, body=tuple(stmt(x) for x in s.body),
+                           orelse=tuple(stmt(x) for x in s.orelse))
+        kind = kind_of(s.target, p, env)
+        v = s.value
+        if s.op in ("*", "/", "//", "%"):
+            return s  # factors of magnitude <= 1, divisors >= 1, constants
+        if s.op == "" and isinstance(v, Call) and v.fn in ("min", "max") and v.args[0] == s.target:
+            return replace(s, value=replace(v, args=(v.args[0], squash(v.args[1], kind))))
+        return replace(s, value=squash(v, kind, 97 if s.op == "" else 7))
+
+    body = tuple(stmt(s) if isinstance(s, (For, If)) else s for s in p.body)
+    return replace(p, body=body)
+
+
+# --- preparing a program ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Prepared:
+    program: Program
+    fn: Any  # the kernel, imported from its file
+    args: tuple
+    expected: Outcome
+    errors: tuple[Any, ...]  # per array argument, then the return value: error bounds or None
+    eps: float  # the unit roundoff the error bounds are counted in
+
+
+REFERENCE_SECONDS = 2
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: int):
+    """Stop a reference run that takes too long (Python ints can grow without bound)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise TimeoutError("the CPython run took too long")
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def reference(p: Program, directory: Path) -> tuple[Any, tuple, Outcome] | None:
+    args = inputs(p)
+    try:
+        fn = load(p, directory)
+        with _time_limit(REFERENCE_SECONDS):
+            out = run_python(fn, args)
+    except Exception:  # noqa: BLE001 - any failure of CPython's run makes the program unusable
+        return None
+    return (fn, args, out) if sane(out) else None
+
+
+def prepare(p: Program, directory: Path) -> Prepared | None:
+    """The program (tamed if it must be) with its CPython results, or None if unusable."""
+    ref = reference(p, directory)
+    if ref is None:
+        p = tame(p)
+        ref = reference(p, directory)
+        if ref is None:
+            return None
+    fn, args, expected = ref
+    errs = shadow_errors(p, args)
+    uses32 = any(a.dtype == "float32" for a in (*p.arrays, *p.allocs))
+    eps = 2.0**-24 if uses32 else 2.0**-53
+    return Prepared(p, fn, args, expected, errs, eps)
+
+
+def shadow_errors(p: Program, args: tuple) -> tuple[Any, ...]:
+    ns = shadow.namespace()
+    exec(render_py.function(p, shadow=True), ns)  # noqa: S102 - our own generated code
+    sargs = tuple(shadow.shadow_array(a) if isinstance(a, np.ndarray) else a for a in args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            ret = ns[render_py.FUNCTION](*sargs)
+    arrays = [shadow.errors_of(a) for a in sargs if isinstance(a, np.ndarray)]
+    return (*arrays, shadow.errors_of(ret))
+
+
+# --- comparing ----------------------------------------------------------------------------------
+
+
+def _bits_equal(a: np.ndarray, b: np.ndarray) -> bool:
+    if a.dtype.kind == "f":
+        same = (a == b) | (np.isnan(a) & np.isnan(b))
+        return bool(np.all(same))
+    return bool(np.array_equal(a, b))
+
+
+def _close(expected: np.ndarray, actual: np.ndarray, err: Any, eps: float) -> np.ndarray:
+    """Elementwise: within the error bound (NaN equal to NaN)."""
+    e = expected.astype(np.float64)
+    a = actual.astype(np.float64)
+    bound = TOLERANCE_ULPS * eps * (np.asarray(err, dtype=np.float64) if err is not None
+                                    else np.abs(e)) + 1e-300
+    return (np.abs(a - e) <= bound) | (np.isnan(a) & np.isnan(e))
+
+
+def compare(prep: Prepared, actual: Outcome, strict: bool) -> str | None:
+    """None when ``actual`` matches CPython's results, else what differs."""
+    names = [a.name for a in prep.program.arrays]
+    exp = prep.expected
+    for k, (e, a) in enumerate(zip(exp.arrays, actual.arrays, strict=True)):
+        msg = _compare_array(names[k], e, a, prep.errors[k], prep.eps, strict)
+        if msg:
+            return msg
+    return _compare_return(exp.ret, actual.ret, prep.errors[-1], prep.eps, strict)
+
+
+def _compare_array(what: str, e: np.ndarray, a: Any, err: Any, eps: float,
+                   strict: bool) -> str | None:
+    if not isinstance(a, np.ndarray):
+        return f"{what}: expected an array, got {type(a).__name__}"
+    if a.shape != e.shape or a.dtype != e.dtype:
+        return f"{what}: {a.dtype}{a.shape} but CPython gives {e.dtype}{e.shape}"
+    if e.dtype.kind != "f" or strict:
+        if _bits_equal(e, a):
+            return None
+    else:
+        ok = _close(e, a, err, eps)
+        if bool(np.all(ok)):
+            return None
+        bad = np.argwhere(~ok)
+        idx = tuple(int(x) for x in bad[0])
+        return (f"{what}: {len(bad)} of {e.size} elements differ; at {idx}: "
+                f"{a[idx]!r} but CPython gives {e[idx]!r}")
+    bad = np.argwhere(~((e == a) | ((e != e) & (a != a)))) if e.ndim else np.zeros((1, 0), int)
+    idx = tuple(int(x) for x in bad[0]) if len(bad) else ()
+    return (f"{what}: {len(bad)} of {e.size} elements differ{' (bit-exact asked)' if strict else ''};"
+            f" at {idx}: {a[idx]!r} but CPython gives {e[idx]!r}")
+
+
+def _compare_return(e: Any, a: Any, err: Any, eps: float, strict: bool) -> str | None:
+    if isinstance(e, np.ndarray):
+        return _compare_array("return value", e, a, err, eps, strict)
+    if e is None:
+        return None if a is None else f"return value: {a!r}, CPython returns None"
+    if not isinstance(a, (int, float, np.generic)):
+        return f"return value: {type(a).__name__} {a!r}, CPython gives {e!r}"
+    ed, ad = np.asarray(e).dtype, np.asarray(a).dtype
+    if isinstance(e, np.generic) and ed != ad:
+        return f"return value: type {ad} but CPython gives {ed} ({a!r} vs {e!r})"
+    if ed.kind != ad.kind:
+        return f"return value: {a!r} ({ad}) but CPython gives {e!r} ({ed})"
+    if ed.kind != "f":
+        return None if int(a) == int(e) else f"return value: {a!r} but CPython gives {e!r}"
+    ev, av = float(e), float(a)
+    if strict:
+        same = ev == av or (math.isnan(ev) and math.isnan(av))
+    else:
+        same = bool(_close(np.asarray(ev), np.asarray(av), err, eps))
+    return None if same else f"return value: {a!r} but CPython gives {e!r}"

@@ -1,0 +1,128 @@
+"""A :class:`~progen.nodes.Program` as Python source.
+
+``shadow=True`` renders the same function for :mod:`progen.shadow`'s error-bound run:
+math calls, conversions and allocations go through the ``_S`` module, whose float values
+carry a bound on the rounding error that reassociation could introduce.
+"""
+
+from __future__ import annotations
+
+from progen.nodes import (
+    Assign,
+    Bin,
+    BoolOp,
+    Call,
+    Cmp,
+    Expr,
+    For,
+    If,
+    IfExp,
+    Index,
+    Name,
+    Neg,
+    Not,
+    Num,
+    Program,
+    Stmt,
+)
+
+FUNCTION = "kernel"
+
+
+def expr(e: Expr, shadow: bool = False) -> str:
+    r = lambda x: expr(x, shadow)  # noqa: E731
+    if isinstance(e, Num):
+        return repr(e.value) if e.value >= 0 else f"({e.value!r})"
+    if isinstance(e, Name):
+        return e.id
+    if isinstance(e, Index):
+        return f"{e.array}[{', '.join(r(i) for i in e.idx)}]"
+    if isinstance(e, Bin):
+        return f"({r(e.left)} {e.op} {r(e.right)})"
+    if isinstance(e, Neg):
+        return f"(-{r(e.operand)})"
+    if isinstance(e, Call):
+        args = ", ".join(r(a) for a in e.args)
+        if shadow and (e.module or e.fn in ("int", "float")):
+            return f"_S.{e.fn}({args})"
+        prefix = f"{e.module}." if e.module else ""
+        return f"{prefix}{e.fn}({args})"
+    if isinstance(e, Cmp):
+        return f"({r(e.left)} {e.op} {r(e.right)})"
+    if isinstance(e, BoolOp):
+        return "(" + f" {e.op} ".join(r(v) for v in e.values) + ")"
+    if isinstance(e, Not):
+        return f"(not {r(e.operand)})"
+    if isinstance(e, IfExp):
+        return f"({r(e.then)} if {r(e.cond)} else {r(e.other)})"
+    raise TypeError(e)
+
+
+def _top(e: Expr, shadow: bool) -> str:
+    """An expression at statement level, without its outer parentheses."""
+    text = expr(e, shadow)
+    if isinstance(e, (Bin, Cmp, BoolOp, IfExp)) and text.startswith("(") and text.endswith(")"):
+        return text[1:-1]
+    return text
+
+
+def _range(s: For, shadow: bool) -> str:
+    start, stop = _top(s.start, shadow), _top(s.stop, shadow)
+    if s.step != 1:
+        return f"range({start}, {stop}, {s.step})"
+    if isinstance(s.start, Num) and s.start.value == 0:
+        return f"range({stop})"
+    return f"range({start}, {stop})"
+
+
+def stmts(body: tuple[Stmt, ...], indent: int, shadow: bool = False) -> list[str]:
+    pad = "    " * indent
+    out: list[str] = []
+    for s in body:
+        if isinstance(s, Assign):
+            target = expr(s.target, shadow)
+            out.append(f"{pad}{target} {s.op}= {_top(s.value, shadow)}")
+        elif isinstance(s, For):
+            out.append(f"{pad}for {s.var} in {_range(s, shadow)}:")
+            out += stmts(s.body, indent + 1, shadow) or [f"{pad}    pass"]
+        elif isinstance(s, If):
+            out += _if(s, indent, shadow, "if")
+        else:
+            raise TypeError(s)
+    return out
+
+
+def _if(s: If, indent: int, shadow: bool, word: str) -> list[str]:
+    pad = "    " * indent
+    out = [f"{pad}{word} {_top(s.cond, shadow)}:"]
+    out += stmts(s.body, indent + 1, shadow) or [f"{pad}    pass"]
+    if len(s.orelse) == 1 and isinstance(s.orelse[0], If):
+        out += _if(s.orelse[0], indent, shadow, "elif")
+    elif s.orelse:
+        out.append(f"{pad}else:")
+        out += stmts(s.orelse, indent + 1, shadow)
+    return out
+
+
+def function(p: Program, shadow: bool = False, name: str = FUNCTION) -> str:
+    lines = [f"def {name}({', '.join(p.params)}):"]
+    for d in p.size_defs:
+        src = f"len({d.array})" if d.via_len else f"{d.array}.shape[{d.dim}]"
+        lines.append(f"    {d.name} = {src}")
+    for a in p.allocs:
+        shape = f"({a.dims[0]},)" if len(a.dims) == 1 else f"({', '.join(a.dims)})"
+        if shadow:
+            lines.append(f"    {a.name} = _S.alloc({shape}, {a.dtype!r}, {a.fill!r})")
+        elif a.dtype == "float64" and a.fill != "ones":
+            lines.append(f"    {a.name} = np.{a.fill}({shape})")
+        else:
+            lines.append(f"    {a.name} = np.{a.fill}({shape}, np.{a.dtype})")
+    lines += stmts(p.body, 1, shadow)
+    if p.ret is not None:
+        lines.append(f"    return {_top(p.ret, shadow)}")
+    return "\n".join(lines) + "\n"
+
+
+def module(p: Program) -> str:
+    """A runnable module defining the kernel (what polyopt's frontends read)."""
+    return "import math\n\nimport numpy as np\n\n\n" + function(p)

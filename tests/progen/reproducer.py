@@ -1,0 +1,75 @@
+"""A failing (program, option set) as a standalone script: the kernel, its inputs, and a
+check against CPython that exits 1 when polyopt's result differs (or raises)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from progen import oracle, render_py
+from progen.matrix import OptionSet
+from progen.nodes import Program
+
+
+def _literal(x: object) -> str:
+    if isinstance(x, np.ndarray):
+        return f"np.array({x.tolist()!r}, dtype=np.{x.dtype})"
+    return repr(x)
+
+
+def script(p: Program, option: OptionSet, verdict: str, detail: str) -> str:
+    args = oracle.inputs(p)
+    note = "\n".join(f"# {line}" for line in detail.strip().splitlines()[-12:])
+    how = _how(option)
+    return f'''"""Found by tests/fuzz_run.py: {verdict} under option set {option.name!r}.
+
+Run: python THIS_FILE   (exit status 1: polyopt differs from CPython or raises)
+"""
+{render_py.module(p)}
+
+ARGS = ({", ".join(_literal(a) for a in args)},)
+{note}
+
+
+def main() -> int:
+    import copy
+
+    import polyopt
+
+    expected_args = copy.deepcopy(ARGS)
+    expected = kernel(*expected_args)
+    got_args = copy.deepcopy(ARGS)
+    got = {how}(*got_args)
+    strict = {option.strict!r}
+    ok = True
+    for k, (e, g) in enumerate(zip(expected_args, got_args)):
+        if isinstance(e, np.ndarray):
+            same = np.array_equal(e, g, equal_nan=True) if strict or e.dtype.kind != "f" else \\
+                np.allclose(g, e, rtol=1e-6, atol=1e-9, equal_nan=True)
+            if not same:
+                ok = False
+                print(f"argument {{k}} differs:\\n  CPython {{e!r}}\\n  polyopt {{g!r}}")
+    if isinstance(expected, np.ndarray) or isinstance(got, np.ndarray):
+        same = np.allclose(got, expected, rtol=1e-6, atol=1e-9, equal_nan=True)
+    else:
+        same = expected == got or (expected is not None and got is not None and not strict
+                                   and abs(float(expected) - float(got)) <= 1e-6 * (1 + abs(float(expected))))
+    if not same or type(expected) is not type(got):
+        ok = False
+        print(f"return value: CPython {{expected!r}} ({{type(expected).__name__}}), "
+              f"polyopt {{got!r}} ({{type(got).__name__}})")
+    print("OK" if ok else "DIFFERS")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+'''
+
+
+def _how(option: OptionSet) -> str:
+    if option.kind == "jit":
+        kw = ", ".join(f"{k}={v!r}" for k, v in option.kwargs.items())
+        return f"polyopt.jit(kernel{', ' + kw if kw else ''})"
+    if option.kind == "schedule":
+        return f"polyopt.Schedule.from_json(kernel, {option.kwargs.get('json', '')!r}).compile()"
+    return "polyopt.jit(kernel)"

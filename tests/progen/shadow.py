@@ -1,0 +1,192 @@
+"""Running error bounds: how far a reordered evaluation may move each float result.
+
+The program is run a second time by CPython with every float replaced by an
+:class:`EF`, a value with ``err``: a bound, in units of the unit roundoff, on the
+absolute error that rounding anywhere in its computation may cause.  Sums count the
+magnitudes of their terms (not only of the result), so a reassociated or contracted
+(FMA) sum whose terms cancel is allowed the error its terms can carry.  Integers and
+comparisons are exact; a branch is assumed to go the same way in both runs.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+
+class EF:
+    __slots__ = ("v", "e")
+    __array_ufunc__ = None  # NumPy scalars defer to our reflected operators
+
+    def __init__(self, v: float, e: float = 0.0) -> None:
+        self.v, self.e = float(v), e
+
+    # arithmetic ---------------------------------------------------------------------------
+    def __add__(self, o: Any) -> EF:
+        o = lift(o)
+        r = self.v + o.v
+        return EF(r, self.e + o.e + abs(self.v) + abs(o.v))
+
+    __radd__ = __add__
+
+    def __sub__(self, o: Any) -> EF:
+        o = lift(o)
+        return EF(self.v - o.v, self.e + o.e + abs(self.v) + abs(o.v))
+
+    def __rsub__(self, o: Any) -> EF:
+        return lift(o) - self
+
+    def __mul__(self, o: Any) -> EF:
+        o = lift(o)
+        r = self.v * o.v
+        return EF(r, self.e * abs(o.v) + abs(self.v) * o.e + abs(r))
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o: Any) -> EF:
+        o = lift(o)
+        r = self.v / o.v
+        return EF(r, self.e / abs(o.v) + abs(self.v) * o.e / (o.v * o.v) + abs(r))
+
+    def __rtruediv__(self, o: Any) -> EF:
+        return lift(o) / self
+
+    def __floordiv__(self, o: Any) -> EF:
+        o = lift(o)
+        q = self.v // o.v
+        return EF(q, self.e / abs(o.v) + abs(self.v) * o.e / (o.v * o.v) + abs(q))
+
+    def __rfloordiv__(self, o: Any) -> EF:
+        return lift(o) // self
+
+    def __mod__(self, o: Any) -> EF:
+        o = lift(o)
+        r = self.v % o.v
+        return EF(r, self.e + o.e * abs(self.v / o.v) + abs(r) + abs(o.v))
+
+    def __rmod__(self, o: Any) -> EF:
+        return lift(o) % self
+
+    def __pow__(self, o: Any) -> EF:
+        o = lift(o)
+        r = self.v ** o.v
+        d = abs(o.v * self.v ** (o.v - 1)) if self.v != 0 else 0.0
+        return EF(r, d * self.e + abs(r))
+
+    def __neg__(self) -> EF:
+        return EF(-self.v, self.e)
+
+    def __pos__(self) -> EF:
+        return self
+
+    def __abs__(self) -> EF:
+        return EF(abs(self.v), self.e)
+
+    # comparisons: on values ---------------------------------------------------------------
+    def __lt__(self, o: Any) -> bool:
+        return self.v < lift(o).v
+
+    def __le__(self, o: Any) -> bool:
+        return self.v <= lift(o).v
+
+    def __gt__(self, o: Any) -> bool:
+        return self.v > lift(o).v
+
+    def __ge__(self, o: Any) -> bool:
+        return self.v >= lift(o).v
+
+    def __eq__(self, o: object) -> bool:  # type: ignore[override]
+        return self.v == lift(o).v
+
+    def __ne__(self, o: object) -> bool:  # type: ignore[override]
+        return self.v != lift(o).v
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __float__(self) -> float:
+        return self.v
+
+    def __int__(self) -> int:
+        return int(self.v)
+
+    def __repr__(self) -> str:
+        return f"EF({self.v!r}, {self.e!r})"
+
+
+def lift(x: Any) -> EF:
+    return x if isinstance(x, EF) else EF(float(x), 0.0)
+
+
+def _unary(f, deriv):
+    def g(x: Any) -> EF:
+        x = lift(x)
+        r = f(x.v)
+        return EF(r, abs(deriv(x.v, r)) * x.e + abs(r))
+    return g
+
+
+class _S:
+    """What the shadow program calls instead of math/np functions and conversions."""
+
+    sin = staticmethod(_unary(math.sin, lambda x, r: 1.0))
+    cos = staticmethod(_unary(math.cos, lambda x, r: 1.0))
+    tanh = staticmethod(_unary(math.tanh, lambda x, r: 1.0))
+    exp = staticmethod(_unary(math.exp, lambda x, r: r))
+    log = staticmethod(_unary(math.log, lambda x, r: 1.0 / x))
+    fabs = staticmethod(lambda x: abs(lift(x)))
+
+    @staticmethod
+    def sqrt(x: Any) -> EF:
+        x = lift(x)
+        r = math.sqrt(x.v)
+        if x.v <= x.e * 1e-10:  # near the pole of the derivative: error ~ sqrt(eps * err)
+            return EF(r, math.sqrt(x.e) * 2**27 + abs(r))
+        return EF(r, x.e / (2 * r) + abs(r))
+
+    @staticmethod
+    def pow(x: Any, y: Any) -> EF:
+        return lift(x) ** lift(y)
+
+    @staticmethod
+    def int(x: Any) -> int:
+        return int(float(x)) if isinstance(x, EF) else int(x)
+
+    @staticmethod
+    def float(x: Any) -> EF:
+        return lift(x)
+
+    @staticmethod
+    def alloc(shape: tuple[int, ...], dtype: str, fill: str) -> np.ndarray:
+        value = 1 if fill == "ones" else 0
+        if dtype.startswith("float"):
+            out = np.empty(shape, dtype=object)
+            for idx in np.ndindex(*shape):
+                out[idx] = EF(float(value))
+            return out
+        return np.full(shape, value, dtype=dtype)
+
+
+def shadow_array(a: np.ndarray) -> np.ndarray:
+    if a.dtype.kind != "f":
+        return a.copy()
+    out = np.empty(a.shape, dtype=object)
+    for idx in np.ndindex(*a.shape):
+        out[idx] = EF(float(a[idx]))
+    return out
+
+
+def errors_of(x: Any) -> Any:
+    """The error bounds of a shadow result: an array of floats, a float, or None (exact)."""
+    if isinstance(x, np.ndarray):
+        if x.dtype != object:
+            return None
+        return np.vectorize(lambda v: v.e if isinstance(v, EF) else 0.0, otypes=[float])(x)
+    if isinstance(x, EF):
+        return x.e
+    return None
+
+
+def namespace() -> dict[str, Any]:
+    return {"_S": _S, "np": np, "math": math}
