@@ -491,8 +491,9 @@ class _Body:
                              + ([f"{iters[-1]} + i >= n"] if len(iters) > 1 else []))
             self.emit(indent, f"if {cond}:")
             self.emit(indent + 1, f"{var} = {self.expr(defined, iters)}")
-            self.emit(indent, "else:")
-            self.emit(indent + 1, f"{var} = {self.expr(defined, iters)}")
+            if var not in defined or self.r.random() < 0.5:  # else the old value stays
+                self.emit(indent, "else:")
+                self.emit(indent + 1, f"{var} = {self.expr(defined, iters)}")
             defined.add(var)
         else:
             target = self.pick(["y[i]", "z[i]", *(f"Y[i, {v}]" for v in iters[1:])])
