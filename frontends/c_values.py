@@ -126,6 +126,10 @@ class ValueConverter:
         self._long_double: dict[int, tuple[c_ast.Constant, Literal]] = {}
         self._depth = 0
 
+    def check_unsigned(self, node: c_ast.Node, a: Expr, b: Expr) -> None:
+        """Refuse an unsigned constant in integer arithmetic of ``a`` and ``b``."""
+        self._mixed_unsigned(node, convert_types(a.type, b.type), a, b)
+
     def _mixed_unsigned(self, node: c_ast.Node, t: ValueType, *operands: Expr) -> None:
         if not t.dtype.is_float and any(id(e) in self._unsigned for e in operands):
             raise NotAffine(node, describe(node), "an unsigned constant in integer arithmetic "

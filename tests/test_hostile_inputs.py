@@ -284,6 +284,14 @@ def test_c_constants_polyopt_cannot_compute_exactly_are_refused(tmp_path, capsys
     assert match in err and "internal error" not in err and "k.c:8:" in err
 
 
+def test_unsigned_constant_in_a_compound_integer_update_is_refused(tmp_path, capsys):
+    src = tmp_path / "k.c"
+    src.write_text(C_REGION.replace("double A[100]", "int A[100]").replace(
+        "A[i] = B[i] + EXPR;", "A[i] /= 2u;"))
+    assert _run("opt", src, "-o", tmp_path / "k.opt.c") == 1
+    assert "unsigned constant" in capsys.readouterr().err
+
+
 def test_unsigned_constant_in_a_bound_is_refused_clearly(tmp_path, capsys):
     src = tmp_path / "k.c"
     src.write_text(C_REGION.replace("EXPR", "1.0").replace("i < n", "i < 100u"))
