@@ -396,6 +396,7 @@ class RegionBuilder:
                 ctx: _Ctx) -> list[Node]:
         target, indices, t = self._target(lvalue)
         current = self.values.convert(lvalue)
+        self.values.check_unsigned(st, current, rhs)  # `x /= 2u` divides unsigned in C
         value = cast(arith(op, current, rhs, st), t)
         return [self._add(st, ctx, target, indices, value, op)]
 

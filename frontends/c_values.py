@@ -12,6 +12,7 @@ and prototypes (``sqrt`` takes and returns double, ``sqrtf`` float).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -67,6 +68,28 @@ def cast(e: Expr, t: ValueType) -> Expr:
     return Cast(e, t)
 
 
+_DECIMAL = re.compile(r"(\d*)\.?(\d*)(?:[eE]([+-]?\d+))?")
+_HEX = re.compile(r"0[xX]([0-9a-fA-F]*)\.?([0-9a-fA-F]*)[pP]([+-]?\d+)")
+
+
+def _is_double(body: str, value: float) -> bool:
+    """Whether the constant written ``body`` is exactly the double ``value``."""
+    if not math.isfinite(value):
+        return False
+    m = _HEX.fullmatch(body) or _DECIMAL.fullmatch(body)
+    if m is None:
+        return False
+    whole, frac, exp = m.group(1), m.group(2), int(m.group(3) or 0)
+    base = 16 if m.re is _HEX else 10
+    digits = int(whole + frac or "0", base)
+    if digits == 0:
+        return value == 0.0
+    if abs(exp) > 5000 or len(whole + frac) > 5000:  # far beyond any double: not one exactly
+        return False
+    scale = Fraction(2) ** exp if base == 16 else Fraction(10) ** exp
+    return Fraction(digits, base ** len(frac)) * scale == Fraction(value)
+
+
 def _round(v: float, dtype: DType) -> float:
     if dtype is DType.FLOAT32:
         return float(np.float32(v))
@@ -103,6 +126,10 @@ class ValueConverter:
         self._long_double: dict[int, tuple[c_ast.Constant, Literal]] = {}
         self._depth = 0
 
+    def check_unsigned(self, node: c_ast.Node, a: Expr, b: Expr) -> None:
+        """Refuse an unsigned constant in integer arithmetic of ``a`` and ``b``."""
+        self._mixed_unsigned(node, convert_types(a.type, b.type), a, b)
+
     def _mixed_unsigned(self, node: c_ast.Node, t: ValueType, *operands: Expr) -> None:
         if not t.dtype.is_float and any(id(e) in self._unsigned for e in operands):
             raise NotAffine(node, describe(node), "an unsigned constant in integer arithmetic "
@@ -134,15 +161,12 @@ class ValueConverter:
             body = node.value.rstrip("fFlL")
             try:
                 value = float.fromhex(body) if body.lower().startswith("0x") else float(body)
-                exact = Fraction(float.fromhex(body).as_integer_ratio()[0],
-                                 float.fromhex(body).as_integer_ratio()[1]) \
-                    if body.lower().startswith("0x") else Fraction(body)
             except (ValueError, OverflowError):
                 raise NotAffine(node, f"constant {node.value}", "cannot be read") from None
             if node.value[-1] in "fF":
                 return Literal(_round(value, DType.FLOAT32), FLOAT)
             lit = Literal(value, DOUBLE)
-            if node.value[-1] in "lL" and (math.isinf(value) or Fraction(value) != exact):
+            if node.value[-1] in "lL" and not _is_double(body, value):
                 self._long_double[id(lit)] = (node, lit)  # computed as double only under a cast
             return lit
         raise NotAffine(node, f"constant {node.value}", "only numbers are supported in a scop region")

@@ -6,6 +6,7 @@ dependence analysis explaining which loops can run in parallel and why.
 """
 
 from polyopt.errors import (
+    ArgumentTypeError,
     CompileError,
     IllegalTransformationError,
     InternalError,
@@ -20,6 +21,7 @@ from polyopt.schedule import Schedule, schedule
 __version__ = "0.1.0"
 
 __all__ = [
+    "ArgumentTypeError",
     "CompileError",
     "IllegalTransformationError",
     "InternalError",

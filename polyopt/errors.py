@@ -14,6 +14,10 @@ from polyopt.names import user_text
 class PolyoptError(Exception):
     """Base class of every error polyopt raises on purpose."""
 
+    def __init__(self, *args: object) -> None:
+        # internal names (polyopt.names) spelled as the user wrote them
+        super().__init__(*(user_text(a) if isinstance(a, str) else a for a in args))
+
 
 @dataclass(frozen=True)
 class SourceLocation:
@@ -94,7 +98,7 @@ class IllegalTransformationError(PolyoptError):
     """
 
     def __init__(self, message: str, violated: tuple = ()) -> None:
-        super().__init__(user_text(message))
+        super().__init__(message)
         self.violated = tuple(violated)
 
 

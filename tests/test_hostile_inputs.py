@@ -284,6 +284,14 @@ def test_c_constants_polyopt_cannot_compute_exactly_are_refused(tmp_path, capsys
     assert match in err and "internal error" not in err and "k.c:8:" in err
 
 
+def test_unsigned_constant_in_a_compound_integer_update_is_refused(tmp_path, capsys):
+    src = tmp_path / "k.c"
+    src.write_text(C_REGION.replace("double A[100]", "int A[100]").replace(
+        "A[i] = B[i] + EXPR;", "A[i] /= 2u;"))
+    assert _run("opt", src, "-o", tmp_path / "k.opt.c") == 1
+    assert "unsigned constant" in capsys.readouterr().err
+
+
 def test_unsigned_constant_in_a_bound_is_refused_clearly(tmp_path, capsys):
     src = tmp_path / "k.c"
     src.write_text(C_REGION.replace("EXPR", "1.0").replace("i < n", "i < 100u"))
@@ -362,16 +370,15 @@ def test_wrong_signatures_are_clear_errors(tmp_path, capsys, sig, match):
         assert match in err and "internal error" not in err
 
 
-def test_wrong_rank_at_a_call_is_a_type_error():
-    ns: dict = {}
-    with pytest.raises(TypeError, match="has 2 dimension"):
-        polyopt.jit(matmul_row)(np.zeros((2, 2)), np.zeros(2))
-    assert not ns
-
-
-def matmul_row(x, y):
+def doubled(x, y):
     for i in range(x.shape[0]):
         y[i] = x[i] * 2.0
+
+
+def test_wrong_rank_at_a_call_is_a_type_error():
+    with pytest.raises(polyopt.ArgumentTypeError, match="has 2 dimension") as info:
+        polyopt.jit(doubled)(np.zeros((2, 2)), np.zeros(2))
+    assert isinstance(info.value, TypeError)
 
 
 def _unwritable_dir(tmp_path: Path) -> Path:

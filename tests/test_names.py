@@ -106,6 +106,10 @@ def test_messages_and_reports_spell_the_users_names(tmp_path):
         s.interchange("i", "floor")
     assert "β[floor - 1]" in str(iinfo.value) and "polyopt_" not in str(iinfo.value)
 
+    with pytest.raises(polyopt.PolyoptError) as pinfo:
+        polyopt.schedule(mod.summed).unroll_jam("floor", 4)  # innermost: nothing to jam into
+    assert "loop floor" in str(pinfo.value) and "polyopt_" not in str(pinfo.value)
+
     s = polyopt.schedule(mod.summed).interchange("i", "floor")
     assert s.loops() == ["floor", "i"]
     want, got = np.zeros(4), np.zeros(4)
