@@ -425,6 +425,8 @@ def test_row_variance_keeps_one_accumulator_in_the_element(rng):
 # --- a seeded generator of loop bodies full of scalars ---------------------------------
 
 SCALARS = ("a", "b", "c", "s", "t")
+TEMPORARIES = ("u", "v", "w")
+ACCUMULATORS = ("p", "q")
 LOOP_RANGES = ("range(n)", "range({outer})", "range({outer} + 1, n)", "range(1, n)")
 
 
@@ -467,7 +469,61 @@ class _Body:
     def emit(self, indent: int, text: str) -> None:
         self.lines.append("    " * indent + text)
 
+    def stores(self, iters: tuple[str, ...]) -> list[str]:
+        return ["y[i]", "z[i]", *(f"Y[i, {v}]" for v in iters[1:])]
+
+    def temporaries(self, indent: int, defined: set[str], iters: tuple[str, ...]) -> None:
+        """Fresh temporaries feeding one or several stores, maybe redefined between them
+        (``u = x[i] + 1; v = x[i] * 2; y[i] = u - v``)."""
+        temps = [str(t) for t in self.r.choice(TEMPORARIES, int(self.r.integers(1, 4)),
+                                               replace=False)]
+        for t in temps:
+            self.emit(indent, f"{t} = {self.expr(defined, iters)}")
+        local = defined | set(temps)
+        for _ in range(int(self.r.integers(1, 3))):
+            a, b = self.pick(temps), self.pick(temps)
+            value = self.pick([f"{a} - {b}", f"{a} * {b}", f"{a} + {self.expr(local, iters, 1)}"])
+            self.emit(indent, f"{self.pick(self.stores(iters))} {self.pick(['=', '+='])} {value}")
+            if self.r.random() < 0.3:
+                t = self.pick(temps)
+                self.emit(indent, self.pick([f"{t} = {t} * 2.0", f"{t} = {self.expr(local, iters)}"]))
+        defined -= set(TEMPORARIES)  # read again later, they would outlive their stores
+
+    def accumulators(self, indent: int, defined: set[str], iters: tuple[str, ...]) -> None:
+        """One or two accumulators over a new inner loop, beside a temporary, then stores
+        that read them (row variance's ``s`` and ``q``)."""
+        accs = [str(a) for a in self.r.choice(ACCUMULATORS, int(self.r.integers(1, 3)),
+                                              replace=False)]
+        for a in accs:
+            self.emit(indent, f"{a} = {self.pick(['0.0', '1.0', 'x[i]', 'y[i]'])}")
+        it = "ijk"[len(iters)]
+        inner = (*iters, it)
+        self.emit(indent, f"for {it} in {self.pick(LOOP_RANGES).format(outer=iters[-1])}:")
+        local = set(defined)
+        if self.r.random() < 0.6:
+            self.emit(indent + 1, f"u = {self.expr(set(), inner, 1)}")
+            local.add("u")
+        for a in accs:
+            e = self.expr(local, inner, 1)
+            self.emit(indent + 1, self.pick([f"{a} += {e}", f"{a} = max({a}, {e})",
+                                             f"{a} = min({a}, {e})", f"{a} = {a} * 0.5 + {e}"]))
+        for _ in range(int(self.r.integers(1, 3))):
+            value = " - ".join(self.pick(accs) for _ in range(int(self.r.integers(1, 3))))
+            self.emit(indent, f"{self.pick(self.stores(iters))} {self.pick(['=', '+='])} {value}")
+        defined -= set(TEMPORARIES)
+        if self.r.random() < 0.3:
+            defined |= set(accs)  # read after their stores
+        else:
+            defined -= set(accs)
+
     def statement(self, indent: int, defined: set[str], iters: tuple[str, ...]) -> None:
+        kind = self.r.random()
+        if kind < 0.15:
+            self.temporaries(indent, defined, iters)
+            return
+        if kind < 0.27 and len(iters) < 3:
+            self.accumulators(indent, defined, iters)
+            return
         kind = self.r.random()
         var = self.pick(SCALARS)
         if kind < 0.3:
@@ -496,7 +552,7 @@ class _Body:
                 self.emit(indent + 1, f"{var} = {self.expr(defined, iters)}")
             defined.add(var)
         else:
-            target = self.pick(["y[i]", "z[i]", *(f"Y[i, {v}]" for v in iters[1:])])
+            target = self.pick(self.stores(iters))
             op = self.pick(["=", "=", "+="])
             self.emit(indent, f"{target} {op} {self.expr(defined, iters)}")
 
@@ -506,7 +562,7 @@ class _Body:
         self.emit(indent, f"for {it} in {rng if iters else 'range(n)'}:")
         inside = (*iters, it)
         body = set(defined)  # what the body defines may not be defined after it
-        for _ in range(int(self.r.integers(1, 4))):
+        for _ in range(int(self.r.integers(1, 3))):
             self.statement(indent + 1, body, inside)
         if levels > 1:
             for _ in range(int(self.pick([1, 1, 2]))):
@@ -534,7 +590,7 @@ def random_kernel(seed: int) -> str:
     return "\n".join(g.lines) + "\n"
 
 
-GENERATED = 24  # programs; each runs under three option sets, in turn through the matrix
+GENERATED = 28  # programs; each runs under three option sets, in turn through the matrix
 
 
 def _load(source: str, name: str, tmp_path):

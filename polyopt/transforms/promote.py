@@ -41,15 +41,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import islpy as isl
-
 from polyopt import isl_text, names
 from polyopt.aff import Lin
 from polyopt.deps import Dependences, analyze
 from polyopt.expr import Expr, Load, Name, map_leaves, walk
 from polyopt.model import Access, Array, ArrayKind, Scop, Statement
 from polyopt.schedule_tree import Band, Leaf, Node, Sequence, statements
-from polyopt.timeline import Timeline
 from polyopt.transforms.tree import normalize, sequences
 
 
@@ -59,6 +56,7 @@ class Chain:
     define: str  # D: w = e0
     inner: tuple[str, ...]  # statements between D and T that use w
     store: str  # T: X[f] = g(w, ...)
+    between: tuple[str, ...] = ()  # every statement of the sequence between D and T
 
 
 def promote(scop: Scop, deps: Dependences, expand: bool = True) -> Scop:
@@ -75,30 +73,51 @@ def promote(scop: Scop, deps: Dependences, expand: bool = True) -> Scop:
     out = scop
     # every round rewrites at least one scalar definition into an array write
     for _ in range(len(scop.statements) + 1):
-        chosen = _round(out, deps, expand)
+        chosen, deferred = _round(out, deps, expand)
         if not chosen:
             break
+        again = deferred or _may_start_chains(out, chosen)
         out = _apply(out, chosen)
+        if not again:
+            break
         deps = analyze(out)
     return out
 
 
-def _round(scop: Scop, deps: Dependences, expand: bool
-           ) -> list[tuple[Chain, tuple[Lin, ...] | None]]:
+Chosen = list[tuple[Chain, tuple[Lin, ...] | None]]
+
+
+def _round(scop: Scop, deps: Dependences, expand: bool) -> tuple[Chosen, bool]:
     """Chains to rewrite together: at most one promoted chain per array (a chain's
     rewrite adds accesses only to its own array, so chains of distinct arrays keep each
-    other's conditions), and the expandable chains that cannot be promoted."""
-    chosen: list[tuple[Chain, tuple[Lin, ...] | None]] = []
+    other's conditions), and the expandable chains that cannot be promoted; and whether
+    a promotable chain was left for a later round."""
+    chosen: Chosen = []
     stored: set[str] = set()
+    deferred = False
     for c, promotable in _candidates(scop, deps):
         if promotable:
             x = scop.statement(c.store).target
+            deferred |= x in stored
             if x not in stored:
                 stored.add(x)
                 chosen.append((c, None))
         elif expand and (shape := _expansion(scop, deps, c)) is not None:
             chosen.append((c, shape))
-    return chosen
+    return chosen, deferred
+
+
+def _may_start_chains(scop: Scop, chosen: Chosen) -> bool:
+    """A rewritten statement reads another local scalar: as an array store now, it may
+    end a chain of that scalar (``a = b * 2; y[i] = a`` becomes ``y[i] = b * 2``).  The
+    rest of the program keeps its chains and their verdicts: a rewrite only moves one
+    scalar's accesses to an array no other chain of the round stores to."""
+    for c, _ in chosen:
+        for name in (c.define, *c.inner, c.store):
+            if any(isinstance(n, Name) and n.name != c.scalar and n.name in scop.local_scalars
+                   for n in walk(scop.statement(name).value)):
+                return True
+    return False
 
 
 def _apply(scop: Scop, chains: list[tuple[Chain, tuple[Lin, ...] | None]]) -> Scop:
@@ -166,7 +185,6 @@ def _expansion(scop: Scop, deps: Dependences, c: Chain) -> tuple[Lin, ...] | Non
 
 
 def _candidates(scop: Scop, deps: Dependences) -> list[tuple[Chain, bool]]:
-    tl = Timeline(scop, scop.schedule)
     out: list[tuple[Chain, bool]] = []
     for seq in sequences(scop.schedule):
         kids = seq.children
@@ -175,7 +193,7 @@ def _candidates(scop: Scop, deps: Dependences) -> list[tuple[Chain, bool]]:
                 continue
             chain = _chain_from(scop, kids, a)
             if chain is not None:
-                out.append((chain, _promotable(scop, deps, tl, chain)))
+                out.append((chain, _promotable(scop, deps, chain)))
     return out
 
 
@@ -206,6 +224,7 @@ def _chain_from(scop: Scop, kids: tuple[Node, ...], a: int) -> Chain | None:
     if scop.returns is not None and scop.returns.name == w:
         return None
     inner: list[str] = []
+    between: list[str] = []
     for kid in kids[a + 1:]:
         for name in statements(kid):
             s = scop.statement(name)
@@ -216,9 +235,10 @@ def _chain_from(scop: Scop, kids: tuple[Node, ...], a: int) -> Chain | None:
             if isinstance(kid, Leaf) and reads_w and not writes_w:
                 # the store: a statement at D's level that reads w into an array element
                 ok = bool(s.indices) and s.target in scop.arrays
-                return Chain(w, d.name, tuple(inner), s.name) if ok else None
+                return Chain(w, d.name, tuple(inner), s.name, tuple(between)) if ok else None
             if writes_w or reads_w:
                 inner.append(name)
+            between.append(name)
     return None
 
 
@@ -242,7 +262,7 @@ def _self_contained(scop: Scop, deps: Dependences, c: Chain) -> bool:
     return True
 
 
-def _promotable(scop: Scop, deps: Dependences, tl: Timeline, c: Chain) -> bool:
+def _promotable(scop: Scop, deps: Dependences, c: Chain) -> bool:
     d, t = scop.statement(c.define), scop.statement(c.store)
     x, f = t.target, t.indices
     if scop.scalars[c.scalar].type.dtype != scop.arrays[x].dtype:
@@ -253,25 +273,33 @@ def _promotable(scop: Scop, deps: Dependences, tl: Timeline, c: Chain) -> bool:
         return False  # T also reads the element's old value
     if not _self_contained(scop, deps, c):
         return False
-    # no access touches X[f] strictly between D and T of the same iteration
-    space = scop.context.get_space()
-    before = tl.before
-    d_to_t = isl_text.make_map(scop.params, d.name, d.iterators, t.name,
-                               tuple(Lin.var(v) for v in d.iterators)).intersect_domain(d.domain)
-    after_d = before.intersect_domain(isl.UnionSet.from_set(d.domain))
-    before_t = before.intersect_range(isl.UnionSet.from_set(t.domain)).reverse()
-    between = after_d.intersect(isl.UnionMap.from_map(d_to_t).apply_range(before_t))
-    element = isl.UnionMap.from_map(isl_text.make_map(
-        scop.params, d.name, d.iterators, x, f).intersect_domain(d.domain))
-    touched = isl.UnionMap.empty(space)
-    for s in scop.statements:
-        for acc in s.accesses:
-            if acc.target == x:
-                touched = touched.union(between.apply_range(isl.UnionMap.from_map(acc.relation)))
-    if not touched.intersect(element).is_empty():
+    if not _untouched_between(scop, c, x, f):
         return False
     own = isl_text.make_map(scop.params, t.name, t.iterators, x, f).intersect_domain(t.domain)
     return all(r.relation.intersect(own).is_empty() for r in t.reads if r.target == x)
+
+
+def _untouched_between(scop: Scop, c: Chain, x: str, f: tuple[Lin, ...]) -> bool:
+    """No access touches ``X[f]`` strictly between D and T of one iteration.
+
+    D and T are children of one sequence, inside the same loops: what runs between them
+    is the statements of the children in between, in the same iteration of those loops
+    (D's iterators), which isl relates to D's instances exactly."""
+    d = scop.statement(c.define)
+    k = len(d.iterators)
+    element = isl_text.make_map(scop.params, d.name, d.iterators, x, f).intersect_domain(d.domain)
+    for name in c.between:
+        s = scop.statement(name)
+        if s.iterators[:k] != d.iterators:
+            return False  # not named after the loops around D: no proof
+        same_iteration = isl_text.make_map(
+            scop.params, s.name, s.iterators, d.name,
+            tuple(Lin.var(v) for v in d.iterators)).intersect_domain(s.domain).reverse()
+        for acc in s.accesses:
+            if acc.target == x and not same_iteration.apply_range(acc.relation).intersect(
+                    element).is_empty():
+                return False
+    return True
 
 
 def _rewrite(scop: Scop, s: Statement, w: str, elem: tuple[str, tuple[Lin, ...]]
