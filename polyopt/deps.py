@@ -124,12 +124,25 @@ class Dependences:
     def uninitialized_reads(self) -> tuple[Access, ...]:
         """Local-scalar reads that may see no write."""
         return tuple(r for r in self._reads() if r.target in self.scop.local_scalars
-                     and self._read_flow(r)[1])
+                     and not self.always_written(r))
 
     def always_written(self, r: Access) -> bool:
         """Every instance of read ``r`` reads a value some statement wrote (none reads
-        what was there before the scop): isl's dataflow says so at no extra cost."""
-        return not self._read_flow(r)[1]
+        what was there before the scop).  An instance has a value-based source exactly
+        when some write to its element runs before it: the memory-based flows say so,
+        without isl's dataflow."""
+        hit = self._written.get(r.tag)
+        if hit is None:
+            covered = isl.Set.empty(r.relation.domain().get_space())
+            for d in self.memory:
+                if d.kind is DepKind.FLOW and d.sink is r:
+                    covered = covered.union(d.relation.range())
+            hit = self._written[r.tag] = r.relation.domain().is_subset(covered.coalesce())
+        return hit
+
+    @cached_property
+    def _written(self) -> dict[str, bool]:
+        return {}
 
     @property
     def all(self) -> tuple[Dependence, ...]:

@@ -18,7 +18,9 @@ from polyopt.errors import TooComplexError
 
 ANALYSIS_OPS = 150_000_000  # dependence analysis: ~25 s
 SCHEDULING_OPS = 100_000_000  # automatic scheduling: past this, keep the source order
-ISL_SCHEDULER_OPS = 20_000_000  # one call of isl's scheduler (time tiling is optional)
+# one call of isl's scheduler, for time tiling (optional): PolyBench's stencils need
+# under 1M; generated programs with a few guarded statements took 5 s and found nothing
+ISL_SCHEDULER_OPS = 3_000_000
 MARKING_OPS = 100_000_000  # contraction, its re-analysis and the loop marks of one schedule
 
 # isl's message when the context's operation count passes its maximum (isl_ctx.c)

@@ -88,9 +88,10 @@ def test_scheduling_over_budget_keeps_the_source_order(monkeypatch, rng):
         p = plan(parse_function(stencil_with_temporary), Options())
     assert len(p.notes) == 1 and "budget" in p.notes[0]
     assert p.scop is p.source and any(d.mark.parallel for d, _ in loops(p.tree))
+    kernel = polyopt.jit(stencil_with_temporary, cache=False)
     with pytest.warns(RuntimeWarning, match="source loop order"):
-        check_against_python(polyopt.jit(stencil_with_temporary, cache=False),
-                             rng.random((9, 9)), rng.random((9, 9)))
+        check_against_python(kernel, rng.random((9, 9)), rng.random((9, 9)))
+    assert "note: scheduling stencil_with_temporary() is too complex" in kernel.report()
 
 
 def test_marking_over_budget_runs_the_source_order_sequentially(monkeypatch, rng):
