@@ -1,32 +1,71 @@
 # polyopt: `make demo` and `make test` set everything up themselves.
+#
+# polyopt is tested the way users install it: `make test` builds the wheel, installs it
+# (not editable) into .venv, and runs the quickstart and the test suite from a directory
+# outside the checkout, so `import polyopt` cannot pick up the source tree.
 PYTHON ?= python3
-VENV := .venv
-PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat setup.cfg pyproject.toml | cksum | cut -d' ' -f1)
+VENV ?= .venv
+PY := $(abspath $(VENV))/bin/python
+ROOT := $(CURDIR)
+N ?= 200
+TESTS ?= tests
+SEED ?= $(shell od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 
-.PHONY: help demo test test-fast bench lint clean
+# tools and dependencies: reinstalled when the requirements change
+DEPS := $(VENV)/.deps-$(shell cat setup.cfg pyproject.toml | cksum | cut -d' ' -f1)
+# the installed wheel: rebuilt when any file that goes into it changes
+SOURCES := setup.cfg setup.py pyproject.toml LICENSE README.md \
+	$(shell find polyopt frontends backend_c -name '*.py' -not -path '*/__pycache__/*' | sort)
+INSTALLED := $(VENV)/.wheel-$(shell cat $(SOURCES) | cksum | cut -d' ' -f1)
+WHEELS := build/wheel
+# run a command from a fresh directory outside the checkout
+OUTSIDE = cd "$$(mktemp -d)" &&
+# run a module of the checkout (bench) against the installed polyopt, from the checkout
+IN_TREE = $(PY) -c 'import sys; sys.path[:1] = []; import polyopt; sys.path.append("."); \
+	import runpy; sys.argv[0] = "$(1)"; runpy.run_module("$(1)", run_name="__main__", alter_sys=True)'
+
+.PHONY: help demo test install dev lint bench fuzz clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/:\t/'
 
-$(STAMP): setup.cfg pyproject.toml
+$(DEPS): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]' ruff
-	rm -f $(VENV)/.installed-*
+	$(PY) -m pip install -q setuptools wheel ruff
+	rm -f $(VENV)/.deps-* $(VENV)/.wheel-*
 	touch $@
 
-demo: $(STAMP)  ## compile a built-in example and show its report, C, check and speed
-	$(PY) examples/quickstart.py
+$(INSTALLED): $(DEPS) $(SOURCES)
+	rm -rf build *.egg-info
+	$(PY) -m pip wheel -q --no-deps --no-build-isolation -w $(WHEELS) .
+	$(PY) -m pip install -q --force-reinstall --no-deps $(WHEELS)/polyopt-*.whl
+	$(PY) -m pip install -q "$$(ls $(WHEELS)/polyopt-*.whl)[test]"
+	rm -rf build/lib build/bdist.* *.egg-info $(VENV)/.wheel-*
+	touch $@
 
-test: $(STAMP)  ## run the whole test suite
-	$(PY) -m pytest -q -p no:cacheprovider tests
+install: $(INSTALLED)  ## build the wheel and install it into .venv (not editable)
 
-lint: $(STAMP)  ## ruff
+dev: $(DEPS)  ## an editable install into .venv, to run tests from the checkout while editing
+	$(PY) -m pip install -q --no-build-isolation -e '.[test]'
+	rm -f $(VENV)/.wheel-*
+
+demo: $(INSTALLED)  ## compile a built-in example and show its report, C, check and speed
+	$(OUTSIDE) $(PY) $(ROOT)/examples/quickstart.py
+
+test: $(INSTALLED)  ## the quickstart and the test suite (TESTS=tests) against the installed wheel
+	$(OUTSIDE) $(PY) $(ROOT)/examples/quickstart.py > quickstart.log || { cat quickstart.log; exit 1; }
+	$(OUTSIDE) POLYOPT_TEST_INSTALLED=1 $(PY) -m pytest -q -p no:cacheprovider \
+		--rootdir=$(ROOT) -c $(ROOT)/setup.cfg $(addprefix $(ROOT)/,$(TESTS))
+
+lint: $(DEPS)  ## ruff
 	$(VENV)/bin/ruff check polyopt frontends backend_c tests examples bench
 
-bench: $(STAMP)  ## benchmarks (SIZE=MINI|SMALL|MEDIUM|LARGE)
-	$(PY) -m bench $(if $(SIZE),--size $(SIZE),)
+bench: $(INSTALLED)  ## benchmarks (SIZE=MINI|SMALL|MEDIUM|LARGE)
+	$(call IN_TREE,bench) $(if $(SIZE),--size $(SIZE),)
+
+fuzz: $(INSTALLED)  ## random programs against CPython (N=200 SEED=random)
+	$(OUTSIDE) $(PY) $(ROOT)/tests/fuzz_run.py --n $(N) --seed $(SEED)
 
 clean:  ## remove the virtual environment and build leftovers
 	rm -rf $(VENV) build *.egg-info

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.specs import ROOT
+from bench import WORKDIR, module_command
 from bench.timing import median
 
 #: Goals from issue 2.
@@ -43,9 +43,8 @@ class CompileTimes:
 def probe(suite: str, kernel: str, cache_dir: str, timeout: float = 600) -> dict[str, float]:
     """Run one first-call measurement in a new process on ``cache_dir``."""
     env = dict(os.environ, POLYOPT_CACHE_DIR=cache_dir, OMP_NUM_THREADS="1")
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    proc = subprocess.run([sys.executable, "-m", "bench.compile_times", suite, kernel],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(module_command("bench.compile_times", suite, kernel),
+                          cwd=WORKDIR, env=env, capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
         raise RuntimeError(f"compile probe failed: {last}")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.specs import ROOT
+from bench import WORKDIR, module_command
 from bench.timing import median
 
 #: Goal from issue 2, in seconds.
@@ -105,9 +105,8 @@ def measure(rounds: int = 7, calls: int = 20000) -> Overhead:
     """Measure in a new process with an empty cache directory."""
     with tempfile.TemporaryDirectory(prefix="polyopt-bench-overhead-") as d:
         env = dict(os.environ, POLYOPT_CACHE_DIR=d, OMP_NUM_THREADS="1")
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-        proc = subprocess.run([sys.executable, "-m", "bench.overhead", str(rounds), str(calls)],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(module_command("bench.overhead", str(rounds), str(calls)),
+                              cwd=WORKDIR, env=env, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         raise RuntimeError(f"overhead probe failed: {proc.stderr.strip()[-2000:]}")
     return Overhead(**json.loads(proc.stdout.strip().splitlines()[-1]))

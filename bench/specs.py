@@ -19,7 +19,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # examples/ is a directory of the checkout, not installed
-    sys.path.insert(0, str(ROOT))
+    sys.path.append(str(ROOT))  # after the installed polyopt
 
 #: The output name that stands for the function's return value.
 RETURN = "<return>"

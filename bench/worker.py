@@ -35,8 +35,8 @@ from typing import IO, Any
 
 import numpy as np
 
-from bench import check
-from bench.specs import ROOT, load_spec, outputs_of
+from bench import WORKDIR, check, module_command
+from bench.specs import load_spec, outputs_of
 from bench.timing import time_call
 from bench.variants import BY_KEY, Unavailable, Variant, build, worker_env
 
@@ -61,9 +61,8 @@ class Worker:
     def _start(self) -> subprocess.Popen[bytes]:
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - lives as long as the worker
         env = worker_env(self.variant)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bench.worker", self.variant.key], cwd=ROOT, env=env,
+            module_command("bench.worker", self.variant.key), cwd=WORKDIR, env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log)
         self._buf = b""
         return self.proc

@@ -22,6 +22,7 @@ from functools import cached_property
 import islpy as isl
 
 from polyopt import isl_text, names
+from polyopt.isl_budget import exhausted
 from polyopt.model import Access, Scop
 from polyopt.reductions import Reduction, reductions
 from polyopt.schedule_tree import loops, statements
@@ -86,29 +87,62 @@ class Dependences:
 
     The memory-based ones are computed at once; the value-based ones (isl dataflow,
     the costly part: ~0.4 s of 3mm's compile for each of the analyses register tiling
-    makes) when first asked for, since the scheduler's legality checks need only the
-    memory-based ones.
+    makes) when first asked for, one read at a time, since the scheduler's legality
+    checks need only the memory-based ones and privatization only a scalar's flows.
     """
 
     scop: Scop
     memory: tuple[Dependence, ...]  # memory-based RAW, WAR, WAW
     reductions: dict[str, Reduction]
-    _dataflow: Callable[[], tuple[list[Dependence], list[Access]]]
+    _dataflow: Callable[[Access], tuple[list[Dependence], bool]]  # a read's flows; unsourced?
 
     @cached_property
-    def _value_based(self) -> tuple[tuple[Dependence, ...], tuple[Access, ...]]:
-        flow, uninit = self._dataflow()
-        return tuple(flow), tuple(uninit)
+    def _by_read(self) -> dict[str, tuple[tuple[Dependence, ...], bool]]:
+        return {}
+
+    def _read_flow(self, r: Access) -> tuple[tuple[Dependence, ...], bool]:
+        hit = self._by_read.get(r.tag)
+        if hit is None:
+            flow, uninit = self._dataflow(r)
+            hit = self._by_read[r.tag] = (tuple(flow), uninit)
+        return hit
+
+    def _reads(self, target: str | None = None) -> list[Access]:
+        return [r for s in self.scop.statements for r in s.reads
+                if target is None or r.target == target]
 
     @property
     def flow(self) -> tuple[Dependence, ...]:
         """Value-based flow dependences."""
-        return self._value_based[0]
+        return tuple(d for r in self._reads() for d in self._read_flow(r)[0])
+
+    def flow_on(self, target: str) -> tuple[Dependence, ...]:
+        """Value-based flow dependences on one array or scalar (only its dataflow is run)."""
+        return tuple(d for r in self._reads(target) for d in self._read_flow(r)[0])
 
     @property
     def uninitialized_reads(self) -> tuple[Access, ...]:
         """Local-scalar reads that may see no write."""
-        return self._value_based[1]
+        return tuple(r for r in self._reads() if r.target in self.scop.local_scalars
+                     and not self.always_written(r))
+
+    def always_written(self, r: Access) -> bool:
+        """Every instance of read ``r`` reads a value some statement wrote (none reads
+        what was there before the scop).  An instance has a value-based source exactly
+        when some write to its element runs before it: the memory-based flows say so,
+        without isl's dataflow."""
+        hit = self._written.get(r.tag)
+        if hit is None:
+            covered = isl.Set.empty(r.relation.domain().get_space())
+            for d in self.memory:
+                if d.kind is DepKind.FLOW and d.sink is r:
+                    covered = covered.union(d.relation.range())
+            hit = self._written[r.tag] = r.relation.domain().is_subset(covered.coalesce())
+        return hit
+
+    @cached_property
+    def _written(self) -> dict[str, bool]:
+        return {}
 
     @property
     def all(self) -> tuple[Dependence, ...]:
@@ -201,33 +235,63 @@ def _analyze(scop: Scop) -> Dependences:
                 for m in names.maps_of(dep):
                     memory.append(build.dependence(kind, False, src, dst, m.coalesce()))
     return Dependences(scop, tuple(memory), reds,
-                       lambda: _dataflow(scop, tl, by_target, build))
+                       lambda r: _dataflow(scop, tl, memory, build, r))
 
 
-def _dataflow(scop, tl, by_target, build):
-    flow: list[Dependence] = []
-    uninit: list[Access] = []
-    writes_of = {t: [a for a in accs if a.is_write] for t, accs in by_target.items()}
-    for s in scop.statements:
-        for r in s.reads:
-            writes = writes_of.get(r.target, [])
-            if not writes:
-                continue
-            sources = isl.UnionMap.empty(scop.context.get_space())
-            for w in writes:
-                sources = sources.union(isl.UnionMap.from_map(w.relation))
-            info = isl.UnionAccessInfo.from_sink(isl.UnionMap.from_map(r.relation))
-            info = info.set_must_source(sources).set_schedule_map(tl.schedule)
-            result = info.compute_flow()
-            deps = result.get_must_dependence()
-            for m in names.maps_of(deps):
-                src_stmt = names.in_tuple_name(m)
-                w = scop.statement(src_stmt).write
-                flow.append(build.dependence(DepKind.FLOW, True, w, r, m.coalesce()))
-            if r.target in scop.local_scalars:
-                if not result.get_must_no_source().is_empty():
-                    uninit.append(r)
-    return flow, uninit
+def _dataflow(scop: Scop, tl: Timeline, memory: list[Dependence], build: _Builder,
+              r: Access) -> tuple[list[Dependence], bool]:
+    """The writes whose values read ``r`` reads, and whether some instance reads none.
+
+    Only writes with a memory-based flow into ``r`` can be its source, and isl needs the
+    schedule of those statements alone: handing it every write of the array and the
+    whole program's schedule made its dataflow exponential on guarded nests.
+    """
+    into = [d for d in memory if d.kind is DepKind.FLOW and d.sink is r]
+    if not into:
+        return [], not r.relation.is_empty()
+    try:
+        found, unsourced = _isl_dataflow(scop, tl, r, into)
+    except isl.Error as exc:
+        if exhausted(exc):
+            raise
+        # isl's dataflow fails on some strided nests run backwards, an isl bug ("affine
+        # expression involves some of the domain dimensions"; tests/test_budget.py has
+        # one): the same answer from the memory-based flows, by a lexmax over time
+        found, unsourced = _last_writes(scop, tl, r, into)
+    flow = []
+    for m in names.maps_of(found):
+        w = scop.statement(names.in_tuple_name(m)).write
+        flow.append(build.dependence(DepKind.FLOW, True, w, r, m.coalesce()))
+    return flow, unsourced
+
+
+def _isl_dataflow(scop: Scop, tl: Timeline, r: Access,
+                  into: list[Dependence]) -> tuple[isl.UnionMap, bool]:
+    sources = isl.UnionMap.empty(scop.context.get_space())
+    involved = isl.UnionSet.from_set(scop.statement(r.statement).domain)
+    for w in {d.source.tag: d.source for d in into}.values():
+        sources = sources.union(isl.UnionMap.from_map(w.relation))
+        involved = involved.union(isl.UnionSet.from_set(scop.statement(w.statement).domain))
+    # A schedule tree: with `set_schedule_map`, isl's dataflow fails on more strided nests
+    order = isl.MultiUnionPwAff.from_union_map(tl.schedule.intersect_domain(involved))
+    info = isl.UnionAccessInfo.from_sink(isl.UnionMap.from_map(r.relation))
+    info = info.set_must_source(sources).set_schedule(
+        isl.Schedule.from_domain(involved).insert_partial_schedule(order))
+    result = info.compute_flow()
+    return result.get_must_dependence(), not result.get_must_no_source().is_empty()
+
+
+def _last_writes(scop: Scop, tl: Timeline, r: Access,
+                 into: list[Dependence]) -> tuple[isl.UnionMap, bool]:
+    """Each instance of ``r`` reads the last write before it to its element (every write
+    is a must-write; the schedule is one-to-one, so a time names one write instance)."""
+    when = isl.UnionMap.empty(scop.context.get_space())  # read instance -> write's time
+    for d in into:
+        when = when.union(isl.UnionMap.from_map(d.relation.reverse()).apply_range(tl.schedule))
+    last = when.lexmax()
+    found = last.apply_range(tl.schedule.reverse()).reverse()
+    unsourced = isl.UnionSet.from_set(r.relation.domain()).subtract(last.domain())
+    return found, not unsourced.is_empty()
 
 
 class _Builder:

@@ -13,6 +13,8 @@ import islpy as isl
 from polyopt import names
 from polyopt.aff import Lin
 from polyopt.deps import Dependences
+from polyopt.errors import TooComplexError
+from polyopt.isl_budget import ISL_SCHEDULER_OPS, budget
 from polyopt.model import Scop
 from polyopt.schedule_tree import Band, Leaf, LoopDim, Node, Sequence
 
@@ -37,8 +39,11 @@ def isl_schedule(scop: Scop, deps: Dependences, stmts: list[str], prefix: str) -
     sc = isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
     sc = sc.set_validity(validity).set_proximity(validity).set_coincidence(validity)
     try:
-        sched = sc.compute_schedule()
-    except isl.Error:
+        with budget(ISL_SCHEDULER_OPS, "isl's scheduler"):
+            sched = sc.compute_schedule()
+    except (TooComplexError, isl.Error):
+        # over its budget, or no schedule found ("unable to carry dependences"):
+        # the caller keeps its own schedule
         return None
     live = {st.get_tuple_name() for st in names.sets_of(sched.get_domain())}
     if not live:

@@ -95,7 +95,11 @@ def params_prefix(params: tuple[str, ...]) -> str:
 @functools.lru_cache(maxsize=8192)
 def make_set(params: tuple[str, ...], tuple_name: str, dims: tuple[str, ...], f: Formula) -> isl.Set:
     text = f"{params_prefix(params)}{{ {tuple_name}[{', '.join(dims)}] : {formula(f)} }}"
-    return isl.Set.read_from_str(CTX, text)
+    # Coalesced: min/max bounds and guards read as one disjunct per case (`max(0, i - 1)
+    # <= k < min(m, i + 2)` as 4), which multiply in every relation built from them; the
+    # dependence analysis of a few such loops ran for minutes, and isl's dataflow failed
+    # outright on some ("affine expression involves some of the domain dimensions").
+    return isl.Set.read_from_str(CTX, text).coalesce()
 
 
 @functools.lru_cache(maxsize=1024)

@@ -164,7 +164,9 @@ class Kernel:
         """The dependences and, for every loop, whether it runs in parallel and why not."""
         from polyopt.report import text_report
 
-        return text_report(self.dependences(*args, **kwargs))
+        notes = self.plan(self._sig_for(args, kwargs)).notes  # what isl's budget gave up
+        return text_report(self.dependences(*args, **kwargs)) + "".join(
+            f"\nnote: {n}" for n in notes)
 
     def dependences(self, *args: Any, **kwargs: Any):
         """The dependence analysis as data (:class:`polyopt.report.Analysis`)."""

@@ -87,7 +87,7 @@ def _unwaived(scop: Scop, deps: Dependences, tl: Timeline,
 def _live_ranges_apart(scop: Scop, deps: Dependences, tl: Timeline, scalar: str) -> bool:
     """Every read of ``scalar`` still runs after the write whose value it reads in the
     source, with no other write of ``scalar`` in between."""
-    flows = [d.relation for d in deps.flow if d.array == scalar]
+    flows = [d.relation for d in deps.flow_on(scalar)]
     if not all(tl.respects(f) for f in flows):
         return False
     if not flows:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from polyopt.aff import FloorDiv
-from polyopt.deps import Dependence, Dependences
+from polyopt.deps import Dependence, Dependences, DepKind
 from polyopt.model import ArrayKind, Scop
 from polyopt.schedule_tree import Band, LoopDim, LoopMark, Node, Sequence, loops
 from polyopt.timeline import Timeline
@@ -147,7 +147,7 @@ def _privatizable(scop, deps, tl, loop_id, inside, original) -> tuple[list[str],
     for x in sorted(written):
         if x == returned:
             continue
-        flows = [d for d in deps.flow if d.array == x]
+        flows = list(deps.flow_on(x))
         if any(d.source.statement in inside and d.sink.statement not in inside for d in flows):
             continue  # its value is used after the loop
         if any(d.source.statement in inside and d.sink.statement in inside
@@ -164,7 +164,7 @@ def flows_stay(deps: Dependences, tl: Timeline, array: str, loop_id: str) -> boo
     """Every value-based flow on ``array`` stays inside one iteration of ``loop_id``."""
     same_iter = tl.same_prefix(loop_id, inclusive=True)
     return all(isl.UnionMap.from_map(d.relation).is_subset(same_iter)
-               for d in deps.flow if d.array == array)
+               for d in deps.flow_on(array))
 
 
 def _scratch(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str, inside: set[str],
@@ -177,21 +177,36 @@ def _scratch(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str, inside: 
             and flows_stay(deps, tl, x, loop_id))
 
 
-def reads_covered(scop: Scop, array: str, flows: list[Dependence], stmts: set[str]) -> bool:
-    """Every instance of every read of ``array`` in ``stmts`` reads a value that one of
-    ``flows`` brings (none reads what was there before)."""
-    for stmt in stmts:
+def reads_covered(scop: Scop, deps: Dependences, array: str, stmts: set[str]) -> bool:
+    """Every instance of every read of ``array`` in ``stmts`` reads a value that some
+    write of the scop brings (none reads what was there before)."""
+    return all(deps.always_written(r) for stmt in stmts for r in scop.statement(stmt).reads
+               if r.target == array)
+
+
+def _may_be_covered(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
+                    inside: set[str], x: str, original: bool) -> bool:
+    """A necessary condition of :func:`_private_array`'s first one, from the memory-based
+    dependences alone: every read of ``x`` in the loop may read a write of the loop
+    that the loop does not carry (value-based flows are a subset of memory-based ones)."""
+    for stmt in inside:
         for r in scop.statement(stmt).reads:
-            if r.target != array:
+            if r.target != x:
                 continue
-            read = r.relation.domain()
-            covered = isl.Set.empty(read.get_space())
-            for d in flows:
-                if d.sink.tag == r.tag:
-                    covered = covered.union(d.relation.range())
-            if not read.is_subset(covered):
+            covered = isl.Set.empty(r.relation.domain().get_space())
+            for d in deps.memory:
+                if d.kind is DepKind.FLOW and d.sink is r and d.source.statement in inside:
+                    rel = d.relation
+                    if _carried(tl, d, loop_id, original):
+                        rel = rel.subtract(_as_map(tl.carries(rel, loop_id), rel))
+                    covered = covered.union(rel.range())
+            if not r.relation.domain().is_subset(covered.coalesce()):
                 return False
     return True
+
+
+def _as_map(u: isl.UnionMap, like: isl.Map) -> isl.Map:
+    return u.extract_map(like.get_space())
 
 
 def _private_array(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
@@ -206,11 +221,13 @@ def _private_array(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
       :mod:`polyopt.transforms.contract`): it is dead after the loop, whatever the copy
       back leaves in it.
     """
-    flows = [d for d in deps.flow if d.array == x and d.sink.statement in inside]
+    if not _may_be_covered(scop, deps, tl, loop_id, inside, x, original):
+        return False  # decided without isl's dataflow, which can take seconds here
+    flows = [d for d in deps.flow_on(x) if d.sink.statement in inside]
     if any(d.source.statement not in inside or _carried(tl, d, loop_id, original)
            for d in flows):
         return False
-    if not reads_covered(scop, x, flows, inside):
+    if not reads_covered(scop, deps, x, inside):
         return False  # some instance reads what was there before the loop
     if scratch:
         return True

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from polyopt import auto, parallel
 from polyopt.deps import Dependences, analyze
 from polyopt.errors import Problem, TooComplexError, UnsupportedError
-from polyopt.isl_budget import ANALYSIS_OPS, SCHEDULING_OPS, budget
+from polyopt.isl_budget import ANALYSIS_OPS, MARKING_OPS, SCHEDULING_OPS, budget
 from polyopt.model import Scop
 from polyopt.options import Options
 from polyopt.schedule_tree import Node
@@ -26,22 +26,43 @@ class Plan:
     tree: Node
     source: Scop  # the program as written, for reports
     source_deps: Dependences
+    notes: tuple[str, ...] = ()  # what was given up, and why (isl over its budget)
 
 
 def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
     """Analyse ``scop`` and choose its schedule: the user's ``steps`` when given
     (each checked), else the automatic scheduler (or the source order when
-    ``options.auto`` is off)."""
-    from polyopt.schedule import replay
+    ``options.auto`` is off).
 
+    Every isl computation runs under an operations budget.  Past the analysis's,
+    the call fails with :class:`TooComplexError` (nothing is known of the program);
+    past any later one, the plan falls back to the source order with its loop
+    marks, and at worst to the source order run sequentially, which is always legal:
+    a RuntimeWarning and ``Plan.notes`` say so.
+    """
     with budget(ANALYSIS_OPS, f"the dependence analysis of {scop.name}()"):
         deps = analyze(scop)
-        deps.flow  # noqa: B018 - the value-based part is lazy: compute it under the budget
+        # the value-based part is lazy and computed per variable: only the local
+        # scalars' is needed here; later phases ask for theirs under their own budget
+        deps.uninitialized_reads  # noqa: B018
     _refuse_uninitialized(scop, deps)
-    source, source_deps = scop, deps
     marks = dict(parallel=options.parallel, vectorize=options.vectorize, licm=options.licm,
                  strict_fp=options.strict_fp, array_copies=options.array_copies)
-    if steps is not None:
+    try:
+        if steps is not None:
+            return _user_plan(scop, deps, steps, options, marks)
+        if options.auto:
+            return _auto_plan(scop, deps, options, marks)
+    except TooComplexError as exc:
+        return _source_plan(scop, deps, marks, [_note(exc)])
+    return _source_plan(scop, deps, marks, [])
+
+
+def _user_plan(scop: Scop, deps: Dependences, steps: tuple, options: Options,
+               marks: dict) -> Plan:
+    from polyopt.schedule import replay
+
+    with budget(SCHEDULING_OPS, f"the schedule of {scop.name}()"):
         tree, req = replay(scop, deps, steps, options.strict_fp)
         tree = parallel.mark(
             scop, deps, tree, **marks,
@@ -49,15 +70,13 @@ def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
             only_simd=req.simd if "simd" in req.used else None,
             only_licm=req.licm if "licm" in req.used else None,
         )
-    elif options.auto:
-        try:
-            with budget(SCHEDULING_OPS, f"scheduling {scop.name}()"):
-                scop, deps, tree = auto.schedule(scop, deps, options)
-                deps.flow  # noqa: B018 - lazy, as above
-        except TooComplexError as exc:
-            warnings.warn(f"polyopt: {exc}; keeping the source loop order", RuntimeWarning,
-                          stacklevel=3)
-            scop, deps, tree = source, source_deps, source.schedule
+    return Plan(scop, deps, tree, scop, deps)
+
+
+def _auto_plan(source: Scop, source_deps: Dependences, options: Options, marks: dict) -> Plan:
+    with budget(SCHEDULING_OPS, f"scheduling {source.name}()"):
+        scop, deps, tree = auto.schedule(source, source_deps, options)
+    with budget(MARKING_OPS, f"marking the loops of {source.name}()"):
         if options.contract:
             contracted = contract(scop, deps, tree, row_buffers=options.array_copies)
             if contracted is not scop:
@@ -65,9 +84,26 @@ def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
                 scop, deps = contracted, analyze(contracted)
                 tree = contracted.schedule
         tree = parallel.mark(scop, deps, tree, **marks)
-    else:
-        tree = parallel.mark(scop, deps, scop.schedule, **marks)
     return Plan(scop, deps, tree, source, source_deps)
+
+
+def _source_plan(scop: Scop, deps: Dependences, marks: dict, notes: list[str]) -> Plan:
+    """The source order with its loop marks; without them when even those are over budget."""
+    what = "keeping the source loop order"
+    try:
+        with budget(MARKING_OPS, f"marking the loops of {scop.name}()"):
+            tree = parallel.mark(scop, deps, scop.schedule, **marks)
+    except TooComplexError as exc:
+        notes.append(_note(exc))
+        tree, what = scop.schedule, "running the source loop order sequentially"
+    if notes:
+        notes[-1] += f"; {what}"
+        warnings.warn("polyopt: " + "; ".join(notes), RuntimeWarning, stacklevel=4)
+    return Plan(scop, deps, tree, scop, deps, tuple(notes))
+
+
+def _note(exc: TooComplexError) -> str:
+    return str(exc).split(". Simplify")[0]
 
 
 def _refuse_uninitialized(scop: Scop, deps: Dependences) -> None:

@@ -3,11 +3,14 @@
 Read once from ``/proc/cpuinfo`` (Linux x86-64); elsewhere a conservative
 128-bit, 16-register unit is assumed.  The default CFLAGS compile with
 ``-march=native``, so code is generated for the machine polyopt runs on.
+``POLYOPT_TARGET`` (``avx512``, ``avx2``, ``sse``, ``neon``) fixes the unit instead:
+tests that check generated code set it, so they pass on any host.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import platform
 from dataclasses import dataclass
 
@@ -23,8 +26,26 @@ class VectorUnit:
         return self.bits // dtype.bits
 
 
-@functools.lru_cache(maxsize=1)
+NAMED = {
+    "avx512": VectorUnit(512, 32),
+    "avx2": VectorUnit(256, 16),
+    "sse": VectorUnit(128, 16),
+    "neon": VectorUnit(128, 32),
+}
+
+
 def vector_unit() -> VectorUnit:
+    """``POLYOPT_TARGET``'s unit when set, else the host's."""
+    fixed = os.environ.get("POLYOPT_TARGET", "")
+    if not fixed:
+        return _host_vector_unit()
+    if fixed not in NAMED:
+        raise ValueError(f"POLYOPT_TARGET must be one of {', '.join(NAMED)}, not {fixed!r}")
+    return NAMED[fixed]
+
+
+@functools.lru_cache(maxsize=1)
+def _host_vector_unit() -> VectorUnit:
     flags: set[str] = set()
     if platform.system() == "Linux":
         try:
@@ -36,10 +57,10 @@ def vector_unit() -> VectorUnit:
         except OSError:
             pass
     if "avx512f" in flags:
-        return VectorUnit(512, 32)
+        return NAMED["avx512"]
     if "avx2" in flags or "avx" in flags:
-        return VectorUnit(256, 16)
-    return VectorUnit(128, 16 if platform.machine() in ("x86_64", "AMD64") else 32)
+        return NAMED["avx2"]
+    return NAMED["sse"] if platform.machine() in ("x86_64", "AMD64") else NAMED["neon"]
 
 
 def micro_tile(dtype: DType) -> tuple[int, int]:

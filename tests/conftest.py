@@ -5,16 +5,44 @@ so tests never read or write ``~/.cache/polyopt`` and never depend on what an
 earlier session left behind.  ``POLYOPT_PARALLEL_MIN=0``: the generated code's
 ``parallel for`` loops run on a team even for the tests' small problems (by
 default calls under ~10^6 statement instances run on one thread), so that every
-parallel loop is exercised.
+parallel loop is exercised.  ``POLYOPT_TARGET=avx2``: code is generated for one vector
+unit, whatever the host's.  Under ``make test`` (``POLYOPT_TEST_INSTALLED=1``) the
+session refuses to start when ``polyopt`` comes from the checkout, not the wheel.
 """
 
 from __future__ import annotations
 
 import copy
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Tests that check generated code (tile sizes, vector lanes) fix the vector unit they
+# generate for, so they pass on any x86-64 host; only the benchmarks read the host's.
+os.environ["POLYOPT_TARGET"] = "avx2"
+
+
+
+def from_checkout() -> list[str]:
+    """The packages of polyopt imported from the source tree, not from an installation
+    (which may well live in the checkout's .venv)."""
+    import polyopt.backend_c
+    import polyopt.frontends
+
+    sources = {ROOT / "polyopt", ROOT / "frontends", ROOT / "backend_c"}
+    return [f"{m.__name__} ({m.__file__})" for m in (polyopt, polyopt.frontends,
+                                                      polyopt.backend_c)
+            if Path(m.__file__).resolve().parent in sources]
+
+
+if os.environ.get("POLYOPT_TEST_INSTALLED") == "1" and from_checkout():
+    # `make test` runs the suite against the installed wheel, from outside the checkout
+    raise pytest.UsageError("POLYOPT_TEST_INSTALLED=1 but these come from the checkout, "
+                            f"not the installed wheel: {', '.join(from_checkout())}")
 
 
 @pytest.fixture(scope="session", autouse=True)

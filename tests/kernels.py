@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # examples/ is not installed
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.append(str(Path(__file__).resolve().parents[1]))  # after the installed polyopt
 
 from examples.polybench import atax, bicg, gemver, mvt  # noqa: E402
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import os
 import subprocess
 import sys
 import zlib
@@ -13,7 +12,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # after the installed polyopt
 
 from bench import check, png, timing  # noqa: E402
 from bench.report import csv_columns  # noqa: E402
@@ -138,11 +137,15 @@ def test_png_writer(tmp_path: Path) -> None:
 
 def test_harness_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "results"
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # `python -m bench` from the checkout, but with the installed polyopt first: run
+    # elsewhere, the checkout appended to the path after polyopt is imported
+    run_bench = ("import runpy, sys; import polyopt; sys.path.append(sys.argv.pop(1)); "
+                 "sys.argv[0] = 'bench'; runpy.run_module('bench', run_name='__main__', "
+                 "alter_sys=True)")
     proc = subprocess.run(
-        [sys.executable, "-m", "bench", "--size", "MINI", "--kernels", "gemm,atax,jacobi-1d",
-         "--repeat", "3", "--suite", "polybench", "--out", str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        [sys.executable, "-c", run_bench, str(ROOT), "--size", "MINI", "--kernels",
+         "gemm,atax,jacobi-1d", "--repeat", "3", "--suite", "polybench", "--out", str(out)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     for suffix in (".md", ".csv", ".png"):
         assert (out / f"polybench-MINI{suffix}").stat().st_size > 0

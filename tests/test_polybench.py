@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # after the installed polyopt
 
 from examples.polybench import KERNELS  # noqa: E402
 

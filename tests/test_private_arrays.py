@@ -24,7 +24,7 @@ import polyopt
 from polyopt import parallel
 from polyopt.deps import DepKind
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # after the installed polyopt
 from examples.polybench import KERNELS  # noqa: E402
 
 doitgen = KERNELS["doitgen"].kernel  # A[r, q, :] = A[r, q, :] @ C4 through the scratch sum_

@@ -22,7 +22,7 @@ from polyopt.aff import Lin
 from polyopt.deps import analyze
 from polyopt.transforms.promote import expandable, find_chains, promote
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # after the installed polyopt
 from examples.polybench import KERNELS  # noqa: E402
 
 

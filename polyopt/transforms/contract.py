@@ -110,8 +110,7 @@ def windows(scop: Scop, deps: Dependences, tree: Node,
             continue
         accesses = [a for s in scop.statements for a in s.accesses if a.target == name]
         users = {a.statement for a in accesses}
-        flows = [d for d in deps.flow if d.array == name]
-        if not users or not reads_covered(scop, name, flows, users):
+        if not users or not reads_covered(scop, deps, name, users):
             continue
         for dim, _ in loops(tree):
             if not users <= set(tl.positions[dim.loop_id].statements):

@@ -255,8 +255,8 @@ def _self_contained(scop: Scop, deps: Dependences, c: Chain) -> bool:
                                tuple(Lin.var(v) for v in d.iterators))
         if not s.domain.apply(at).is_subset(d.domain):
             return False
-    for dep in deps.flow:
-        if dep.array == c.scalar and dep.source.statement in members \
+    for dep in deps.flow_on(c.scalar):
+        if dep.source.statement in members \
                 and dep.sink.statement not in members:
             return False  # the scalar's value is used after the chain
     return True
