@@ -63,20 +63,6 @@ def option_names(which: str) -> list[str]:
 # --- the child: one program, several option sets ------------------------------------------------
 
 
-def draw_program(pseed: int, workdir: Path):
-    """The first usable program drawn from ``pseed`` (and its successors)."""
-    from progen import oracle
-    from progen.draw import Draw, RandomSource
-    from progen.generate import generate
-
-    for attempt in range(20):
-        p = generate(Draw(RandomSource(pseed * 100 + attempt)))
-        prep = oracle.prepare(p, workdir)
-        if prep is not None:
-            return prep
-    raise RuntimeError(f"no usable program from seed {pseed}")
-
-
 def emit(kind: str, payload: object) -> None:
     sys.stdout.write(f"{kind} {json.dumps(payload)}\n")
     sys.stdout.flush()
@@ -93,7 +79,7 @@ def child(args: argparse.Namespace) -> int:
             emit("UNUSABLE", {})
             return 0
     else:
-        prep = draw_program(args.program_seed, workdir)
+        prep = oracle.draw_usable(args.program_seed, workdir)
     blob = base64.b64encode(pickle.dumps(prep.program)).decode()
     emit("PROGRAM", blob)
     findings = Path(args.findings) if args.findings else None

@@ -81,8 +81,22 @@ def run_kernel(prep: oracle.Prepared, make: Callable[[], Any], option: OptionSet
     return Result(option.name, "ok" if diff is None else "wrong", diff or "")
 
 
+KERNELS: dict[tuple[str, str], Any] = {}  # (program, option set) -> the kernel built
+
+
+def jit_kernel(prep: oracle.Prepared, option: OptionSet):
+    """The kernel for ``option``, built once per program (the command-line check reuses the
+    default one's plans)."""
+    key = (oracle.source_key(prep.program), option.name)
+    if key not in KERNELS:
+        if len(KERNELS) > 64:
+            KERNELS.clear()
+        KERNELS[key] = polyopt.jit(prep.fn, **option.kwargs)
+    return KERNELS[key]
+
+
 def run_jit(prep: oracle.Prepared, option: OptionSet) -> Result:
-    return run_kernel(prep, lambda: polyopt.jit(prep.fn, **option.kwargs), option)
+    return run_kernel(prep, lambda: jit_kernel(prep, option), option)
 
 
 def run_option(prep: oracle.Prepared, option: OptionSet, workdir) -> Result:

@@ -341,3 +341,15 @@ def _compare_return(e: Any, a: Any, err: Any, eps: float, strict: bool) -> str |
     else:
         same = bool(_close(np.asarray(ev), np.asarray(av), err, eps))
     return None if same else f"return value: {a!r} but CPython gives {e!r}"
+
+
+def draw_usable(seed: int, directory: Path, features=None) -> Prepared:
+    """The first usable program drawn from ``seed`` (trying a few successors)."""
+    from progen.draw import Draw, RandomSource
+    from progen.generate import generate
+
+    for attempt in range(20):
+        prep = prepare(generate(Draw(RandomSource(seed * 100 + attempt)), features), directory)
+        if prep is not None:
+            return prep
+    raise RuntimeError(f"no usable program from seed {seed}")

@@ -1,0 +1,56 @@
+"""Random legal user schedules through ``polyopt.schedule(fn)``.
+
+The steps are drawn by :func:`test_schedule_random.step_args` (the random-schedule
+property's own strategy), seeded, so a run is reproducible: a step polyopt refuses as
+illegal is skipped, the others are kept, and the schedule is compiled and compared with
+CPython like any option set.
+"""
+
+from __future__ import annotations
+
+import polyopt
+from progen import matrix, oracle
+
+EXAMPLES = 3  # hypothesis tries its simplest draw first: the last of a few is a random one
+
+
+def draw_schedule(fn, seed: int) -> polyopt.Schedule:
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+    from hypothesis import strategies as st
+    from test_schedule_random import OPS, apply, step_args
+
+    start = polyopt.schedule(fn)
+    chosen: list[polyopt.Schedule] = []
+
+    @hseed(seed)
+    @settings(max_examples=EXAMPLES, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def pick(data) -> None:
+        s = start
+        for _ in range(data.draw(st.integers(1, 4))):
+            op = data.draw(st.sampled_from(OPS))
+            args = data.draw(step_args(op, s))
+            try:
+                s = apply(s, op, args)
+            except polyopt.PolyoptError:
+                continue  # an illegal or misnamed step is refused: the schedule stays legal
+        chosen.append(s)
+
+    pick()
+    return chosen[-1]
+
+
+def run_schedule(prep: oracle.Prepared, option: matrix.OptionSet) -> matrix.Result:
+    state: dict[str, str] = {}
+
+    def make():
+        s = draw_schedule(prep.fn, 1000 + int(option.kwargs.get("seed", 0)))
+        state["schedule"] = str(s)
+        return s.compile()
+
+    r = matrix.run_kernel(prep, make, option)
+    if r.verdict != "ok" and "schedule" in state:
+        return matrix.Result(r.option, r.verdict, f"schedule: {state['schedule']}\n{r.detail}")
+    return r

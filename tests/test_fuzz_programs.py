@@ -1,0 +1,117 @@
+"""Random programs against CPython: a bounded run of the program generator.
+
+``tests/progen`` draws programs in the accepted subset (in bounds by construction) and
+runs each under an option set: the jit's option matrix, random user schedules, ``polyopt
+opt`` on the Python file, and the program as a C region against the same C at ``-O0``.
+Results must match CPython's (bit-exact under ``strict_fp``, within the shadow run's error
+bound otherwise, integers exactly).  ``tests/fuzz_run.py`` runs the same as long as asked.
+
+The programs here are drawn from fixed seeds and are smaller than the long run's (two
+nests, two statements per body) to keep the run short; each program runs under four of
+the option sets, in rotation.  A (program, option set) that fails for a known reason is
+marked ``xfail(strict=True)`` with the reproducer of its class.  The bug classes the fuzzer
+found are under ``tests/progen/findings/``, collected here.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import strategies as st
+from progen import matrix, oracle, render_py
+from progen.draw import Draw, HypothesisSource
+from progen.generate import Features, generate
+
+SMALL = Features(nests=2, depth=3, statements=2, temps=2, accumulators=2)
+PROGRAMS = 32
+SETS_PER_PROGRAM = 4
+WORKDIR = Path(tempfile.mkdtemp(prefix="progen-test-"))
+FINDINGS = Path(__file__).parent / "progen" / "findings"
+
+KNOWN_STATEMENT_NEVER_RUNS = ("known: KeyError 'S<n>' in isl_scheduler._dim for a statement that "
+                              "never runs (issue 13, being fixed)")
+NP_FORMS = "finding 001 (tests/progen/findings/001_np_math_forms.py): np.* math under strict_fp"
+MINMAX_TYPES = ("known: CPython's max/min return one operand with its own type (a float32 sum "
+                "then adds a Python float or an np.float64); polyopt promotes (issue 13)")
+_NEVER_RUNS = [(7, "fuse_none"), (7, "tile444"), (7, "tile23"), (7, "strict_fp"),
+               (8, "sequential"), (8, "unroll_jam"), (10, "fuse_max"), (10, "fuse_none"),
+               (10, "tile444"), (10, "tile23"), (23, "fuse_max"), (23, "fuse_none"),
+               (23, "tile444"), (23, "tile23"), (34, "sequential"), (34, "unroll_jam"),
+               (39, "default"), (39, "fuse_none"), (39, "tile444")]
+# (seed, option set) -> why it fails today
+KNOWN: dict[tuple[int, str], str] = {
+    **{case: KNOWN_STATEMENT_NEVER_RUNS for case in _NEVER_RUNS},
+    (17, "strict_fp"): MINMAX_TYPES,
+}
+
+
+def cases() -> list:
+    out = []
+    sets = matrix.ALL_SETS
+    for seed in range(PROGRAMS):
+        for k in range(SETS_PER_PROGRAM):
+            name = sets[(seed * SETS_PER_PROGRAM + k) % len(sets)].name
+            reason = KNOWN.get((seed, name))
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            out.append(pytest.param(seed, name, marks=marks, id=f"{seed}-{name}"))
+    return out
+
+
+@functools.cache
+def prepared(seed: int) -> oracle.Prepared:
+    return oracle.draw_usable(seed, WORKDIR, SMALL)
+
+
+def _assert_ok(prep: oracle.Prepared, r: matrix.Result) -> None:
+    assert r.verdict == "ok", (f"{r.verdict} under {r.option}: {r.detail}\n\n"
+                               f"{render_py.function(prep.program)}")
+
+
+@pytest.mark.parametrize("seed,option", cases())
+def test_random_program_matches_cpython(seed: int, option: str) -> None:
+    prep = prepared(seed)
+    _assert_ok(prep, matrix.run_option(prep, matrix.BY_NAME[option], WORKDIR))
+
+
+# Shrinking a failure takes minutes: `make test` reports the failing program as drawn;
+# PROGEN_SHRINK=1 lets hypothesis shrink it to a minimal one.
+PHASES = [Phase.explicit, Phase.generate] + ([Phase.shrink] if os.environ.get("PROGEN_SHRINK")
+                                             else [])
+
+
+@pytest.mark.xfail(strict=True, reason="finding 002 (tests/progen/findings/"
+                   "002_array_reduction_with_plain_store.py): plain stores summed by an array "
+                   "reduction")
+@settings(max_examples=10, derandomize=True, deadline=None, database=None, phases=PHASES,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.filter_too_much])
+@given(st.data())
+def test_hypothesis_programs_match_cpython(data) -> None:
+    """The same property through hypothesis, which shrinks a failure to a small program."""
+    prep = oracle.prepare(generate(Draw(HypothesisSource(data)), SMALL), WORKDIR)
+    assume(prep is not None)
+    assert prep is not None
+    _assert_ok(prep, matrix.run_option(prep, matrix.BY_NAME["default"], WORKDIR))
+
+
+def _findings() -> dict:
+    """The findings' test functions, under names pytest collects here."""
+    out = {}
+    for path in sorted(FINDINGS.glob("[0-9][0-9][0-9]_*.py")):
+        spec = importlib.util.spec_from_file_location(f"progen_finding_{path.stem}", path)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        for name in dir(mod):
+            if name.startswith("test_"):
+                out[f"test_finding_{path.stem}_{name[5:]}"] = getattr(mod, name)
+    return out
+
+
+globals().update(_findings())
