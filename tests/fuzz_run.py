@@ -83,13 +83,17 @@ def child(args: argparse.Namespace) -> int:
     blob = base64.b64encode(pickle.dumps(prep.program)).decode()
     emit("PROGRAM", blob)
     findings = Path(args.findings) if args.findings else None
+    shrunk: set[tuple[str, str]] = set()  # one shrink per kind of failure and program
     for name in args.options.split(","):
         option = matrix.BY_NAME[name]
         emit("START", name)
         r = matrix.run_option(prep, option, workdir)
         emit("RESULT", {"option": name, "verdict": r.verdict, "detail": r.detail})
         if findings is not None and r.verdict not in ("ok",) and not args.check:
-            record(findings, prep.program, option, r.verdict, r.detail, workdir, args.shrink_s)
+            kind = (r.verdict, _signature(r.detail))
+            budget = 0.0 if kind in shrunk else args.shrink_s
+            shrunk.add(kind)
+            record(findings, prep.program, option, r.verdict, r.detail, workdir, budget)
     shutil.rmtree(workdir, ignore_errors=True)
     return 0
 
@@ -125,6 +129,10 @@ def record(findings: Path, program, option, verdict: str, detail: str, workdir: 
 
     small = shrink.shrink(program, fails, budget_s=budget_s) if budget_s > 0 else program
     (findings / f"{stem}.py").write_text(reproducer.script(small, option, verdict, detail))
+    if option.kind == "c":  # the region itself: `polyopt opt STEM.c` and compare with -O0
+        from progen import render_c
+
+        (findings / f"{stem}.c").write_text(render_c.c_file(small))
     (findings / f"{stem}.json").write_text(json.dumps(
         {"verdict": verdict, "option": option.name, "detail": detail,
          "kernel": render_py.function(small)}, indent=1))

@@ -19,7 +19,7 @@ def _literal(x: object) -> str:
 def script(p: Program, option: OptionSet, verdict: str, detail: str) -> str:
     args = oracle.inputs(p)
     note = "\n".join(f"# {line}" for line in detail.strip().splitlines()[-12:])
-    how = _how(option)
+    how = _how(option, detail)
     return f'''"""Found by tests/fuzz_run.py: {verdict} under option set {option.name!r}.
 
 Run: python THIS_FILE   (exit status 1: polyopt differs from CPython or raises)
@@ -66,10 +66,11 @@ if __name__ == "__main__":
 '''
 
 
-def _how(option: OptionSet) -> str:
+def _how(option: OptionSet, detail: str) -> str:
     if option.kind == "jit":
         kw = ", ".join(f"{k}={v!r}" for k, v in option.kwargs.items())
         return f"polyopt.jit(kernel{', ' + kw if kw else ''})"
-    if option.kind == "schedule":
-        return f"polyopt.Schedule.from_json(kernel, {option.kwargs.get('json', '')!r}).compile()"
-    return "polyopt.jit(kernel)"
+    first = detail.splitlines()[0] if detail else ""
+    if option.kind == "schedule" and first.startswith("schedule: "):
+        return f"({first[len('schedule: '):]}).compile()"
+    return "polyopt.jit(kernel)"  # the command line writes the jit's C; C regions: see STEM.c
