@@ -34,19 +34,11 @@ SETS_PER_PROGRAM = 4
 WORKDIR = Path(tempfile.mkdtemp(prefix="progen-test-"))
 FINDINGS = Path(__file__).parent / "progen" / "findings"
 
-KNOWN_STATEMENT_NEVER_RUNS = ("known: KeyError 'S<n>' in isl_scheduler._dim for a statement that "
-                              "never runs (issue 13, being fixed)")
 NP_FORMS = "finding 001 (tests/progen/findings/001_np_math_forms.py): np.* math under strict_fp"
 MINMAX_TYPES = ("known: CPython's max/min return one operand with its own type (a float32 sum "
                 "then adds a Python float or an np.float64); polyopt promotes (issue 13)")
-_NEVER_RUNS = [(7, "fuse_none"), (7, "tile444"), (7, "tile23"), (7, "strict_fp"),
-               (8, "sequential"), (8, "unroll_jam"), (10, "fuse_max"), (10, "fuse_none"),
-               (10, "tile444"), (10, "tile23"), (23, "fuse_max"), (23, "fuse_none"),
-               (23, "tile444"), (23, "tile23"), (34, "sequential"), (34, "unroll_jam"),
-               (39, "default"), (39, "fuse_none"), (39, "tile444")]
 # (seed, option set) -> why it fails today
 KNOWN: dict[tuple[int, str], str] = {
-    **{case: KNOWN_STATEMENT_NEVER_RUNS for case in _NEVER_RUNS},
     (17, "strict_fp"): MINMAX_TYPES,
 }
 
@@ -85,9 +77,6 @@ PHASES = [Phase.explicit, Phase.generate] + ([Phase.shrink] if os.environ.get("P
                                              else [])
 
 
-@pytest.mark.xfail(strict=True, reason="finding 002 (tests/progen/findings/"
-                   "002_array_reduction_with_plain_store.py): plain stores summed by an array "
-                   "reduction")
 @settings(max_examples=10, derandomize=True, deadline=None, database=None, phases=PHASES,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.filter_too_much])

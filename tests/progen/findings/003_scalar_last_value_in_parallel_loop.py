@@ -13,7 +13,6 @@ the last iteration's value is copied out (or it must stay sequential).
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import polyopt
 
@@ -30,8 +29,6 @@ def last_value(A, C, q):
     return s2
 
 
-@pytest.mark.xfail(strict=True, reason="finding 003: a live-out scalar passed by value into a "
-                   "parallel loop's body")
 def test_last_value_of_a_scalar_written_in_a_parallel_loop():
     A = np.random.default_rng(0).uniform(-2.0, 2.0, (11, 3)).astype(np.float32)
     C = np.random.default_rng(1).uniform(-2.0, 2.0, (11, 3))
