@@ -130,6 +130,11 @@ def _verdict(scop: Scop, deps: Dependences, tl: Timeline, dim: LoopDim, innermos
                 blocking = (d,)
                 break
         if not blocking:
+            # each thread's copy of the target starts at the operator's identity: every
+            # other access to it in the loop would see (or leave) a partial copy
+            blocking = next((tuple(d for d in remaining if d.array == t) for t in sorted(ops)
+                             if not _only_reduced(scop, deps, inside, t)), ())
+        if not blocking:
             reds = tuple(
                 (op, f"[array]{t}" if t in scop.arrays else t) for t, op in sorted(ops.items())
             )
@@ -137,6 +142,28 @@ def _verdict(scop: Scop, deps: Dependences, tl: Timeline, dim: LoopDim, innermos
                                tuple(firstprivate), innermost)
     return LoopVerdict(loop_id, label, SEQUENTIAL, blocking, (), tuple(private),
                        tuple(firstprivate), innermost)
+
+
+def _only_reduced(scop: Scop, deps: Dependences, inside: set[str], x: str) -> bool:
+    """Every access to ``x`` (array or scalar) by the statements of the loop is a
+    reduction's update of its own element: the write of ``x[f] op= e`` and its one read of
+    ``x[f]`` (the same element as isl sees it), and ``e`` reads no element of ``x``.  Only
+    then may each thread reduce into a copy of ``x`` that starts at the operator's identity
+    (emit's array reductions, OpenMP's ``reduction`` clause), whatever elements the
+    accesses touch: any other read would read the copy, not the array, and any other write
+    would be combined into the array, not stored."""
+    for stmt in inside:
+        st = scop.statement(stmt)
+        accesses = [a for a in st.accesses if a.target == x]
+        if not accesses:
+            continue
+        red = deps.reductions.get(stmt)
+        if red is None or red.target != x or st.write.target != x:
+            return False
+        own = [r for r in st.reads if r.target == x]
+        if len(own) != 1 or not own[0].relation.is_equal(st.write.relation):
+            return False
+    return True
 
 
 def _privatizable(scop, deps, tl, loop_id, inside, original) -> tuple[list[str], list[str]]:
