@@ -13,13 +13,21 @@ earlier test of the session did to the OpenMP runtime, and is compared with CPyt
 
 from __future__ import annotations
 
+import ctypes
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from polyopt.backend_c import build
+from polyopt.backend_c.work import PARALLEL_MIN_INSTANCES
+
+from polyopt import cli, cli_verify, parallel
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def read_in_other_loop(b, c):
@@ -135,6 +143,99 @@ def test_array_reduction_on_threads(name: str, tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == f"{name} ok", done.stdout + done.stderr
+
+
+# --- polyopt opt --verify runs the parallel loops on a team -------------------------------
+
+TWO_REDS = """import polyopt
+
+@polyopt.jit
+def two_reds(A, C):
+    n, m = A.shape
+    for i in range(1, n):
+        for j in range(m):
+            C[0, j] += A[i, j]
+            A[0, 0] += C[1, j]
+"""
+
+GEMVER = """import polyopt
+
+@polyopt.jit
+def mv(A, x, y):
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(n):
+            x[i] += A[i, j] * y[j]
+"""
+
+
+@pytest.fixture
+def one_thread_by_default(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Conditions under which generated code runs its loops on one thread: the default
+    threshold (verification sizes are far below it) and one OpenMP thread, also in a
+    runtime that an earlier test loaded (restored afterwards)."""
+    monkeypatch.delenv("POLYOPT_PARALLEL_MIN", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    restore = []
+    for lib in cli_verify._OMP_RUNTIMES:
+        try:
+            rt = ctypes.CDLL(lib, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+        except OSError:
+            continue
+        restore.append((rt, rt.omp_get_max_threads()))
+        rt.omp_set_num_threads(1)
+    yield
+    for rt, before in restore:
+        rt.omp_set_num_threads(before)
+
+
+def test_verify_runs_parallel_loops_on_a_team(one_thread_by_default: None,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str],
+                                               tmp_path: Path) -> None:
+    """The old array reductions (every loop reducing into arrays took per-thread copies)
+    are wrong only on >= 2 threads; --verify's size-8 run used to run them on one."""
+    monkeypatch.setattr(parallel, "_only_reduced", lambda *a: True)
+    (tmp_path / "k.py").write_text(TWO_REDS)
+    out = tmp_path / "k.c"
+    code = cli.main(["opt", str(tmp_path / "k.py"), "--signature",
+                     "float64[:,:], float64[:,:]", "--verify", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "verify two_reds(): FAILED: argument `A` differs" in err and not out.exists()
+
+
+def test_verify_keeps_the_threshold_in_the_output(one_thread_by_default: None,
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Path) -> None:
+    (tmp_path / "k.py").write_text(GEMVER)
+    out = tmp_path / "k.c"
+    code = cli.main(["opt", str(tmp_path / "k.py"), "--signature",
+                     "float64[:,:], float64[:], float64[:]", "--verify", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert f"parallel loops on {cli_verify.THREADS} threads" in err
+    assert f") >= {PARALLEL_MIN_INSTANCES}.0;" in out.read_text()
+
+
+def test_verify_builds_with_the_flags_of_real_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gcc's -fno-tree-loop-distribution (backend_c.build.GCC_FLAGS) and $CFLAGS, as
+    every kernel build has them; only -shared goes (the harness is a program)."""
+    seen: list[list[str]] = []
+    real = cli_verify._compile
+
+    def recording(c_file: Path, exe: Path, flags: list[str]) -> Path:
+        seen.append(flags)
+        return real(c_file, exe, flags)
+
+    monkeypatch.setattr(cli_verify, "_compile", recording)
+    monkeypatch.setenv("CFLAGS", "-O2 -fopenmp -DPOLYOPT_VERIFY_MARK")
+    code = cli.main(["opt", str(ROOT / "examples/c/trisolv.c"), "--verify", "-o", "-"])
+    assert code == 0
+    optimized = seen[-1]
+    wanted = [f for f in build.toolchain().flags if f != "-shared"]
+    assert "-DPOLYOPT_VERIFY_MARK" in wanted
+    assert optimized[:len(wanted)] == wanted and "-DPOLYOPT_OPTIMIZED" in optimized
 
 
 def _main(name: str) -> None:
