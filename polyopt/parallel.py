@@ -41,6 +41,10 @@ class LoopVerdict:
     innermost: bool
     private_arrays: tuple[str, ...] = ()  # arrays each thread works on in its own copy
     scratch_arrays: tuple[str, ...] = ()  # those of them dead after each iteration
+    # arrays of a SEQUENTIAL loop's ``reductions`` that no per-thread copy may hold (the
+    # loop also accesses them otherwise: _only_reduced); only `simd` through a register
+    # accumulator may reorder such a loop
+    copies_unsafe: tuple[str, ...] = ()
 
     @property
     def vectorizable(self) -> bool:
@@ -130,16 +134,21 @@ def _verdict(scop: Scop, deps: Dependences, tl: Timeline, dim: LoopDim, innermos
                 blocking = (d,)
                 break
         if not blocking:
-            # each thread's copy of the target starts at the operator's identity: every
-            # other access to it in the loop would see (or leave) a partial copy
-            blocking = next((tuple(d for d in remaining if d.array == t) for t in sorted(ops)
-                             if not _only_reduced(scop, deps, inside, t)), ())
-        if not blocking:
             reds = tuple(
                 (op, f"[array]{t}" if t in scop.arrays else t) for t, op in sorted(ops.items())
             )
-            return LoopVerdict(loop_id, label, REDUCTION, (), reds, tuple(private),
-                               tuple(firstprivate), innermost)
+            # each thread's copy of the target starts at the operator's identity: every
+            # other access to it in the loop would see (or leave) a partial copy
+            shared = tuple(t for t in sorted(ops) if not _only_reduced(scop, deps, inside, t))
+            if not shared:
+                return LoopVerdict(loop_id, label, REDUCTION, (), reds, tuple(private),
+                                   tuple(firstprivate), innermost)
+            blocking = tuple(d for d in remaining if d.array in shared)
+            if all(t in scop.arrays for t in shared):
+                # still a reduction for `simd` through a register accumulator (LICM): the
+                # other accesses then reach the array itself
+                return LoopVerdict(loop_id, label, SEQUENTIAL, blocking, reds, tuple(private),
+                                   tuple(firstprivate), innermost, copies_unsafe=shared)
     return LoopVerdict(loop_id, label, SEQUENTIAL, blocking, (), tuple(private),
                        tuple(firstprivate), innermost)
 
@@ -393,8 +402,8 @@ class _MarkCtx:
         if verdict.vectorizable:
             return True
         # an array reduction becomes a scalar one once its accumulator is in a register
-        return (replaced and verdict.kind == REDUCTION and len(verdict.reductions) == 1
-                and not verdict.firstprivate)
+        return (replaced and (verdict.kind == REDUCTION or bool(verdict.copies_unsafe))
+                and len(verdict.reductions) == 1 and not verdict.firstprivate)
 
 
 def _clauses(verdict: LoopVerdict) -> tuple[tuple[str, str], ...]:
