@@ -25,6 +25,7 @@ import pytest
 from polyopt.backend_c import build
 from polyopt.backend_c.work import PARALLEL_MIN_INSTANCES
 
+import polyopt
 from polyopt import cli, cli_verify, parallel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,6 +144,33 @@ def test_array_reduction_on_threads(name: str, tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == f"{name} ok", done.stdout + done.stderr
+
+
+def test_user_parallelize_of_such_a_reduction_is_refused() -> None:
+    with pytest.raises(polyopt.IllegalTransformationError,
+                       match="each thread would reduce into its own copy of A") as info:
+        polyopt.schedule(polyopt.jit(read_in_own_update)).parallelize("i")
+    assert info.value.violated and all(d.array == "A" for d in info.value.violated)
+
+
+def triangular_solve(L, x, b):
+    # x[i] -= L[i, j] * x[j] reads other elements of x: no per-thread copy of x, but the j
+    # loop still vectorizes through its register accumulator (LICM)
+    n = L.shape[0]
+    for i in range(n):
+        x[i] = b[i]
+        for j in range(i):
+            x[i] -= L[i, j] * x[j]
+        x[i] = x[i] / L[i, i]
+
+
+def test_register_accumulator_still_vectorizes(check) -> None:
+    rng = np.random.default_rng(7)
+    n = 40
+    L = np.tril(rng.random((n, n))) + n * np.eye(n)
+    k = polyopt.jit(triangular_solve)
+    check(k, L, np.zeros(n), rng.random(n))
+    assert "#pragma omp simd reduction(+:x_acc)" in k.c_source(L, np.zeros(n), rng.random(n))
 
 
 # --- polyopt opt --verify runs the parallel loops on a team -------------------------------

@@ -52,7 +52,8 @@ def check_parallel(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name
         x = v.copies_unsafe[0]
         raise IllegalTransformationError(
             f"loop {name} cannot {how}: each thread would reduce into its own copy of {x}, "
-            f"and the loop also reads or writes {x} otherwise", v.blocking)
+            f"and the loop also reads or writes {x} otherwise",
+            tuple(d for d in v.blocking if d.array == x))
     if v.kind == REDUCTION or v.copies_unsafe:
         floats = [var for _, var in v.reductions
                   if scop.element_type(var.removeprefix("[array]")).is_float]
