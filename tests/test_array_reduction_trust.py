@@ -116,6 +116,14 @@ def fz_q239(A, B, C, s):
         B[2, 3] += 0.3 * (A[i + -1, i + -2] + C[i + -1, i + 0]) + s
 
 
+def fz_p145(A, B, C, s):
+    n = A.shape[0]
+    for i in range(n - 3, 1, -1):
+        for j in range(2, n - 2):
+            C[j + 0, j + -1] += 0.3 * (C[0, j + 1] + A[j + 0, j + 0] + B[i + 0, j + 1]) + s
+            B[i + -2, 1] += 0.3 * (A[i + 0, j + -1] + A[i + 0, i + -1]) + s
+
+
 def _arguments(name: str) -> tuple:
     rng = np.random.default_rng(20240611)
     if name == "read_in_other_loop":
@@ -133,7 +141,7 @@ def _arguments(name: str) -> tuple:
 
 KERNELS = ["read_in_other_loop", "read_in_own_update", "read_by_other_statement",
            "write_by_other_statement", "scalar_read_in_loop",
-           "fz_p19", "fz_p30", "fz_q202", "fz_q239"]
+           "fz_p19", "fz_p30", "fz_p145", "fz_q202", "fz_q239"]
 
 
 @pytest.mark.parametrize("name", KERNELS)
