@@ -8,7 +8,9 @@ iteration writes every element that any iteration writes: that iteration's
 copy is then the array's final state, and it is copied back.  It
 is *parallel as a reduction* when every dependence it carries is a
 self-dependence of a reduction (``s += ...``), which OpenMP's ``reduction``
-clause handles.  Otherwise it is *sequential*, and the verdict names the
+clause handles, and every access to each reduced variable in the loop is a reduction's
+update of its own element (each thread reduces into a copy that starts at the
+operator's identity).  Otherwise it is *sequential*, and the verdict names the
 dependences that force it.
 """
 
