@@ -2,11 +2,16 @@
 pseudo-random inputs and compare everything they write.
 
 For a C region, the reference is the original region compiled at ``-O0``; the
-optimized block is compiled with ``$CFLAGS`` (default ``-O3 -march=native
--fopenmp``).  Both run in a generated harness (:mod:`polyopt.backend_c.emit_harness`)
+optimized block is compiled with the flags of polyopt's own builds (``$CFLAGS``,
+default ``-O3 -march=native -fopenmp``, and gcc's workarounds).  Both run in a generated harness (:mod:`polyopt.backend_c.emit_harness`)
 with small parameter values for which every access stays inside the arrays'
 declared extents.  For a Python function, the reference is the function run by
 CPython, the optimized code the compiled kernel.
+
+The optimized code runs its parallel loops on a team of :data:`THREADS` threads: the
+small verification sizes stay far below the threshold under which generated kernels
+run on one thread (``POLYOPT_PARALLEL_MIN``), so the verification copy of a kernel is
+generated with the threshold at 0.  What ``polyopt opt`` writes keeps the threshold.
 
 Floating-point results may differ by reassociation (parallel and vectorized
 reductions), so they are compared with a relative tolerance; integers exactly.
@@ -15,12 +20,14 @@ reductions), so they are compared with a relative tolerance; integers exactly.
 from __future__ import annotations
 
 import copy
+import ctypes
 import inspect
 import math
 import os
-import shlex
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,18 +36,22 @@ import numpy as np
 
 from polyopt import isl_text, names
 from polyopt.aff import Lin
-from polyopt.backend_c.build import DEFAULT_CFLAGS
+from polyopt.backend_c import build
 from polyopt.backend_c.emit_harness import HarnessData, HarnessError, harness
 from polyopt.bounds import out_of_bounds
 from polyopt.dtypes import WEAK_INT
 from polyopt.frontends.c_model import CRegion
-from polyopt.frontends.c_preprocess import compiler
 from polyopt.jit import Kernel
 from polyopt.model import Scop
 from polyopt.signature import ArrayType, ScalarType, Signature
 
 RTOL = {"double": 1e-9, "float": 1e-4}
 _SIZES = (10, 8, 6, 5, 4, 3, 2, 1)
+#: threads that run the optimized code's parallel loops (at least 2: a race, or a
+#: per-thread copy that another access misses, shows only on a team)
+THREADS = 3
+#: the OpenMP runtimes a compiled kernel may have loaded into this process
+_OMP_RUNTIMES = ("libgomp.so.1", "libomp.so", "libomp.so.5", "libiomp5.so")
 
 
 @dataclass(frozen=True)
@@ -74,8 +85,8 @@ def verify_region(region: CRegion, optimized: str) -> Verdict:
         c_file.write_text(source)
         try:
             ref = _run(_compile(c_file, Path(tmp) / "original", ["-O0"]))
-            flags = shlex.split(os.environ.get("CFLAGS", DEFAULT_CFLAGS))
-            opt = _run(_compile(c_file, Path(tmp) / "optimized", [*flags, "-DPOLYOPT_OPTIMIZED"]))
+            opt = _run(_compile(c_file, Path(tmp) / "optimized",
+                                [*_build_flags(), "-DPOLYOPT_OPTIMIZED"]), _team_env())
         except VerifyError as exc:
             return Verdict(region.label, False, f"cannot verify: {exc}")
     sizes = ", ".join(f"{p}={v}" for p, v in data.params.items() if p not in region.extent_params)
@@ -154,17 +165,28 @@ def _eval(e: Lin, values: dict[str, int]) -> int:
     return out
 
 
+def _build_flags() -> list[str]:
+    """The flags of polyopt's own builds (backend_c.build.toolchain: ``$CFLAGS`` and gcc's
+    workarounds), for an executable instead of a shared library."""
+    return [f for f in build.toolchain().flags if f != "-shared"]
+
+
+def _team_env() -> dict[str, str]:
+    return {**os.environ, "OMP_NUM_THREADS": str(THREADS), "OMP_DYNAMIC": "false"}
+
+
 def _compile(c_file: Path, exe: Path, flags: list[str]) -> Path:
-    cmd = [*compiler(), *flags, "-std=gnu11", "-o", str(exe), str(c_file), "-lm"]
+    cmd = [*build.toolchain().compiler, *flags, "-std=gnu11", "-o", str(exe), str(c_file), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise VerifyError(f"the harness does not compile ({' '.join(cmd)}):\n{proc.stderr.strip()}")
     return exe
 
 
-def _run(exe: Path) -> dict[str, list[str]]:
+def _run(exe: Path, env: dict[str, str] | None = None) -> dict[str, list[str]]:
     try:
-        proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, check=False)
+        proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, check=False,
+                              env=env)
     except subprocess.TimeoutExpired:
         raise VerifyError(f"{exe.name} ran for more than 120 s") from None
     if proc.returncode != 0:
@@ -217,7 +239,44 @@ def _compare(what: str, ref: dict[str, list[str]], opt: dict[str, list[str]], re
 
 
 def verify_python(kernel: Kernel, name: str, signature: Signature | None) -> Verdict:
-    """The compiled kernel against CPython, on random inputs of small sizes."""
+    """The compiled kernel against CPython, on random inputs of small sizes, its parallel
+    loops on :data:`THREADS` threads: a copy of ``kernel`` generated and built with no
+    parallel threshold (``kernel`` itself, and the C it writes, keep theirs)."""
+    with _on_a_team():
+        threaded = Kernel(kernel.py_func, kernel.options, steps=kernel.steps)
+        return _verify_python(threaded, name, signature)
+
+
+@contextmanager
+def _on_a_team() -> Iterator[None]:
+    """Kernels generated and called in here run every parallel loop on :data:`THREADS`
+    threads.  ``POLYOPT_PARALLEL_MIN`` is read when the C is generated;
+    ``OMP_NUM_THREADS`` when an OpenMP runtime is loaded, so a runtime this process
+    loaded before is told the number of threads itself."""
+    saved = {k: os.environ.get(k) for k in ("POLYOPT_PARALLEL_MIN", "OMP_NUM_THREADS")}
+    os.environ["POLYOPT_PARALLEL_MIN"] = "0"
+    os.environ["OMP_NUM_THREADS"] = str(THREADS)
+    runtimes: list[tuple[ctypes.CDLL, int]] = []
+    for lib in _OMP_RUNTIMES:
+        try:  # only a runtime already loaded: RTLD_NOLOAD
+            rt = ctypes.CDLL(lib, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+        except OSError:
+            continue
+        runtimes.append((rt, rt.omp_get_max_threads()))
+        rt.omp_set_num_threads(THREADS)
+    try:
+        yield
+    finally:
+        for rt, before in runtimes:
+            rt.omp_set_num_threads(before)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _verify_python(kernel: Kernel, name: str, signature: Signature | None) -> Verdict:
     rng = np.random.default_rng(20240611)
     params = list(inspect.signature(kernel.py_func).parameters)
     if signature is None:
@@ -240,7 +299,8 @@ def verify_python(kernel: Kernel, name: str, signature: Signature | None) -> Ver
                 return Verdict(f"{name}()", False, f"argument `{p}` differs (size {n})")
         if not _close(np.asarray(expected), np.asarray(got)):
             return Verdict(f"{name}()", False, f"the returned value differs (size {n})")
-        return Verdict(f"{name}()", True, f"the compiled kernel matches CPython (sizes {n})")
+        return Verdict(f"{name}()", True, f"the compiled kernel matches CPython (sizes {n}, "
+                       f"parallel loops on {THREADS} threads)")
     return Verdict(f"{name}()", False, f"cannot verify: no consistent sizes ({last_error})")
 
 

@@ -8,7 +8,9 @@ iteration writes every element that any iteration writes: that iteration's
 copy is then the array's final state, and it is copied back.  It
 is *parallel as a reduction* when every dependence it carries is a
 self-dependence of a reduction (``s += ...``), which OpenMP's ``reduction``
-clause handles.  Otherwise it is *sequential*, and the verdict names the
+clause handles, and every access to each reduced variable in the loop is a reduction's
+update of its own element (each thread reduces into a copy that starts at the
+operator's identity).  Otherwise it is *sequential*, and the verdict names the
 dependences that force it.
 """
 
@@ -41,6 +43,10 @@ class LoopVerdict:
     innermost: bool
     private_arrays: tuple[str, ...] = ()  # arrays each thread works on in its own copy
     scratch_arrays: tuple[str, ...] = ()  # those of them dead after each iteration
+    # arrays of a SEQUENTIAL loop's ``reductions`` that no per-thread copy may hold (the
+    # loop also accesses them otherwise: _only_reduced); only `simd` through a register
+    # accumulator may reorder such a loop
+    copies_unsafe: tuple[str, ...] = ()
 
     @property
     def vectorizable(self) -> bool:
@@ -133,10 +139,42 @@ def _verdict(scop: Scop, deps: Dependences, tl: Timeline, dim: LoopDim, innermos
             reds = tuple(
                 (op, f"[array]{t}" if t in scop.arrays else t) for t, op in sorted(ops.items())
             )
-            return LoopVerdict(loop_id, label, REDUCTION, (), reds, tuple(private),
-                               tuple(firstprivate), innermost)
+            # each thread's copy of the target starts at the operator's identity: every
+            # other access to it in the loop would see (or leave) a partial copy
+            shared = tuple(t for t in sorted(ops) if not _only_reduced(scop, deps, inside, t))
+            if not shared:
+                return LoopVerdict(loop_id, label, REDUCTION, (), reds, tuple(private),
+                                   tuple(firstprivate), innermost)
+            blocking = tuple(d for d in remaining if d.array in shared)
+            if all(t in scop.arrays for t in shared):
+                # still a reduction for `simd` through a register accumulator (LICM): the
+                # other accesses then reach the array itself
+                return LoopVerdict(loop_id, label, SEQUENTIAL, blocking, reds, tuple(private),
+                                   tuple(firstprivate), innermost, copies_unsafe=shared)
     return LoopVerdict(loop_id, label, SEQUENTIAL, blocking, (), tuple(private),
                        tuple(firstprivate), innermost)
+
+
+def _only_reduced(scop: Scop, deps: Dependences, inside: set[str], x: str) -> bool:
+    """Every access to ``x`` (array or scalar) by the statements of the loop is a
+    reduction's update of its own element: the write of ``x[f] op= e`` and its one read of
+    ``x[f]`` (the same element as isl sees it), and ``e`` reads no element of ``x``.  Only
+    then may each thread reduce into a copy of ``x`` that starts at the operator's identity
+    (emit's array reductions, OpenMP's ``reduction`` clause), whatever elements the
+    accesses touch: any other read would read the copy, not the array, and any other write
+    would be combined into the array, not stored."""
+    for stmt in inside:
+        st = scop.statement(stmt)
+        accesses = [a for a in st.accesses if a.target == x]
+        if not accesses:
+            continue
+        red = deps.reductions.get(stmt)
+        if red is None or red.target != x or st.write.target != x:
+            return False
+        own = [r for r in st.reads if r.target == x]
+        if len(own) != 1 or not own[0].relation.is_equal(st.write.relation):
+            return False
+    return True
 
 
 def _privatizable(scop, deps, tl, loop_id, inside, original) -> tuple[list[str], list[str]]:
@@ -366,8 +404,8 @@ class _MarkCtx:
         if verdict.vectorizable:
             return True
         # an array reduction becomes a scalar one once its accumulator is in a register
-        return (replaced and verdict.kind == REDUCTION and len(verdict.reductions) == 1
-                and not verdict.firstprivate)
+        return (replaced and (verdict.kind == REDUCTION or bool(verdict.copies_unsafe))
+                and len(verdict.reductions) == 1 and not verdict.firstprivate)
 
 
 def _clauses(verdict: LoopVerdict) -> tuple[tuple[str, str], ...]:

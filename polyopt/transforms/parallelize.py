@@ -40,13 +40,21 @@ def _carried_reductions(scop: Scop, deps: Dependences, tree: Node,
 
 
 def check_parallel(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name: str,
-                   strict_fp: bool = False, how: str = "run in parallel") -> LoopVerdict:
+                   strict_fp: bool = False, how: str = "run in parallel",
+                   copies: bool = True) -> LoopVerdict:
     """The loop's verdict, if it may run in parallel (a reduction only without ``strict_fp``
-    when it reduces floats); else raise, naming the dependence."""
+    when it reduces floats); else raise, naming the dependence.  ``copies=False``: its
+    array reductions need no copy per thread (``simd`` through a register accumulator)."""
     v = _verdict(scop, deps, tree, loop_id)
     if v.kind == PARALLEL:
         return v
-    if v.kind == REDUCTION:
+    if v.copies_unsafe and copies:
+        x = v.copies_unsafe[0]
+        raise IllegalTransformationError(
+            f"loop {name} cannot {how}: each thread would reduce into its own copy of {x}, "
+            f"and the loop also reads or writes {x} otherwise",
+            tuple(d for d in v.blocking if d.array == x))
+    if v.kind == REDUCTION or v.copies_unsafe:
         floats = [var for _, var in v.reductions
                   if scop.element_type(var.removeprefix("[array]")).is_float]
         if not (strict_fp and floats):
@@ -70,7 +78,8 @@ def check_vectorize(scop: Scop, deps: Dependences, tree: Node, loop_id: str, nam
     ``scalar_replaced``: the loop's invariant accumulator is kept in a register
     (LICM), so a reduction into that one array element is a scalar reduction.
     """
-    v = check_parallel(scop, deps, tree, loop_id, name, strict_fp, "be vectorized")
+    v = check_parallel(scop, deps, tree, loop_id, name, strict_fp, "be vectorized",
+                       copies=False)
     if not v.innermost:
         raise IllegalTransformationError(
             f"loop {name} is not an innermost loop; only innermost loops are vectorized "
