@@ -33,7 +33,8 @@ def test_scalar_sum_in_a_parallel_time_tiled_nest_is_not_lost(rng, n):
     u, A = rng.standard_normal(n), rng.standard_normal((n, n))
     assert check_against_python(kernel, u, A) != 0.0
     src = kernel.c_source(u, A)
-    assert "parallel for" in src  # the wavefront's tiles still run in parallel
+    # The scheduler no longer time-tiles this nest (a scalar written two loops deep leaves
+    # isl no permutable band); finding 003 pins a parallel body that writes a live-out scalar.
     for helper in re.findall(r"static void \w+\(([^)]*)\)", src):
         assert not re.search(r"\bdouble total\b", helper), helper
 

@@ -32,4 +32,6 @@ def last_value(A, C, q):
 def test_last_value_of_a_scalar_written_in_a_parallel_loop():
     A = np.random.default_rng(0).uniform(-2.0, 2.0, (11, 3)).astype(np.float32)
     C = np.random.default_rng(1).uniform(-2.0, 2.0, (11, 3))
-    assert polyopt.jit(last_value, fuse="max")(A, C, 3) == last_value(A, C, 3)
+    kernel = polyopt.jit(last_value, fuse="max")
+    assert kernel(A, C, 3) == last_value(A, C, 3)
+    assert "parallel for" in kernel.c_source(A, C, 3)  # the loop that writes s2 runs in parallel
