@@ -1,0 +1,144 @@
+"""What a user expects from Python and NumPy, checked against CPython and NumPy.
+
+Each test runs the compiled kernel and the original function (CPython, NumPy
+scalars and arrays) on copies of the same arguments and compares the results
+exactly, or asserts the exact exception a misuse gets.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import polyopt
+from polyopt.errors import UnsupportedError
+
+
+def run_both(kernel: polyopt.Kernel, *args: object) -> None:
+    """The compiled kernel writes exactly what the Python function writes."""
+    expected = copy.deepcopy(args)
+    kernel.py_func(*expected)
+    actual = copy.deepcopy(args)
+    kernel(*actual)
+    for e, a in zip(expected, actual, strict=True):
+        if isinstance(e, np.ndarray):
+            assert a.dtype == e.dtype
+            np.testing.assert_array_equal(a, e)
+            # signed zeros and nan payload-free equality: compare the bits too
+            assert np.array_equal(np.signbit(a), np.signbit(e))
+
+
+# --- 1. globals and closure cells are read at call time, as Python does ---------------
+
+SCALE = 2.0
+G: object = 2
+
+
+@polyopt.jit
+def scale_by_global(a):
+    for i in range(len(a)):
+        a[i] = a[i] * SCALE
+
+
+@polyopt.jit
+def add_global_third(a):
+    for i in range(len(a)):
+        a[i] = a[i] + G / 3
+
+
+def test_changed_global_float_is_seen_by_the_next_call() -> None:
+    global SCALE
+    try:
+        for value in (2.0, 10.0, 2.0, -0.5):
+            SCALE = value
+            run_both(scale_by_global, np.ones(3))
+    finally:
+        SCALE = 2.0
+
+
+def test_global_changed_from_int_to_float() -> None:
+    global G
+    try:
+        G = 2
+        run_both(add_global_third, np.zeros(2))
+        G = 2.5
+        run_both(add_global_third, np.zeros(2))
+    finally:
+        G = 2
+
+
+def test_bool_global_is_refused_even_after_an_int_compiled() -> None:
+    # bool constants are refused (documented): not silently the old int value
+    global G
+    try:
+        G = 2
+        run_both(add_global_third, np.zeros(2))
+        G = True
+        with pytest.raises(UnsupportedError, match="bool globals are not supported"):
+            add_global_third(np.zeros(2))
+    finally:
+        G = 2
+
+
+def test_nonlocal_change_of_a_closure_cell_is_seen() -> None:
+    def make():
+        c = 1.0
+
+        @polyopt.jit
+        def fill(a):
+            for i in range(len(a)):
+                a[i] = c
+
+        def set_c(v):
+            nonlocal c
+            c = v
+        return fill, set_c
+
+    fill, set_c = make()
+    run_both(fill, np.zeros(2))
+    set_c(9.0)
+    run_both(fill, np.zeros(2))
+    set_c(1.0)  # back to a value compiled before: still right
+    run_both(fill, np.zeros(2))
+
+
+def test_loop_bound_global_change_is_seen() -> None:
+    global G
+    try:
+        G = 3
+
+        @polyopt.jit
+        def shift(a):
+            n = len(a)
+            for i in range(G, n):
+                a[i] = a[i - G] * 0.5
+        run_both(shift, np.arange(8.0))
+        G = 1
+        run_both(shift, np.arange(8.0))
+    finally:
+        G = 2
+
+
+W = np.array([1.0, 2.0, 3.0])
+FLAG = True
+
+
+def test_global_array_is_refused_with_its_remedy() -> None:
+    @polyopt.jit
+    def read_w(a):
+        for i in range(3):
+            a[i] = W[i]
+    with pytest.raises(UnsupportedError,
+                       match="global arrays are not supported: pass `W` as an argument"):
+        read_w(np.zeros(3))
+
+
+def test_bool_global_in_a_loop_bound_is_refused() -> None:
+    @polyopt.jit
+    def bounded(a):
+        for i in range(FLAG, len(a)):
+            a[i] = 1.0
+    with pytest.raises(UnsupportedError, match="bool globals are not supported"):
+        bounded(np.zeros(3))
