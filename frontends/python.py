@@ -402,7 +402,10 @@ class _Builder:
         if n in self.arrays:
             raise NotAffine(node, f"`{n}`", "an array cannot be used as a value (index it)")
         g = self.env.get(n)
-        if isinstance(g, bool):
+        if isinstance(g, np.generic) and DType.from_numpy(g.dtype) is not None:
+            # a NumPy scalar is strongly typed (NEP 50), even np.float64, a float subclass
+            return Literal(g.item(), ValueType(DType.from_numpy(g.dtype)))
+        if isinstance(g, (bool, np.bool_)):
             raise NotAffine(node, f"`{n}`", _BOOL_GLOBAL)
         if isinstance(g, int):
             return Literal(_int64_global(node, n, g), WEAK_INT)

@@ -71,15 +71,17 @@ def type_of_value(value: object) -> ArgType:
         return ArrayType(dt, value.ndim)
     if isinstance(value, (bool, np.bool_)):
         raise TypeError("bool arguments are not supported; pass an int")
-    if isinstance(value, int):
-        return ScalarType(WEAK_INT)
-    if isinstance(value, float):
-        return ScalarType(WEAK_FLOAT)
     if isinstance(value, np.generic):
+        # before `float`: np.float64 subclasses float, but NumPy scalars are strongly typed
+        # (NEP 50), so `a32 + np.float64(k)` computes in float64, unlike `a32 + k`
         dt = DType.from_numpy(value.dtype)
         if dt is None:
             raise TypeError(f"scalars of type {value.dtype} are not supported")
         return ScalarType(ValueType(dt))
+    if isinstance(value, int):
+        return ScalarType(WEAK_INT)
+    if isinstance(value, float):
+        return ScalarType(WEAK_FLOAT)
     raise TypeError(
         f"arguments of type {type(value).__name__} are not supported "
         "(pass NumPy arrays, ints and floats)"

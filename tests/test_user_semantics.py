@@ -142,3 +142,50 @@ def test_bool_global_in_a_loop_bound_is_refused() -> None:
             a[i] = 1.0
     with pytest.raises(UnsupportedError, match="bool globals are not supported"):
         bounded(np.zeros(3))
+
+
+# --- 2. NumPy scalar arguments are strongly typed (NEP 50); Python's are weak -----------
+
+@polyopt.jit
+def add_then_remove(a, k, b):
+    for i in range(len(a)):
+        b[i] = (a[i] + k) - a[i]
+
+
+@pytest.mark.parametrize("k", [np.float64(1e-8), 1e-8, np.float32(1e-8), 1.5])
+def test_float_scalar_kinds_follow_nep50(k) -> None:
+    run_both(add_then_remove, np.ones(3, dtype=np.float32), k, np.zeros(3))
+    run_both(add_then_remove, np.ones(3), k, np.zeros(3, dtype=np.float32))
+
+
+@pytest.mark.parametrize("k", [np.int64(2**40), np.int32(7), 7])
+def test_int_scalar_kinds_follow_nep50(k) -> None:
+    run_both(add_then_remove, np.ones(3, dtype=np.int32), k, np.zeros(3, dtype=np.int64))
+
+
+def test_numpy_scalar_is_its_own_specialization() -> None:
+    @polyopt.jit
+    def addk(a, k, b):
+        for i in range(len(a)):
+            b[i] = (a[i] + k) - a[i]
+    a = np.ones(3, dtype=np.float32)
+    for k in (1e-8, np.float64(1e-8), 1e-8, np.float64(1e-8)):  # alternating, warm
+        run_both(addk, a, k, np.zeros(3))
+
+
+K64 = np.float64(1e-8)
+K32 = np.float32(0.1)
+KI64 = np.int64(2**40)
+
+
+def test_numpy_scalar_globals_are_strongly_typed() -> None:
+    @polyopt.jit
+    def use_globals(a, b, c, d):
+        for i in range(len(a)):
+            b[i] = (a[i] + K64) - a[i]
+            c[i] = a[i] * K32
+            d[i] = c[i] + KI64
+    run_both(use_globals, np.ones(3, dtype=np.float32), np.zeros(3), np.zeros(3),
+             np.zeros(3))
+    run_both(use_globals, np.ones(3), np.zeros(3, np.float32), np.zeros(3, np.float32),
+             np.zeros(3))
