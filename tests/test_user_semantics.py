@@ -218,3 +218,51 @@ def test_float_floordiv_and_mod_match_numpy(dtype) -> None:
         a, b = x.ravel().copy(), y.ravel().copy()
         run_both(floordiv_mod, a, b, np.zeros_like(a), np.zeros_like(a))
         run_both(floordiv_by_zero, a, np.zeros_like(a), np.zeros_like(a))
+
+
+# --- 6. schedules: clear errors --------------------------------------------------------
+
+def dep(A):
+    n, m = A.shape
+    for i in range(1, n):
+        for j in range(0, m - 1):
+            A[i, j] = A[i - 1, j + 1] + A[i, j] * 0.5
+
+
+def gemm_like(A, B, C):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            for k in range(A.shape[1]):
+                C[i, j] += A[i, k] * B[k, j]
+
+
+def test_deeply_nested_schedule_json_is_a_format_error() -> None:
+    with pytest.raises(polyopt.ScheduleFormatError, match="nested too deeply"):
+        polyopt.Schedule.from_json(dep, "[" * 100000 + "]" * 100000)
+
+
+def test_schedule_saved_for_another_function_is_refused() -> None:
+    saved = polyopt.schedule(gemm_like).interchange("j", "k").to_json()
+    with pytest.raises(polyopt.ScheduleFormatError,
+                       match="saved for function 'gemm_like', not 'dep'"):
+        polyopt.Schedule.from_json(dep, saved)
+    again = polyopt.Schedule.from_json(gemm_like, saved)  # its own function still reads it
+    assert again.steps == polyopt.schedule(gemm_like).interchange("j", "k").steps
+
+
+def test_tile_naming_a_loop_twice_is_a_format_error() -> None:
+    with pytest.raises(polyopt.ScheduleFormatError,
+                       match=r"tile\(\): loop 'i' is named twice; tile takes different loops"):
+        polyopt.schedule(dep).tile(["i", "i"], [2, 2])
+
+
+def test_schedule_of_a_non_function_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="polyopt.schedule takes a function or a "
+                                        "@polyopt.jit kernel, not int"):
+        polyopt.schedule(42)
+
+
+def test_illegal_unroll_jam_names_the_users_loop() -> None:
+    with pytest.raises(polyopt.IllegalTransformationError,
+                       match=r"^unroll-and-jam of loop i by 2 is illegal"):
+        polyopt.schedule(dep).unroll_jam("i", 2)
