@@ -266,3 +266,31 @@ def test_illegal_unroll_jam_names_the_users_loop() -> None:
     with pytest.raises(polyopt.IllegalTransformationError,
                        match=r"^unroll-and-jam of loop i by 2 is illegal"):
         polyopt.schedule(dep).unroll_jam("i", 2)
+
+
+# --- 7. --signature reads Numba's notations ----------------------------------------------
+
+@pytest.mark.parametrize("text", ["float64[:, ::1], float64[::1]",
+                                  "array(float64, 2d, C), array(float64, 1d, C)",
+                                  "array(float64, 2d, A), float64[:]"])
+def test_numba_signature_forms_read_as_the_plain_one(text) -> None:
+    from polyopt.signature import parse_signature
+
+    assert parse_signature(text, ["A", "x"]) == parse_signature("float64[:, :], float64[:]",
+                                                                ["A", "x"])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("garbage((", "unbalanced brackets in the signature 'garbage(('"),
+    ("float64[::1, :], float64[:]", "'float64[::1, :]': only the last axis can be contiguous"),
+    ("array(float64, 2d, F), float64[:]", "'array(float64, 2d, F)': Fortran-order arrays are "
+                                          "not supported"),
+    ("float64[:, x], float64[:]", "cannot read the array type 'float64[:, x]'"),
+    ("what is this, float64[:]", "cannot read the type 'what is this'"),
+])
+def test_unreadable_signatures_name_the_bad_text(text, message) -> None:
+    from polyopt.signature import parse_signature
+
+    with pytest.raises(ValueError) as info:
+        parse_signature(text, ["A", "x"])
+    assert message in str(info.value)
