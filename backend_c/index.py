@@ -15,14 +15,13 @@ import hashlib
 import json
 import os
 import re
-import warnings
 from pathlib import Path
 
 from polyopt.backend_c import build
 from polyopt.backend_c.call import CompiledKernel
 from polyopt.backend_c.interface import KernelInterface
 
-from polyopt.errors import PolyoptError
+from polyopt.errors import PolyoptError, warn_user
 from polyopt.signature import ArrayType, ScalarType, Signature
 
 INDEX_VERSION = 2
@@ -88,8 +87,7 @@ def store(front: str, library: str, iface: KernelInterface) -> None:
 
 
 def _discard(path: Path, why: str) -> None:
-    warnings.warn(f"polyopt: discarding the cache index entry {path} ({why}); rebuilding",
-                  RuntimeWarning, stacklevel=4)
+    warn_user(f"polyopt: discarding the cache index entry {path} ({why}); rebuilding")
     try:
         path.unlink()
     except OSError:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
-import warnings
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from polyopt.backend_c.emit import emit
 from polyopt.backend_c.fastcall import MISS, make_fast_call
 from polyopt.backend_c.interface import interface_of
 from polyopt.backend_c.work import parallel_min_instances
-from polyopt.errors import CompileError, UnsupportedError
+from polyopt.errors import CompileError, UnsupportedError, warn_user
 from polyopt.options import Options
 from polyopt.signature import Signature, type_of_value
 
@@ -70,9 +70,7 @@ class Kernel:
                 if result is not MISS:
                     return result
         if kwargs or len(args) != len(self._arg_names):
-            bound = self._signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            args = tuple(bound.arguments[n] for n in self._arg_names)
+            args = self._bind(f"{self.__name__}()", args, kwargs)
         key = tuple(_type_key(a) for a in args)
         compiled = self._specializations.get(key)
         if compiled is None:
@@ -86,13 +84,27 @@ class Kernel:
                 if not self.options.fallback:
                     raise
                 self._failed = str(exc)
-                warnings.warn(f"polyopt: running {self.__name__} as plain Python: {exc}",
-                              RuntimeWarning, stacklevel=2)
+                warn_user(f"polyopt: running {self.__name__} as plain Python: {exc}")
                 return self.py_func(*args)
             self._specializations[key] = compiled
             self._wrappers[key] = make_fast_call(compiled, key)
         self._fast = self._wrappers[key]
         return compiled(args)
+
+    def _bind(self, what: str, args: tuple, kwargs: dict) -> tuple:
+        """The arguments in the function's order, defaults applied; an unknown keyword is
+        named as Python names it (inspect's bind reports a missing argument first)."""
+        for k in kwargs:
+            if k not in self._signature.parameters:
+                raise TypeError(f"{what} got an unexpected keyword argument {k!r}")
+        bound = self._signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments[n] for n in self._arg_names)
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Any:
+        if obj is None:  # the class attribute itself (and staticmethod's unwrapping)
+            return self
+        raise TypeError(_METHOD_REFUSAL.format(self.__qualname__))
 
     def _compile_for(self, args: tuple) -> CompiledKernel:
         if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
@@ -181,9 +193,16 @@ class Kernel:
     def _sig_for(self, args: tuple, kwargs: dict) -> Signature | None:
         if not args and not kwargs:
             return self._last
-        bound = self._signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return Signature(tuple((n, type_of_value(bound.arguments[n])) for n in self._arg_names))
+        method = sys._getframe(1).f_code.co_name  # report, dependences or c_source
+        unknown = [k for k in kwargs if k not in self._signature.parameters]
+        if unknown:
+            raise TypeError(
+                f"{self.__name__}.{method}() takes the arguments of {self.__name__}("
+                f"{', '.join(self._arg_names)}) to choose the specialization, or none for "
+                f"the last call's; {unknown[0]!r} is not one of them")
+        args = self._bind(f"{self.__name__}.{method}()", args, kwargs)
+        return Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args,
+                                                                      strict=True)))
 
     def report(self, *args: Any, **kwargs: Any) -> str:
         """The dependences and, for every loop, whether it runs in parallel and why not."""
@@ -252,7 +271,21 @@ def jit(fn: Callable[..., Any] | None = None, *, parallel: bool = True, vectoriz
         return lambda f: Kernel(f, options)
     if not callable(fn):
         raise TypeError("polyopt.jit decorates a function")
+    _refuse_method(fn)
     return Kernel(fn, options)
+
+
+_METHOD_REFUSAL = ("polyopt.jit does not support methods ({}): decorate a module-level "
+                   "function and pass it the arrays it uses")
+
+
+def _refuse_method(fn: Callable[..., Any]) -> None:
+    """A function defined in a class body taking ``self`` or ``cls``: a method, which the
+    kernel could not bind (its first argument is no array or number)."""
+    parts = getattr(fn, "__qualname__", "").split(".")
+    params = list(inspect.signature(fn).parameters) if inspect.isfunction(fn) else []
+    if len(parts) > 1 and parts[-2] != "<locals>" and params[:1] in (["self"], ["cls"]):
+        raise TypeError(_METHOD_REFUSAL.format(fn.__qualname__))
 
 
 def _type_key(a: Any) -> tuple:

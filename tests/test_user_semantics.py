@@ -294,3 +294,75 @@ def test_unreadable_signatures_name_the_bad_text(text, message) -> None:
     with pytest.raises(ValueError) as info:
         parse_signature(text, ["A", "x"])
     assert message in str(info.value)
+
+
+# --- 8. misuses get Python's message, or one that says what to do ----------------------
+
+@polyopt.jit
+def add3(a, b, c):
+    for i in range(len(a)):
+        c[i] = a[i] + b[i]
+
+
+def test_unexpected_keyword_is_named_as_python_names_it() -> None:
+    x = np.ones(3)
+    with pytest.raises(TypeError) as expected:
+        add3.py_func(x, x, d=x)
+    with pytest.raises(TypeError, match=r"^add3\(\) got an unexpected keyword argument 'd'$"):
+        add3(x, x, d=x)
+    assert "unexpected keyword argument 'd'" in str(expected.value)
+
+
+def test_report_with_an_unknown_keyword_lists_its_real_parameters() -> None:
+    x = np.ones(3)
+    add3(x, x, np.zeros(3))
+    with pytest.raises(TypeError, match=r"^add3\.report\(\) takes the arguments of "
+                                        r"add3\(a, b, c\) .*'format' is not one of them"):
+        add3.report(format="json")
+
+
+def test_jit_on_a_method_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"polyopt.jit does not support methods \(.*Holder.meth\)"):
+        class Holder:
+            @polyopt.jit
+            def meth(self, a):
+                for i in range(len(a)):
+                    a[i] = 1.0
+
+
+def test_jit_kernel_bound_to_an_instance_is_refused_but_staticmethod_works() -> None:
+    class Holder:
+        @polyopt.jit
+        def meth(a):  # noqa: N805 - a kernel put in a class body by mistake
+            for i in range(len(a)):
+                a[i] = 1.0
+
+        @staticmethod
+        @polyopt.jit
+        def fill(a):
+            for i in range(len(a)):
+                a[i] = 3.0
+
+    with pytest.raises(TypeError, match="polyopt.jit does not support methods"):
+        Holder().meth(np.zeros(2))
+    run_both(Holder.fill, np.zeros(2))
+    a = np.zeros(2)
+    Holder().fill(a)
+    np.testing.assert_array_equal(a, [3.0, 3.0])
+
+
+def test_cache_warning_points_at_the_users_call(tmp_path, monkeypatch) -> None:
+    from polyopt.backend_c import build
+
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    monkeypatch.setenv("POLYOPT_CACHE_DIR", str(blocker / "cache"))
+    monkeypatch.setattr(build, "_warned", set())
+
+    @polyopt.jit
+    def twice(a):
+        for i in range(len(a)):
+            a[i] = a[i] * 2.0 + 7.0
+    with pytest.warns(RuntimeWarning, match="cannot be used") as record:
+        run_both(twice, np.ones(3))
+    assert {w.filename for w in record} == {__file__}
