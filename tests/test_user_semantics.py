@@ -366,3 +366,45 @@ def test_cache_warning_points_at_the_users_call(tmp_path, monkeypatch) -> None:
     with pytest.warns(RuntimeWarning, match="cannot be used") as record:
         run_both(twice, np.ones(3))
     assert {w.filename for w in record} == {__file__}
+
+
+# --- 3. a Python int meeting an int32 value must fit it, as NumPy converts it ------------
+
+def same_outcome(kernel: polyopt.Kernel, *args: object) -> None:
+    """Both raise the same exception with the same message, or both write the same."""
+    try:
+        kernel.py_func(*copy.deepcopy(args))
+    except Exception as exc:  # noqa: BLE001 - the exception is the expected outcome
+        with pytest.raises(type(exc)) as info:
+            kernel(*copy.deepcopy(args))
+        assert str(info.value) == str(exc)
+        return
+    run_both(kernel, *args)
+
+
+@polyopt.jit
+def plus_k(a, k, b):
+    for i in range(len(a)):
+        b[i] = a[i] + k
+
+
+@polyopt.jit
+def store_k(a, k):
+    for i in range(len(a)):
+        a[i] = k
+
+
+@polyopt.jit
+def below_k(a, k, b):
+    for i in range(len(a)):
+        b[i] = a[i] * 2 if a[i] < k else b[i]
+
+
+@pytest.mark.parametrize("k", [2**40, -2**31 - 1, 2**31 - 1, -2**31, 7, np.int64(2**40)])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_python_int_meeting_int32_must_fit(k, dtype) -> None:
+    with np.errstate(over="ignore"):
+        for _ in range(2):  # cold call, then the warm call's wrapper
+            same_outcome(plus_k, np.ones(3, dtype), k, np.zeros(3, np.int64))
+            same_outcome(store_k, np.ones(3, dtype), k)
+            same_outcome(below_k, np.ones(3, dtype), k, np.zeros(3, dtype))
