@@ -8,6 +8,7 @@ exactly, or asserts the exact exception a misuse gets.
 from __future__ import annotations
 
 import copy
+import math
 
 import numpy as np
 import pytest
@@ -408,3 +409,55 @@ def test_python_int_meeting_int32_must_fit(k, dtype) -> None:
             same_outcome(plus_k, np.ones(3, dtype), k, np.zeros(3, np.int64))
             same_outcome(store_k, np.ones(3, dtype), k)
             same_outcome(below_k, np.ones(3, dtype), k, np.zeros(3, dtype))
+
+
+# --- 5. np.* math on float32 computes in float32, within 2 ulp of NumPy -----------------
+
+def np_math32(x, y, out):
+    for i in range(len(x)):
+        out[0, i] = np.sin(x[i])
+        out[1, i] = np.cos(x[i])
+        out[2, i] = np.exp(x[i])
+        out[3, i] = np.log(y[i])
+        out[4, i] = np.tanh(x[i])
+        out[5, i] = np.sqrt(y[i])
+        out[6, i] = np.power(y[i], x[i])
+
+
+def ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The distance in float32 units in the last place (same-sign finite values)."""
+    ia, ib = a.view(np.int32).astype(np.int64), b.view(np.int32).astype(np.int64)
+    return np.abs(ia - ib)
+
+
+@pytest.mark.parametrize("options", [{}, {"strict_fp": True}, {"vectorize": False}])
+def test_numpy_math_on_float32_is_within_2_ulp_of_numpy(options, rng) -> None:
+    x = rng.uniform(-10, 10, 4096).astype(np.float32)
+    y = rng.uniform(1e-3, 50, 4096).astype(np.float32)
+    expected = np.zeros((7, x.size), np.float32)
+    np_math32(x, y, expected)
+    actual = np.zeros_like(expected)
+    polyopt.jit(**options)(np_math32)(x, y, actual)
+    same_sign = np.signbit(actual) == np.signbit(expected)
+    assert same_sign.all()
+    worst = ulps(actual, expected).max(axis=1)
+    assert (worst <= 2).all(), dict(zip(["sin", "cos", "exp", "log", "tanh", "sqrt", "power"],
+                                        worst.tolist(), strict=True))
+
+
+def test_numpy_math_on_float32_calls_the_float32_c_functions() -> None:
+    x = np.ones(4, np.float32)
+    src = polyopt.jit(strict_fp=True)(np_math32).c_source(x, x, np.zeros((7, 4), np.float32))
+    for fn in ("sinf(", "cosf(", "expf(", "logf(", "tanhf(", "sqrtf(", "powf("):
+        assert fn in src
+
+
+@polyopt.jit
+def math_sin_of_float32(x, out):
+    for i in range(len(x)):
+        out[i] = math.sin(x[i]) + math.exp(x[i])
+
+
+def test_math_functions_on_float32_compute_in_float64_as_cpython(rng) -> None:
+    x = rng.uniform(-10, 10, 1000).astype(np.float32)
+    run_both(math_sin_of_float32, x, np.zeros(1000))
