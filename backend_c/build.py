@@ -19,12 +19,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from polyopt.errors import CompileError
+from polyopt.errors import CompileError, warn_user
 
 DEFAULT_CFLAGS = "-O3 -march=native -fopenmp"
 # Always added: a shared library, and float flags that change no result (no errno
@@ -121,8 +120,8 @@ def warn_unusable(exc: OSError) -> None:
     if "unusable" in _warned:
         return
     _warned.add("unusable")
-    warnings.warn(f"polyopt: the build cache {cache_root()} cannot be used ({exc}); "
-                  f"building in a private temporary directory instead", RuntimeWarning, stacklevel=3)
+    warn_user(f"polyopt: the build cache {cache_root()} cannot be used ({exc}); "
+              f"building in a private temporary directory instead")
 
 
 def _sound_manifest(entry: Path) -> bool:

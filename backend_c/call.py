@@ -52,10 +52,15 @@ class CompiledKernel:
         self.buffer_type = {a.name: self.ffi.typeof(f"{_ctype(a.dtype)}[]") for a in iface.arrays}
         self.int_params = [(n, pos[n]) for n, kind, _ in iface.c_args if kind == "param" and n in pos]
         self.scalar_pos = [(n, pos[n]) for n, _ in iface.scalar_args]
+        self.int32_pos = [pos[n] for n in getattr(iface, "int32_args", ()) if n in pos]
         self.order = [n for n, _, _ in iface.c_args]
         self.param_names = [n for n, kind, _ in iface.c_args if kind == "param"]
 
     def __call__(self, args: tuple) -> object:
+        for k in self.int32_pos:
+            v = args[k]
+            if not -2**31 <= v < 2**31:  # NumPy's own message (NEP 50 conversion)
+                raise OverflowError(f"Python integer {v} out of bounds for int32")
         env = self._arrays(args)
         sizes = self._sizes(args, env)
         bad = self.check(*[sizes[p] for p in self.param_names])

@@ -259,6 +259,9 @@ class BodyPrinter:
             from polyopt.dtypes import promote
 
             t = promote(e.lhs.type, e.rhs.type)
+            if t.dtype is DType.INT32 and (e.lhs.type.weak or e.rhs.type.weak):
+                # NumPy compares an int32 with any Python int by value (no conversion)
+                t = ValueType(DType.INT64)
             return f"({typed(e.lhs, t)} {e.op} {typed(e.rhs, t)})"
         t = e.type
         a, b = typed(e.lhs, t), typed(e.rhs, t)

@@ -30,6 +30,7 @@ def make_fast_call(ck: Any, type_key: tuple) -> Callable[[tuple], object]:
     """The generated wrapper of ``ck`` (a CompiledKernel) for argument types ``type_key``."""
     w = _Writer(ck)
     w.types(type_key)
+    w.int32_args()
     w.arrays()
     w.sizes()
     w.buffers()
@@ -69,6 +70,10 @@ class _Writer:
             else:
                 self.ns[f"T{k}"] = key[0]
                 self.guard(f"type(a{k}) is not T{k}", "MISS")
+
+    def int32_args(self) -> None:
+        for n in getattr(self.iface, "int32_args", ()):
+            self.guard(f"not -2147483648 <= a{self.pos[n]} <= 2147483647")
 
     def arrays(self) -> None:
         for a in self.arrays_:

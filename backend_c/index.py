@@ -15,14 +15,13 @@ import hashlib
 import json
 import os
 import re
-import warnings
 from pathlib import Path
 
 from polyopt.backend_c import build
 from polyopt.backend_c.call import CompiledKernel
 from polyopt.backend_c.interface import KernelInterface
 
-from polyopt.errors import PolyoptError
+from polyopt.errors import PolyoptError, warn_user
 from polyopt.signature import ArrayType, ScalarType, Signature
 
 INDEX_VERSION = 2
@@ -88,8 +87,7 @@ def store(front: str, library: str, iface: KernelInterface) -> None:
 
 
 def _discard(path: Path, why: str) -> None:
-    warnings.warn(f"polyopt: discarding the cache index entry {path} ({why}); rebuilding",
-                  RuntimeWarning, stacklevel=4)
+    warn_user(f"polyopt: discarding the cache index entry {path} ({why}); rebuilding")
     try:
         path.unlink()
     except OSError:
@@ -145,7 +143,7 @@ def _lin(d: object, params: set[str]) -> bool:
 
 _FIELDS = {"function", "check_function", "arg_names", "c_args", "param_sources", "arrays",
            "scalar_args", "returns", "return_ctype", "check_messages", "return_numpy",
-           "param_limit", "raises"}
+           "param_limit", "raises", "int32_args"}
 _ARRAY_FIELDS = {"name", "dtype", "rank", "kind", "written", "shape"}
 
 
@@ -199,6 +197,8 @@ def _interface(d: dict) -> KernelInterface:
     _require(d["return_numpy"] is None or d["return_numpy"] in _DTYPES, "returned dtype")
     _require(_int(d["param_limit"]) and 0 <= d["param_limit"] < 2**63, "size limit")
     _require(isinstance(d["raises"], bool), "error flag")
+    _require(_str_list(d["int32_args"]) and set(d["int32_args"]) <= set(d["arg_names"]),
+             "int32-checked arguments")
     try:
         return KernelInterface.from_json(d)
     except (KeyError, TypeError, ValueError) as exc:

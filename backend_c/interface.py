@@ -12,6 +12,8 @@ from polyopt.backend_c.emit import CKernel
 
 from polyopt.aff import FloorDiv, Lin
 from polyopt.bounds import param_limit
+from polyopt.dtypes import WEAK_INT, DType, ValueType
+from polyopt.expr import Binary, Cast, Expr, Name, walk
 from polyopt.model import ScalarKind, Scop
 
 
@@ -44,6 +46,9 @@ class KernelInterface:
     param_limit: int = 0
     # the C function takes an error flag last, set where Python would raise (cexpr.ERROR_FLAG)
     raises: bool = False
+    # Python int arguments that meet an int32 value: NumPy converts them to int32 first and
+    # raises OverflowError when they do not fit (NEP 50); the call checks them
+    int32_args: tuple[str, ...] = ()
 
     def cdef(self) -> str:
         params = ", ".join(
@@ -68,7 +73,7 @@ class KernelInterface:
             returns=tuple(d["returns"]) if d["returns"] else None,
             return_ctype=d["return_ctype"], check_messages=tuple(d["check_messages"]),
             return_numpy=d.get("return_numpy"), param_limit=d["param_limit"],
-            raises=d["raises"],
+            raises=d["raises"], int32_args=tuple(d.get("int32_args", ())),
         )
 
 
@@ -114,5 +119,42 @@ def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
         param_sources=dict(scop.param_sources), arrays=arrays, scalar_args=scalars,
         returns=returns, return_ctype=kernel.return_ctype, check_messages=kernel.check_messages,
         return_numpy=return_numpy, param_limit=param_limit(scop), raises=kernel.raises,
+        int32_args=int32_arguments(scop),
     )
+
+
+_NOT_CONVERTING = frozenset({"<", "<=", ">", ">=", "==", "!=", "and", "or"})
+
+
+def int32_arguments(scop: Scop) -> tuple[str, ...]:
+    """The Python int arguments that are an operand of arithmetic with an int32 value, or
+    are stored into or combined with an int32 target (``x32[i] = k``, ``x32[i] += k``).
+    NumPy converts such a Python int to int32 and raises OverflowError when it does not
+    fit; NumPy's comparisons take any Python int, so they are not counted.  Only a direct
+    operand counts: ``x32[i] + (k + 1)`` converts the value ``k + 1``, which is not checked.
+    A store converts even an np.int64 ``k``."""
+    ints = {n: s.type for n, s in scop.scalars.items()
+            if s.kind is ScalarKind.ARGUMENT and s.type.dtype is DType.INT64}
+    weak = {n for n, t in ints.items() if t == WEAK_INT}
+    i32 = ValueType(DType.INT32)
+    found: set[str] = set()
+
+    def direct(e: Expr, names: set[str] | dict) -> str | None:
+        while isinstance(e, Cast):
+            e = e.operand
+        return e.name if isinstance(e, Name) and e.name in names else None
+
+    for st in scop.statements:
+        if st.target not in scop.arrays or scop.arrays[st.target].dtype is not DType.INT32:
+            pass
+        elif st.update_op is None and (n := direct(st.value, ints)) is not None:
+            found.add(n)  # NumPy's item assignment converts even an np.int64 k
+        elif st.update_op is not None and (n := direct(st.value, weak)) is not None:
+            found.add(n)
+        for node in walk(st.value):
+            if isinstance(node, Binary) and node.op not in _NOT_CONVERTING:
+                for x, y in ((node.lhs, node.rhs), (node.rhs, node.lhs)):
+                    if (n := direct(x, weak)) is not None and y.type == i32:
+                        found.add(n)
+    return tuple(sorted(found))
 

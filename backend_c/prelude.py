@@ -53,12 +53,16 @@ static inline int32_t polyopt_to_i32(double x, int32_t *err)
 { if (x > -2147483649.0 && x < 2147483648.0) return (int32_t)x;
   polyopt_raise(err, x != x ? POLYOPT_NAN_TO_INT : POLYOPT_INT_OVERFLOW); return 0; }
 
-/* Python's float // and % (CPython's float_floor_div / float_rem). */
+/* Python's float // and % on NumPy scalars (np.floor_divide, np.remainder: npy_divmod, CPython's
+   float_floor_div / float_rem except that a zero divisor gives a / b and fmod's NaN
+   rather than ZeroDivisionError: array elements are NumPy scalars). */
 #define POLYOPT_FLOAT_HELPERS(S, T, FMOD, FLOOR) \
 static inline T polyopt_mod_##S(T a, T b) \
-{ T m = FMOD(a, b); if (m != 0) { if ((b < 0) != (m < 0)) m += b; } else { m = copysign((T)0, b); } return m; } \
+{ T m = FMOD(a, b); if (b == 0) return m; \
+  if (m != 0) { if ((b < 0) != (m < 0)) m += b; } else { m = copysign((T)0, b); } return m; } \
 static inline T polyopt_floordiv_##S(T a, T b) \
-{ T m = FMOD(a, b); T d = (a - m) / b; \
+{ if (b == 0) return a / b; \
+  T m = FMOD(a, b); T d = (a - m) / b; \
   if (m != 0 && ((b < 0) != (m < 0))) d -= 1; \
   if (d != 0) { T f = FLOOR(d); if (d - f > (T)0.5) f += 1; return f; } \
   return copysign((T)0, a / b); } \

@@ -130,6 +130,12 @@ def _check_argument_kinds(src: FunctionSource, signature: Signature) -> None:
                             f"uses it with {rank} ({where})")
 
 
+#: bool constants are refused rather than read as Python's int 0/1: `x * FLAG` reads as a
+#: mistake more often than as arithmetic, and a bool global changed from an int must not
+#: silently keep compiling as a number
+_BOOL_GLOBAL = "bool globals are not supported (use an int 0 or 1, or pass it as an argument)"
+
+
 def _int64_global(node: ast.AST, name: str, value: int) -> int:
     """A global int constant, refused when it does not fit the int64 the C code uses."""
     if not -(2**63) <= value < 2**63:
@@ -332,7 +338,7 @@ class _Builder:
         ):
             arr = node.value.value.id
             if arr not in self.arrays:
-                raise NotAffine(node, f"`{arr}.shape`", f"{arr!r} is not an array")
+                raise NotAffine(node, f"`{arr}.shape`", self._not_an_array(arr))
             if not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int)) and not (
                 isinstance(node.slice, ast.UnaryOp) and isinstance(node.slice.operand, ast.Constant)
             ):
@@ -348,7 +354,7 @@ class _Builder:
         ):
             arr = node.args[0].id
             if arr not in self.arrays:
-                raise NotAffine(node, "`len()`", f"{arr!r} is not an array")
+                raise NotAffine(node, "`len()`", self._not_an_array(arr))
             return self._shape_param(node, arr, 0)
         return None
 
@@ -368,7 +374,9 @@ class _Builder:
         if n in self.arrays:
             raise NotAffine(node, f"`{n}`", "is an array, not an integer")
         g = self.env.get(n)
-        if isinstance(g, int) and not isinstance(g, bool):
+        if isinstance(g, bool):
+            raise NotAffine(node, f"`{n}`", _BOOL_GLOBAL)
+        if isinstance(g, int):
             return Lin.constant(_int64_global(node, n, g))
         raise NotAffine(node, f"`{n}`", "unknown name")
 
@@ -394,8 +402,11 @@ class _Builder:
         if n in self.arrays:
             raise NotAffine(node, f"`{n}`", "an array cannot be used as a value (index it)")
         g = self.env.get(n)
-        if isinstance(g, bool):
-            raise NotAffine(node, f"`{n}`", "bool globals are not supported")
+        if isinstance(g, np.generic) and DType.from_numpy(g.dtype) is not None:
+            # a NumPy scalar is strongly typed (NEP 50), even np.float64, a float subclass
+            return Literal(g.item(), ValueType(DType.from_numpy(g.dtype)))
+        if isinstance(g, (bool, np.bool_)):
+            raise NotAffine(node, f"`{n}`", _BOOL_GLOBAL)
         if isinstance(g, int):
             return Literal(_int64_global(node, n, g), WEAK_INT)
         if isinstance(g, float):
@@ -418,10 +429,16 @@ class _Builder:
             raise NotAffine(node, f"`{ast.unparse(node)}`", "only subscripts of array names are supported")
         return cur.id, idx
 
+    def _not_an_array(self, name: str) -> str:
+        if name not in self.scalar_args and isinstance(self.env.get(name), np.ndarray):
+            # a global array's data and shape would be compiled in: it must be an argument
+            return f"global arrays are not supported: pass `{name}` as an argument"
+        return f"{name!r} is not an array"
+
     def _indices(self, node: ast.Subscript) -> tuple[str, tuple[Lin, ...]]:
         name, idx = self._subscript_parts(node)
         if name not in self.arrays:
-            raise NotAffine(node, f"`{ast.unparse(node)}`", f"{name!r} is not an array")
+            raise NotAffine(node, f"`{ast.unparse(node)}`", self._not_an_array(name))
         info = self.arrays[name]
         if len(idx) != info.rank:
             raise NotAffine(node, f"`{ast.unparse(node)}`",

@@ -119,3 +119,19 @@ class TooComplexError(PolyoptError):
 
 class InternalError(PolyoptError):
     """A bug in polyopt.  Please report it with the function that triggered it."""
+
+
+def warn_user(message: str, category: type[Warning] = RuntimeWarning) -> None:
+    """``warnings.warn`` attributed to the user's code: the first frame outside polyopt
+    (a fixed ``stacklevel`` points into polyopt whenever the call path changes)."""
+    import os
+    import sys
+    import warnings
+
+    roots = tuple(os.path.join(d, "") for name in ("polyopt", "polyopt.frontends",
+                                                    "polyopt.backend_c")
+                  for d in getattr(sys.modules.get(name), "__path__", ()))
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(roots):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
-import warnings
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from polyopt.backend_c.emit import emit
 from polyopt.backend_c.fastcall import MISS, make_fast_call
 from polyopt.backend_c.interface import interface_of
 from polyopt.backend_c.work import parallel_min_instances
-from polyopt.errors import CompileError, UnsupportedError
+from polyopt.errors import CompileError, UnsupportedError, warn_user
 from polyopt.options import Options
 from polyopt.signature import Signature, type_of_value
 
@@ -48,10 +48,16 @@ class Kernel:
         self._failed: str | None = None
         self._wrappers: dict[tuple, Callable[[tuple], object]] = {}  # generated, per signature
         self._fast: Callable[[tuple], object] | None = None  # the last signature's wrapper
+        # the global and closure values compiled in, checked on every call (Python reads
+        # them at call time); None until the first compilation reads them
+        self._watch: list[list[Any]] | None = None
+        self._states: dict[tuple, tuple] = {}  # compiled state per snapshot of those values
 
     # --- calling ------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._watch and _changed(self._watch):
+            self._rebind()
         if self._fast is not None:
             if kwargs and not args and len(kwargs) == len(self._arg_names):
                 try:  # all arguments by keyword: reorder them for the wrapper
@@ -64,12 +70,12 @@ class Kernel:
                 if result is not MISS:
                     return result
         if kwargs or len(args) != len(self._arg_names):
-            bound = self._signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            args = tuple(bound.arguments[n] for n in self._arg_names)
+            args = self._bind(f"{self.__name__}()", args, kwargs)
         key = tuple(_type_key(a) for a in args)
         compiled = self._specializations.get(key)
         if compiled is None:
+            if self._watch is None:
+                self._watch = _watch_list(self.py_func)
             if self._failed is not None:
                 return self.py_func(*args)
             try:
@@ -78,13 +84,27 @@ class Kernel:
                 if not self.options.fallback:
                     raise
                 self._failed = str(exc)
-                warnings.warn(f"polyopt: running {self.__name__} as plain Python: {exc}",
-                              RuntimeWarning, stacklevel=2)
+                warn_user(f"polyopt: running {self.__name__} as plain Python: {exc}")
                 return self.py_func(*args)
             self._specializations[key] = compiled
             self._wrappers[key] = make_fast_call(compiled, key)
         self._fast = self._wrappers[key]
         return compiled(args)
+
+    def _bind(self, what: str, args: tuple, kwargs: dict) -> tuple:
+        """The arguments in the function's order, defaults applied; an unknown keyword is
+        named as Python names it (inspect's bind reports a missing argument first)."""
+        for k in kwargs:
+            if k not in self._signature.parameters:
+                raise TypeError(f"{what} got an unexpected keyword argument {k!r}")
+        bound = self._signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments[n] for n in self._arg_names)
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Any:
+        if obj is None:  # the class attribute itself (and staticmethod's unwrapping)
+            return self
+        raise TypeError(_METHOD_REFUSAL.format(self.__qualname__))
 
     def _compile_for(self, args: tuple) -> CompiledKernel:
         if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
@@ -142,12 +162,29 @@ class Kernel:
             h.update(b"\0")
         return h.hexdigest()[:32]
 
+    def _rebind(self) -> None:
+        """A watched global or closure value changed: switch to the compiled state of the
+        new values (kept in memory per snapshot; a new one loads through the disk cache)."""
+        old = self._watch or []
+        self._states[_snapshot(old)] = (self._specializations, self._plans, self._wrappers,
+                                        self._failed)
+        self._watch = _watch_list(self.py_func)
+        state = self._states.pop(_snapshot(self._watch), None)
+        if state is None:
+            state = ({}, {}, {}, None)
+        self._specializations, self._plans, self._wrappers, self._failed = state
+        self._fast = None
+
     # --- analysis -----------------------------------------------------------------------
 
     def plan(self, sig: Signature | None = None) -> pipeline.Plan:
         """The analysed model for ``sig`` (the last call's, or types inferred from use)."""
         from polyopt.frontends.python import parse_function
 
+        if self._watch is None:
+            self._watch = _watch_list(self.py_func)
+        elif _changed(self._watch):
+            self._rebind()
         if sig not in self._plans:
             self._plans[sig] = pipeline.plan(parse_function(self.py_func, sig), self.options,
                                              self.steps)
@@ -156,9 +193,16 @@ class Kernel:
     def _sig_for(self, args: tuple, kwargs: dict) -> Signature | None:
         if not args and not kwargs:
             return self._last
-        bound = self._signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return Signature(tuple((n, type_of_value(bound.arguments[n])) for n in self._arg_names))
+        method = sys._getframe(1).f_code.co_name  # report, dependences or c_source
+        unknown = [k for k in kwargs if k not in self._signature.parameters]
+        if unknown:
+            raise TypeError(
+                f"{self.__name__}.{method}() takes the arguments of {self.__name__}("
+                f"{', '.join(self._arg_names)}) to choose the specialization, or none for "
+                f"the last call's; {unknown[0]!r} is not one of them")
+        args = self._bind(f"{self.__name__}.{method}()", args, kwargs)
+        return Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args,
+                                                                      strict=True)))
 
     def report(self, *args: Any, **kwargs: Any) -> str:
         """The dependences and, for every loop, whether it runs in parallel and why not."""
@@ -227,7 +271,21 @@ def jit(fn: Callable[..., Any] | None = None, *, parallel: bool = True, vectoriz
         return lambda f: Kernel(f, options)
     if not callable(fn):
         raise TypeError("polyopt.jit decorates a function")
+    _refuse_method(fn)
     return Kernel(fn, options)
+
+
+_METHOD_REFUSAL = ("polyopt.jit does not support methods ({}): decorate a module-level "
+                   "function and pass it the arrays it uses")
+
+
+def _refuse_method(fn: Callable[..., Any]) -> None:
+    """A function defined in a class body taking ``self`` or ``cls``: a method, which the
+    kernel could not bind (its first argument is no array or number)."""
+    parts = getattr(fn, "__qualname__", "").split(".")
+    params = list(inspect.signature(fn).parameters) if inspect.isfunction(fn) else []
+    if len(parts) > 1 and parts[-2] != "<locals>" and params[:1] in (["self"], ["cls"]):
+        raise TypeError(_METHOD_REFUSAL.format(fn.__qualname__))
 
 
 def _type_key(a: Any) -> tuple:
@@ -254,13 +312,67 @@ def _referenced_values(fn: Callable[..., Any]) -> list[tuple[str, str]]:
             env[name] = cell.cell_contents
         except ValueError:  # an empty cell
             env.pop(name, None)
+    return [(n, _describe_value(env[n])) for n in _names_of(code) if n in env]
+
+
+_ABSENT = object()
+#: the value kinds the frontend compiles in as constants (others are refused or, for
+#: modules and types, read as what they name)
+_WATCHED = (bool, int, float, complex, np.generic)
+
+
+def _watch_list(fn: Callable[..., Any]) -> list[list[Any]]:
+    """``[namespace, name, value]`` for every global and ``[cell, None, value]`` for every
+    closure cell ``fn`` names that holds a number: the values compiled into its C code."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return []
+    out: list[list[Any]] = []
+    cells = dict(zip(code.co_freevars, getattr(fn, "__closure__", None) or (), strict=False))
+    g = getattr(fn, "__globals__", {})
+    for name in _names_of(code):
+        if name in cells:
+            value = _cell_value(cells[name])
+            if isinstance(value, _WATCHED):
+                out.append([cells[name], None, value])
+        elif isinstance(g.get(name), _WATCHED):
+            out.append([g, name, g[name]])
+    return out
+
+
+def _cell_value(cell: Any) -> object:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return _ABSENT
+
+
+def _changed(watch: list[list[Any]]) -> bool:
+    """Whether a watched value is no longer the one compiled in.  The identity test is the
+    whole cost of a warm call; a new object with the same type and value is adopted."""
+    for entry in watch:
+        where, name, value = entry
+        now = _cell_value(where) if name is None else where.get(name, _ABSENT)
+        if now is value:
+            continue
+        if type(now) is not type(value) or _describe_value(now) != _describe_value(value):
+            return True
+        entry[2] = now
+    return False
+
+
+def _snapshot(watch: list[list[Any]]) -> tuple:
+    return tuple((e[1], _describe_value(e[2])) for e in watch)
+
+
+def _names_of(code: Any) -> list[str]:
     names: set[str] = set()
     stack = [code]
     while stack:  # nested code objects (comprehensions) name globals too
         c = stack.pop()
         names.update(c.co_names, c.co_freevars)
         stack.extend(k for k in c.co_consts if inspect.iscode(k))
-    return [(n, _describe_value(env[n])) for n in sorted(names) if n in env]
+    return sorted(names)
 
 
 def _describe_value(v: object) -> str:

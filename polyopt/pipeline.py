@@ -4,12 +4,11 @@ frontend model → dependences → schedule (automatic or user steps) → loop m
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 from polyopt import auto, parallel
 from polyopt.deps import Dependences, analyze
-from polyopt.errors import Problem, TooComplexError, UnsupportedError
+from polyopt.errors import Problem, TooComplexError, UnsupportedError, warn_user
 from polyopt.isl_budget import ANALYSIS_OPS, MARKING_OPS, SCHEDULING_OPS, budget
 from polyopt.model import Scop
 from polyopt.options import Options
@@ -98,7 +97,7 @@ def _source_plan(scop: Scop, deps: Dependences, marks: dict, notes: list[str]) -
         tree, what = scop.schedule, "running the source loop order sequentially"
     if notes:
         notes[-1] += f"; {what}"
-        warnings.warn("polyopt: " + "; ".join(notes), RuntimeWarning, stacklevel=4)
+        warn_user("polyopt: " + "; ".join(notes))
     return Plan(scop, deps, tree, scop, deps, tuple(notes))
 
 

@@ -18,6 +18,7 @@ loop id (``"L0"``).
 
 from __future__ import annotations
 
+import inspect
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -309,7 +310,8 @@ class Schedule:
     @staticmethod
     def from_json(kernel: Any, text: str) -> Schedule:
         """The schedule :meth:`to_json` saved, for a function or a ``@polyopt.jit`` kernel."""
-        return Schedule(_kernel_of(kernel), steps_from_json(text))
+        k = _kernel_of(kernel)
+        return Schedule(k, steps_from_json(text, getattr(k, "__name__", None)))
 
 
 # the arguments of each step: "loop" a loop name, "loops" a non-empty list of them,
@@ -356,16 +358,23 @@ def step_problem(op: object, args: tuple[Any, ...]) -> str | None:
         return f"the unroll-and-jam factor must be at least 2, not {args[1]!r}"
     if op in ("interchange", "fuse") and args[0] == args[1]:
         return f"both arguments name loop {args[0]!r}; {op} takes two different loops"
+    if op == "tile" and len(set(args[0])) != len(args[0]):
+        twice = next(n for n in args[0] if list(args[0]).count(n) > 1)
+        return f"loop {twice!r} is named twice; tile takes different loops"
     return None
 
 
-def steps_from_json(text: str | bytes) -> tuple[Step, ...]:
+def steps_from_json(text: str | bytes, function: str | None = None) -> tuple[Step, ...]:
     """The steps of a saved schedule; :class:`~polyopt.ScheduleFormatError` when the text
-    is not what :meth:`Schedule.to_json` writes."""
+    is not what :meth:`Schedule.to_json` writes, or was saved for another function than
+    ``function`` (when given)."""
     try:
         data = json.loads(text)
     except (TypeError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError too
         raise ScheduleFormatError(f"a schedule file must be JSON: {exc}") from None
+    except RecursionError:  # the decoder recurses once per nested array or object
+        raise ScheduleFormatError("a schedule file must be JSON as Schedule.to_json() writes "
+                                  "it: this one is nested too deeply to read") from None
     if not isinstance(data, dict):
         raise ScheduleFormatError("a schedule file must be a JSON object with "
                                   f'"polyopt_schedule" and "steps", not {type(data).__name__}')
@@ -373,6 +382,10 @@ def steps_from_json(text: str | bytes) -> tuple[Step, ...]:
     if version != SCHEMA_VERSION or isinstance(version, bool):
         raise ScheduleFormatError(f"unsupported schedule file version {version!r} "
                                   f"(this polyopt reads version {SCHEMA_VERSION})")
+    saved_for = data.get("function")
+    if function is not None and saved_for not in (None, "", function):
+        raise ScheduleFormatError(f"this schedule was saved for function {saved_for!r}, "
+                                  f"not {function!r}")
     raw = data.get("steps")
     if not isinstance(raw, list):
         raise ScheduleFormatError(f'"steps" must be a list of steps, not {raw!r}')
@@ -392,7 +405,12 @@ def steps_from_json(text: str | bytes) -> tuple[Step, ...]:
 def _kernel_of(fn: Any) -> Any:
     from polyopt.jit import Kernel, jit
 
-    return fn if isinstance(fn, Kernel) else jit(fn)
+    if isinstance(fn, Kernel):
+        return fn
+    if not inspect.isfunction(fn):
+        raise TypeError("polyopt.schedule takes a function or a @polyopt.jit kernel, "
+                        f"not {type(fn).__name__}")
+    return jit(fn)
 
 
 def _source_of(kernel: Any) -> tuple[Scop, Dependences]:

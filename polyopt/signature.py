@@ -4,6 +4,7 @@ type of each scalar), as Numba specializes per signature.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,15 +72,17 @@ def type_of_value(value: object) -> ArgType:
         return ArrayType(dt, value.ndim)
     if isinstance(value, (bool, np.bool_)):
         raise TypeError("bool arguments are not supported; pass an int")
-    if isinstance(value, int):
-        return ScalarType(WEAK_INT)
-    if isinstance(value, float):
-        return ScalarType(WEAK_FLOAT)
     if isinstance(value, np.generic):
+        # before `float`: np.float64 subclasses float, but NumPy scalars are strongly typed
+        # (NEP 50), so `a32 + np.float64(k)` computes in float64, unlike `a32 + k`
         dt = DType.from_numpy(value.dtype)
         if dt is None:
             raise TypeError(f"scalars of type {value.dtype} are not supported")
         return ScalarType(ValueType(dt))
+    if isinstance(value, int):
+        return ScalarType(WEAK_INT)
+    if isinstance(value, float):
+        return ScalarType(WEAK_FLOAT)
     raise TypeError(
         f"arguments of type {type(value).__name__} are not supported "
         "(pass NumPy arrays, ints and floats)"
@@ -90,25 +93,46 @@ _NAMES = {"f8": DType.FLOAT64, "f4": DType.FLOAT32, "i8": DType.INT64, "i4": DTy
 
 
 def parse_signature(text: str, arg_names: list[str]) -> Signature:
-    """Parse ``"float64[:,:], float64[:], float64"`` (Numba's notation) for ``arg_names``."""
-    parts = _split_top(text)
-    if len(parts) != len(arg_names):
+    """Parse ``"float64[:,:], float64[:], float64"`` (Numba's notation, with ``::1`` on the
+    last axis for C order, or ``array(float64, 2d, C)``) for ``arg_names``.  A ValueError
+    names the text it cannot read."""
+    types = [_parse_type(part.strip()) for part in _split_top(text)]
+    if len(types) != len(arg_names):
         raise ValueError(
-            f"the signature has {len(parts)} types but the function takes {len(arg_names)} "
+            f"the signature has {len(types)} types but the function takes {len(arg_names)} "
             f"arguments ({', '.join(arg_names)})"
         )
-    out: list[tuple[str, ArgType]] = []
-    for name, part in zip(arg_names, parts, strict=True):
-        part = part.strip()
-        if "[" in part:
-            base, dims = part.split("[", 1)
-            ndim = dims.rstrip("]").count(":")
-            out.append((name, ArrayType(_dtype(base.strip()), ndim)))
-        elif part in ("int", "float"):
-            out.append((name, ScalarType(WEAK_INT if part == "int" else WEAK_FLOAT)))
-        else:
-            out.append((name, ScalarType(ValueType(_dtype(part)))))
-    return Signature(tuple(out))
+    return Signature(tuple(zip(arg_names, types, strict=True)))
+
+
+_ARRAY_CALL = re.compile(r"array\(\s*(\w+)\s*,\s*(\d+)d\s*,\s*([A-Za-z])\s*\)")
+_BRACKETS = re.compile(r"(\w+)\s*\[(.*)\]")
+
+
+def _parse_type(part: str) -> ArgType:
+    if part in ("int", "float"):
+        return ScalarType(WEAK_INT if part == "int" else WEAK_FLOAT)
+    if m := _ARRAY_CALL.fullmatch(part):
+        layout = m.group(3)
+        if layout == "F":
+            raise ValueError(f"{part!r}: Fortran-order arrays are not supported "
+                             "(polyopt arrays are C-contiguous: layout C)")
+        if layout not in ("C", "A"):
+            raise ValueError(f"{part!r}: unknown layout {layout!r} (use C)")
+        return ArrayType(_dtype(m.group(1)), int(m.group(2)))
+    if m := _BRACKETS.fullmatch(part):
+        axes = [a.replace(" ", "") for a in m.group(2).split(",")] if m.group(2).strip() else []
+        if any(a not in (":", "::1") for a in axes):
+            raise ValueError(f"cannot read the array type {part!r} (write float64[:, :], "
+                             "or float64[:, ::1] for C order)")
+        if "::1" in axes[:-1]:
+            raise ValueError(f"{part!r}: only the last axis can be contiguous (::1); "
+                             "Fortran-order arrays are not supported")
+        return ArrayType(_dtype(m.group(1)), len(axes))
+    if re.fullmatch(r"\w+", part):
+        return ScalarType(ValueType(_dtype(part)))
+    raise ValueError(f"cannot read the type {part!r} (types: float64[:], float64[:, ::1], "
+                     "array(float64, 2d, C), float64, int, float...)")
 
 
 def _dtype(name: str) -> DType:
@@ -123,15 +147,19 @@ def _dtype(name: str) -> DType:
 def _split_top(text: str) -> list[str]:
     parts, depth, cur = [], 0, ""
     for ch in text:
-        if ch == "[":
+        if ch in "[(":
             depth += 1
-        elif ch == "]":
+        elif ch in "])":
             depth -= 1
+            if depth < 0:
+                raise ValueError(f"unbalanced {ch!r} in the signature {text!r}")
         if ch == "," and depth == 0:
             parts.append(cur)
             cur = ""
         else:
             cur += ch
+    if depth != 0:
+        raise ValueError(f"unbalanced brackets in the signature {text!r}")
     if cur.strip():
         parts.append(cur)
     return parts

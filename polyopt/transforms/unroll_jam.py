@@ -68,7 +68,8 @@ def unroll_jam(scop: Scop, deps: Dependences | None, tree: Node, loop: str, fact
     new = build_chain([outer, *dims[1:], point], below_chain(tree, loop))
     result = replace_at(tree, find(tree, loop), new)
     if deps is not None:
-        require_legal(scop, deps, result, f"unroll-and-jam of loop {loop} by {factor}")
+        require_legal(scop, deps, result,
+                      f"unroll-and-jam of loop {loop_label(scop, head)} by {factor}")
     return result
 
 
