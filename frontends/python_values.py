@@ -207,9 +207,10 @@ class ValueConverter:
         t = args[0].type
         for a in args[1:]:
             t = promote(t, a.type)
-        if not t.dtype.is_float:
-            t = ValueType(DType.FLOAT64, weak=t.weak)
-        return Call(fn, tuple(args), t)
+        # a ufunc returns a NumPy scalar, never a Python one: np.cos(-0.75) is a strong
+        # float64, so a float32 array times it computes in float64 (NEP 50)
+        dtype = t.dtype if t.dtype.is_float else DType.FLOAT64
+        return Call(fn, tuple(args), ValueType(dtype, weak=False))
 
     def _callee(self, func: ast.AST) -> tuple[str, str | None]:
         if isinstance(func, ast.Name):

@@ -34,13 +34,8 @@ SETS_PER_PROGRAM = 4
 WORKDIR = Path(tempfile.mkdtemp(prefix="progen-test-"))
 FINDINGS = Path(__file__).parent / "progen" / "findings"
 
-NP_FORMS = "finding 001 (tests/progen/findings/001_np_math_forms.py): np.* math under strict_fp"
-MINMAX_TYPES = ("known: CPython's max/min return one operand with its own type (a float32 sum "
-                "then adds a Python float or an np.float64); polyopt promotes (issue 13)")
-# (seed, option set) -> why it fails today
-KNOWN: dict[tuple[int, str], str] = {
-    (17, "strict_fp"): MINMAX_TYPES,
-}
+# (seed, option set) -> why it fails today (none: every class found so far is fixed)
+KNOWN: dict[tuple[int, str], str] = {}
 
 
 def cases() -> list:

@@ -287,6 +287,26 @@ def _close(expected: np.ndarray, actual: np.ndarray, err: Any, eps: float) -> np
     return (np.abs(a - e) <= bound) | (np.isnan(a) & np.isnan(e))
 
 
+# NumPy's own (SIMD) float kernels for these are not libm's: the README promises 2 ulp,
+# not bit-exactness, for the `np.` forms (sqrt is correctly rounded, fabs exact)
+_NP_INEXACT = frozenset({"exp", "log", "sin", "cos", "tanh", "pow"})
+
+
+def bit_exact_possible(program: Program) -> bool:
+    """Whether ``strict_fp`` promises bit-exact results for ``program``: it calls none of
+    NumPy's transcendental functions."""
+    stack: list[object] = [program]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Call) and node.module == "np" and node.fn in _NP_INEXACT:
+            return False
+        if isinstance(node, (list, tuple)):
+            stack.extend(node)
+        elif hasattr(node, "__dataclass_fields__"):
+            stack.extend(getattr(node, f) for f in node.__dataclass_fields__)
+    return True
+
+
 def compare(prep: Prepared, actual: Outcome, strict: bool) -> str | None:
     """None when ``actual`` matches CPython's results, else what differs."""
     names = [a.name for a in prep.program.arrays]

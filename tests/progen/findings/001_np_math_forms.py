@@ -10,14 +10,14 @@ Found by the program generator under ``strict_fp=True`` (bit-exact against CPyth
   polyopt types it as a weak Python float and multiplies in float32
   (``B_acc * (float)cos(-0.75)``).
 
-Either follow NumPy (types, and the implementation or a documented tolerance) or document
-that ``np.`` forms mean the ``math.`` ones.
+Resolved: ``np.`` calls are typed as NumPy scalars (strong), and the README promises
+2 ulp against NumPy's own kernels for ``exp log sin cos tanh power`` (the fuzzer compares
+programs that call them within its error bound, not bit-exactly, under ``strict_fp``).
 """
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import polyopt
 
@@ -34,16 +34,17 @@ def np_cos_constant(B):
             B[j] *= np.cos(-0.75)
 
 
-@pytest.mark.xfail(strict=True, reason="finding 001: np.tanh is compiled as libm's tanh")
-def test_np_tanh_is_bit_exact_under_strict_fp():
+def test_np_tanh_is_within_two_ulp_under_strict_fp():
+    """polyopt calls libm's tanh; NumPy's SIMD tanh is not always correctly rounded, so
+    the README promises 2 ulp for the `np.` forms, not bit-exactness."""
     A = np.random.default_rng(0).uniform(-2.0, 2.0, 200)
     expected, got = np.zeros(200), np.zeros(200)
     np_tanh(A, expected)
     polyopt.jit(np_tanh, strict_fp=True)(A, got)
-    assert np.array_equal(got, expected)
+    ulps = np.abs(got - expected) / np.spacing(np.abs(expected))
+    assert ulps.max() <= 2
 
 
-@pytest.mark.xfail(strict=True, reason="finding 001: np.cos(float) is typed as a weak float")
 def test_np_function_of_a_python_float_is_float64():
     B = np.linspace(-1.0, 1.0, 7).astype(np.float32)
     expected, got = B.copy(), B.copy()
