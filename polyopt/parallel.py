@@ -51,7 +51,8 @@ class LoopVerdict:
     @property
     def vectorizable(self) -> bool:
         """An innermost loop that ``omp simd`` may vectorize (scalar reductions only)."""
-        return self.innermost and not self.firstprivate and (
+        # lanes would share one thread's copy of a private array: not vectorizable
+        return self.innermost and not self.firstprivate and not self.private_arrays and (
             self.kind == PARALLEL or (self.kind == REDUCTION and all(
                 not _is_array_var(v) for _, v in self.reductions)))
 
@@ -394,7 +395,12 @@ class _MarkCtx:
             return None
         from polyopt.transforms.licm import invariant_accumulator
 
-        return invariant_accumulator(self.scop, self.tree, d.loop_id)
+        stmt = invariant_accumulator(self.scop, self.tree, d.loop_id)
+        if stmt is not None and self.scop.statement(stmt).target in verdict.private_arrays:
+            # each thread writes its own copy, copied back from the last iteration's: one
+            # register for every thread's writes would lose that (a race on the scalar)
+            return None
+        return stmt
 
     def _wants_simd(self, d: LoopDim, verdict: LoopVerdict, replaced: bool) -> bool:
         if not self.vectorize or self._reassociates(verdict):
