@@ -14,6 +14,7 @@ import islpy as isl
 
 from polyopt import isl_text
 from polyopt.aff import Cmp, Lin, conj
+from polyopt.isl_budget import coalesce
 from polyopt.model import Access, Scop
 
 
@@ -40,7 +41,7 @@ def out_of_bounds(scop: Scop) -> list[BoundsCheck]:
             if a.target not in scop.arrays:
                 continue
             touched = a.relation.range()
-            bad = touched.subtract(boxes[a.target]).params().intersect(scop.context).coalesce()
+            bad = coalesce(touched.subtract(boxes[a.target]).params().intersect(scop.context))
             if not bad.is_empty():
                 checks.append(BoundsCheck(a, bad))
     return checks

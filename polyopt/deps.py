@@ -22,7 +22,7 @@ from functools import cached_property
 import islpy as isl
 
 from polyopt import isl_text, names
-from polyopt.isl_budget import exhausted
+from polyopt.isl_budget import coalesce, exhausted
 from polyopt.model import Access, Scop
 from polyopt.reductions import Reduction, reductions
 from polyopt.schedule_tree import loops, statements
@@ -137,7 +137,7 @@ class Dependences:
             for d in self.memory:
                 if d.kind is DepKind.FLOW and d.sink is r:
                     covered = covered.union(d.relation.range())
-            hit = self._written[r.tag] = r.relation.domain().is_subset(covered.coalesce())
+            hit = self._written[r.tag] = r.relation.domain().is_subset(coalesce(covered))
         return hit
 
     @cached_property
@@ -159,7 +159,7 @@ class Dependences:
             union = group[0].relation
             for d in group[1:]:
                 union = union.union(d.relation)
-            out[key] = (union.coalesce(), tuple(group))
+            out[key] = (coalesce(union), tuple(group))
         return out
 
     def reductions_on(self, target: str) -> list[str]:
@@ -233,7 +233,7 @@ def _analyze(scop: Scop) -> Dependences:
                 kind = DepKind.OUTPUT if src.is_write and dst.is_write else (
                     DepKind.FLOW if src.is_write else DepKind.ANTI)
                 for m in names.maps_of(dep):
-                    memory.append(build.dependence(kind, False, src, dst, m.coalesce()))
+                    memory.append(build.dependence(kind, False, src, dst, coalesce(m)))
     return Dependences(scop, tuple(memory), reds,
                        lambda r: _dataflow(scop, tl, memory, build, r))
 
@@ -261,7 +261,7 @@ def _dataflow(scop: Scop, tl: Timeline, memory: list[Dependence], build: _Builde
     flow = []
     for m in names.maps_of(found):
         w = scop.statement(names.in_tuple_name(m)).write
-        flow.append(build.dependence(DepKind.FLOW, True, w, r, m.coalesce()))
+        flow.append(build.dependence(DepKind.FLOW, True, w, r, coalesce(m)))
     return flow, unsourced
 
 

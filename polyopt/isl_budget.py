@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 import islpy as isl
 
@@ -41,6 +42,21 @@ def exhausted(exc: isl.Error) -> bool:
     except isl.Error:
         return True
     return False
+
+
+_Coalescible = TypeVar("_Coalescible", isl.Set, isl.Map, isl.UnionSet, isl.UnionMap)
+
+
+def coalesce(obj: _Coalescible) -> _Coalescible:
+    """``obj.coalesce()``, or ``obj`` as it is when isl's coalescing fails on it (isl
+    0.2x raises "cannot relax redundant constraint" on some unions of dependences): it
+    only simplifies the representation, so the set itself is still right."""
+    try:
+        return obj.coalesce()
+    except isl.Error as exc:
+        if exhausted(exc):
+            raise
+        return obj
 
 
 @contextmanager

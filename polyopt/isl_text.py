@@ -25,6 +25,7 @@ from polyopt.aff import (
     Or,
     expand_cmp,
 )
+from polyopt.isl_budget import coalesce
 
 CTX = isl.DEFAULT_CONTEXT
 
@@ -99,7 +100,7 @@ def make_set(params: tuple[str, ...], tuple_name: str, dims: tuple[str, ...], f:
     # <= k < min(m, i + 2)` as 4), which multiply in every relation built from them; the
     # dependence analysis of a few such loops ran for minutes, and isl's dataflow failed
     # outright on some ("affine expression involves some of the domain dimensions").
-    return isl.Set.read_from_str(CTX, text).coalesce()
+    return coalesce(isl.Set.read_from_str(CTX, text))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -22,6 +22,7 @@ import islpy as isl
 
 from polyopt.aff import FloorDiv
 from polyopt.deps import Dependence, Dependences, DepKind
+from polyopt.isl_budget import coalesce
 from polyopt.model import ArrayKind, Scop
 from polyopt.schedule_tree import Band, LoopDim, LoopMark, Node, Sequence, loops
 from polyopt.timeline import Timeline
@@ -239,7 +240,7 @@ def _may_be_covered(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
                     if _carried(tl, d, loop_id, original):
                         rel = rel.subtract(_as_map(tl.carries(rel, loop_id), rel))
                     covered = covered.union(rel.range())
-            if not r.relation.domain().is_subset(covered.coalesce()):
+            if not r.relation.domain().is_subset(coalesce(covered)):
                 return False
     return True
 

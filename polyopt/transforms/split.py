@@ -21,6 +21,7 @@ import islpy as isl
 
 from polyopt import isl_text, names
 from polyopt.aff import Lin, floordiv
+from polyopt.isl_budget import coalesce
 from polyopt.model import Scop, Statement
 from polyopt.schedule_tree import Leaf, LoopDim, Node, Sequence
 
@@ -35,7 +36,7 @@ def full_tile_domain(scop: Scop, st: Statement, sizes: dict[str, int]) -> tuple[
     box = image.apply(to_tile.reverse())
     bad_tiles = box.subtract(d).apply(to_tile)
     rest = d.intersect(bad_tiles.apply(to_tile.reverse()))
-    return d.subtract(rest).coalesce(), rest.coalesce()
+    return coalesce(d.subtract(rest)), coalesce(rest)
 
 
 def split_full_tiles(scop: Scop, tree: Node, stmt: str, sizes: dict[str, int]) -> tuple[Scop, Node] | None:
