@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from polyopt.errors import CompileError, warn_user
+from polyopt.model.errors import CompileError, warn_user
 
 DEFAULT_CFLAGS = "-O3 -march=native -fopenmp"
 # Always added: a shared library, and float flags that change no result (no errno

@@ -15,8 +15,8 @@ import cffi
 import numpy as np
 from polyopt.backend_c.interface import KernelInterface, eval_lin
 
-from polyopt.errors import CompileError
-from polyopt.names import user_text
+from polyopt.model.errors import CompileError
+from polyopt.model.names import user_text
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -158,7 +158,7 @@ class CompiledKernel:
     def _bounds_message(self, k: int, sizes: dict[str, int]) -> str:
         what = self.iface.check_messages[k - 1]
         shown = ", ".join(f"{n}={v}" for n, v in sizes.items())
-        # internal names (polyopt.names) spelled as the user wrote them
+        # internal names (polyopt.model.names) spelled as the user wrote them
         return user_text(f"out of bounds: {what} leaves the array for these sizes ({shown})")
 
 

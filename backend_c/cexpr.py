@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping
 
 import islpy as isl
 
-from polyopt.aff import FloorDiv, Lin, floordiv
-from polyopt.dtypes import BOOL, DType, ValueType
-from polyopt.expr import Binary, Call, Cast, Expr, Literal, Load, Name, Select, Unary
+from polyopt.model.aff import FloorDiv, Lin, floordiv
+from polyopt.model.dtypes import BOOL, DType, ValueType, promote
+from polyopt.model.expr import Binary, Call, Cast, Expr, Literal, Load, Name, Select, Unary
 
 _OP = isl.ast_expr_op_type
 _BIN = {
@@ -256,8 +256,6 @@ class BodyPrinter:
         if e.op in ("and", "or"):
             return f"({sub(e.lhs)} {'&&' if e.op == 'and' else '||'} {sub(e.rhs)})"
         if e.op in ("<", "<=", ">", ">=", "==", "!="):
-            from polyopt.dtypes import promote
-
             t = promote(e.lhs.type, e.rhs.type)
             if t.dtype is DType.INT32 and (e.lhs.type.weak or e.rhs.type.weak):
                 # NumPy compares an int32 with any Python int by value (no conversion)

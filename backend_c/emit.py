@@ -29,12 +29,12 @@ from polyopt.backend_c.cexpr import (
 from polyopt.backend_c.prelude import PRELUDE, PRIVATE_ARRAYS, VECTOR_MATH
 from polyopt.backend_c.work import instance_estimate, parallel_min_instances
 
-from polyopt import names
-from polyopt.aff import Lin, python_text
-from polyopt.bounds import out_of_bounds
-from polyopt.expr import names_read
-from polyopt.model import ScalarKind, Scop, Statement
-from polyopt.schedule_tree import LoopDim, LoopMark, Node, to_isl
+from polyopt.analysis.bounds import out_of_bounds
+from polyopt.model import names
+from polyopt.model.aff import Lin, python_text
+from polyopt.model.expr import names_read
+from polyopt.model.schedule_tree import LoopDim, LoopMark, Node, to_isl
+from polyopt.model.scop import ScalarKind, Scop, Statement
 
 
 @dataclass(frozen=True)

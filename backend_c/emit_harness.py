@@ -14,8 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from polyopt.frontends.c_affine import MIN_MAX_CALLS
-from polyopt.frontends.c_model import CArray, CRegion
+from polyopt.model.c_region import MIN_MAX_CALLS, CArray, CRegion
 
 
 class HarnessError(Exception):

@@ -25,14 +25,14 @@ import re
 import islpy as isl
 from polyopt.backend_c.cexpr import BodyPrinter, ast_expr, lin
 from polyopt.backend_c.emit import AstPrinter
-from polyopt.frontends.c_model import CRegion
 
-from polyopt.aff import Lin
-from polyopt.dtypes import DType, ValueType
-from polyopt.errors import PolyoptError
-from polyopt.expr import Binary, Call, Cast, Expr, Literal, Load, Name
-from polyopt.model import ScalarKind, Scop, Statement
-from polyopt.schedule_tree import LoopMark, Node
+from polyopt.model.aff import Lin
+from polyopt.model.c_region import CRegion
+from polyopt.model.dtypes import DType, ValueType
+from polyopt.model.errors import PolyoptError
+from polyopt.model.expr import Binary, Call, Cast, Expr, Literal, Load, Name
+from polyopt.model.schedule_tree import LoopMark, Node
+from polyopt.model.scop import ScalarKind, Scop, Statement
 
 C_TYPES = {DType.INT32: "int", DType.INT64: "long long", DType.FLOAT32: "float",
            DType.FLOAT64: "double"}

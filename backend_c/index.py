@@ -21,8 +21,8 @@ from polyopt.backend_c import build
 from polyopt.backend_c.call import CompiledKernel
 from polyopt.backend_c.interface import KernelInterface
 
-from polyopt.errors import PolyoptError, warn_user
-from polyopt.signature import ArrayType, ScalarType, Signature
+from polyopt.model.errors import PolyoptError, warn_user
+from polyopt.model.signature import ArrayType, ScalarType, Signature
 
 INDEX_VERSION = 2
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

@@ -10,11 +10,11 @@ from dataclasses import asdict, dataclass
 
 from polyopt.backend_c.emit import CKernel
 
-from polyopt.aff import FloorDiv, Lin
-from polyopt.bounds import param_limit
-from polyopt.dtypes import WEAK_INT, DType, ValueType
-from polyopt.expr import Binary, Cast, Expr, Name, walk
-from polyopt.model import ScalarKind, Scop
+from polyopt.analysis.bounds import param_limit
+from polyopt.model.aff import FloorDiv, Lin
+from polyopt.model.dtypes import WEAK_INT, DType, ValueType
+from polyopt.model.expr import Binary, Cast, Expr, Name, walk
+from polyopt.model.scop import ScalarKind, Scop
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ import os
 import islpy as isl
 from polyopt.backend_c.cexpr import ast_expr
 
-from polyopt import names
-from polyopt.model import Scop
+from polyopt.model import names
+from polyopt.model.scop import Scop
 
 #: Below this many statement instances (about a millisecond of serial work) a call
 #: runs on one thread.  ``POLYOPT_PARALLEL_MIN`` overrides it when code is generated

@@ -1,5 +1,5 @@
 """The C frontend: every ``#pragma scop`` ... ``#pragma endscop`` region of a C file
-becomes a :class:`~polyopt.model.Scop` (wrapped in a :class:`CRegion` that says where
+becomes a :class:`~polyopt.model.scop.Scop` (wrapped in a :class:`CRegion` that says where
 the region is and how its names are declared).
 
 The file is run through the C preprocessor (see :mod:`.c_preprocess`), so its
@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import NoReturn
 
 from polyopt.frontends.c_affine import text
-from polyopt.frontends.c_model import CFile, CRegion
 from polyopt.frontends.c_preprocess import FAKE_LIBC, CppOptions, LineMap, preprocess
 from polyopt.frontends.c_region import RegionBuilder, RegionSource
 from polyopt.frontends.c_types import TypeTable, scope_at
 from pycparser import c_ast, c_parser
 
-from polyopt.errors import PolyoptError, Problem, SourceLocation, UnsupportedError
-from polyopt.names import c_frontend_renames, internal_name
+from polyopt.model.c_region import CFile, CRegion
+from polyopt.model.errors import PolyoptError, Problem, SourceLocation, UnsupportedError
+from polyopt.model.names import c_frontend_renames, internal_name
 
 _PRAGMA_LINE = re.compile(r"^\s*#\s*pragma\s+(scop|endscop)\s*(//.*|/\*.*)?$")
 _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$", re.S)
@@ -239,7 +239,7 @@ _UCN_IDENT = re.compile(rf"(?:[A-Za-z_]|{_UCN})(?:[A-Za-z0-9_]|{_UCN})*")
 def _ascii_identifiers(output: str, made: set[str]) -> str:
     """The preprocessor writes a non-ASCII identifier (``β``) with universal character
     names (``\\U000003b2``), which pycparser cannot read: such an identifier becomes
-    :func:`polyopt.names.internal_name`'s spelling of it (added to ``made``)."""
+    :func:`polyopt.model.names.internal_name`'s spelling of it (added to ``made``)."""
     if "\\u" not in output and "\\U" not in output:
         return output
 
@@ -256,9 +256,9 @@ def _ascii_identifiers(output: str, made: set[str]) -> str:
 
 def _rename_unsafe(ast: c_ast.FileAST, made: set[str]) -> None:
     """Rename, throughout the file, the variables isl cannot read (``mod``, ``floor``,
-    ``NaN``: its keywords) to :func:`polyopt.names.internal_name`'s spelling; errors,
+    ``NaN``: its keywords) to :func:`polyopt.model.names.internal_name`'s spelling; errors,
     reports and the optimized region spell them as the file does again
-    (:func:`polyopt.names.user_text`).  Functions, fields and types keep their names,
+    (:func:`polyopt.model.names.user_text`).  Functions, fields and types keep their names,
     and so do the names :func:`_ascii_identifiers` ``made``."""
 
     def renames(name: str) -> bool:

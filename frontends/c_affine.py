@@ -1,5 +1,5 @@
 """C expressions in affine position (loop bounds, subscripts, ``if`` tests) as
-:mod:`polyopt.aff` expressions and formulas.
+:mod:`polyopt.model.aff` expressions and formulas.
 
 ``min``/``max`` may be written as calls (``min(a, b)``, ``MIN(a, b)``) or as the
 ternaries such macros expand to (``a < b ? a : b``).  Integer ``/`` and ``%`` are
@@ -15,12 +15,11 @@ from collections.abc import Callable
 from polyopt.frontends.refusal import NotAffine
 from pycparser import c_ast, c_generator
 
-from polyopt.aff import TRUE, Aff, And, Cmp, Const, Formula, Lin, MinMax, Not, Or, add, scale
-from polyopt.dtypes import DType
+from polyopt.model.aff import TRUE, Aff, And, Cmp, Const, Formula, Lin, MinMax, Not, Or, add, scale
+from polyopt.model.c_region import MIN_MAX_CALLS
+from polyopt.model.dtypes import DType
 
 COMPARISONS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}
-MIN_MAX_CALLS = {"min": True, "MIN": True, "max": False, "MAX": False, "imin": True,
-                 "imax": False}
 _INT = re.compile(r"^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
 _GEN = c_generator.CGenerator()
 

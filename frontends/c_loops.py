@@ -15,7 +15,7 @@ from polyopt.frontends.c_affine import AffineConverter, NotAffine
 from polyopt.frontends.c_types import CType, TypeTable
 from pycparser import c_ast
 
-from polyopt.aff import Aff, Cmp, Formula, Lin, aff_names, conj
+from polyopt.model.aff import Aff, Cmp, Formula, Lin, aff_names, conj
 
 
 def loop_init(st: c_ast.For, affine: AffineConverter, types: TypeTable,

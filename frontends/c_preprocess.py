@@ -25,7 +25,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from polyopt.errors import PolyoptError, Problem, SourceLocation, UnsupportedError
+from polyopt.model.errors import PolyoptError, Problem, SourceLocation, UnsupportedError
 
 
 class PreprocessError(PolyoptError):

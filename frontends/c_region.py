@@ -1,4 +1,4 @@
-"""One ``#pragma scop`` region of a C function as a :class:`~polyopt.model.Scop`.
+"""One ``#pragma scop`` region of a C function as a :class:`~polyopt.model.scop.Scop`.
 
 Names in a region are classified from the region itself and the declarations
 visible at it:
@@ -26,19 +26,19 @@ from dataclasses import dataclass, field, replace
 
 from polyopt.frontends.c_affine import AffineConverter, NotAffine, describe, text
 from polyopt.frontends.c_loops import loop_bound, loop_init, loop_step
-from polyopt.frontends.c_model import CArray, CRegion, CScalar
 from polyopt.frontends.c_preprocess import LineMap
 from polyopt.frontends.c_types import CType, Symbol, TypeTable
 from polyopt.frontends.c_values import INT, ValueConverter, ValueScope, arith, cast
 from pycparser import c_ast
 
-from polyopt import isl_text
-from polyopt.aff import TRUE, Cmp, Divisible, Formula, Lin, MinMax, Not, Or, conj, pieces
-from polyopt.dtypes import DType, ValueType
-from polyopt.errors import Problem, SourceLocation
-from polyopt.expr import Expr, Literal, Load, Name, names_read, walk
-from polyopt.model import Access, Array, Loop, Scalar, ScalarKind, Scop, Statement
-from polyopt.schedule_tree import Band, Leaf, LoopDim, Node, Sequence, statements
+from polyopt.model import isl_text
+from polyopt.model.aff import TRUE, Cmp, Divisible, Formula, Lin, MinMax, Not, Or, conj, pieces
+from polyopt.model.c_region import CArray, CRegion, CScalar
+from polyopt.model.dtypes import DType, ValueType
+from polyopt.model.errors import Problem, SourceLocation
+from polyopt.model.expr import Expr, Literal, Load, Name, names_read, walk
+from polyopt.model.schedule_tree import Band, Leaf, LoopDim, Node, Sequence, statements
+from polyopt.model.scop import Access, Array, Loop, Scalar, ScalarKind, Scop, Statement
 
 _COMPOUND_OPS = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%"}
 _UNSUPPORTED = {

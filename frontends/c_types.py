@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from polyopt.dtypes import DType
+from polyopt.model.dtypes import DType
 
 _INT_WORDS = frozenset({"int", "signed", "short", "char", "long"})
 

@@ -1,7 +1,7 @@
-"""C expressions in value position (right-hand sides) as typed :mod:`polyopt.expr` trees.
+"""C expressions in value position (right-hand sides) as typed :mod:`polyopt.model.expr` trees.
 
 Types follow C, not NumPy: the usual arithmetic conversions (int < long < float
-< double) are made explicit with :class:`~polyopt.expr.Cast` nodes, so both
+< double) are made explicit with :class:`~polyopt.model.expr.Cast` nodes, so both
 operands of every arithmetic or comparison node have the node's type and the
 printer never relies on promotion rules.  Integer division and remainder
 truncate toward zero (the ``"c/"`` and ``"c%"`` operators); comparisons and
@@ -21,8 +21,8 @@ import numpy as np
 from polyopt.frontends.c_affine import NotAffine, describe, int_literal, is_unsigned
 from pycparser import c_ast
 
-from polyopt.dtypes import DType, ValueType
-from polyopt.expr import Binary, Call, Cast, Expr, Literal, Load, Select, Unary, walk
+from polyopt.model.dtypes import DType, ValueType
+from polyopt.model.expr import Binary, Call, Cast, Expr, Literal, Load, Select, Unary, walk
 
 INT = ValueType(DType.INT32)
 LONG = ValueType(DType.INT64)

@@ -15,14 +15,17 @@ import numpy as np
 from polyopt.frontends.python_affine import AffineConverter, NotAffine
 from polyopt.frontends.python_names import renamed_signature, renamed_source, renaming
 from polyopt.frontends.python_source import FunctionSource, function_source
+from polyopt.frontends.python_types import dtype_of
 from polyopt.frontends.python_values import ValueConverter, ValueScope, binary, lin_to_expr
 
-from polyopt import isl_text
-from polyopt.aff import TRUE, Cmp, Divisible, Formula, Lin, MinMax, Not, Or, conj, pieces
-from polyopt.dtypes import WEAK_FLOAT, WEAK_INT, DType, ValueType, join
-from polyopt.errors import ArgumentTypeError, Problem, SourceLocation, UnsupportedError
-from polyopt.expr import Cast, Expr, Literal, Load, Name, names_read, walk
-from polyopt.model import (
+from polyopt.model import isl_text
+from polyopt.model.aff import TRUE, Cmp, Divisible, Formula, Lin, MinMax, Not, Or, conj, pieces
+from polyopt.model.dtypes import WEAK_FLOAT, WEAK_INT, DType, ValueType, join
+from polyopt.model.errors import ArgumentTypeError, Problem, SourceLocation, UnsupportedError
+from polyopt.model.expr import Cast, Expr, Literal, Load, Name, names_read, walk
+from polyopt.model.names import user_text
+from polyopt.model.schedule_tree import Band, Leaf, LoopDim, Node, Sequence, statements
+from polyopt.model.scop import (
     Access,
     Array,
     ArrayKind,
@@ -33,9 +36,7 @@ from polyopt.model import (
     Scop,
     Statement,
 )
-from polyopt.names import user_text
-from polyopt.schedule_tree import Band, Leaf, LoopDim, Node, Sequence, statements
-from polyopt.signature import ArrayType, ScalarType, Signature
+from polyopt.model.signature import ArrayType, ScalarType, Signature
 
 _AUG = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
         ast.Mod: "%", ast.Pow: "**"}
@@ -402,9 +403,9 @@ class _Builder:
         if n in self.arrays:
             raise NotAffine(node, f"`{n}`", "an array cannot be used as a value (index it)")
         g = self.env.get(n)
-        if isinstance(g, np.generic) and DType.from_numpy(g.dtype) is not None:
+        if isinstance(g, np.generic) and dtype_of(g.dtype) is not None:
             # a NumPy scalar is strongly typed (NEP 50), even np.float64, a float subclass
-            return Literal(g.item(), ValueType(DType.from_numpy(g.dtype)))
+            return Literal(g.item(), ValueType(dtype_of(g.dtype)))
         if isinstance(g, (bool, np.bool_)):
             raise NotAffine(node, f"`{n}`", _BOOL_GLOBAL)
         if isinstance(g, int):

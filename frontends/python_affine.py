@@ -1,5 +1,5 @@
 """Python expressions in affine position (loop bounds, subscripts, ``if`` tests)
-as :mod:`polyopt.aff` expressions and formulas.
+as :mod:`polyopt.model.aff` expressions and formulas.
 """
 
 from __future__ import annotations
@@ -9,7 +9,21 @@ from collections.abc import Callable
 
 from polyopt.frontends.refusal import NotAffine
 
-from polyopt.aff import TRUE, Aff, And, Cmp, Const, Formula, Lin, MinMax, Not, Or, add, fdiv, scale
+from polyopt.model.aff import (
+    TRUE,
+    Aff,
+    And,
+    Cmp,
+    Const,
+    Formula,
+    Lin,
+    MinMax,
+    Not,
+    Or,
+    add,
+    fdiv,
+    scale,
+)
 
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 

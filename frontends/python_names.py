@@ -3,8 +3,8 @@
 A function's arguments and variables become isl dimensions and C identifiers.  A name
 isl reads as a keyword (``mod``, ``ceil``, ``NaN``), a non-ASCII one (``β``) or one the
 generated C reserves (``double``, ``sqrt``, ``malloc``, ``omp_get_num_threads``) is
-renamed throughout the function to :func:`polyopt.names.internal_name`'s spelling, which
-messages and reports turn back into the user's (:func:`polyopt.names.user_text`).  Only
+renamed throughout the function to :func:`polyopt.model.names.internal_name`'s spelling, which
+messages and reports turn back into the user's (:func:`polyopt.model.names.user_text`).  Only
 local names are renamed: as in Python, a name assigned anywhere in the function is local
 everywhere in it, and any other name (a builtin, a module, a global constant) keeps its
 meaning.
@@ -18,8 +18,8 @@ import dataclasses
 
 from polyopt.frontends.python_source import FunctionSource
 
-from polyopt.names import C_RESERVED, C_RESERVED_PATTERN, internal_name, isl_safe
-from polyopt.signature import Signature
+from polyopt.model.names import C_RESERVED, C_RESERVED_PATTERN, internal_name, isl_safe
+from polyopt.model.signature import Signature
 
 
 def needs_renaming(name: str) -> bool:

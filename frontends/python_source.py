@@ -8,7 +8,7 @@ import linecache
 import textwrap
 from dataclasses import dataclass
 
-from polyopt.errors import Problem, SourceLocation, UnsupportedError
+from polyopt.model.errors import Problem, SourceLocation, UnsupportedError
 
 
 @dataclass(frozen=True)

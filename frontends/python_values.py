@@ -1,4 +1,4 @@
-"""Python expressions in value position (right-hand sides) as typed :mod:`polyopt.expr` trees.
+"""Python expressions in value position (right-hand sides) as typed :mod:`polyopt.model.expr` trees.
 
 Types follow NumPy 2 on the values CPython would see: array elements are NumPy
 scalars of the array's dtype, loop variables and literals are weak Python
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from polyopt.frontends.python_affine import NotAffine
 
-from polyopt.aff import Formula, Lin, Not, conj
-from polyopt.dtypes import BOOL, WEAK_FLOAT, WEAK_INT, DType, ValueType, promote, true_divide
-from polyopt.expr import (
+from polyopt.model.aff import FloorDiv, Formula, Lin, Not, conj
+from polyopt.model.dtypes import BOOL, WEAK_FLOAT, WEAK_INT, DType, ValueType, promote, true_divide
+from polyopt.model.expr import (
     COMPARISONS,
     Binary,
     Call,
@@ -54,8 +54,6 @@ class ValueScope:
 
 def lin_to_expr(e: Lin) -> Expr:
     """An affine integer expression as a value (e.g. a size used in arithmetic)."""
-    from polyopt.aff import FloorDiv
-
     out: Expr | None = None
     for atom, c in e.terms:
         if isinstance(atom, FloorDiv):

@@ -1,6 +1,6 @@
 """The exception both frontends raise while converting source: the offending node
 (a Python ``ast`` node or a pycparser ``c_ast`` node), the construct and why it is
-refused.  The frontend collects them as :class:`polyopt.errors.Problem`s."""
+refused.  The frontend collects them as :class:`polyopt.model.errors.Problem`s."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from polyopt.aff import FloorDiv, Lin, floordiv
+from polyopt.model.aff import FloorDiv, Lin, floordiv
 
 
 def value(e: Lin, env: dict[str, int]) -> int:

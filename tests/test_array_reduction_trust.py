@@ -26,7 +26,9 @@ from polyopt.backend_c import build
 from polyopt.backend_c.work import PARALLEL_MIN_INSTANCES
 
 import polyopt
-from polyopt import cli, cli_verify, parallel
+from polyopt.analysis import verdicts as parallel
+from polyopt.cli import main as cli
+from polyopt.cli import verify as cli_verify
 
 ROOT = Path(__file__).resolve().parents[1]
 

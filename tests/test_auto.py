@@ -28,12 +28,12 @@ from polyopt.backend_c.build import DEFAULT_CFLAGS
 from polyopt.frontends.python import parse_function
 
 import polyopt
-from polyopt.auto_register import _register_tile
-from polyopt.deps import analyze
-from polyopt.dtypes import DType
-from polyopt.options import Options
-from polyopt.schedule_tree import Band, statements
-from polyopt.target import micro_tile
+from polyopt.analysis.dependences import analyze
+from polyopt.model.dtypes import DType
+from polyopt.model.options import Options
+from polyopt.model.schedule_tree import Band, statements
+from polyopt.model.target import micro_tile
+from polyopt.scheduler.register_tiling import _register_tile
 from polyopt.transforms.tree import normalize
 
 
@@ -406,7 +406,7 @@ def test_user_tile_sizes_reach_the_time_tiles():
     """``tile=(steps, rows)`` sizes jacobi-2d's time tiles as they size other bands (the
     default is ``auto.TIME_TILE``): the point loops run 4 time steps and 8 skewed rows of
     a tile, and the tiles still form a parallel wavefront."""
-    from polyopt.auto import TIME_TILE
+    from polyopt.scheduler.auto import TIME_TILE
 
     assert TIME_TILE != (4, 8)
     c = c_of("jacobi_2d", tile=(4, 8))

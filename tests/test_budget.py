@@ -12,13 +12,16 @@ from conftest import check_against_python
 from polyopt.frontends.python import parse_function
 
 import polyopt
-import polyopt.pipeline
-from polyopt import auto, deps, isl_budget, parallel
-from polyopt.options import Options
-from polyopt.pipeline import plan
-from polyopt.schedule import Step
-from polyopt.schedule_tree import loops
-from polyopt.timeline import Timeline
+import polyopt.scheduler.pipeline
+from polyopt.analysis import dependences as deps
+from polyopt.analysis.timeline import Timeline
+from polyopt.model import isl_budget
+from polyopt.model.options import Options
+from polyopt.model.schedule_tree import loops
+from polyopt.scheduler import auto
+from polyopt.scheduler.pipeline import plan
+from polyopt.scheduler.steps import Step
+from polyopt.transforms import mark_parallel
 
 
 def triangle(A):
@@ -68,7 +71,7 @@ def strided_accumulation(A):
 
 
 def test_analysis_over_budget_is_too_complex(monkeypatch):
-    monkeypatch.setattr(polyopt.pipeline, "ANALYSIS_OPS", 200)
+    monkeypatch.setattr(polyopt.scheduler.pipeline, "ANALYSIS_OPS", 200)
     with pytest.raises(polyopt.TooComplexError, match="dependence analysis of triangle"):
         polyopt.jit(triangle)(np.ones((4, 4)))
     assert isl.DEFAULT_CONTEXT.get_max_operations() == 0
@@ -83,7 +86,7 @@ def test_normal_budget_compiles():
 
 
 def test_scheduling_over_budget_keeps_the_source_order(monkeypatch, rng):
-    monkeypatch.setattr(polyopt.pipeline, "SCHEDULING_OPS", 2000)
+    monkeypatch.setattr(polyopt.scheduler.pipeline, "SCHEDULING_OPS", 2000)
     with pytest.warns(RuntimeWarning, match="scheduling stencil_with_temporary.*source loop order"):
         p = plan(parse_function(stencil_with_temporary), Options())
     assert len(p.notes) == 1 and "budget" in p.notes[0]
@@ -97,7 +100,7 @@ def test_scheduling_over_budget_keeps_the_source_order(monkeypatch, rng):
 def test_marking_over_budget_runs_the_source_order_sequentially(monkeypatch, rng):
     """Contraction, the re-analysis of the contracted program and the loop marks all
     run under a budget; past it, even the source order's marks, the loops run as written."""
-    monkeypatch.setattr(polyopt.pipeline, "MARKING_OPS", 2000)
+    monkeypatch.setattr(polyopt.scheduler.pipeline, "MARKING_OPS", 2000)
     with pytest.warns(RuntimeWarning, match="running the source loop order sequentially"):
         p = plan(parse_function(row_sums_then_scale), Options())
     assert p.tree is p.source.schedule and len(p.notes) == 2
@@ -107,7 +110,7 @@ def test_marking_over_budget_runs_the_source_order_sequentially(monkeypatch, rng
 
 
 def test_user_schedule_over_budget_keeps_the_source_order(monkeypatch):
-    monkeypatch.setattr(polyopt.pipeline, "SCHEDULING_OPS", 200)
+    monkeypatch.setattr(polyopt.scheduler.pipeline, "SCHEDULING_OPS", 200)
     steps = (Step("parallelize", ("L1",)),)
     with pytest.warns(RuntimeWarning, match="source loop order"):
         p = plan(parse_function(stencil_with_temporary), Options(), steps)
@@ -126,10 +129,10 @@ def test_every_isl_computation_of_planning_runs_under_a_budget(monkeypatch):
             return fn(*args, **kwargs)
         return wrapper
 
-    monkeypatch.setattr(polyopt.pipeline, "analyze", budgeted("analyze", deps.analyze))
+    monkeypatch.setattr(polyopt.scheduler.pipeline, "analyze", budgeted("analyze", deps.analyze))
     monkeypatch.setattr(deps, "_dataflow", budgeted("dataflow", deps._dataflow))
     monkeypatch.setattr(auto, "schedule", budgeted("schedule", auto.schedule))
-    monkeypatch.setattr(parallel, "mark", budgeted("mark", parallel.mark))
+    monkeypatch.setattr(mark_parallel, "mark", budgeted("mark", mark_parallel.mark))
     p = plan(parse_function(row_sums_then_scale), Options())
     assert "rs" not in p.scop.arrays  # contracted
     assert {"analyze", "dataflow", "schedule", "mark"} <= set(seen)
@@ -140,7 +143,7 @@ def test_an_isl_error_is_not_reported_as_a_budget_overrun(monkeypatch):
     def broken(scop):
         isl.Set("{ [i] }").apply(isl.Map("{ [i, j] -> [j] }"))  # incompatible spaces
 
-    monkeypatch.setattr(polyopt.pipeline, "analyze", broken)
+    monkeypatch.setattr(polyopt.scheduler.pipeline, "analyze", broken)
     with pytest.raises(isl.Error, match="incompatible spaces") as info:
         plan(parse_function(triangle), Options())
     assert any("isl failed during the dependence analysis" in n for n in info.value.__notes__)

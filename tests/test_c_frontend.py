@@ -13,15 +13,15 @@ from polyopt.backend_c.emit_region import emit_region, replace_regions
 from polyopt.frontends.c import CppOptions, NoRegionError, parse_c_file
 from polyopt.frontends.c_preprocess import PreprocessError
 
-from polyopt import pipeline
-from polyopt.aff import Lin
-from polyopt.cli import region_defaults
-from polyopt.deps import analyze
-from polyopt.dtypes import DType
-from polyopt.errors import PolyoptError, UnsupportedError
-from polyopt.expr import Binary, Call, Cast, Load, Name, Select, walk
-from polyopt.model import ScalarKind
-from polyopt.parallel import PARALLEL, REDUCTION, verdicts
+from polyopt.analysis.dependences import analyze
+from polyopt.analysis.verdicts import PARALLEL, REDUCTION, verdicts
+from polyopt.cli.main import region_defaults
+from polyopt.model.aff import Lin
+from polyopt.model.dtypes import DType
+from polyopt.model.errors import PolyoptError, UnsupportedError
+from polyopt.model.expr import Binary, Call, Cast, Load, Name, Select, walk
+from polyopt.model.scop import ScalarKind
+from polyopt.scheduler import pipeline
 
 GEMM = """\
 #define NI 20

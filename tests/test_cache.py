@@ -259,8 +259,8 @@ def test_every_one_digit_change_of_an_index_entry_is_refused(warm):
     """Any digit changed anywhere in an entry (the shape of a poisoned disk block)."""
     from polyopt.backend_c.index import BadEntry, _check
 
-    from polyopt.dtypes import DType
-    from polyopt.signature import ArrayType, Signature
+    from polyopt.model.dtypes import DType
+    from polyopt.model.signature import ArrayType, Signature
 
     text = _the_index(warm).read_text()
     sig = Signature(tuple((n, ArrayType(DType.FLOAT64, 2)) for n in ("A", "B", "C")))
@@ -504,7 +504,7 @@ def test_target_is_part_of_the_key(monkeypatch):
     import numpy as np
 
     import polyopt
-    from polyopt import target
+    from polyopt.model import target
 
     A, B = np.ones((30, 40)), np.ones((40, 20))
     sources = []

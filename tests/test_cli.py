@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from polyopt import cli
-from polyopt.options import Options
+from polyopt.cli import main as cli
+from polyopt.model.options import Options
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"

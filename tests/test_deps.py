@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import polyopt
-from polyopt.report import Analysis, DependenceInfo
+from polyopt.analysis.describe import DependenceInfo
+from polyopt.report.analysis import Analysis
 
 
 def analyse(fn, *args, **options) -> Analysis:

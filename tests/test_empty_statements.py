@@ -14,9 +14,9 @@ from conftest import check_against_python
 from polyopt.frontends.python import parse_function
 
 import polyopt
-from polyopt.options import Options
-from polyopt.pipeline import plan
-from polyopt.schedule_tree import loops, statements
+from polyopt.model.options import Options
+from polyopt.model.schedule_tree import loops, statements
+from polyopt.scheduler.pipeline import plan
 
 
 def dead_first(A, B):

@@ -23,7 +23,7 @@ import pytest
 from kernels import CASES
 
 import polyopt
-from polyopt import target
+from polyopt.model import target
 
 GOLDEN = Path(__file__).parent / "golden" / "c"
 NAMES = ("gemm", "rowsum_scale", "jacobi_2d", "prefix_sum", "dot", "mm_exp_mm")

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import polyopt
-from polyopt import cli
-from polyopt.options import MAX_SKEW_FACTOR, MAX_TILE_SIZE, MAX_UNROLL_FACTOR, Options
-from polyopt.schedule import Schedule
+from polyopt.cli import main as cli
+from polyopt.model.options import MAX_SKEW_FACTOR, MAX_TILE_SIZE, MAX_UNROLL_FACTOR, Options
+from polyopt.user_schedule import Schedule
 
 # --- kernels ----------------------------------------------------------------------------
 

@@ -15,11 +15,11 @@ from polyopt.frontends.python import parse_function
 from test_auto import placements
 
 import polyopt
-from polyopt.aff import Lin
-from polyopt.deps import analyze
-from polyopt.errors import PolyoptError
-from polyopt.legality import is_legal
-from polyopt.parallel import PARALLEL, loop_verdict
+from polyopt.analysis.dependences import analyze
+from polyopt.analysis.legality import is_legal
+from polyopt.analysis.verdicts import PARALLEL, loop_verdict
+from polyopt.model.aff import Lin
+from polyopt.model.errors import PolyoptError
 from polyopt.transforms.iss import split_at_pivot
 from polyopt.transforms.tree import normalize
 
@@ -84,7 +84,7 @@ def test_split_at_pivot_keeps_the_order_and_frees_the_pieces(rng):
 
 
 def _chain(tree):
-    from polyopt.schedule_tree import loops
+    from polyopt.model.schedule_tree import loops
 
     return [d for d, _ in loops(tree)]
 

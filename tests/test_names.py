@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import polyopt
-from polyopt import cli
-from polyopt.names import ISL_KEYWORDS, internal_name, isl_safe, user_text
+from polyopt.cli import main as cli
+from polyopt.model.names import ISL_KEYWORDS, internal_name, isl_safe, user_text
 
 # every word isl's lexer treats specially (several spellings: it ignores case), and names
 # C or the code around a kernel reserves

@@ -17,7 +17,7 @@ from polyopt.frontends.python import parse_function
 from test_transforms import matmul  # matmul(A, B, C): C[i, j] += A[i, k] * B[k, j]
 
 import polyopt
-from polyopt.errors import IllegalTransformationError, PolyoptError
+from polyopt.model.errors import IllegalTransformationError, PolyoptError
 from polyopt.transforms.pack import pack, panel_operands
 
 SIZES = (1, 5, 13, 37, 70)

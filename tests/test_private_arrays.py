@@ -21,8 +21,8 @@ import pytest
 from conftest import check_against_python
 
 import polyopt
-from polyopt import parallel
-from polyopt.deps import DepKind
+from polyopt.analysis import verdicts as parallel
+from polyopt.analysis.dependences import DepKind
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # after the installed polyopt
 from examples.polybench import KERNELS  # noqa: E402

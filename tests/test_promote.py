@@ -18,8 +18,8 @@ from polyopt.frontends.python import parse_function
 from test_auto import placements
 
 import polyopt
-from polyopt.aff import Lin
-from polyopt.deps import analyze
+from polyopt.analysis.dependences import analyze
+from polyopt.model.aff import Lin
 from polyopt.transforms.promote import expandable, find_chains, promote
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # after the installed polyopt

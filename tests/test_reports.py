@@ -13,10 +13,13 @@ from typing import Any
 
 import pytest
 
-from polyopt import report_dot, report_html, report_json, report_text
-from polyopt.cli import build_report
-from polyopt.report_data import Report, ScopReport
-from polyopt.report_graph import dependence_graph, edges, rows
+from polyopt.cli.main import build_report
+from polyopt.report import dot as report_dot
+from polyopt.report import html as report_html
+from polyopt.report import json_doc as report_json
+from polyopt.report import text as report_text
+from polyopt.report.data import Report, ScopReport
+from polyopt.report.graph import dependence_graph, edges, rows
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "docs" / "deps-schema.json").read_text())

@@ -10,7 +10,7 @@ A step polyopt refuses with :class:`~polyopt.IllegalTransformationError` is
 checked *without polyopt's dependence analysis*: on small concrete sizes, every
 statement instance is enumerated with the elements it reads and writes (from
 the access relations) and its time stamp in the original and in the refused
-schedule (:class:`polyopt.timeline.Timeline` evaluated at that parameter
+schedule (:class:`polyopt.analysis.timeline.Timeline` evaluated at that parameter
 point).  A refused reordering must put two instances that touch one element,
 at least one writing it, in the opposite order; a refused ``parallelize`` or
 ``vectorize`` must leave two such instances in different iterations of the
@@ -46,10 +46,10 @@ from test_transforms import (
 )
 
 import polyopt
-from polyopt.parallel import loop_label
-from polyopt.schedule import resolve
-from polyopt.schedule_tree import Band, Leaf, Node, Sequence, loops
-from polyopt.timeline import Timeline
+from polyopt.analysis.timeline import Timeline
+from polyopt.model.schedule_tree import Band, Leaf, Node, Sequence, loops
+from polyopt.model.scop import loop_label
+from polyopt.scheduler.steps import resolve
 from polyopt.transforms.align import align, parallel_alignment
 from polyopt.transforms.fuse import distribute, fuse, required_shift
 from polyopt.transforms.interchange import interchange
@@ -341,13 +341,13 @@ def candidate(s: polyopt.Schedule, op: str, args: tuple) -> Node:
         return interchange(scop, None, tree, rid(args[0]), rid(args[1]))
     if op == "fuse":
         a, b = rid(args[0]), rid(args[1])
-        deps = polyopt.deps.analyze(scop)  # only for the shift fusion picks
+        deps = polyopt.analysis.dependences.analyze(scop)  # only for the shift fusion picks
         shift = required_shift(scop, deps, dim_of(tree, a), dim_of(tree, b))
         return fuse(scop, None, tree, a, b, shift=shift or 0)
     if op == "distribute":
         return distribute(scop, None, tree, rid(args[0]))
     if op == "align":
-        deps = polyopt.deps.analyze(scop)  # only for the shifts align picks
+        deps = polyopt.analysis.dependences.analyze(scop)  # only for the shifts align picks
         lid = rid(args[0])
         return align(scop, None, tree, lid, parallel_alignment(scop, deps, tree, lid))
     if op == "tile":

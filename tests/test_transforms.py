@@ -33,7 +33,7 @@ from polyopt.backend_c.build import DEFAULT_CFLAGS
 from polyopt.frontends.python import parse_function
 
 import polyopt
-from polyopt.deps import DepKind
+from polyopt.analysis.dependences import DepKind
 
 SIZES = (0, 1, 2, 5, 7, 13)  # 13: odd, and no tile size or unroll factor used here divides it
 
@@ -817,10 +817,10 @@ def test_tiling_a_chain_whose_band_holds_several_loops():
     """Packing's copy loops form one band of three loops; tiling (and every rewrite of
     a chain) takes the node under the whole chain, not one band per loop.  Checked
     against the dependences, and the copy still lands in the packed panel."""
-    from polyopt import auto
-    from polyopt.deps import analyze
-    from polyopt.options import Options
-    from polyopt.schedule_tree import Band, Sequence, statements
+    from polyopt.analysis.dependences import analyze
+    from polyopt.model.options import Options
+    from polyopt.model.schedule_tree import Band, Sequence, statements
+    from polyopt.scheduler import auto
     from polyopt.transforms.tile import tile
     from polyopt.transforms.tree import chain
 

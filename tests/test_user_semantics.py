@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import polyopt
-from polyopt.errors import UnsupportedError
+from polyopt.model.errors import UnsupportedError
 
 
 def run_both(kernel: polyopt.Kernel, *args: object) -> None:
@@ -275,7 +275,7 @@ def test_illegal_unroll_jam_names_the_users_loop() -> None:
                                   "array(float64, 2d, C), array(float64, 1d, C)",
                                   "array(float64, 2d, A), float64[:]"])
 def test_numba_signature_forms_read_as_the_plain_one(text) -> None:
-    from polyopt.signature import parse_signature
+    from polyopt.model.signature import parse_signature
 
     assert parse_signature(text, ["A", "x"]) == parse_signature("float64[:, :], float64[:]",
                                                                 ["A", "x"])
@@ -290,7 +290,7 @@ def test_numba_signature_forms_read_as_the_plain_one(text) -> None:
     ("what is this, float64[:]", "cannot read the type 'what is this'"),
 ])
 def test_unreadable_signatures_name_the_bad_text(text, message) -> None:
-    from polyopt.signature import parse_signature
+    from polyopt.model.signature import parse_signature
 
     with pytest.raises(ValueError) as info:
         parse_signature(text, ["A", "x"])

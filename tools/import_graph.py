@@ -27,7 +27,8 @@ PACKAGES = {"polyopt": "polyopt", "frontends": "polyopt.frontends",
 #: lower number = lower layer; a module may import only its own layer or lower ones
 LAYERS = {"polyopt.model": 0, "polyopt.analysis": 1, "polyopt.transforms": 2,
           "polyopt.scheduler": 3, "polyopt.frontends": 3, "polyopt.backend_c": 3,
-          "polyopt.report": 4, "polyopt.cli": 5, "polyopt.jit": 5, "polyopt": 6}
+          "polyopt.report": 4, "polyopt.cli": 5, "polyopt.kernel": 5,
+          "polyopt.user_schedule": 5, "polyopt": 6}
 
 
 def modules() -> dict[str, Path]:

@@ -28,16 +28,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from polyopt import names
-from polyopt.aff import Lin
-from polyopt.deps import Dependence, Dependences
-from polyopt.errors import PolyoptError
-from polyopt.legality import require_legal
-from polyopt.model import Scop
-from polyopt.parallel import loop_label
-from polyopt.report import describe
-from polyopt.schedule_tree import Band, Node
-from polyopt.timeline import Timeline
+from polyopt.analysis.dependences import Dependence, Dependences
+from polyopt.analysis.describe import describe
+from polyopt.analysis.legality import require_legal
+from polyopt.analysis.timeline import Timeline
+from polyopt.model import names
+from polyopt.model.aff import Lin
+from polyopt.model.errors import PolyoptError
+from polyopt.model.schedule_tree import Band, Node
+from polyopt.model.scop import Scop, loop_label
 from polyopt.transforms.tree import at, dim_of, find, replace_at
 
 

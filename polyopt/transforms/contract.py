@@ -34,7 +34,7 @@ window": every access's index in that dimension is the loop's own iterator (a
 row), or the iterator the loop tiles (a block), so within one iteration the
 mapping to the buffer is one to one.  Every read must also read a value written
 in its own iteration (a buffer holds nothing from before).  A parallel loop then
-gives each thread its own buffer (:func:`polyopt.parallel._private_array`).
+gives each thread its own buffer (:func:`polyopt.analysis.verdicts._private_array`).
 """
 
 from __future__ import annotations
@@ -43,15 +43,15 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from polyopt import isl_text
-from polyopt.aff import Lin, block_size, floordiv
-from polyopt.deps import Dependences
-from polyopt.dtypes import ValueType
-from polyopt.expr import Expr, Load, Name, map_leaves
-from polyopt.model import Access, Array, ArrayKind, Scalar, ScalarKind, Scop, Statement
-from polyopt.parallel import flows_stay, reads_covered
-from polyopt.schedule_tree import LoopDim, Node, loops
-from polyopt.timeline import Timeline
+from polyopt.analysis.dependences import Dependences
+from polyopt.analysis.timeline import Timeline
+from polyopt.analysis.verdicts import flows_stay, reads_covered
+from polyopt.model import isl_text
+from polyopt.model.aff import Lin, block_size, floordiv
+from polyopt.model.dtypes import ValueType
+from polyopt.model.expr import Expr, Load, Name, map_leaves
+from polyopt.model.schedule_tree import LoopDim, Node, loops
+from polyopt.model.scop import Access, Array, ArrayKind, Scalar, ScalarKind, Scop, Statement
 
 
 def contractible(scop: Scop, deps: Dependences, tree: Node) -> dict[str, str]:

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from polyopt import isl_text, names
-from polyopt.aff import Lin
-from polyopt.deps import Dependences
-from polyopt.errors import PolyoptError
-from polyopt.legality import illegal, require_legal, violations
-from polyopt.model import Scop
-from polyopt.parallel import loop_label
-from polyopt.schedule_tree import Band, LoopDim, LoopMark, Node, Sequence, statements
+from polyopt.analysis.dependences import Dependences
+from polyopt.analysis.legality import illegal, require_legal, violations
+from polyopt.model import isl_text, names
+from polyopt.model.aff import Lin
+from polyopt.model.errors import PolyoptError
+from polyopt.model.schedule_tree import Band, LoopDim, LoopMark, Node, Sequence, statements
+from polyopt.model.scop import Scop, loop_label
 from polyopt.transforms.tree import (
     at,
     dim_of,

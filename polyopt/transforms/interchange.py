@@ -12,11 +12,11 @@ Gauss-Seidel ``(t, i)`` pair whose dependence has direction ``(<, >)``.
 
 from __future__ import annotations
 
-from polyopt.deps import Dependences
-from polyopt.errors import PolyoptError
-from polyopt.legality import require_legal
-from polyopt.model import Scop
-from polyopt.schedule_tree import Node
+from polyopt.analysis.dependences import Dependences
+from polyopt.analysis.legality import require_legal
+from polyopt.model.errors import PolyoptError
+from polyopt.model.schedule_tree import Node
+from polyopt.model.scop import Scop
 from polyopt.transforms.tree import (
     below_chain,
     build_chain,

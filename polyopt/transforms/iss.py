@@ -25,12 +25,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from polyopt import isl_text, names
-from polyopt.aff import Cmp, Lin
-from polyopt.errors import PolyoptError
-from polyopt.model import Scop, Statement
-from polyopt.parallel import loop_label
-from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence
+from polyopt.model import isl_text, names
+from polyopt.model.aff import Cmp, Lin
+from polyopt.model.errors import PolyoptError
+from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence
+from polyopt.model.scop import Scop, Statement, loop_label
 from polyopt.transforms.split import restricted, split_tree
 from polyopt.transforms.tree import (
     at,

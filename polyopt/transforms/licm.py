@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polyopt import isl_text
-from polyopt.deps import Dependence, Dependences
-from polyopt.errors import IllegalTransformationError
-from polyopt.model import Scop
-from polyopt.report import describe
-from polyopt.schedule_tree import Band, Leaf, Node, Sequence
-from polyopt.timeline import Timeline
+from polyopt.analysis.dependences import Dependence, Dependences
+from polyopt.analysis.describe import describe
+from polyopt.analysis.timeline import Timeline
+from polyopt.model import isl_text
+from polyopt.model.errors import IllegalTransformationError
+from polyopt.model.schedule_tree import Band, Leaf, Node, Sequence
+from polyopt.model.scop import Scop
 from polyopt.transforms.tree import at, find
 
 

@@ -22,14 +22,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from polyopt import isl_text, names
-from polyopt.aff import TRUE, Lin, floordiv
-from polyopt.deps import analyze
-from polyopt.errors import IllegalTransformationError, PolyoptError
-from polyopt.expr import Expr, Load, loads, map_leaves
-from polyopt.model import Access, Array, ArrayKind, Scop, Statement
-from polyopt.report import describe
-from polyopt.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence, statements
+from polyopt.analysis.dependences import analyze
+from polyopt.analysis.describe import describe
+from polyopt.model import isl_text, names
+from polyopt.model.aff import TRUE, Lin, floordiv
+from polyopt.model.errors import IllegalTransformationError, PolyoptError
+from polyopt.model.expr import Expr, Load, loads, map_leaves
+from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence, statements
+from polyopt.model.scop import Access, Array, ArrayKind, Scop, Statement
 from polyopt.transforms.tree import at, find, fresh
 
 

@@ -15,13 +15,13 @@ cannot be parallelized; ``parallelize("i")`` raises IllegalTransformationError.
 
 from __future__ import annotations
 
-from polyopt.deps import Dependence, Dependences
-from polyopt.errors import IllegalTransformationError
-from polyopt.model import Scop
-from polyopt.parallel import PARALLEL, REDUCTION, LoopVerdict, verdicts
-from polyopt.report import describe
-from polyopt.schedule_tree import Node
-from polyopt.timeline import Timeline
+from polyopt.analysis.dependences import Dependence, Dependences
+from polyopt.analysis.describe import describe
+from polyopt.analysis.timeline import Timeline
+from polyopt.analysis.verdicts import PARALLEL, REDUCTION, LoopVerdict, verdicts
+from polyopt.model.errors import IllegalTransformationError
+from polyopt.model.schedule_tree import Node
+from polyopt.model.scop import Scop
 from polyopt.transforms.tree import dim_of
 
 

@@ -41,12 +41,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from polyopt import isl_text, names
-from polyopt.aff import Lin
-from polyopt.deps import Dependences, analyze
-from polyopt.expr import Expr, Load, Name, map_leaves, walk
-from polyopt.model import Access, Array, ArrayKind, Scop, Statement
-from polyopt.schedule_tree import Band, Leaf, Node, Sequence, statements
+from polyopt.analysis.dependences import Dependences, analyze
+from polyopt.model import isl_text, names
+from polyopt.model.aff import Lin
+from polyopt.model.expr import Expr, Load, Name, map_leaves, walk
+from polyopt.model.schedule_tree import Band, Leaf, Node, Sequence, statements
+from polyopt.model.scop import Access, Array, ArrayKind, Scop, Statement
 from polyopt.transforms.tree import normalize, sequences
 
 

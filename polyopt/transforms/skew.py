@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from polyopt.deps import Dependences
-from polyopt.errors import PolyoptError
-from polyopt.legality import require_legal
-from polyopt.model import Scop
-from polyopt.parallel import loop_label
-from polyopt.schedule_tree import Band, Node
+from polyopt.analysis.dependences import Dependences
+from polyopt.analysis.legality import require_legal
+from polyopt.model.errors import PolyoptError
+from polyopt.model.schedule_tree import Band, Node
+from polyopt.model.scop import Scop, loop_label
 from polyopt.transforms.tree import at, chain, dim_of, find, refuse_unrolled, replace_at
 
 

@@ -19,11 +19,11 @@ from dataclasses import replace
 
 import islpy as isl
 
-from polyopt import isl_text, names
-from polyopt.aff import Lin, floordiv
-from polyopt.isl_budget import coalesce
-from polyopt.model import Scop, Statement
-from polyopt.schedule_tree import Leaf, LoopDim, Node, Sequence
+from polyopt.model import isl_text, names
+from polyopt.model.aff import Lin, floordiv
+from polyopt.model.isl_budget import coalesce
+from polyopt.model.schedule_tree import Leaf, LoopDim, Node, Sequence
+from polyopt.model.scop import Scop, Statement
 
 
 def full_tile_domain(scop: Scop, st: Statement, sizes: dict[str, int]) -> tuple[isl.Set, isl.Set]:

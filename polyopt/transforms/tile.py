@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from polyopt.aff import floordiv
-from polyopt.deps import Dependences
-from polyopt.errors import PolyoptError
-from polyopt.legality import require_legal
-from polyopt.model import Scop
-from polyopt.options import tile_sizes_problem
-from polyopt.parallel import loop_label
-from polyopt.schedule_tree import LoopDim, LoopMark, Node
+from polyopt.analysis.dependences import Dependences
+from polyopt.analysis.legality import require_legal
+from polyopt.model.aff import floordiv
+from polyopt.model.errors import PolyoptError
+from polyopt.model.options import tile_sizes_problem
+from polyopt.model.schedule_tree import LoopDim, LoopMark, Node
+from polyopt.model.scop import Scop, loop_label
 from polyopt.transforms.tree import (
     below_chain,
     build_chain,

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from polyopt.errors import PolyoptError
-from polyopt.model import Scop
-from polyopt.parallel import loop_label
-from polyopt.schedule_tree import Band, LoopDim, Node, Sequence, loops
+from polyopt.model.errors import PolyoptError
+from polyopt.model.schedule_tree import Band, LoopDim, Node, Sequence, loops
+from polyopt.model.scop import Scop, loop_label
 
 Path = tuple[int, ...]  # child indices from the root
 

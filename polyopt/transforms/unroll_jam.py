@@ -17,15 +17,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from polyopt import isl_text
-from polyopt.deps import Dependences
-from polyopt.errors import PolyoptError
-from polyopt.legality import require_legal
-from polyopt.model import Scop
-from polyopt.names import dim_bounds
-from polyopt.options import MAX_UNROLL_FACTOR
-from polyopt.parallel import loop_label
-from polyopt.schedule_tree import LoopDim, LoopMark, Node
+from polyopt.analysis.dependences import Dependences
+from polyopt.analysis.legality import require_legal
+from polyopt.model import isl_text
+from polyopt.model.errors import PolyoptError
+from polyopt.model.names import dim_bounds
+from polyopt.model.options import MAX_UNROLL_FACTOR
+from polyopt.model.schedule_tree import LoopDim, LoopMark, Node
+from polyopt.model.scop import Scop, loop_label
 from polyopt.transforms.tile import tile_dim
 from polyopt.transforms.tree import (
     below_chain,

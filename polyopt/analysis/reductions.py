@@ -1,0 +1,82 @@
+"""Recognizing reductions: associative updates of one location.
+
+A statement is a reduction when it has one of the forms ::
+
+    x = x + e     x += e     x -= e     x = x * e     x *= e
+    x = min(x, e) x = max(e, x)         (x a scalar or an array element)
+
+and ``e`` does not read ``x`` itself (the same scalar, or the same element written
+with the same subscripts).  Its self-dependences on ``x`` may then be reordered
+(``reduction(op:x)`` in OpenMP).  ``e`` may read other elements of ``x``'s array
+(``A[i, j] -= A[i, k] * A[j, k]`` in cholesky): the dependences say whether one of
+them can be ``x`` at another instance, and such a dependence is not a reduction's,
+so it keeps any loop that carries it in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from polyopt.model.expr import Binary, Call, Cast, Expr, Load, Name, walk
+from polyopt.model.scop import Scop, Statement
+
+
+@dataclass(frozen=True)
+class Reduction:
+    statement: str
+    op: str  # "+", "*", "min", "max"
+    target: str
+    is_array: bool
+
+
+def _is_target(e: Expr, s: Statement) -> bool:
+    while isinstance(e, Cast):
+        e = e.operand
+    if isinstance(e, Load):
+        return e.array == s.target and e.indices == s.indices
+    if isinstance(e, Name):
+        return not s.indices and e.name == s.target
+    return False
+
+
+def _reads_target(e: Expr, s: Statement) -> bool:
+    """``e`` reads the reduction's own location as written (not merely its array)."""
+    return any(
+        (isinstance(n, Load) and n.array == s.target and (not s.indices or n.indices == s.indices))
+        or (isinstance(n, Name) and n.name == s.target)
+        for n in walk(e)
+    )
+
+
+def recognize(s: Statement) -> Reduction | None:
+    """The reduction ``s`` performs, or None."""
+    value = s.value
+    while isinstance(value, Cast):
+        value = value.operand
+    other: Expr | None = None
+    op: str | None = None
+    if isinstance(value, Binary) and value.op in ("+", "*", "-"):
+        if _is_target(value.lhs, s):
+            other, op = value.rhs, ("+" if value.op == "-" else value.op)
+        elif value.op != "-" and _is_target(value.rhs, s):
+            other, op = value.lhs, value.op
+    elif isinstance(value, Call) and value.fn in ("min", "max") and len(value.args) == 2:
+        a, b = value.args
+        if _is_target(a, s):
+            other, op = b, value.fn
+        elif _is_target(b, s):
+            other, op = a, value.fn
+    if other is None or op is None or _reads_target(other, s):
+        return None
+    if not value.type.dtype.is_float and op in ("min", "max") and value.type != s.value.type:
+        return None
+    return Reduction(s.name, op, s.target, bool(s.indices))
+
+
+def reductions(scop: Scop) -> dict[str, Reduction]:
+    out: dict[str, Reduction] = {}
+    for s in scop.statements:
+        r = recognize(s)
+        if r is not None:
+            out[s.name] = r
+    return out

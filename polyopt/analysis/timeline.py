@@ -1,0 +1,119 @@
+"""A schedule tree seen as time: which dependences a loop carries, and distances.
+
+One :class:`Timeline` is built per (scop, tree) and memoizes the isl maps it needs.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import islpy as isl
+
+from polyopt.model import isl_text, names
+from polyopt.model.aff import Lin
+from polyopt.model.schedule_tree import Node, flat_vectors, loop_positions
+from polyopt.model.scop import Scop
+
+
+class Timeline:
+    def __init__(self, scop: Scop, tree: Node) -> None:
+        self.scop = scop
+        self.tree = tree
+
+    @cached_property
+    def vectors(self) -> dict[str, list[Lin]]:
+        return flat_vectors(self.tree)
+
+    @cached_property
+    def positions(self):
+        return loop_positions(self.tree)
+
+    @cached_property
+    def width(self) -> int:
+        return max((len(v) for v in self.vectors.values()), default=0)
+
+    def _stmt_map(self, stmt: str, exprs: tuple[Lin, ...]) -> isl.Map:
+        s = self.scop.statement(stmt)
+        return isl_text.make_map(self.scop.params, stmt, s.iterators, "", exprs).intersect_domain(s.domain)
+
+    @cached_property
+    def schedule(self) -> isl.UnionMap:
+        """Statement instances to padded time vectors."""
+        out = isl.UnionMap.empty(self.scop.context.get_space())
+        for stmt, vec in self.vectors.items():
+            padded = tuple(vec) + (Lin.constant(0),) * (self.width - len(vec))
+            out = out.union(isl.UnionMap.from_map(self._stmt_map(stmt, padded)))
+        return out
+
+    @cached_property
+    def _padded(self) -> dict[str, isl.Map]:
+        return {
+            stmt: self._stmt_map(stmt, tuple(vec) + (Lin.constant(0),) * (self.width - len(vec)))
+            for stmt, vec in self.vectors.items()
+        }
+
+    @cached_property
+    def _lex_lt(self) -> isl.Map:
+        dims = ", ".join(f"t{k}" for k in range(self.width))
+        space = isl.Set.read_from_str(
+            isl.DEFAULT_CONTEXT,
+            f"{isl_text.params_prefix(self.scop.params)}{{ [{dims}] }}").get_space()
+        return isl.Map.lex_lt(space)
+
+    def respects(self, relation: isl.Map) -> bool:
+        """Whether every pair of ``relation`` (source instance -> sink instance) runs
+        source strictly first in this schedule."""
+        src = names.in_tuple_name(relation)
+        dst = names.out_tuple_name(relation)
+        in_time = relation.apply_domain(self._padded[src]).apply_range(self._padded[dst])
+        return in_time.is_subset(self._lex_lt)
+
+    @cached_property
+    def before(self) -> isl.UnionMap:
+        """Instance pairs (a, b) where a runs strictly before b."""
+        return self.schedule.lex_lt_union_map(self.schedule)
+
+    def _prefix(self, stmts: tuple[str, ...], length: int) -> isl.UnionMap:
+        out = isl.UnionMap.empty(self.scop.context.get_space())
+        for stmt in stmts:
+            out = out.union(isl.UnionMap.from_map(self._stmt_map(stmt, tuple(self.vectors[stmt][:length]))))
+        return out
+
+    def prefix(self, loop_id: str, inclusive: bool) -> isl.UnionMap:
+        """Instances inside the loop to their time vector above it (and at it when
+        ``inclusive``): which execution of the loop, and which iteration, they belong to."""
+        pos = self.positions[loop_id]
+        return self._prefix(pos.statements, pos.depth + (1 if inclusive else 0))
+
+    def same_prefix(self, loop_id: str, inclusive: bool) -> isl.UnionMap:
+        """Pairs of instances inside the loop that agree on every schedule dimension
+        above it (and on the loop itself when ``inclusive``)."""
+        return self._same_prefix(loop_id, inclusive)
+
+    def _same_prefix(self, loop_id: str, inclusive: bool) -> isl.UnionMap:
+        key = (loop_id, inclusive)
+        cache = self.__dict__.setdefault("_prefix_cache", {})
+        if key not in cache:
+            p = self.prefix(loop_id, inclusive)
+            cache[key] = p.apply_range(p.reverse())
+        return cache[key]
+
+    def carries(self, relation: isl.UnionMap | isl.Map, loop_id: str) -> isl.UnionMap:
+        """The part of a dependence relation that ``loop_id`` carries."""
+        rel = relation if isinstance(relation, isl.UnionMap) else isl.UnionMap.from_map(relation)
+        outer = rel.intersect(self.same_prefix(loop_id, False))
+        if outer.is_empty():
+            return outer
+        return outer.subtract(self.same_prefix(loop_id, True))
+
+    def loop_exprs(self, loop_id: str, stmt: str) -> Lin:
+        pos = self.positions[loop_id]
+        return self.vectors[stmt][pos.depth]
+
+    def distance(self, relation: isl.Map, loop_ids: list[str]) -> isl.Set:
+        """Set of (sink - source) schedule-value vectors over the given common loops."""
+        src = names.in_tuple_name(relation)
+        dst = names.out_tuple_name(relation)
+        ms = self._stmt_map(src, tuple(self.loop_exprs(lp, src) for lp in loop_ids))
+        mt = self._stmt_map(dst, tuple(self.loop_exprs(lp, dst) for lp in loop_ids))
+        return relation.apply_domain(ms).apply_range(mt).deltas()

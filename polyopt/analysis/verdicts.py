@@ -1,0 +1,273 @@
+"""Which loops may run in parallel, and how code generation should run them.
+
+A loop is *parallel* when it carries no memory-based dependence, once local
+scalars that each iteration defines before it uses them are made private.
+Arrays used the same way (scratch space such as doitgen's ``sum_[p]``) are
+private too, each thread working in its own copy, when the sequentially last
+iteration writes every element that any iteration writes: that iteration's
+copy is then the array's final state, and it is copied back.  It
+is *parallel as a reduction* when every dependence it carries is a
+self-dependence of a reduction (``s += ...``), which OpenMP's ``reduction``
+clause handles, and every access to each reduced variable in the loop is a reduction's
+update of its own element (each thread reduces into a copy that starts at the
+operator's identity).  Otherwise it is *sequential*, and the verdict names the
+dependences that force it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from polyopt.analysis.dependences import Dependence, Dependences, DepKind
+from polyopt.analysis.timeline import Timeline
+from polyopt.model.isl_budget import coalesce
+from polyopt.model.schedule_tree import Band, LoopDim, Node, loops
+from polyopt.model.scop import ArrayKind, Scop, loop_label
+
+PARALLEL = "parallel"
+REDUCTION = "reduction"
+SEQUENTIAL = "sequential"
+
+
+@dataclass(frozen=True)
+class LoopVerdict:
+    loop_id: str
+    label: str  # the loop in source terms: "i", or "i@12" when names repeat
+    kind: str  # PARALLEL, REDUCTION or SEQUENTIAL
+    blocking: tuple[Dependence, ...]  # what makes it sequential
+    reductions: tuple[tuple[str, str], ...]  # (operator, variable)
+    private: tuple[str, ...]
+    firstprivate: tuple[str, ...]
+    innermost: bool
+    private_arrays: tuple[str, ...] = ()  # arrays each thread works on in its own copy
+    scratch_arrays: tuple[str, ...] = ()  # those of them dead after each iteration
+    # arrays of a SEQUENTIAL loop's ``reductions`` that no per-thread copy may hold (the
+    # loop also accesses them otherwise: _only_reduced); only `simd` through a register
+    # accumulator may reorder such a loop
+    copies_unsafe: tuple[str, ...] = ()
+
+    @property
+    def vectorizable(self) -> bool:
+        """An innermost loop that ``omp simd`` may vectorize (scalar reductions only)."""
+        # lanes would share one thread's copy of a private array: not vectorizable
+        return self.innermost and not self.firstprivate and not self.private_arrays and (
+            self.kind == PARALLEL or (self.kind == REDUCTION and all(
+                not _is_array_var(v) for _, v in self.reductions)))
+
+
+def _is_array_var(v: str) -> bool:
+    return v.startswith("[array]")
+
+
+def verdicts(scop: Scop, deps: Dependences, tree: Node) -> dict[str, LoopVerdict]:
+    """A verdict for every loop of ``tree``."""
+    tl = Timeline(scop, tree)
+    original = tree is scop.schedule
+    out: dict[str, LoopVerdict] = {}
+    for dim, path in loops(tree):
+        inner = _innermost(dim, path)
+        out[dim.loop_id] = _verdict(scop, deps, tl, dim, inner, original)
+    return out
+
+
+def loop_verdict(scop: Scop, deps: Dependences, tree: Node, loop_id: str,
+                 tl: Timeline | None = None) -> LoopVerdict:
+    """The verdict of one loop of ``tree`` (cheaper than :func:`verdicts` for all)."""
+    tl = tl or Timeline(scop, tree)
+    for dim, path in loops(tree):
+        if dim.loop_id == loop_id:
+            return _verdict(scop, deps, tl, dim, _innermost(dim, path), tree is scop.schedule)
+    raise KeyError(loop_id)
+
+
+def _innermost(dim: LoopDim, path: tuple[Node, ...]) -> bool:
+    band = path[-1]
+    assert isinstance(band, Band)
+    if band.dims[-1] is not dim:
+        return False
+    # loops below that are fully unrolled (unroll-and-jam) leave no loop in the code
+    return all(d.mark.unroll for d, _ in loops(band.child))
+
+
+def _carried(tl: Timeline, d: Dependence, loop_id: str, original: bool) -> bool:
+    if original:
+        return loop_id in d.carried_by
+    return not tl.carries(d.relation, loop_id).is_empty()
+
+
+def _verdict(scop: Scop, deps: Dependences, tl: Timeline, dim: LoopDim, innermost: bool,
+             original: bool) -> LoopVerdict:
+    loop_id = dim.loop_id
+    inside = set(tl.positions[loop_id].statements)
+    carried = [
+        d for d in deps.memory
+        if d.source.statement in inside and d.sink.statement in inside
+        and _carried(tl, d, loop_id, original)
+    ]
+    private, firstprivate = _privatizable(scop, deps, tl, loop_id, inside, original)
+    remaining = [d for d in carried if d.array not in private and d.array not in firstprivate]
+    label = loop_label(scop, dim)
+    if not remaining:
+        return LoopVerdict(loop_id, label, PARALLEL, (), (), tuple(private), tuple(firstprivate),
+                           innermost)
+    arrays = sorted({d.array for d in remaining})
+    scratch = tuple(x for x in arrays
+                    if x in scop.arrays and _scratch(scop, deps, tl, loop_id, inside, x))
+    if all(x in scop.arrays and _private_array(scop, deps, tl, loop_id, inside, x, original,
+                                               x in scratch)
+           for x in arrays):
+        return LoopVerdict(loop_id, label, PARALLEL, (), (), tuple(private), tuple(firstprivate),
+                           innermost, tuple(arrays), scratch)
+    blocking = tuple(d for d in remaining if not d.reduction)
+    if not blocking:
+        ops: dict[str, str] = {}
+        for d in remaining:
+            r = deps.reductions[d.source.statement]
+            if ops.setdefault(r.target, r.op) != r.op:
+                blocking = (d,)
+                break
+        if not blocking:
+            reds = tuple(
+                (op, f"[array]{t}" if t in scop.arrays else t) for t, op in sorted(ops.items())
+            )
+            # each thread's copy of the target starts at the operator's identity: every
+            # other access to it in the loop would see (or leave) a partial copy
+            shared = tuple(t for t in sorted(ops) if not _only_reduced(scop, deps, inside, t))
+            if not shared:
+                return LoopVerdict(loop_id, label, REDUCTION, (), reds, tuple(private),
+                                   tuple(firstprivate), innermost)
+            blocking = tuple(d for d in remaining if d.array in shared)
+            if all(t in scop.arrays for t in shared):
+                # still a reduction for `simd` through a register accumulator (LICM): the
+                # other accesses then reach the array itself
+                return LoopVerdict(loop_id, label, SEQUENTIAL, blocking, reds, tuple(private),
+                                   tuple(firstprivate), innermost, copies_unsafe=shared)
+    return LoopVerdict(loop_id, label, SEQUENTIAL, blocking, (), tuple(private),
+                       tuple(firstprivate), innermost)
+
+
+def _only_reduced(scop: Scop, deps: Dependences, inside: set[str], x: str) -> bool:
+    """Every access to ``x`` (array or scalar) by the statements of the loop is a
+    reduction's update of its own element: the write of ``x[f] op= e`` and its one read of
+    ``x[f]`` (the same element as isl sees it), and ``e`` reads no element of ``x``.  Only
+    then may each thread reduce into a copy of ``x`` that starts at the operator's identity
+    (emit's array reductions, OpenMP's ``reduction`` clause), whatever elements the
+    accesses touch: any other read would read the copy, not the array, and any other write
+    would be combined into the array, not stored."""
+    for stmt in inside:
+        st = scop.statement(stmt)
+        accesses = [a for a in st.accesses if a.target == x]
+        if not accesses:
+            continue
+        red = deps.reductions.get(stmt)
+        if red is None or red.target != x or st.write.target != x:
+            return False
+        own = [r for r in st.reads if r.target == x]
+        if len(own) != 1 or not own[0].relation.is_equal(st.write.relation):
+            return False
+    return True
+
+
+def _privatizable(scop, deps, tl, loop_id, inside, original) -> tuple[list[str], list[str]]:
+    written = {scop.statement(s).target for s in inside} & scop.local_scalars
+    private: list[str] = []
+    firstprivate: list[str] = []
+    returned = scop.returns.name if scop.returns and not scop.returns.is_array else None
+    for x in sorted(written):
+        if x == returned:
+            continue
+        flows = list(deps.flow_on(x))
+        if any(d.source.statement in inside and d.sink.statement not in inside for d in flows):
+            continue  # its value is used after the loop
+        if any(d.source.statement in inside and d.sink.statement in inside
+               and _carried(tl, d, loop_id, original) for d in flows):
+            continue  # one iteration reads what another wrote
+        if any(d.source.statement not in inside and d.sink.statement in inside for d in flows):
+            firstprivate.append(x)
+        else:
+            private.append(x)
+    return private, firstprivate
+
+
+def flows_stay(deps: Dependences, tl: Timeline, array: str, loop_id: str) -> bool:
+    """Every value-based flow on ``array`` stays inside one iteration of ``loop_id``."""
+    same_iter = tl.same_prefix(loop_id, inclusive=True)
+    return all(isl.UnionMap.from_map(d.relation).is_subset(same_iter)
+               for d in deps.flow_on(array))
+
+
+def _scratch(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str, inside: set[str],
+             x: str) -> bool:
+    """``x`` is a temporary used only inside the loop, and no value written in it
+    outlives the iteration that wrote it: what the loop leaves in it is never read."""
+    return (scop.arrays[x].kind is ArrayKind.TEMPORARY
+            and all(a.statement in inside for s in scop.statements for a in s.accesses
+                    if a.target == x)
+            and flows_stay(deps, tl, x, loop_id))
+
+
+def reads_covered(scop: Scop, deps: Dependences, array: str, stmts: set[str]) -> bool:
+    """Every instance of every read of ``array`` in ``stmts`` reads a value that some
+    write of the scop brings (none reads what was there before)."""
+    return all(deps.always_written(r) for stmt in stmts for r in scop.statement(stmt).reads
+               if r.target == array)
+
+
+def _may_be_covered(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
+                    inside: set[str], x: str, original: bool) -> bool:
+    """A necessary condition of :func:`_private_array`'s first one, from the memory-based
+    dependences alone: every read of ``x`` in the loop may read a write of the loop
+    that the loop does not carry (value-based flows are a subset of memory-based ones)."""
+    for stmt in inside:
+        for r in scop.statement(stmt).reads:
+            if r.target != x:
+                continue
+            covered = isl.Set.empty(r.relation.domain().get_space())
+            for d in deps.memory:
+                if d.kind is DepKind.FLOW and d.sink is r and d.source.statement in inside:
+                    rel = d.relation
+                    if _carried(tl, d, loop_id, original):
+                        rel = rel.subtract(_as_map(tl.carries(rel, loop_id), rel))
+                    covered = covered.union(rel.range())
+            if not r.relation.domain().is_subset(coalesce(covered)):
+                return False
+    return True
+
+
+def _as_map(u: isl.UnionMap, like: isl.Map) -> isl.Map:
+    return u.extract_map(like.get_space())
+
+
+def _private_array(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
+                   inside: set[str], x: str, original: bool, scratch: bool) -> bool:
+    """Whether each iteration of ``loop_id`` may work on its own copy of array ``x``.
+
+    - every read of ``x`` in the loop reads a value the same iteration wrote (so a copy
+      holds everything an iteration reads, whatever the others did to theirs);
+    - the last iteration of each execution of the loop writes every element any
+      iteration writes (so its copy, copied back, is the array's state after the loop);
+      not needed for a ``scratch`` array (:func:`_scratch`: a row buffer of
+      :mod:`polyopt.transforms.contract`): it is dead after the loop, whatever the copy
+      back leaves in it.
+    """
+    if not _may_be_covered(scop, deps, tl, loop_id, inside, x, original):
+        return False  # decided without isl's dataflow, which can take seconds here
+    flows = [d for d in deps.flow_on(x) if d.sink.statement in inside]
+    if any(d.source.statement not in inside or _carried(tl, d, loop_id, original)
+           for d in flows):
+        return False
+    if not reads_covered(scop, deps, x, inside):
+        return False  # some instance reads what was there before the loop
+    if scratch:
+        return True
+    writes = isl.UnionMap.empty(scop.context.get_space())
+    for stmt in inside:
+        st = scop.statement(stmt)
+        if st.write.target == x:
+            writes = writes.union(isl.UnionMap.from_map(st.write.relation))
+    at = tl.prefix(loop_id, True)  # instance -> (execution, iteration)
+    runs = tl.prefix(loop_id, False).reverse().apply_range(at)  # execution -> its iterations
+    written = at.reverse().apply_range(writes)  # iteration -> element
+    return runs.apply_range(written).is_subset(runs.lexmax().apply_range(written))

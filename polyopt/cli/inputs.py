@@ -1,0 +1,123 @@
+"""What the ``polyopt`` command reads: the kernel functions of a Python file, and how
+their argument types are given (``--signature``) or inferred.
+
+A Python file is imported as a module (its top level runs, as when it is
+imported normally); its ``@polyopt.jit`` functions are the candidates, and
+``--function NAME`` may also name a plain function.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from polyopt.kernel import Kernel
+from polyopt.model.errors import PolyoptError
+from polyopt.model.options import Options
+from polyopt.model.signature import ArgType, ArrayType, ScalarType, Signature, parse_signature
+from polyopt.report.data import SourceExcerpt
+
+
+class InputError(PolyoptError):
+    """The input cannot be used as asked (no such function, bad signature...)."""
+
+
+@dataclass(frozen=True)
+class PythonKernel:
+    """A function of a Python file, with the argument types to compile it for."""
+
+    path: str
+    name: str
+    kernel: Kernel
+    signature: Signature | None  # None: infer the types from the code
+
+    def sample_args(self) -> tuple[Any, ...]:
+        """Arguments of the signature's types (values do not matter to code generation)."""
+        assert self.signature is not None
+        return tuple(_sample(t) for _, t in self.signature.args)
+
+    def source(self) -> SourceExcerpt:
+        lines, first = inspect.getsourcelines(self.kernel.py_func)
+        return SourceExcerpt(self.path, max(first, 1), tuple(x.rstrip("\n") for x in lines))
+
+
+def load_python(path: Path, function: str | None, signature: str | None) -> PythonKernel:
+    """The kernel ``function`` of the Python file (the only decorated one when None)."""
+    module = _import(path)
+    kernels = {n: v for n, v in vars(module).items()
+               if isinstance(v, Kernel) and getattr(v.py_func, "__module__", "") == module.__name__}
+    if function is None:
+        if not kernels:
+            raise InputError(f"{path}: no @polyopt.jit function in this file (decorate one, or "
+                             "name a plain function with --function NAME)")
+        if len(kernels) > 1:
+            raise InputError(f"{path}: several @polyopt.jit functions ({', '.join(sorted(kernels))}); "
+                             "choose one with --function NAME")
+        function = next(iter(kernels))
+    obj = getattr(module, function, None)
+    if isinstance(obj, Kernel):
+        kernel = obj
+    elif inspect.isfunction(obj):
+        kernel = Kernel(obj, Options())
+    else:
+        found = ", ".join(sorted(kernels)) or "none"
+        raise InputError(f"{path}: no function named {function!r} (@polyopt.jit functions: {found})")
+    sig = None
+    if signature is not None:
+        try:
+            sig = parse_signature(signature, list(inspect.signature(kernel.py_func).parameters))
+        except ValueError as exc:
+            raise InputError(f"--signature: {exc}") from None
+    return PythonKernel(str(path), function, kernel, sig)
+
+
+def _import(path: Path) -> Any:
+    name = "_polyopt_cli_" + "".join(c if c.isalnum() else "_" for c in path.stem)
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise InputError(f"{path}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, str(path.resolve().parent))
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        where = ":".join(str(x) for x in (exc.filename or path, exc.lineno, exc.offset) if x)
+        raise InputError(f"{where}: syntax error: {exc.msg}") from None
+    except SystemExit as exc:  # sys.exit() at import: the file is a script, not a module
+        where = _user_frame(exc, path)
+        raise InputError(f"{path}: importing it called sys.exit({exc.code!r}){where}; polyopt "
+                         "imports the file to find its functions (guard the script part with "
+                         "`if __name__ == \"__main__\":`)") from None
+    except Exception as exc:  # the user's module failed: say so, without our traceback
+        where = _user_frame(exc, path)
+        raise InputError(f"{path}: importing it failed{where}: {type(exc).__name__}: {exc}") \
+            from None
+    finally:
+        sys.path.remove(str(path.resolve().parent))
+    return module
+
+
+def _user_frame(exc: BaseException, path: Path) -> str:
+    tb = exc.__traceback__
+    line = None
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename).resolve() == path.resolve():
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return f" at line {line}" if line is not None else ""
+
+
+def _sample(t: ArgType) -> Any:
+    if isinstance(t, ArrayType):
+        return np.zeros((1,) * t.ndim, dtype=np.dtype(t.dtype.value))
+    assert isinstance(t, ScalarType)
+    if t.type.weak:
+        return 1 if t.is_int else 1.0
+    return np.dtype(t.type.dtype.value).type(1)

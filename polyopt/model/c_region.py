@@ -1,0 +1,74 @@
+"""What the C frontend hands on besides the :class:`~polyopt.model.scop.Scop`: where a
+``#pragma scop`` region sits in its file and how its names are declared there,
+so that optimized code can be printed in the file's own terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from polyopt.model.scop import Scop
+
+#: the min/max calls a region may use in affine expressions: name -> is it min
+MIN_MAX_CALLS = {"min": True, "MIN": True, "max": False, "MAX": False, "imin": True,
+                 "imax": False}
+
+
+@dataclass(frozen=True)
+class CArray:
+    """An array (or pointer) used in a region, as the file declares it."""
+
+    name: str
+    base: str  # element type as C spells it: "double", "char", "long int"
+    dims: tuple[str | None, ...]  # extent of each subscript as C text; None through a pointer
+    scope: str  # "file", "param", "local" (the function body) or "region"
+
+    @property
+    def is_fixed(self) -> bool:
+        """A true array of known size in scope (OpenMP can reduce it by name)."""
+        return self.scope in ("file", "local") and all(d is not None for d in self.dims)
+
+
+@dataclass(frozen=True)
+class CScalar:
+    """A scalar variable used in a region."""
+
+    name: str
+    base: str  # C type
+    written: bool  # assigned in the region
+    live: bool  # its value flows into or out of the region (then it is never privatized)
+    declared_in_region: bool  # declared inside the region (its declaration is hoisted)
+    top_level: bool = False  # declared at the region's top level (visible after it)
+
+
+@dataclass(frozen=True, eq=False)
+class CRegion:
+    """One ``#pragma scop`` ... ``#pragma endscop`` region of a C file."""
+
+    scop: Scop
+    function: str
+    index: int  # 1-based, in file order
+    start_line: int  # line of `#pragma scop`
+    end_line: int  # line of `#pragma endscop`
+    indent: str  # leading whitespace of the `#pragma scop` line
+    iterator_types: dict[str, str]  # C type of each loop iterator
+    arrays: dict[str, CArray]
+    scalars: dict[str, CScalar]
+    params: dict[str, str]  # integer parameters (sizes) and their C types
+    original: str  # the region's statements as C (macros expanded), for verification
+    names_in_file: frozenset[str] = field(default_factory=frozenset)  # identifiers to avoid
+    typedefs: tuple[str, ...] = ()  # the file's typedefs of arithmetic types, as C
+    extent_params: tuple[str, ...] = ()  # parameters standing for extents C does not give
+
+    @property
+    def label(self) -> str:
+        return f"{self.function}() region {self.index} (lines {self.start_line}-{self.end_line})"
+
+
+@dataclass(frozen=True, eq=False)
+class CFile:
+    """A parsed C file and its regions."""
+
+    path: str
+    text: str
+    regions: tuple[CRegion, ...]

@@ -1,0 +1,83 @@
+"""Bounding isl's work, so a pathological loop nest gives a clear error, not a hang.
+
+isl counts elementary operations per context; :func:`budget` sets a ceiling
+for a phase and turns isl's running out of it into :class:`~polyopt.TooComplexError`.
+Any other isl failure is a bug in polyopt (it handed isl something malformed, or hit
+an isl bug), not a budget overrun: it propagates as the ``isl.Error`` it is, with a
+note naming the phase.  About 6 million operations take one second on these machines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+import islpy as isl
+
+from polyopt.model.errors import TooComplexError
+
+ANALYSIS_OPS = 150_000_000  # dependence analysis: ~25 s
+SCHEDULING_OPS = 100_000_000  # automatic scheduling: past this, keep the source order
+# one call of isl's scheduler, for time tiling (optional): PolyBench's stencils need
+# under 1M; generated programs with a few guarded statements took 5 s and found nothing
+ISL_SCHEDULER_OPS = 3_000_000
+MARKING_OPS = 100_000_000  # contraction, its re-analysis and the loop marks of one schedule
+
+# isl's message when the context's operation count passes its maximum (isl_ctx.c)
+_QUOTA = "maximal number of operations exceeded"
+
+
+def exhausted(exc: isl.Error) -> bool:
+    """Whether ``exc`` is isl giving up on its operations budget (call it while the
+    budget is still set).  isl's message says so only when no caller overwrote it (the
+    parser reports a quota hit as a "syntax error"), so when it does not, ask isl for
+    one more small computation: past the quota, every operation fails."""
+    if _QUOTA in str(exc):
+        return True
+    if isl.DEFAULT_CONTEXT.get_max_operations() == 0:
+        return False
+    try:
+        isl.Set("{ [i, j] : 0 <= i <= j <= 5 and i + j >= 3 }").lexmin()
+    except isl.Error:
+        return True
+    return False
+
+
+_Coalescible = TypeVar("_Coalescible", isl.Set, isl.Map, isl.UnionSet, isl.UnionMap)
+
+
+def coalesce(obj: _Coalescible) -> _Coalescible:
+    """``obj.coalesce()``, or ``obj`` as it is when isl's coalescing fails on it (isl
+    0.2x raises "cannot relax redundant constraint" on some unions of dependences): it
+    only simplifies the representation, so the set itself is still right."""
+    try:
+        return obj.coalesce()
+    except isl.Error as exc:
+        if exhausted(exc):
+            raise
+        return obj
+
+
+@contextmanager
+def budget(ops: int, what: str) -> Iterator[None]:
+    """Run the block with at most ``ops`` isl operations.  A nested budget restarts the
+    count of the one around it when it ends (isl keeps one counter per context)."""
+    ctx = isl.DEFAULT_CONTEXT
+    previous = ctx.get_max_operations()
+    ctx.set_max_operations(ops)
+    ctx.reset_operations()
+    try:
+        yield
+    except isl.Error as exc:
+        if not exhausted(exc):
+            exc.add_note(f"polyopt: isl failed during {what}; this is a polyopt bug, please "
+                         "report it with the loop nest")
+            raise
+        raise TooComplexError(
+            f"{what} is too complex: isl gave up after its budget of {ops:,} operations. "
+            "Simplify the loop nest or split it into several functions."
+        ) from None
+    finally:
+        ctx.set_max_operations(previous)
+        ctx.reset_operations()

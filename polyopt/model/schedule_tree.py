@@ -1,0 +1,213 @@
+"""Schedule trees: the execution order of a scop, as polyopt transforms it.
+
+A tree is made of :class:`Band` nodes (loops: one :class:`LoopDim` per loop,
+each an affine function of every statement's iterators below it), ordered
+:class:`Sequence` nodes, and :class:`Leaf` statements.  It is our own immutable
+structure rather than isl's schedule tree so that transformations are plain
+functions on dataclasses; :func:`to_isl` converts it for code generation and
+:class:`polyopt.analysis.timeline.Timeline` flattens it for legality checks.
+
+Example: the source ::
+
+    for i in range(n):
+        s = 0.0                 # S0
+        for j in range(m):
+            s += A[i, j]        # S1
+        x[i] = s                # S2
+
+is ``Band(i: {S0: i, S1: i, S2: i}, Sequence(Leaf S0, Band(j: {S1: j}, Leaf S1), Leaf S2))``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+import islpy as isl
+
+from polyopt.model import isl_text
+from polyopt.model.aff import Lin
+
+
+@dataclass(frozen=True)
+class LoopMark:
+    """What code generation does with one loop."""
+
+    parallel: bool = False  # `omp parallel for`
+    simd: bool = False  # `omp simd`
+    reductions: tuple[tuple[str, str], ...] = ()  # (operator, variable): `reduction(op:var)`
+    private: tuple[str, ...] = ()  # scalars private to each iteration
+    firstprivate: tuple[str, ...] = ()
+    unroll: bool = False  # fully unrolled (unroll-and-jam point loops)
+    scalar_replace: bool = False  # keep the loop's invariant accumulator in a register (LICM)
+    accumulator: str = ""  # the statement whose element that is (when the body has several)
+    round_robin: bool = False  # `schedule(static, 1)`: each iteration is a whole tile
+    private_arrays: tuple[str, ...] = ()  # arrays each thread of a parallel loop copies
+    scratch_arrays: tuple[str, ...] = ()  # those of them dead after each iteration: no copy in or back
+    separate: bool = False  # split into ranges that each run one fixed set of statements
+
+
+@dataclass(frozen=True)
+class LoopDim:
+    """One loop: a per-statement affine schedule function and how to emit it."""
+
+    loop_id: str  # "L0" for a source loop; transformations derive ids ("L0.tile")
+    name: str  # the name users use, usually the source iterator
+    exprs: tuple[tuple[str, Lin], ...]  # (statement, expression in its iterators)
+    mark: LoopMark = LoopMark()
+    aliases: tuple[str, ...] = ()  # ids of loops merged into this one (by fusion)
+    label: str = ""  # how users name a loop that transformations created ("i.tile")
+
+    def answers_to(self, loop_id: str) -> bool:
+        return loop_id == self.loop_id or loop_id in self.aliases
+
+    def expr(self, stmt: str) -> Lin:
+        for s, e in self.exprs:
+            if s == stmt:
+                return e
+        raise KeyError(stmt)
+
+    def with_mark(self, mark: LoopMark) -> LoopDim:
+        return replace(self, mark=mark)
+
+
+@dataclass(frozen=True)
+class Band:
+    """Loops nested directly in one another, outermost first, around ``child``."""
+
+    dims: tuple[LoopDim, ...]
+    child: Node
+    permutable: bool = False
+
+
+@dataclass(frozen=True)
+class Sequence:
+    children: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Leaf:
+    stmt: str
+
+
+Node = Band | Sequence | Leaf
+
+
+def statements(node: Node) -> list[str]:
+    """Statements below ``node`` in execution order of the tree."""
+    if isinstance(node, Leaf):
+        return [node.stmt]
+    if isinstance(node, Band):
+        return statements(node.child)
+    out: list[str] = []
+    for c in node.children:
+        out += statements(c)
+    return out
+
+
+def loops(node: Node) -> Iterator[tuple[LoopDim, tuple[Node, ...]]]:
+    """Every loop with the path of nodes above it (root first), outermost loops first."""
+    yield from _loops(node, ())
+
+
+def _loops(node: Node, path: tuple[Node, ...]) -> Iterator[tuple[LoopDim, tuple[Node, ...]]]:
+    if isinstance(node, Band):
+        for d in node.dims:
+            yield d, (*path, node)
+        yield from _loops(node.child, (*path, node))
+    elif isinstance(node, Sequence):
+        for c in node.children:
+            yield from _loops(c, (*path, node))
+
+
+# --- flattening -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a loop sits in the flattened schedule: dims before it and its own index."""
+
+    depth: int  # index of the loop's own dimension in the flat vector
+    statements: tuple[str, ...]
+
+
+def flat_vectors(node: Node) -> dict[str, list[Lin]]:
+    """Each statement's schedule vector: sequence positions and loop values, unpadded."""
+    out: dict[str, list[Lin]] = {}
+    _flat(node, {}, out)
+    return out
+
+
+def _flat(node: Node, prefix: dict[str, list[Lin]], out: dict[str, list[Lin]]) -> None:
+    if isinstance(node, Leaf):
+        out[node.stmt] = prefix.get(node.stmt, [])
+    elif isinstance(node, Band):
+        stmts = statements(node)
+        new = {s: [*prefix.get(s, []), *(d.expr(s) for d in node.dims)] for s in stmts}
+        _flat(node.child, new, out)
+    else:
+        for k, c in enumerate(node.children):
+            stmts = statements(c)
+            new = {s: [*prefix.get(s, []), Lin.constant(k)] for s in stmts}
+            _flat(c, new, out)
+
+
+def loop_positions(node: Node) -> dict[str, Position]:
+    """For every loop id, its flat dimension index and the statements it encloses."""
+    out: dict[str, Position] = {}
+    _positions(node, 0, out)
+    return out
+
+
+def _positions(node: Node, depth: int, out: dict[str, Position]) -> None:
+    if isinstance(node, Band):
+        stmts = tuple(statements(node))
+        for k, d in enumerate(node.dims):
+            out[d.loop_id] = Position(depth + k, stmts)
+        _positions(node.child, depth + len(node.dims), out)
+    elif isinstance(node, Sequence):
+        for c in node.children:
+            _positions(c, depth + 1, out)
+
+
+# --- conversion to isl ------------------------------------------------------------------
+
+
+def to_isl(
+    node: Node, params: tuple[str, ...], iterators: dict[str, tuple[str, ...]],
+    domains: dict[str, isl.Set],
+) -> tuple[isl.Schedule, dict[str, LoopDim]]:
+    """An isl schedule tree, with a mark node (id ``loop<k>``) above every loop.
+
+    Returns the schedule and the loops by mark name, for the code generator.
+    """
+    marks: dict[str, LoopDim] = {}
+    return _to_isl(node, params, iterators, domains, marks), marks
+
+
+def _to_isl(node, params, iterators, domains, marks) -> isl.Schedule:
+    if isinstance(node, Leaf):
+        return isl.Schedule.from_domain(isl.UnionSet.from_set(domains[node.stmt]))
+    if isinstance(node, Sequence):
+        scheds = [_to_isl(c, params, iterators, domains, marks) for c in node.children]
+        out = scheds[0]
+        for s in scheds[1:]:
+            out = out.sequence(s)
+        return out
+    sched = _to_isl(node.child, params, iterators, domains, marks)
+    for d in reversed(node.dims):
+        pieces = "; ".join(
+            f"{stmt}[{', '.join(iterators[stmt])}] -> [{isl_text.lin(e)}]" for stmt, e in d.exprs
+        )
+        text = f"{isl_text.params_prefix(params)}[{{ {pieces} }}]"
+        mupa = isl.MultiUnionPwAff.read_from_str(isl.DEFAULT_CONTEXT, text)
+        sched = sched.insert_partial_schedule(mupa)
+        band = sched.get_root().child(0)
+        if d.mark.unroll:
+            band = band.band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll)
+        elif d.mark.separate:
+            band = band.band_member_set_ast_loop_type(0, isl.ast_loop_type.separate)
+        mark_name = f"loop{len(marks)}"
+        marks[mark_name] = d
+        sched = band.insert_mark(isl.Id(mark_name)).get_schedule()
+    return sched

@@ -1,0 +1,187 @@
+"""The polyhedral model of one loop nest (a SCoP): immutable, built by a frontend.
+
+A :class:`Scop` holds the arrays and scalars, the statements (each with its
+iteration domain, accesses and typed body), the original schedule as a
+:class:`~polyopt.model.schedule_tree.Node`, and the source locations that reports
+and errors speak of.  isl objects inside are never compared with ``==``
+(semantic and costly): statements and loops are keyed by name.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import islpy as isl
+
+from polyopt.model.aff import Lin
+from polyopt.model.dtypes import DType, ValueType
+from polyopt.model.errors import SourceLocation
+from polyopt.model.expr import Expr
+from polyopt.model.schedule_tree import LoopDim, Node
+
+
+class ArrayKind(enum.Enum):
+    ARGUMENT = "argument"
+    TEMPORARY = "temporary"  # allocated in the function, freed at its end
+    RETURNED = "returned"  # allocated in the function and returned
+
+
+@dataclass(frozen=True)
+class Array:
+    """An array: an argument, or a temporary the function allocates."""
+
+    name: str
+    dtype: DType
+    shape: tuple[Lin, ...]  # affine in the parameters
+    kind: ArrayKind = ArrayKind.ARGUMENT
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+
+class ScalarKind(enum.Enum):
+    ARGUMENT = "argument"  # passed by value, never written
+    LOCAL = "local"  # assigned inside the function
+
+
+@dataclass(frozen=True)
+class Scalar:
+    name: str
+    type: ValueType
+    kind: ScalarKind
+
+
+@dataclass(frozen=True, eq=False)
+class Access:
+    """One read or write of an array element or a local scalar by a statement.
+
+    ``relation`` maps statement instances to the element, restricted to the domain.
+    """
+
+    tag: str  # unique in the scop: "S0.w", "S0.r1"
+    statement: str
+    target: str  # array or local scalar name
+    indices: tuple[Lin, ...]  # () for scalars
+    is_write: bool
+    relation: isl.Map
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A loop of the source program, as reports and errors name it."""
+
+    id: str  # unique: "L0", "L1", ...
+    iterator: str
+    location: SourceLocation
+    depth: int
+    parent: str | None
+
+    def label(self, ambiguous: bool) -> str:
+        return f"{self.iterator}@{self.location.line}" if ambiguous else self.iterator
+
+
+@dataclass(frozen=True, eq=False)
+class Statement:
+    """``target[indices] = value`` executed once for every point of ``domain``.
+
+    Augmented assignments are desugared (``C[i,j] += x`` has value ``C[i,j] + x``)
+    and remember their operator in ``update_op``.
+    """
+
+    name: str
+    iterators: tuple[str, ...]
+    domain: isl.Set
+    target: str
+    indices: tuple[Lin, ...]
+    value: Expr
+    update_op: str | None
+    loops: tuple[str, ...]  # ids of enclosing source loops, outermost first
+    location: SourceLocation
+    write: Access
+    reads: tuple[Access, ...]
+    read_at: tuple[tuple[str, SourceLocation], ...] = ()  # where a local scalar is first read
+
+    @property
+    def accesses(self) -> tuple[Access, ...]:
+        return (self.write, *self.reads)
+
+    @property
+    def source(self) -> str:
+        return self.location.text.strip()
+
+    def read_location(self, name: str) -> SourceLocation:
+        """Where this statement reads local scalar ``name`` (the statement if unknown)."""
+        return dict(self.read_at).get(name, self.location)
+
+
+@dataclass(frozen=True)
+class ReturnValue:
+    """What the function returns: a local scalar, a scalar argument or an allocated array."""
+
+    name: str
+    is_array: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Scop:
+    """A static control part: the whole loop nest of one function or C region."""
+
+    name: str
+    filename: str
+    params: tuple[str, ...]
+    context: isl.Set  # what is assumed of the parameters (sizes are >= 0)
+    arrays: dict[str, Array]
+    scalars: dict[str, Scalar]
+    statements: tuple[Statement, ...]
+    loops: dict[str, Loop]
+    schedule: Node  # the original execution order
+    returns: ReturnValue | None = None
+    arg_order: tuple[str, ...] = ()  # the function's arguments, in order
+    param_sources: dict[str, tuple[str, int]] = field(default_factory=dict)  # param -> (array, dim)
+
+    def statement(self, name: str) -> Statement:
+        return self._by_name[name]
+
+    @cached_property
+    def _by_name(self) -> dict[str, Statement]:
+        return {s.name: s for s in self.statements}
+
+    @cached_property
+    def domain(self) -> isl.UnionSet:
+        out = isl.UnionSet.empty(self.context.get_space())
+        for s in self.statements:
+            out = out.union(isl.UnionSet.from_set(s.domain))
+        return out
+
+    @cached_property
+    def local_scalars(self) -> frozenset[str]:
+        return frozenset(n for n, s in self.scalars.items() if s.kind is ScalarKind.LOCAL)
+
+    def loop_label(self, loop_id: str) -> str:
+        """A loop's name in source terms: its iterator, with ``@line`` when the name repeats."""
+        if loop_id not in self.loops:  # a loop a transformation made
+            return loop_id
+        loop = self.loops[loop_id]
+        same = sum(1 for other in self.loops.values() if other.iterator == loop.iterator)
+        return loop.label(ambiguous=same > 1)
+
+    def describe_statement(self, name: str) -> str:
+        s = self.statement(name)
+        return f"{name} (line {s.location.line}: {s.source})"
+
+    def element_type(self, name: str) -> DType:
+        if name in self.arrays:
+            return self.arrays[name].dtype
+        return self.scalars[name].type.dtype
+
+
+def loop_label(scop: Scop, dim: LoopDim) -> str:
+    """A loop's name in reports and schedule steps."""
+    if dim.label:
+        return dim.label
+    if dim.loop_id in scop.loops:
+        return scop.loop_label(dim.loop_id)
+    return dim.name

@@ -1,0 +1,1 @@
+"""Dependence reports: the data, and its text, JSON, DOT and HTML forms."""

@@ -1,0 +1,116 @@
+"""The compiler pipeline, shared by ``@polyopt.jit``, schedules and the ``polyopt`` command:
+frontend model → dependences → schedule (automatic or user steps) → loop marks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from polyopt.analysis.dependences import Dependences, analyze
+from polyopt.model.errors import Problem, TooComplexError, UnsupportedError, warn_user
+from polyopt.model.isl_budget import ANALYSIS_OPS, MARKING_OPS, SCHEDULING_OPS, budget
+from polyopt.model.options import Options
+from polyopt.model.schedule_tree import Node
+from polyopt.model.scop import Scop
+from polyopt.scheduler import auto
+from polyopt.scheduler.steps import replay
+from polyopt.transforms import mark_parallel
+from polyopt.transforms.contract import contract
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """A scop, its dependences, and the schedule code generation will follow."""
+
+    scop: Scop  # the program code generation sees (temporaries may be contracted)
+    deps: Dependences
+    tree: Node
+    source: Scop  # the program as written, for reports
+    source_deps: Dependences
+    notes: tuple[str, ...] = ()  # what was given up, and why (isl over its budget)
+
+
+def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
+    """Analyse ``scop`` and choose its schedule: the user's ``steps`` when given
+    (each checked), else the automatic scheduler (or the source order when
+    ``options.auto`` is off).
+
+    Every isl computation runs under an operations budget.  Past the analysis's,
+    the call fails with :class:`TooComplexError` (nothing is known of the program);
+    past any later one, the plan falls back to the source order with its loop
+    marks, and at worst to the source order run sequentially, which is always legal:
+    a RuntimeWarning and ``Plan.notes`` say so.
+    """
+    with budget(ANALYSIS_OPS, f"the dependence analysis of {scop.name}()"):
+        deps = analyze(scop)
+        # the value-based part is lazy and computed per variable: only the local
+        # scalars' is needed here; later phases ask for theirs under their own budget
+        deps.uninitialized_reads  # noqa: B018
+    _refuse_uninitialized(scop, deps)
+    marks = dict(parallel=options.parallel, vectorize=options.vectorize, licm=options.licm,
+                 strict_fp=options.strict_fp, array_copies=options.array_copies)
+    try:
+        if steps is not None:
+            return _user_plan(scop, deps, steps, options, marks)
+        if options.auto:
+            return _auto_plan(scop, deps, options, marks)
+    except TooComplexError as exc:
+        return _source_plan(scop, deps, marks, [_note(exc)])
+    return _source_plan(scop, deps, marks, [])
+
+
+def _user_plan(scop: Scop, deps: Dependences, steps: tuple, options: Options,
+               marks: dict) -> Plan:
+    with budget(SCHEDULING_OPS, f"the schedule of {scop.name}()"):
+        tree, req = replay(scop, deps, steps, options.strict_fp)
+        tree = mark_parallel.mark(
+            scop, deps, tree, **marks,
+            only_parallel=req.parallel if "parallel" in req.used else None,
+            only_simd=req.simd if "simd" in req.used else None,
+            only_licm=req.licm if "licm" in req.used else None,
+        )
+    return Plan(scop, deps, tree, scop, deps)
+
+
+def _auto_plan(source: Scop, source_deps: Dependences, options: Options, marks: dict) -> Plan:
+    with budget(SCHEDULING_OPS, f"scheduling {source.name}()"):
+        scop, deps, tree = auto.schedule(source, source_deps, options)
+    with budget(MARKING_OPS, f"marking the loops of {source.name}()"):
+        if options.contract:
+            contracted = contract(scop, deps, tree, row_buffers=options.array_copies)
+            if contracted is not scop:
+                # the contracted program's source order is `tree`: analyse it afresh
+                scop, deps = contracted, analyze(contracted)
+                tree = contracted.schedule
+        tree = mark_parallel.mark(scop, deps, tree, **marks)
+    return Plan(scop, deps, tree, source, source_deps)
+
+
+def _source_plan(scop: Scop, deps: Dependences, marks: dict, notes: list[str]) -> Plan:
+    """The source order with its loop marks; without them when even those are over budget."""
+    what = "keeping the source loop order"
+    try:
+        with budget(MARKING_OPS, f"marking the loops of {scop.name}()"):
+            tree = mark_parallel.mark(scop, deps, scop.schedule, **marks)
+    except TooComplexError as exc:
+        notes.append(_note(exc))
+        tree, what = scop.schedule, "running the source loop order sequentially"
+    if notes:
+        notes[-1] += f"; {what}"
+        warn_user("polyopt: " + "; ".join(notes))
+    return Plan(scop, deps, tree, scop, deps, tuple(notes))
+
+
+def _note(exc: TooComplexError) -> str:
+    return str(exc).split(". Simplify")[0]
+
+
+def _refuse_uninitialized(scop: Scop, deps: Dependences) -> None:
+    problems = []
+    for r in deps.uninitialized_reads:
+        s = scop.statement(r.statement)
+        problems.append(Problem(s.read_location(r.target), f"variable `{r.target}`",
+                                "may be read before it is assigned (on some iterations no "
+                                "assignment precedes this use)"))
+    if problems:
+        raise UnsupportedError(problems)

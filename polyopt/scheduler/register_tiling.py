@@ -1,0 +1,261 @@
+"""Register tiling of matmul-like reductions (the automatic unroll-and-jam).
+
+For a statement ``X[i, j] += f(.., i, k, ..) * g(.., k, j, ..)`` nested in
+loops over ``i``, ``j`` and a reduction loop ``k``, the scheduler builds::
+
+    for i.tile, k.tile, j.tile:            # cache tiles (parallel outer loop)
+        for i.reg, j.reg:                  # one MR x NR register tile
+            for k:                         # MR*NR accumulators stay in registers (LICM)
+                X[i0+0, j0+0] += ...       # the i and j point loops, fully unrolled
+                ...
+                X[i0+MR-1, j0+NR-1] += ...
+
+The statement is first split into its full register tiles and the ragged rest
+(:mod:`polyopt.transforms.split`), so the unrolled micro-kernel has no guards;
+the rest keeps the ordinary tiled, vectorized schedule.  Every step is checked
+against the exact dependences of the split program.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from polyopt.analysis.dependences import Dependences, analyze
+from polyopt.analysis.legality import is_legal
+from polyopt.model.aff import floordiv
+from polyopt.model.errors import PolyoptError
+from polyopt.model.options import Options
+from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, statements
+from polyopt.model.scop import Scop
+from polyopt.model.target import micro_tile
+from polyopt.transforms.fuse import distribute
+from polyopt.transforms.pack import pack, panel_operands
+from polyopt.transforms.split import split_full_tiles
+from polyopt.transforms.tile import tile
+from polyopt.transforms.tree import at, build_chain, find, replace_at
+
+CACHE_TILE = {"i": 16, "k": 256, "j": 32}  # i and j in register tiles: 16 x 32 of them
+
+
+def enclosing(tree: Node, stmt: str) -> list[LoopDim]:
+    """The loops around ``stmt`` in ``tree``, outermost first."""
+    found = _enclosing(tree, stmt, [])
+    return found or []
+
+
+def _enclosing(node: Node, stmt: str, above: list[LoopDim]) -> list[LoopDim] | None:
+    if isinstance(node, Leaf):
+        return above if node.stmt == stmt else None
+    if isinstance(node, Band):
+        return _enclosing(node.child, stmt, [*above, *node.dims])
+    for c in node.children:
+        hit = _enclosing(c, stmt, above)
+        if hit is not None:
+            return hit
+    return None
+
+
+def _iterator(dim: LoopDim, stmt: str) -> str | None:
+    return dim.expr(stmt).as_name()
+
+
+def _roles(scop: Scop, stmt: str, dims: list[LoopDim]) -> tuple[LoopDim, LoopDim, LoopDim] | None:
+    """(i, k, j) loops of a matmul-like statement among its three innermost loops."""
+    st = scop.statement(stmt)
+    if len(dims) < 3 or not st.indices:
+        return None
+    last = st.indices[-1]
+    by_iter = {_iterator(d, stmt): d for d in dims[-3:]}
+    if None in by_iter:
+        return None
+    used = set().union(*(ix.names() for ix in st.indices))
+    red = [v for v in by_iter if v not in used]
+    cols = [v for v in by_iter if v in used and abs(last.coeff(v)) == 1
+            and not any(ix.coeff(v) for ix in st.indices[:-1])]
+    rows = [v for v in by_iter if v in used and v not in cols]
+    if len(red) != 1 or len(cols) != 1 or len(rows) != 1:
+        return None
+    return by_iter[rows[0]], by_iter[red[0]], by_iter[cols[0]]
+
+
+def _isolate(scop: Scop, deps: Dependences, tree: Node, stmt: str, depth: int) -> Node | None:
+    """Distribute loops until ``stmt``'s innermost ``depth`` loops hold nothing else."""
+    for _ in range(depth + 4):
+        dims = enclosing(tree, stmt)
+        if len(dims) < depth:
+            return None
+        busy = None
+        for d in dims[-depth:]:
+            node = _band(tree, d.loop_id)
+            if not isinstance(node.child, (Band, Leaf)):
+                busy = d
+        if busy is None:
+            return tree
+        try:
+            cand = distribute(scop, None, tree, busy.loop_id)
+        except PolyoptError:
+            return None
+        if not is_legal(scop, deps, cand):
+            return None
+        tree = cand
+    return None
+
+
+def _band(tree: Node, loop_id: str) -> Band:
+    node = at(tree, find(tree, loop_id))
+    assert isinstance(node, Band)
+    return node
+
+
+def register_tile_all(scop: Scop, deps: Dependences, tree: Node,
+                      options: Options) -> tuple[Scop, Dependences, Node]:
+    nests: list[_Nest] = []
+    for stmt, red in sorted(deps.reductions.items()):
+        if not red.is_array or stmt not in {s.name for s in scop.statements}:
+            continue
+        result = _register_tile(scop, deps, tree, stmt, options)
+        if result is not None:
+            scop, deps, tree, nest = result
+            nests.append(nest)
+    if options.pack and nests:
+        # every nest's operands packed, then one dependence analysis for all of them
+        # (3mm: one instead of three)
+        scop, tree, packed = _pack_operands(scop, tree, nests)
+        if packed:
+            deps = analyze(scop)
+    return scop, deps, tree
+
+
+@dataclass(frozen=True)
+class _Nest:
+    """A register-tiled nest: its statement, reduction and column iterators, register
+    tile width and outermost loop."""
+
+    stmt: str
+    k: str
+    j: str
+    nr: int
+    top: str
+
+
+def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
+                   options: Options) -> tuple[Scop, Dependences, Node, _Nest] | None:
+    dims = enclosing(tree, stmt)
+    roles = _roles(scop, stmt, dims)
+    if roles is None:
+        return None
+    mr, nr = micro_tile(scop.arrays[scop.statement(stmt).target].dtype)
+    cache = _cache_tiles(options, mr, nr)
+    row_tile = None
+    if cache is not None:
+        tree, row_tile = _shared_row_tile(scop, deps, tree, stmt, roles[0], cache[0])
+    isolated = _isolate(scop, deps, tree, stmt, 3)
+    if isolated is None:
+        return None
+    i, k, j = (_iterator(d, stmt) for d in roles)
+    assert i and k and j
+    split = split_full_tiles(scop, isolated, stmt, {i: mr, j: nr})
+    if split is None:
+        return None
+    scop2, tree2 = split
+    deps2 = analyze(scop2)
+    full = f"{stmt}f"
+    tree2 = _isolate(scop2, deps2, tree2, full, 3) if f"{stmt}r" in {
+        s.name for s in scop2.statements} else tree2
+    if tree2 is None:
+        return None
+    chain_dims = enclosing(tree2, full)[-3:]
+    di, dk, dj = _roles(scop2, full, chain_dims) or (None, None, None)
+    if di is None:
+        return None
+    outer = [] if cache is None else [
+        _tiled(dk, cache[1], "tile"), _tiled(dj, cache[2], "tile")]
+    if cache is not None and row_tile is None:
+        outer.insert(0, _tiled(di, cache[0], "tile"))
+    new_chain = [
+        *outer, _tiled(dj, nr, "reg"), _tiled(di, mr, "reg"),
+        _restrict(dk), _restrict(di, unroll=True), _restrict(dj, unroll=True),
+    ]
+    top = chain_dims[0].loop_id
+    result = replace_at(tree2, find(tree2, top), build_chain(new_chain, Leaf(full)))
+    if not is_legal(scop2, deps2, result):
+        return None
+    # operands are packed before the outermost loop of the nest: the shared row tiles
+    # when there are some (the nest is fused with its neighbours inside them)
+    top = enclosing(result, full)[0].loop_id if row_tile is not None else new_chain[0].loop_id
+    return scop2, deps2, result, _Nest(full, k, j, nr, top)
+
+
+def _shared_row_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str, di: LoopDim,
+                     size: int) -> tuple[Node, str | None]:
+    """Tile-level fusion: keep the statements fused with ``stmt`` at its row loop.
+
+    When the row loop ``di`` also runs other statements (a fill of ``C``, or the
+    ``exp`` of matmul -> exp -> matmul), isolating the matmul would distribute it and
+    lose that fusion.  Instead ``di`` is tiled by the cache tile ``size`` first: the
+    tile loop stays shared, and only the point loop inside it is distributed::
+
+        for i:                        for i.tile:                 # shared, parallel
+            for j: C[i, j] = 0.0          for i in tile: for j: C[i, j] = 0.0
+            for k, j: C[i, j] += ..       register-tiled matmul of the tile's rows
+
+    so a tile's rows of ``C`` are still in cache when the matmul reads them.  Returns
+    the tree and the id of the row-tile loop around ``stmt`` (None when there is none:
+    ``di`` runs ``stmt`` alone, or tiling it is illegal).  A row-tile loop that is
+    already there (made for an earlier nest of the same fused loop) is reused.
+    """
+    i_expr = di.expr(stmt)
+    wanted = floordiv(i_expr, size)
+    above = enclosing(tree, stmt)
+    for d in above[:above.index(di)]:
+        if d.expr(stmt) == wanted:
+            return tree, d.loop_id
+    band = _band(tree, di.loop_id)
+    if statements(band) == [stmt]:
+        return tree, None
+    try:
+        cand = tile(scop, None, tree, [di.loop_id], [size])
+    except PolyoptError:
+        return tree, None
+    if not is_legal(scop, deps, cand):
+        return tree, None
+    new_above = enclosing(cand, stmt)
+    return cand, next(d.loop_id for d in new_above if d.expr(stmt) == wanted)
+
+
+def _pack_operands(scop: Scop, tree: Node, nests: list[_Nest]) -> tuple[Scop, Node, bool]:
+    """Each column operand of each nest read from contiguous panels, where that is legal
+    (:func:`polyopt.transforms.pack.pack` refuses the rest)."""
+    packed = False
+    for n in nests:
+        for read in panel_operands(scop.statement(n.stmt), n.k, n.j):
+            current = next(r for r in scop.statement(n.stmt).reads if r.tag == read.tag)
+            try:
+                scop, tree = pack(scop, tree, n.stmt, current, n.k, n.j, n.nr, n.top)
+            except PolyoptError:  # illegal (the nest writes it) or not at the top level
+                continue
+            packed = True
+    return scop, tree, packed
+
+
+def _cache_tiles(options: Options, mr: int, nr: int) -> tuple[int, int, int] | None:
+    """Cache tile sizes for (i, k, j): the default, the user's (rounded up to whole
+    register tiles), or None when tiling is off."""
+    if options.tile is False:
+        return None
+    if isinstance(options.tile, tuple):
+        sizes = list(options.tile) + [options.tile[-1]] * 3
+        ti, tk, tj = sizes[0], sizes[1], sizes[2]
+        return (-(-ti // mr) * mr, tk, -(-tj // nr) * nr)
+    # whole register tiles per cache tile, or the unrolled copies would need guards
+    return CACHE_TILE["i"] * mr, CACHE_TILE["k"], CACHE_TILE["j"] * nr
+
+
+def _tiled(d: LoopDim, size: int, kind: str) -> LoopDim:
+    return LoopDim(f"{d.loop_id}.{kind}", d.name,
+                   tuple((s, floordiv(e, size)) for s, e in d.exprs), LoopMark(), (),
+                   f"{d.label or d.name}.{kind}")
+
+
+def _restrict(d: LoopDim, unroll: bool = False) -> LoopDim:
+    return replace(d, mark=LoopMark(unroll=unroll))

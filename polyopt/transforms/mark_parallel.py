@@ -1,0 +1,177 @@
+"""Mark the loops of a schedule tree with OpenMP decisions: parallel for, simd,
+reduction clauses, private copies and register accumulators."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from polyopt.analysis.dependences import Dependences
+from polyopt.analysis.verdicts import (
+    PARALLEL,
+    REDUCTION,
+    SEQUENTIAL,
+    LoopVerdict,
+    _is_array_var,
+    verdicts,
+)
+from polyopt.model.aff import FloorDiv
+from polyopt.model.schedule_tree import Band, LoopDim, LoopMark, Node, Sequence, loops
+from polyopt.model.scop import Scop
+from polyopt.transforms.licm import invariant_accumulator
+
+
+def mark(scop: Scop, deps: Dependences, tree: Node, *, parallel: bool = True,
+         vectorize: bool = True, licm: bool = True, strict_fp: bool = False,
+         array_copies: bool = True,
+         only_parallel: frozenset[str] | None = None,
+         only_simd: frozenset[str] | None = None,
+         only_licm: frozenset[str] | None = None) -> Node:
+    """``tree`` with OpenMP decisions on its loops.
+
+    Automatically, the outermost parallel loop of each nest gets ``parallel for``
+    (a reduction loop only where nothing is parallel), vectorizable innermost
+    loops get ``simd``, and innermost loops with an invariant accumulator keep it
+    in a register.  The ``only_*`` sets (loop ids a user asked for) replace the
+    automatic choice for that decision.
+    """
+    v = verdicts(scop, deps, tree)
+    ctx = _MarkCtx(scop, tree, v, parallel, vectorize, licm, strict_fp, only_parallel, only_simd,
+                   only_licm, array_copies)
+    return ctx.node(tree, False)
+
+
+def _iterates_tiles(d: LoopDim) -> bool:
+    """Every iteration of ``d`` is a block of at least 16 (a tile or wavefront loop).
+
+    Such loops are dealt out one iteration at a time (``schedule(static, 1)``): the
+    ragged last tile and triangular domains then spread over the team (gemm MEDIUM's
+    200 rows in 96-row tiles went 2:1 to two threads), and a tile is too large for two
+    threads to share a cache line at its edges."""
+    return all(e.terms and all(isinstance(a, FloorDiv) and a.den >= 16 for a, _ in e.terms)
+               for _, e in d.exprs)
+
+
+@dataclass
+class _MarkCtx:
+    scop: Scop
+    tree: Node
+    v: dict[str, LoopVerdict]
+    parallel: bool
+    vectorize: bool
+    licm: bool
+    strict_fp: bool
+    only_parallel: frozenset[str] | None
+    only_simd: frozenset[str] | None
+    only_licm: frozenset[str] | None
+    array_copies: bool = True  # heap copies per thread (private arrays, array reductions)
+
+    def _reassociates(self, verdict: LoopVerdict) -> bool:
+        return self.strict_fp and any(
+            self.scop.element_type(var.removeprefix("[array]")).is_float
+            for _, var in verdict.reductions)
+
+    def node(self, node: Node, in_parallel: bool, enclosed: int = 0) -> Node:
+        """Marks for ``node``; ``enclosed`` counts the sequential loops around it."""
+        if isinstance(node, Sequence):
+            return Sequence(tuple(self.node(c, in_parallel, enclosed) for c in node.children))
+        if not isinstance(node, Band):
+            return node
+        dims: list[LoopDim] = []
+        for k, d in enumerate(node.dims):
+            verdict = self.v[d.loop_id]
+            rest = _rest(node, k)
+            m = LoopMark(unroll=d.mark.unroll, separate=d.mark.separate)
+            if self._wants_parallel(d, verdict, rest, in_parallel, enclosed):
+                m = replace(m, parallel=True, reductions=_clauses(verdict),
+                            private=verdict.private, firstprivate=verdict.firstprivate,
+                            round_robin=_iterates_tiles(d),
+                            private_arrays=verdict.private_arrays,
+                            scratch_arrays=verdict.scratch_arrays)
+                in_parallel = True
+            elif not in_parallel:
+                enclosed += 1
+            accumulator = self._licm_statement(d, verdict)
+            replaced = accumulator is not None
+            if replaced:
+                m = replace(m, scalar_replace=True, accumulator=accumulator)
+            if self._wants_simd(d, verdict, replaced):
+                m = replace(m, simd=True, reductions=_clauses(verdict),
+                            private=tuple(sorted(set(m.private) | set(verdict.private))))
+            dims.append(d.with_mark(m))
+        return Band(tuple(dims), self.node(node.child, in_parallel, enclosed), node.permutable)
+
+    def _wants_parallel(self, d: LoopDim, verdict: LoopVerdict, rest: Node,
+                        in_parallel: bool, enclosed: int = 0) -> bool:
+        if not self.parallel or in_parallel or verdict.kind == SEQUENTIAL:
+            return False
+        if self.only_parallel is None and enclosed > 0 and (
+                verdict.kind == REDUCTION
+                or not _has_loop(rest)):
+            # a parallel region per iteration of the loops around costs more than a
+            # reduction or a single loop of statements saves (ludcmp: 160 000 regions and
+            # durbin: 800 regions of a few hundred elements, 4x slower than serial code)
+            return False
+        if self._reassociates(verdict):
+            return False
+        if not self.array_copies and (verdict.private_arrays or any(
+                _is_array_var(var) for _, var in verdict.reductions)):
+            # the per-thread copies live on the heap (emit._private_arrays_loop): OpenMP's
+            # `reduction(op: A[0:size])` puts them on each thread's stack, which a large
+            # array overflows (SIGSEGV)
+            return False
+        if self.only_parallel is not None:
+            return d.loop_id in self.only_parallel
+        return verdict.kind == PARALLEL or not _has_parallel(rest, self.v)
+
+    def _licm_statement(self, d: LoopDim, verdict: LoopVerdict) -> str | None:
+        """The statement whose accumulator the loop keeps in a register, if it does."""
+        if not verdict.innermost:
+            return None
+        if self.only_licm is not None:
+            if d.loop_id not in self.only_licm:
+                return None
+        elif not self.licm:
+            return None
+        stmt = invariant_accumulator(self.scop, self.tree, d.loop_id)
+        if stmt is not None and self.scop.statement(stmt).target in verdict.private_arrays:
+            # each thread writes its own copy, copied back from the last iteration's: one
+            # register for every thread's writes would lose that (a race on the scalar)
+            return None
+        return stmt
+
+    def _wants_simd(self, d: LoopDim, verdict: LoopVerdict, replaced: bool) -> bool:
+        if not self.vectorize or self._reassociates(verdict):
+            return False
+        if self.only_simd is not None and d.loop_id not in self.only_simd:
+            return False
+        if verdict.vectorizable:
+            return True
+        # an array reduction becomes a scalar one once its accumulator is in a register
+        return (replaced and (verdict.kind == REDUCTION or bool(verdict.copies_unsafe))
+                and len(verdict.reductions) == 1 and not verdict.firstprivate)
+
+
+def _clauses(verdict: LoopVerdict) -> tuple[tuple[str, str], ...]:
+    return tuple((op, var.removeprefix("[array]")) for op, var in verdict.reductions)
+
+
+def _has_parallel(node: Node, v: dict[str, LoopVerdict]) -> bool:
+    """A parallel loop below would get a region of its own inside this loop: one with a
+    loop nested in it (a single loop of statements, inside a loop that does not run in
+    parallel, is left serial: ``_wants_parallel``)."""
+    for d, path in loops(node):
+        band = path[-1]
+        assert isinstance(band, Band)
+        if v[d.loop_id].kind == PARALLEL and _has_loop(_rest(band, band.dims.index(d))):
+            return True
+    return False
+
+
+def _rest(band: Band, k: int) -> Node:
+    """What runs inside the ``k``-th loop of ``band``."""
+    return Band(band.dims[k + 1:], band.child) if k + 1 < len(band.dims) else band.child
+
+
+def _has_loop(node: Node) -> bool:
+    """A loop that is not fully unrolled runs in ``node``."""
+    return any(not x.mark.unroll for x, _ in loops(node))

@@ -1,0 +1,169 @@
+"""User-directed schedules: an immutable, replayable list of checked steps.
+
+::
+
+    s = polyopt.schedule(kernel)                  # the source order
+    s = s.interchange("j", "k").tile(["i", "k"], [64, 64]).parallelize("i.tile")
+    print(s)                                       # the steps, replayable as Python
+    fast = s.compile()                             # a callable like @polyopt.jit's
+
+Every step is proven legal against the exact dependences when it is added
+(for the types inferred from the code) and again when a signature is compiled;
+an illegal step raises :class:`~polyopt.IllegalTransformationError` naming the
+dependence.  Loops are named by their source iterator (``"i"``), by
+``"i@12"`` (line 12) when two loops share a name, by the names transformations
+give (``"i.tile"``, ``"i#2"`` for the second part of a distributed loop), or by
+loop id (``"L0"``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any
+
+from polyopt.analysis.dependences import Dependences, analyze
+from polyopt.frontends.python import parse_function
+from polyopt.kernel import Kernel, jit
+from polyopt.model.errors import ScheduleFormatError
+from polyopt.model.names import user_text
+from polyopt.model.schedule_tree import loops
+from polyopt.model.scop import Scop, loop_label
+from polyopt.scheduler.steps import SCHEMA_VERSION, Step, replay, step_problem, steps_from_json
+
+
+class Schedule:
+    """An immutable user schedule for one :class:`~polyopt.kernel.Kernel`.
+
+    Steps apply to the function as written (its source order and exact
+    dependences), not to what the automatic scheduler would make of it; the
+    kernel's ``strict_fp`` option is honoured when parallel and simd requests are
+    checked.
+    """
+
+    def __init__(self, kernel: Any, steps: tuple[Step, ...] = (),
+                 _source: tuple[Scop, Dependences] | None = None) -> None:
+        self.kernel = kernel
+        self.steps = steps
+        self._source = _source or _source_of(kernel)
+        scop, deps = self._source
+        # checks every step
+        self.tree, self.requests = replay(scop, deps, steps, kernel.options.strict_fp)
+
+    @property
+    def scop(self) -> Scop:
+        """The program the steps apply to: the function as written (:attr:`tree` is its
+        transformed schedule)."""
+        return self._source[0]
+
+    def _then(self, op: str, *args: Any) -> Schedule:
+        problem = step_problem(op, args)
+        if problem is not None:
+            raise ScheduleFormatError(f"{op}(): {problem}")
+        return Schedule(self.kernel, (*self.steps, Step(op, args)), self._source)
+
+    def interchange(self, a: str, b: str) -> Schedule:
+        """Swap two perfectly nested loops."""
+        return self._then("interchange", a, b)
+
+    def fuse(self, a: str, b: str) -> Schedule:
+        """Fuse two consecutive sibling loops (shifting the second when needed)."""
+        return self._then("fuse", a, b)
+
+    def distribute(self, loop: str) -> Schedule:
+        """Split a loop around each part of its body (parts after the first are ``<loop>#2``...)."""
+        return self._then("distribute", loop)
+
+    def tile(self, loops_: list[str] | tuple[str, ...] | str,
+             sizes: list[int] | tuple[int, ...] | int) -> Schedule:
+        """Tile perfectly nested loops; tile loops are named ``<loop>.tile``."""
+        names = (loops_,) if isinstance(loops_, str) else tuple(loops_) \
+            if isinstance(loops_, (list, tuple)) else loops_
+        sz = (sizes,) if isinstance(sizes, int) and not isinstance(sizes, bool) else \
+            tuple(sizes) if isinstance(sizes, (list, tuple)) else sizes
+        if isinstance(sizes, int) and not isinstance(sizes, bool) and isinstance(names, tuple):
+            sz = (sizes,) * len(names)  # one size for every loop
+        return self._then("tile", names, sz)
+
+    def skew(self, outer: str, inner: str, factor: int = 1) -> Schedule:
+        """Make ``inner`` run over ``inner + factor * outer``."""
+        return self._then("skew", outer, inner, factor)
+
+    def align(self, loop: str) -> Schedule:
+        """Shift the statements of ``loop`` against one another so that each dependence
+        between them falls inside one iteration: the loop then carries none of them and
+        can run in parallel or in SIMD lanes without being distributed."""
+        return self._then("align", loop)
+
+    def unroll_jam(self, loop: str, factor: int) -> Schedule:
+        """Unroll ``loop`` by ``factor`` and jam the copies into the innermost loop."""
+        return self._then("unroll_jam", loop, factor)
+
+    def parallelize(self, loop: str) -> Schedule:
+        """Run ``loop`` as ``omp parallel for`` (a reduction gets a reduction clause)."""
+        return self._then("parallelize", loop)
+
+    def vectorize(self, loop: str) -> Schedule:
+        """Mark the innermost ``loop`` ``omp simd``."""
+        return self._then("vectorize", loop)
+
+    def licm(self, loop: str) -> Schedule:
+        """Keep the innermost loop's invariant accumulator in a register."""
+        return self._then("licm", loop)
+
+    def loops(self) -> list[str]:
+        """The loops of the current schedule, by the names steps accept."""
+        scop = self._source[0]
+        return [user_text(loop_label(scop, d)) for d, _ in loops(self.tree)]
+
+    def compile(self, **options: Any) -> Any:
+        """A callable kernel that runs this schedule (compiled per signature).
+
+        ``options`` override the kernel's, and the steps are checked again under them
+        (``strict_fp=True`` refuses a requested parallel floating-point reduction).
+        """
+        opts = self.kernel.options if not options else self.kernel.options.__class__(
+            **{**self.kernel.options.__dict__, **options})
+        if opts.strict_fp != self.kernel.options.strict_fp:
+            replay(*self._source, self.steps, opts.strict_fp)
+        return Kernel(self.kernel.py_func, opts, steps=self.steps)
+
+    def __str__(self) -> str:
+        name = getattr(self.kernel, "__name__", "kernel")
+        return f"polyopt.schedule({name})" + "".join(str(s) for s in self.steps)
+
+    __repr__ = __str__
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "polyopt_schedule": SCHEMA_VERSION,
+            "function": getattr(self.kernel, "__name__", ""),
+            "steps": [{"op": s.op, "args": [list(x) if isinstance(x, tuple) else x
+                                            for x in s.args]} for s in self.steps],
+        }, indent=2)
+
+    @staticmethod
+    def from_json(kernel: Any, text: str) -> Schedule:
+        """The schedule :meth:`to_json` saved, for a function or a ``@polyopt.jit`` kernel."""
+        k = _kernel_of(kernel)
+        return Schedule(k, steps_from_json(text, getattr(k, "__name__", None)))
+
+
+def _kernel_of(fn: Any) -> Any:
+    if isinstance(fn, Kernel):
+        return fn
+    if not inspect.isfunction(fn):
+        raise TypeError("polyopt.schedule takes a function or a @polyopt.jit kernel, "
+                        f"not {type(fn).__name__}")
+    return jit(fn)
+
+
+def _source_of(kernel: Any) -> tuple[Scop, Dependences]:
+    """The function as written and its dependences (no contraction, no automatic schedule)."""
+    scop = parse_function(kernel.py_func, None)
+    return scop, analyze(scop)
+
+
+def schedule(fn: Any) -> Schedule:
+    """Start a user schedule from a function or a ``@polyopt.jit`` kernel."""
+    return Schedule(_kernel_of(fn))
