@@ -32,7 +32,7 @@ help:  ## list the targets
 $(DEPS): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q setuptools wheel ruff
+	$(PY) -m pip install -q setuptools wheel ruff mypy
 	rm -f $(VENV)/.deps-* $(VENV)/.wheel-*
 	touch $@
 
@@ -58,8 +58,15 @@ test: $(INSTALLED)  ## the quickstart and the test suite (TESTS=tests) against t
 	$(OUTSIDE) POLYOPT_TEST_INSTALLED=1 $(PY) -m pytest -q -p no:cacheprovider \
 		--rootdir=$(ROOT) -c $(ROOT)/setup.cfg $(addprefix $(ROOT)/,$(TESTS))
 
-lint: $(DEPS)  ## ruff
-	$(VENV)/bin/ruff check polyopt frontends backend_c tests examples bench
+# mypy sees the installed layout (frontends/ and backend_c/ inside polyopt/) through links
+TYPECHECK := build/typecheck
+lint: $(DEPS)  ## ruff, and mypy --strict on the package
+	$(VENV)/bin/ruff check polyopt frontends backend_c tests examples bench tools
+	rm -rf $(TYPECHECK) && mkdir -p $(TYPECHECK)/polyopt
+	for f in polyopt/*; do ln -s "$(ROOT)/$$f" $(TYPECHECK)/polyopt/; done
+	ln -s $(ROOT)/frontends $(TYPECHECK)/polyopt/frontends
+	ln -s $(ROOT)/backend_c $(TYPECHECK)/polyopt/backend_c
+	cd $(TYPECHECK) && $(PY) -m mypy --config-file $(ROOT)/setup.cfg -p polyopt
 
 bench: $(INSTALLED)  ## benchmarks (SIZE=MINI|SMALL|MEDIUM|LARGE)
 	$(call IN_TREE,bench) $(if $(SIZE),--size $(SIZE),)

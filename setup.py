@@ -15,4 +15,5 @@ def packages() -> list[str]:
     return sorted(found)
 
 
-setup(packages=packages(), package_dir=ROOTS)
+# py.typed: the package ships its type hints (PEP 561)
+setup(packages=packages(), package_dir=ROOTS, package_data={"polyopt": ["py.typed"]})
