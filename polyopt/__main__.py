@@ -2,6 +2,6 @@
 
 import sys
 
-from polyopt.cli.main import main
+from polyopt.cli.command import main
 
 sys.exit(main())

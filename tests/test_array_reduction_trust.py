@@ -27,7 +27,7 @@ from polyopt.backend_c.work import PARALLEL_MIN_INSTANCES
 
 import polyopt
 from polyopt.analysis import verdicts as parallel
-from polyopt.cli import main as cli
+from polyopt.cli import command as cli
 from polyopt.cli import verify as cli_verify
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from polyopt.cli import main as cli
+from polyopt.cli import command as cli
 from polyopt.model.options import Options
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import polyopt
-from polyopt.cli import main as cli
+from polyopt.cli import command as cli
 from polyopt.model.options import MAX_SKEW_FACTOR, MAX_TILE_SIZE, MAX_UNROLL_FACTOR, Options
 from polyopt.user_schedule import Schedule
 

@@ -121,7 +121,7 @@ def test_the_installed_wheel_works_outside_the_tree(wheel: Path, tmp_path: Path)
     run = subprocess.run([sys.executable, "k.py"], cwd=tmp_path, env=env, capture_output=True,
                          text=True)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
-    cli = subprocess.run([sys.executable, "-m", "polyopt.cli.main", "--help"], cwd=tmp_path,
+    cli = subprocess.run([sys.executable, "-m", "polyopt", "--help"], cwd=tmp_path,
                          env=env, capture_output=True, text=True)
     assert cli.returncode == 0 and "usage" in cli.stdout.lower(), cli.stderr
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import polyopt
-from polyopt.cli import main as cli
+from polyopt.cli import command as cli
 from polyopt.model.names import ISL_KEYWORDS, internal_name, isl_safe, user_text
 
 # every word isl's lexer treats specially (several spellings: it ignores case), and names

@@ -1,5 +1,5 @@
 """The ``polyopt`` command: C in, C out, and dependence reports."""
 
-from polyopt.cli.main import main
+from polyopt.cli.command import main
 
 __all__ = ["main"]

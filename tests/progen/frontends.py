@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from polyopt.cli import main as cli
+from polyopt.cli import command as cli
 from progen import matrix, oracle, render_c
 from progen.nodes import Program
 
