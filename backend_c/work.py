@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 import islpy as isl
-from polyopt.backend_c.cexpr import ast_expr
+from polyopt.backend_c.ast_expr import ast_expr
 
 from polyopt.model import names
 from polyopt.model.scop import Scop
