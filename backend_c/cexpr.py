@@ -161,8 +161,8 @@ class BodyPrinter:
             if e.operand.type.dtype == e.type.dtype and e.operand.type != BOOL:
                 return sub(e.operand)
             if self.vector_math and e.type.dtype is DType.FLOAT32 and _vectorizable_call(e.operand):
-                # rounded to float32, a <= 4-ulp float64 result is the correctly rounded
-                # one's float in all but ~1e-8 of cases (none in 2^24 random exp arguments)
+                # rounded to float32, a <= 4-ulp float64 result is almost always the
+                # correctly rounded one's float (docs/design/backend-c.md)
                 call = e.operand
                 assert isinstance(call, Call)
                 args = ", ".join(typed(a, call.type) for a in call.args)
