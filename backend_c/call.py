@@ -10,6 +10,7 @@ bounds.  Temporaries are allocated here with NumPy.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import cffi
 import numpy as np
@@ -56,7 +57,7 @@ class CompiledKernel:
         self.order = [n for n, _, _ in iface.c_args]
         self.param_names = [n for n, kind, _ in iface.c_args if kind == "param"]
 
-    def __call__(self, args: tuple) -> object:
+    def __call__(self, args: tuple[Any, ...]) -> object:
         for k in self.int32_pos:
             v = args[k]
             if not -2**31 <= v < 2**31:  # NumPy's own message (NEP 50 conversion)
@@ -73,7 +74,7 @@ class CompiledKernel:
             env[t.name] = np.empty(shape, dtype=t.dtype)
         for name, k in self.scalar_pos:
             env[name] = args[k]
-        c_args = []
+        c_args: list[object] = []
         for name in self.order:
             if name in sizes:
                 c_args.append(sizes[name])
@@ -89,7 +90,7 @@ class CompiledKernel:
             raise python_error(err[0])
         return self._result(result, env)
 
-    def _arrays(self, args: tuple) -> dict[str, object]:
+    def _arrays(self, args: tuple[Any, ...]) -> dict[str, object]:
         """The array arguments by name, once they are known to be safe to pass to C."""
         env: dict[str, object] = {}
         arrays = [args[k] for k in self.arg_pos]
@@ -106,7 +107,7 @@ class CompiledKernel:
             self._check_overlap(arrays)
         return env
 
-    def _sizes(self, args: tuple, env: dict[str, object]) -> dict[str, int]:
+    def _sizes(self, args: tuple[Any, ...], env: dict[str, object]) -> dict[str, int]:
         """Every size parameter's value: array dimensions and integer arguments."""
         sizes: dict[str, int] = {}
         for name, (array, dim) in self.iface.param_sources.items():

@@ -1,4 +1,4 @@
-"""Printing expressions as C: isl AST expressions (loop bounds) and statement bodies.
+"""Printing statement bodies as C (isl's loop bounds are :mod:`polyopt.backend_c.ast_expr`'s).
 
 Statement bodies follow the types the frontend inferred; every mixed-type
 operation is cast explicitly, so C's own promotion rules never decide a result.
@@ -9,77 +9,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 
-import islpy as isl
-
-from polyopt.model.aff import FloorDiv, Lin, floordiv
+from polyopt.model.aff import FloorDiv, Lin
 from polyopt.model.dtypes import BOOL, DType, ValueType, promote
 from polyopt.model.expr import Binary, Call, Cast, Expr, Literal, Load, Name, Select, Unary
 
-_OP = isl.ast_expr_op_type
-_BIN = {
-    _OP.add: "+", _OP.sub: "-", _OP.mul: "*", _OP.div: "/", _OP.eq: "==", _OP.le: "<=",
-    _OP.lt: "<", _OP.ge: ">=", _OP.gt: ">", _OP.and_: "&&", _OP.and_then: "&&",
-    _OP.or_: "||", _OP.or_else: "||", _OP.zdiv_r: "%", _OP.pdiv_r: "%", _OP.pdiv_q: "/",
-}
 
-
-def ast_expr(e: isl.AstExpr, int_text: Callable[[int], str] | None = None) -> str:
-    """C text of an isl AST expression over int64 values (``int_text`` prints constants)."""
-    t = e.get_type()
-    if t == isl.ast_expr_type.int:
-        return (int_text or _int)(e.get_val().to_python())
-    if t == isl.ast_expr_type.id:
-        return e.get_id().get_name()
-    op = e.get_op_type()
-    args = [ast_expr(e.get_op_arg(k), int_text) for k in range(e.get_op_n_arg())]
-    if op in _BIN:
-        return f"({args[0]} {_BIN[op]} {args[1]})"
-    if op == _OP.minus:
-        return f"(-{args[0]})"
-    if op in (_OP.min, _OP.max):
-        fn = "polyopt_imin" if op == _OP.min else "polyopt_imax"
-        out = args[0]
-        for a in args[1:]:
-            out = f"{fn}({out}, {a})"
-        return out
-    if op == _OP.fdiv_q:
-        return f"polyopt_floord({args[0]}, {args[1]})"
-    if op in (_OP.cond, _OP.select):
-        return f"({args[0]} ? {args[1]} : {args[2]})"
-    raise NotImplementedError(f"isl AST operation {op}")
-
-
-def ast_lin(e: isl.AstExpr) -> Lin | None:
-    """An isl AST expression as a :class:`Lin` over loop counters and parameters, or None
-    when it is not quasi-affine (min, max, conditions)."""
-    t = e.get_type()
-    if t == isl.ast_expr_type.int:
-        return Lin.constant(e.get_val().to_python())
-    if t == isl.ast_expr_type.id:
-        return Lin.var(e.get_id().get_name())
-    op = e.get_op_type()
-    args = [ast_lin(e.get_op_arg(k)) for k in range(e.get_op_n_arg())]
-    if any(a is None for a in args):
-        return None
-    if op == _OP.add:
-        return args[0] + args[1]  # type: ignore[operator]
-    if op == _OP.sub:
-        return args[0] - args[1]  # type: ignore[operator]
-    if op == _OP.minus:
-        return -args[0]  # type: ignore[operator]
-    if op == _OP.mul:
-        a, b = args
-        if a.is_constant():  # type: ignore[union-attr]
-            return b.scale(a.const)  # type: ignore[union-attr]
-        if b.is_constant():  # type: ignore[union-attr]
-            return a.scale(b.const)  # type: ignore[union-attr]
-        return None
-    if op in (_OP.fdiv_q, _OP.pdiv_q) and args[1].is_constant() and args[1].const > 0:  # type: ignore[union-attr]
-        return floordiv(args[0], args[1].const)  # type: ignore[arg-type, union-attr]
-    return None
-
-
-def _int(v: int) -> str:
+def int64_literal(v: int) -> str:
+    """An int64 constant: ``INT64_C`` beyond ``int``'s range."""
     return f"INT64_C({v})" if not -(2**31) < v < 2**31 else str(v)
 
 
@@ -91,9 +27,9 @@ def lin(e: Lin, rename: Mapping[str, str] | None = None) -> str:
             text = rename.get(atom, atom) if rename else atom
         else:
             text = _floor(atom, rename)
-        parts.append(text if c == 1 else f"{_int(c)} * {text}")
+        parts.append(text if c == 1 else f"{int64_literal(c)} * {text}")
     if e.const or not parts:
-        parts.append(_int(e.const))
+        parts.append(int64_literal(e.const))
     out = " + ".join(parts).replace("+ -", "- ")
     return out if len(parts) == 1 else f"({out})"
 
@@ -155,6 +91,7 @@ class BodyPrinter:
         self.lin_env: dict[str, Lin] = {}  # the same, as Lin where the AST gives one
         # float32 results of exp/log/sin/cos through glibc's vector variants (prelude)
         self.vector_math = False
+        self.vector_math_used = False  # whether some printed text calls them
         # Python's integer contract (README "Integers"): wrapping +, -, *; a division by
         # a value that may be zero, and a float converted to an int, set the error flag
         # ERROR_FLAG.  Off for C regions, whose operators are the file's own.
@@ -224,11 +161,12 @@ class BodyPrinter:
             if e.operand.type.dtype == e.type.dtype and e.operand.type != BOOL:
                 return sub(e.operand)
             if self.vector_math and e.type.dtype is DType.FLOAT32 and _vectorizable_call(e.operand):
-                # rounded to float32, a <= 4-ulp float64 result is the correctly rounded
-                # one's float in all but ~1e-8 of cases (none in 2^24 random exp arguments)
+                # rounded to float32, a <= 4-ulp float64 result is almost always the
+                # correctly rounded one's float (docs/design/backend-c.md)
                 call = e.operand
                 assert isinstance(call, Call)
                 args = ", ".join(typed(a, call.type) for a in call.args)
+                self.vector_math_used = True
                 return f"((float)polyopt_v{call.fn}({args}))"
             return self._convert(e.operand.type, sub(e.operand), e.type)
         if isinstance(e, Unary):
@@ -361,4 +299,4 @@ def literal(value: int | float, t: ValueType) -> str:
     v = int(value)
     if t.dtype is DType.INT32:
         return f"((int32_t){v})"
-    return _int(v)
+    return int64_literal(v)

@@ -2,7 +2,7 @@
 
 The region's statements are executed in the order of a schedule tree (with
 OpenMP marks) by the same isl AST walker that prints whole kernels
-(:class:`~polyopt.backend_c.emit.AstPrinter`), but everything is spelled the
+(:class:`~polyopt.backend_c.ast_walk.AstWalker`), but everything is spelled the
 way the file spells it: arrays are indexed ``A[i][j]`` through their own
 declarations, scalars are used by name, loop counters are declared locally,
 and no helper outside the region is needed (the few integer helpers isl's
@@ -20,11 +20,10 @@ bounds use are ``#define``-d inside the block and ``#undef``-ed after it)::
 from __future__ import annotations
 
 import math
-import re
 
-import islpy as isl
-from polyopt.backend_c.cexpr import BodyPrinter, ast_expr, lin
-from polyopt.backend_c.emit import AstPrinter
+from polyopt.backend_c.ast_expr import AstText
+from polyopt.backend_c.ast_walk import AstWalker
+from polyopt.backend_c.cexpr import BodyPrinter, lin
 
 from polyopt.model.aff import Lin
 from polyopt.model.c_region import CRegion
@@ -81,13 +80,17 @@ class CBodyPrinter(BodyPrinter):
         super().__init__({})
         self.ranks = ranks
         self.env: dict[str, str] = {}
+        self.helpers: set[str] = set()  # polyopt_floord, where a subscript divides
 
     def index(self, ix: Lin) -> str:
         """A subscript, iterators replaced by their values: ``c0 - c1 - 1``."""
         parts: list[str] = []
         for atom, c in ix.terms:
-            text = self.env.get(atom, atom) if isinstance(atom, str) else \
-                lin(Lin(((atom, 1),)), self.env)
+            if isinstance(atom, str):
+                text = self.env.get(atom, atom)
+            else:
+                text = lin(Lin(((atom, 1),)), self.env)
+                self.helpers.add("polyopt_floord")
             parts.append(text if c == 1 else f"-{text}" if c == -1 else f"{c_int(c)} * {text}")
         if ix.const or not parts:
             parts.append(c_int(ix.const))
@@ -120,25 +123,21 @@ class CBodyPrinter(BodyPrinter):
         return f"(({C_TYPES[t.dtype]}){text})"
 
 
-class RegionPrinter(AstPrinter):
-    """Prints a region's statements at the isl AST's leaves, in the file's terms."""
+class RegionDialect:
+    """A region's statements in the file's terms: ``A[i][j]``, named scalars, the
+    iterators' own types."""
 
     # the file's arrays keep their declared types: a loop that needs private copies of
     # one runs in order
     privatizes_arrays = False
 
-    def __init__(self, region: CRegion, scop: Scop, openmp: bool) -> None:
-        taken = set(region.names_in_file) | set(scop.params) | set(scop.arrays)
-        taken |= set(scop.scalars) | set(region.iterator_types)
-        ranks = {n: a.rank for n, a in scop.arrays.items()}
-        super().__init__(scop, openmp, CBodyPrinter(ranks), taken)
+    def __init__(self, region: CRegion, scop: Scop) -> None:
         self.region = region
-        self.body: CBodyPrinter
+        self.scop = scop
+        self.body = CBodyPrinter({n: a.rank for n, a in scop.arrays.items()})
+        self.text = AstText(c_int)
         wide = any(any(w in t.split() for w in _LONG_TYPES) for t in region.iterator_types.values())
         self.index_type = "long" if wide else "int"
-
-    def expr(self, e: isl.AstExpr) -> str:
-        return ast_expr(e, c_int)
 
     def element(self, target: str, indices: tuple[Lin, ...]) -> str:
         return self.body.load(target, indices)
@@ -151,15 +150,11 @@ class RegionPrinter(AstPrinter):
             return self.region.scalars[target].base
         return C_TYPES[self.scop.element_type(target)]
 
-    def bind(self, depth: int, var: str, value: str) -> None:
-        ctype = self.region.iterator_types.get(var, "int")
-        self.emit(depth, f"const {ctype} {var} = {value};")
+    def bind(self, var: str, value: str) -> str:
+        return f"const {self.region.iterator_types.get(var, 'int')} {var} = {value};"
 
-    def statement(self, stmt: Statement, values: list[str], depth: int) -> None:
-        if self.replaced is not None and self.replaced[0] == stmt.name:
-            # inside a loop whose accumulators live in locals: the walker's own form
-            super().statement(stmt, values, depth)
-            return
+    def statement_line(self, stmt: Statement, values: list[str]) -> str | None:
+        """``target = value;``, or ``target op= rhs;`` as the file wrote it."""
         self.body.env = dict(zip(stmt.iterators, values, strict=True))
         target = self.element(stmt.target, stmt.indices)
         rhs = _update_rhs(stmt)
@@ -169,24 +164,15 @@ class RegionPrinter(AstPrinter):
             line = f"{target} = {self.body.expr(stmt.value)};"
         self.body.substitute = {}
         self.body.env = {}
-        self.emit(depth, line)
+        return line
 
     def reduction_target(self, var: str) -> str:
         return var
 
-    def _pragma(self, mark: LoopMark, rename: dict[str, str] | None = None) -> str | None:
-        for _, var in mark.reductions:
-            if (rename or {}).get(var) is None and var in self.region.arrays and \
-                    not self.region.arrays[var].is_fixed:
-                return None  # OpenMP cannot reduce through this pointer: run the loop as written
-        return super()._pragma(mark, rename)
-
-    def block(self, tree: Node) -> list[str]:
-        """The statements of the region, executed in the order of ``tree``."""
-        self.lines = []
-        if self.scop.statements:
-            self.node(self.build_ast(tree), 1, None)
-        return self.lines
+    def may_reduce(self, mark: LoopMark, rename: dict[str, str]) -> bool:
+        # OpenMP cannot reduce through a pointer: such a loop runs as written
+        return not any(rename.get(var) is None and var in self.region.arrays
+                       and not self.region.arrays[var].is_fixed for _, var in mark.reductions)
 
 
 def _update_rhs(stmt: Statement) -> Expr | None:
@@ -222,15 +208,20 @@ def emit_region(region: CRegion, tree: Node, scop: Scop | None = None,
     if extra:
         raise PolyoptError(f"{region.label}: the schedule introduces temporary arrays "
                            f"({', '.join(extra)}), which C regions do not support yet")
-    printer = RegionPrinter(region, scop, openmp)
-    body = printer.block(tree)
+    dialect = RegionDialect(region, scop)
+    taken = set(region.names_in_file) | set(scop.params) | set(scop.arrays)
+    taken |= set(scop.scalars) | set(region.iterator_types)
+    walker = AstWalker(scop, openmp, dialect, taken)
+    if scop.statements:
+        walker.node(walker.build_ast(tree), 1, None)
+    body = walker.code.lines
     outer = [f"{s.base} {s.name};" for s in region.scalars.values()
              if s.declared_in_region and s.top_level]
     inner = [f"  {s.base} {s.name};" for s in region.scalars.values()
              if s.declared_in_region and not s.top_level]
     inner += [f"  {C_TYPES[v.type.dtype]} {n};" for n, v in scop.scalars.items()
               if n not in region.scalars and v.kind is ScalarKind.LOCAL]
-    used = [name for name in _HELPERS if any(re.search(rf"\b{name}\(", x) for x in body)]
+    used = [name for name in _HELPERS if name in dialect.text.helpers | dialect.body.helpers]
     lines = [f"/* polyopt: optimized scop region (lines {region.start_line}-{region.end_line}) */",
              *outer, "{", *inner]
     lines += [f"  {_HELPERS[name]}" for name in used]

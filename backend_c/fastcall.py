@@ -17,7 +17,7 @@ from polyopt.backend_c.call import python_error
 MISS = object()
 
 
-def _lin_py(d: dict, env: dict[str, str]) -> str:
+def _lin_py(d: dict[str, Any], env: dict[str, str]) -> str:
     parts = [str(d["const"])]
     for atom, c in d["terms"]:
         term = f"(({_lin_py(atom['num'], env)}) // {atom['den']})" if isinstance(atom, dict) \
@@ -26,7 +26,7 @@ def _lin_py(d: dict, env: dict[str, str]) -> str:
     return " + ".join(parts)
 
 
-def make_fast_call(ck: Any, type_key: tuple) -> Callable[[tuple], object]:
+def make_fast_call(ck: Any, type_key: tuple[Any, ...]) -> Callable[[tuple[Any, ...]], object]:
     """The generated wrapper of ``ck`` (a CompiledKernel) for argument types ``type_key``."""
     w = _Writer(ck)
     w.types(type_key)
@@ -37,7 +37,8 @@ def make_fast_call(ck: Any, type_key: tuple) -> Callable[[tuple], object]:
     w.temporaries()
     w.call()
     exec(compile("\n".join(w.src), f"<polyopt call wrapper {ck.iface.function}>", "exec"), w.ns)
-    return w.ns["fast"]
+    fast: Callable[[tuple[Any, ...]], object] = w.ns["fast"]
+    return fast
 
 
 class _Writer:
@@ -60,7 +61,7 @@ class _Writer:
     def guard(self, cond: str, outcome: str = "slow(args)") -> None:
         self.src += [f"    if {cond}:", f"        return {outcome}"]
 
-    def types(self, type_key: tuple) -> None:
+    def types(self, type_key: tuple[Any, ...]) -> None:
         for k, key in enumerate(type_key):
             self.src.append(f"    a{k} = args[{k}]")
             if key[0] is np.ndarray:

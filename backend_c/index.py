@@ -16,6 +16,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from polyopt.backend_c import build
 from polyopt.backend_c.call import CompiledKernel
@@ -40,7 +41,7 @@ def _path(front: str) -> Path:
     return build.cache_root() / "index" / f"{front}.json"
 
 
-def _digest(library: str, interface: dict) -> str:
+def _digest(library: str, interface: dict[str, Any]) -> str:
     text = json.dumps({"library": library, "interface": interface}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -147,7 +148,7 @@ _FIELDS = {"function", "check_function", "arg_names", "c_args", "param_sources",
 _ARRAY_FIELDS = {"name", "dtype", "rank", "kind", "written", "shape"}
 
 
-def _interface(d: dict) -> KernelInterface:
+def _interface(d: dict[str, Any]) -> KernelInterface:
     """The interface of a JSON object of exactly the expected shape."""
     _require(set(d) == _FIELDS, "interface fields")
     fn = d["function"]

@@ -6,7 +6,9 @@ without re-running the frontend, the analysis or code generation.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from polyopt.backend_c.emit import CKernel
 
@@ -24,7 +26,7 @@ class ArrayInfo:
     rank: int
     kind: str  # ArrayKind value
     written: bool
-    shape: tuple[dict, ...]  # serialized Lin per dimension
+    shape: tuple[dict[str, Any], ...]  # serialized Lin per dimension
 
 
 @dataclass(frozen=True)
@@ -59,11 +61,11 @@ class KernelInterface:
         return (f"{self.return_ctype or 'void'} {self.function}({params});\n"
                 f"int64_t {self.check_function}({sizes});\n")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     @staticmethod
-    def from_json(d: dict) -> KernelInterface:
+    def from_json(d: dict[str, Any]) -> KernelInterface:
         return KernelInterface(
             function=d["function"], check_function=d["check_function"],
             arg_names=tuple(d["arg_names"]), c_args=tuple(tuple(x) for x in d["c_args"]),
@@ -77,7 +79,7 @@ class KernelInterface:
         )
 
 
-def lin_to_json(e: Lin) -> dict:
+def lin_to_json(e: Lin) -> dict[str, Any]:
     terms = []
     for atom, c in e.terms:
         if isinstance(atom, FloorDiv):
@@ -87,8 +89,8 @@ def lin_to_json(e: Lin) -> dict:
     return {"terms": terms, "const": e.const}
 
 
-def eval_lin(d: dict, env: dict[str, int]) -> int:
-    total = d["const"]
+def eval_lin(d: dict[str, Any], env: dict[str, int]) -> int:
+    total: int = d["const"]
     for atom, c in d["terms"]:
         if isinstance(atom, dict):
             total += c * (eval_lin(atom["num"], env) // atom["den"])
@@ -115,7 +117,7 @@ def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
         return_numpy = None if rtype.weak else rtype.dtype.value
     return KernelInterface(
         function=kernel.function, check_function=kernel.check_function,
-        arg_names=scop.arg_order, c_args=tuple((a.name, a.kind, a.ctype) for a in kernel.args),
+        arg_names=scop.arg_order, c_args=tuple((a.name, a.kind.value, a.ctype) for a in kernel.args),
         param_sources=dict(scop.param_sources), arrays=arrays, scalar_args=scalars,
         returns=returns, return_ctype=kernel.return_ctype, check_messages=kernel.check_messages,
         return_numpy=return_numpy, param_limit=param_limit(scop), raises=kernel.raises,
@@ -139,7 +141,7 @@ def int32_arguments(scop: Scop) -> tuple[str, ...]:
     i32 = ValueType(DType.INT32)
     found: set[str] = set()
 
-    def direct(e: Expr, names: set[str] | dict) -> str | None:
+    def direct(e: Expr, names: Collection[str]) -> str | None:
         while isinstance(e, Cast):
             e = e.operand
         return e.name if isinstance(e, Name) and e.name in names else None

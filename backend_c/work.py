@@ -1,9 +1,8 @@
 """How much work a kernel call does, estimated at run time, so that small calls run
 their `parallel for` loops on one thread (an OpenMP ``if`` clause).
 
-Waking a sleeping OpenMP team costs from microseconds to milliseconds on a shared
-virtual machine: bicg at PolyBench MEDIUM (0.24 ms of work) ran 30x slower on two
-threads than on one.  The estimate is the number of statement instances, each
+Waking a sleeping OpenMP team can cost more than a small call's whole work
+(docs/design/backend-c.md).  The estimate is the number of statement instances, each
 statement's domain counted as its bounding box (exact counts would need barvinok);
 it decides only how many threads run, never what is computed.
 """
@@ -13,7 +12,7 @@ from __future__ import annotations
 import os
 
 import islpy as isl
-from polyopt.backend_c.cexpr import ast_expr
+from polyopt.backend_c.ast_expr import ast_expr
 
 from polyopt.model import names
 from polyopt.model.scop import Scop

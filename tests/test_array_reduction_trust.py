@@ -1,7 +1,7 @@
 """Array reductions on per-thread copies: every other access to the array stays correct.
 
 A loop that reduces into array elements runs with a zero-filled copy of the array per
-thread (backend_c.emit._private_arrays_loop).  That is only right when every access to
+thread (backend_c.private_copies).  That is only right when every access to
 the array in the loop is a reduction's update of its own element; before, a read of
 another element read the copy's zeros, and a write of another element was added into
 the array instead of stored (silently wrong results on >= 2 threads, default options).

@@ -1,14 +1,16 @@
-"""Golden files of the C that ``@polyopt.jit`` generates with its default options.
+"""Golden files of the C that ``@polyopt.jit`` generates, for small kernels.
 
 A change to code generation or to the automatic scheduler shows up here as a
-diff to review.  When the change is intended, rewrite the files with ::
+diff to review (tests/golden/README.md says what each file protects).  When the
+change is intended, rewrite the files with ::
 
     POLYOPT_UPDATE_GOLDEN=1 .venv/bin/python -m pytest -q tests/test_golden_c.py
 
 and commit them with the change.  The files do not depend on the machine: the
-register tiles the scheduler picks depend on the vector unit, so the test fixes
-it to AVX2's (256-bit, 16 registers), and the source path in the header comment
-is written relative to the repository.
+register tiles the scheduler picks depend on the vector unit, so each case fixes
+one, and the source path in the header comment is written relative to the
+repository.  polyopt's C prelude, the same in every file, is left out: a marker
+line names the block of ``backend_c/prelude.py`` it stands for.
 """
 
 from __future__ import annotations
@@ -16,36 +18,45 @@ from __future__ import annotations
 import difflib
 import os
 from pathlib import Path
+from typing import Any
 
 import kernels
 import numpy as np
 import pytest
 from kernels import CASES
+from polyopt.backend_c.prelude import PRELUDE, PRIVATE_ARRAYS, VECTOR_MATH
 
 import polyopt
 from polyopt.model import target
 
 GOLDEN = Path(__file__).parent / "golden" / "c"
-NAMES = ("gemm", "rowsum_scale", "jacobi_2d", "prefix_sum", "dot", "mm_exp_mm")
+AVX2 = target.VectorUnit(256, 16)
+SCALAR = target.VectorUnit(64, 2)  # one float64 lane: a 2 x 2 register tile
+#: name -> (vector unit, jit options)
+SETTINGS: dict[str, tuple[target.VectorUnit, dict[str, Any]]] = {
+    "gemm": (SCALAR, {}),
+    "rowsum_scale": (AVX2, {}),
+    "jacobi_2d": (AVX2, {}),
+    "prefix_sum": (AVX2, {}),
+    "dot": (AVX2, {}),
+    "mm_exp_mm": (AVX2, {"unroll_jam": False}),
+}
+PRELUDES = {"prelude": PRELUDE, "vector math": VECTOR_MATH, "private arrays": PRIVATE_ARRAYS}
 UPDATE = os.environ.get("POLYOPT_UPDATE_GOLDEN") == "1"
 
 
-@pytest.fixture(autouse=True)
-def _avx2(monkeypatch):
-    monkeypatch.setattr(target, "vector_unit", lambda: target.VectorUnit(256, 16))
-
-
-def generated_c(name: str) -> str:
+def generated_c(name: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    unit, options = SETTINGS[name]
+    monkeypatch.setattr(target, "vector_unit", lambda: unit)
     case = CASES[name]
-    kernel = polyopt.jit(case.fn)
+    kernel = polyopt.jit(case.fn, **options)
     text = kernel.c_source(*case.make(np.random.default_rng(0), 8))
+    for part, block in PRELUDES.items():
+        text = text.replace(block, f"/* polyopt {part}: backend_c/prelude.py */\n")
     return text.replace(str(Path(kernels.__file__).resolve()), "tests/kernels.py")
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_generated_c_matches_golden(name: str) -> None:
-    text = generated_c(name)
-    path = GOLDEN / f"{name}.c"
+def check(path: Path, text: str) -> None:
     if UPDATE:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
@@ -55,12 +66,17 @@ def test_generated_c_matches_golden(name: str) -> None:
     if text != expected:
         diff = "".join(difflib.unified_diff(
             expected.splitlines(keepends=True), text.splitlines(keepends=True),
-            fromfile=f"golden/c/{name}.c", tofile="generated", n=2))
-        pytest.fail(f"the C generated for {name} changed (POLYOPT_UPDATE_GOLDEN=1 rewrites the "
-                    f"golden file if that is intended):\n{diff}")
+            fromfile=f"golden/c/{path.name}", tofile="generated", n=2))
+        pytest.fail(f"the generated C changed (POLYOPT_UPDATE_GOLDEN=1 rewrites the golden "
+                    f"file if that is intended):\n{diff}")
+
+
+@pytest.mark.parametrize("name", sorted(SETTINGS))
+def test_generated_c_matches_golden(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    check(GOLDEN / f"{name}.c", generated_c(name, monkeypatch))
 
 
 def test_golden_files_are_the_ones_tested() -> None:
     if UPDATE:
         pytest.skip("rewriting")
-    assert sorted(p.stem for p in GOLDEN.glob("*.c")) == sorted(NAMES)
+    assert sorted(p.stem for p in GOLDEN.glob("*.c")) == sorted(SETTINGS)

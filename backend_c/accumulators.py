@@ -1,0 +1,216 @@
+"""Register accumulators: a loop's invariant element kept in a local (scalar replacement).
+
+A loop marked ``scalar_replace`` whose body updates one element that does not
+depend on the loop's counter loads it before the loop and stores it after::
+
+    for (c2 = 0; c2 < nk; c2 += 1)           if (0 < nk) {
+      C[i * nj + j] += A[..] * B[..];   ->     double C_acc = C[i * nj + j];
+                                               for (c2 = 0; c2 < nk; c2 += 1)
+                                                 C_acc = (C_acc + A[..] * B[..]);
+                                               C[i * nj + j] = C_acc;
+                                             }
+
+After unroll-and-jam the body holds several copies of the statement, each with
+its own element and local (a register tile).  Such a tile is outlined as a
+micro-kernel (:mod:`polyopt.backend_c.outline`) in which every element a copy
+reads is loaded once per iteration into a local, and the tile's origin is named
+once (gcc folds the first copy's address differently from the others' and then
+packs the row's accumulators into fewer, narrower vectors).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+
+import islpy as isl
+from polyopt.backend_c.ast_expr import LoopHeader, ids, loop_header, split_const
+from polyopt.backend_c.cexpr import Hoisted
+from polyopt.backend_c.code import Code, fresh
+from polyopt.backend_c.dialect import Dialect
+from polyopt.backend_c.isl_ast import (
+    NodeKind,
+    block_children,
+    call_statement,
+    node_kind,
+    op_args,
+)
+from polyopt.backend_c.outline import Outliner
+from polyopt.backend_c.pragma import Pragmas
+from polyopt.backend_c.statements import Replacement, StatementWriter
+
+from polyopt.model.schedule_tree import LoopMark
+from polyopt.model.scop import Scop, Statement
+
+
+def user_calls(node: isl.AstNode) -> tuple[list[isl.AstExpr], bool]:
+    """The statement calls in a loop body made only of blocks, ifs and statements,
+    and whether some are guarded by an ``if``; ([], False) for any other body."""
+    kind = node_kind(node)
+    if kind is NodeKind.USER:
+        return [node.user_get_expr()], False
+    if kind is NodeKind.BLOCK:
+        out: list[isl.AstExpr] = []
+        guarded = False
+        for child in block_children(node):
+            sub, g = user_calls(child)
+            if not sub:
+                return [], False
+            out += sub
+            guarded = guarded or g
+        return out, guarded
+    if kind is NodeKind.IF and not node.if_has_else_node():
+        sub, _ = user_calls(node.if_get_then_node())
+        return sub, bool(sub)
+    if kind is NodeKind.MARK:  # the mark of a fully unrolled loop
+        return user_calls(node.mark_get_node())
+    return [], False
+
+
+@dataclass
+class _Tile:
+    """The distinct elements the statement's copies update, by the values of the
+    iterators the element depends on."""
+
+    locals: dict[tuple[str, ...], str] = field(default_factory=dict)
+    binds: dict[tuple[str, ...], list[tuple[str, str]]] = field(default_factory=dict)
+    exprs: dict[tuple[str, ...], list[tuple[str, isl.AstExpr]]] = field(default_factory=dict)
+
+
+class Accumulators:
+    """Prints loops marked ``scalar_replace`` with their accumulators in locals.
+
+    ``print_node`` prints an AST node at a depth (the walker's)."""
+
+    def __init__(self, code: Code, scop: Scop, dialect: Dialect, statements: StatementWriter,
+                 pragmas: Pragmas, outliner: Outliner | None, taken: Collection[str],
+                 print_node: Callable[[isl.AstNode, int], None]) -> None:
+        self.code = code
+        self.scop = scop
+        self.dialect = dialect
+        self.statements = statements
+        self.pragmas = pragmas
+        self.outliner = outliner
+        self.taken = taken
+        self.print_node = print_node
+
+    def write(self, node: isl.AstNode, depth: int, mark: LoopMark, loop: LoopHeader) -> bool:
+        """Print the loop with its accumulators in locals; False if the AST does not
+        have the expected shape (then the loop is printed normally)."""
+        calls, guarded = user_calls(node.for_get_body())
+        if not calls:
+            return False
+        names = {call_statement(c) for c in calls}
+        if len(names) > 1:
+            # a body of several statements: the mark names the accumulator's (licm.py)
+            if guarded or mark.accumulator not in names:
+                return False
+            calls = [c for c in calls if call_statement(c) == mark.accumulator]
+            names = {mark.accumulator}
+        stmt = self.scop.statement(names.pop())
+        if stmt.target not in self.scop.arrays or (guarded and len(calls) > 1):
+            return False
+        needed = [v for v in stmt.iterators
+                  if v in set().union(*(ix.names() for ix in stmt.indices))]
+        base = fresh(f"{stmt.target}_acc", self.taken)
+        tile = self._tile(calls, stmt, needed, loop.it, base)
+        if tile is None:
+            return False
+        if len(tile.locals) > 1 and self.outliner is not None:
+            self._micro_kernel(node, stmt, depth, mark, loop.it, (needed, tile, base, calls))
+            return True
+        self._accumulate(node, stmt, depth, mark, loop, needed, tile)
+        return True
+
+    def _tile(self, calls: list[isl.AstExpr], stmt: Statement, needed: list[str], it: str,
+              base: str) -> _Tile | None:
+        """The copies' elements; None when one depends on the loop's counter ``it``."""
+        tile = _Tile()
+        for call in calls:
+            exprs = dict(zip(stmt.iterators, op_args(call)[1:], strict=True))
+            args = {v: self.dialect.text(e) for v, e in exprs.items()}
+            key = tuple(args[v] for v in needed)
+            if any(it in ids(exprs[v]) for v in needed):
+                return None
+            if key not in tile.locals:
+                tile.locals[key] = base if len(calls) == 1 else f"{base}{len(tile.locals)}"
+                tile.binds[key] = [(v, args[v]) for v in needed]
+                tile.exprs[key] = [(v, exprs[v]) for v in needed]
+        return tile
+
+    def _micro_kernel(self, node: isl.AstNode, stmt: Statement, depth: int, mark: LoopMark,
+                      it: str, found: tuple[list[str], _Tile, str, list[isl.AstExpr]]) -> None:
+        """The register tile's loop as an outlined micro-kernel, its loads hoisted."""
+        assert self.outliner is not None
+        needed, tile, base, calls = found
+        text = self.dialect.text
+        origins = self._origins(tile, it)
+        with text.renaming(origins):  # the same tile, its elements in terms of the origin
+            renamed = self._tile(calls, stmt, needed, it, base)
+            assert renamed is not None
+            loop = loop_header(text, node)
+            body = self.dialect.body
+            with self.code.capture() as lines, self.statements.tracking() as usage:
+                body.hoisted = Hoisted(fresh("v", self.taken))
+                self._accumulate(node, stmt, 1, mark, loop, needed, renamed)
+                body.hoisted = None
+        decls = [f"  const {self.dialect.index_type} {name} = {origin};"
+                 for origin, name in origins.items()]
+        self.outliner.micro_kernel(stmt, decls + lines, usage, depth)
+
+    def _origins(self, tile: _Tile, it: str) -> dict[str, str]:
+        """The register tile's origin, a local per iterator: the unrolled copies'
+        iterators ``(5 * c3)``, ``((5 * c3) + 1)``, ... are that local plus a constant."""
+        text = self.dialect.text
+        origins: dict[str, str] = {}
+        copies = list(tile.exprs.values())
+        for v in dict.fromkeys(v for binds in copies for v, _ in binds):  # in order: stable C
+            split = {(text(b), c, b) for binds in copies for w, a in binds if w == v
+                     for b, c in [split_const(a)]}
+            bases = {b for b, _, _ in split}
+            if len({(b, c) for b, c, _ in split}) > 1 and len(bases) == 1:
+                origin, _, expr = next(iter(split))
+                if it not in ids(expr) and origin not in origins:
+                    origins[origin] = f"{fresh('o', self.taken)}{len(origins)}"
+        return origins
+
+    def _accumulate(self, node: isl.AstNode, stmt: Statement, depth: int, mark: LoopMark,
+                    loop: LoopHeader, needed: list[str], tile: _Tile) -> None:
+        emit = self.code.emit
+        element = self.dialect.element(stmt.target, stmt.indices)
+        ctype = self.dialect.element_ctype(stmt.target)
+        first = self.dialect.text.bare(node.for_get_cond(), {loop.it: f"({loop.init})"})
+        emit(depth, f"if ({first}) {{")
+        emit(depth + 1, f"{ctype} {', '.join(tile.locals.values())};")
+        for key, acc in tile.locals.items():
+            self._bound(depth + 1, tile.binds[key], f"{acc} = {element};")
+        pragma = self.pragmas.loop(mark, {stmt.target: next(iter(tile.locals.values()))}) \
+            if len(tile.locals) == 1 else None
+        if pragma:
+            emit(depth + 1, pragma)
+        emit(depth + 1, f"for ({self.dialect.index_type} {loop.it} = {loop.init}; {loop.cond}; "
+             f"{loop.it} += {loop.inc}) {{")
+        self.statements.replaced = Replacement(stmt.name, needed, tile.locals)
+        start = len(self.code.lines)
+        self.print_node(node.for_get_body(), depth + 2)
+        self.statements.replaced = None
+        hoisted = self.dialect.body.hoisted
+        if hoisted is not None:  # each element read once, before the copies
+            self.code.lines[start:start] = [
+                "  " * (depth + 2) + f"const {self.dialect.element_ctype(array)} {local} = {text};"
+                for text, (local, array) in hoisted.locals.items()]
+        emit(depth + 1, "}")
+        for key, acc in tile.locals.items():
+            self._bound(depth + 1, tile.binds[key], f"{element} = {acc};")
+        emit(depth, "}")
+
+    def _bound(self, depth: int, binds: list[tuple[str, str]], text: str) -> None:
+        """``text`` in a block where the statement iterators ``binds`` are defined."""
+        if not binds:
+            self.code.emit(depth, text)
+            return
+        self.code.emit(depth, "{")
+        for v, a in binds:
+            self.code.emit(depth + 1, self.dialect.bind(v, a))
+        self.code.emit(depth + 1, text)
+        self.code.emit(depth, "}")

@@ -1,0 +1,164 @@
+"""The walk over the isl AST of a schedule tree, printing C loops.
+
+Mark nodes carry each loop's :class:`LoopMark` down to its ``for``; the walker
+hands each job to its writer: OpenMP pragmas (:mod:`~polyopt.backend_c.pragma`),
+per-thread array copies (:mod:`~polyopt.backend_c.private_copies`), register
+accumulators (:mod:`~polyopt.backend_c.accumulators`), outlined bodies
+(:mod:`~polyopt.backend_c.outline`) and statement instances
+(:mod:`~polyopt.backend_c.statements`)::
+
+    #pragma omp parallel for schedule(static)
+    for (int64_t c0 = 0; c0 < ni; c0 += 1) {
+      {
+        const int64_t i = c0;
+        ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import replace
+
+import islpy as isl
+from polyopt.backend_c.accumulators import Accumulators
+from polyopt.backend_c.ast_expr import LoopHeader, ast_lin, loop_header
+from polyopt.backend_c.code import Code
+from polyopt.backend_c.dialect import Dialect
+from polyopt.backend_c.isl_ast import NodeKind, block_children, node_kind, user_call
+from polyopt.backend_c.outline import Outliner
+from polyopt.backend_c.peeled import PeeledMark, peeled, runs_outside_loops
+from polyopt.backend_c.pragma import Pragmas
+from polyopt.backend_c.private_copies import PrivateCopies, array_reductions, without_array_copies
+from polyopt.backend_c.signature import CArg
+from polyopt.backend_c.statements import StatementWriter
+
+from polyopt.model import names
+from polyopt.model.schedule_tree import LoopDim, LoopMark, Node, to_isl
+from polyopt.model.scop import Scop
+
+
+class AstWalker:
+    """Prints the isl AST of a schedule tree as C, in ``dialect``'s terms.
+
+    ``taken``: the names of the program (new variables avoid them); ``outline_args``:
+    the parameters of the function being printed, which outlined helpers take too
+    (None: nothing is outlined)."""
+
+    def __init__(self, scop: Scop, openmp: bool, dialect: Dialect, taken: Collection[str],
+                 outline_args: tuple[CArg, ...] | None = None, function: str = "kernel") -> None:
+        self.scop = scop
+        self.openmp = openmp
+        self.dialect = dialect
+        self.code = Code()
+        self.counters: list[str] = []  # loop counters in scope, outermost first
+        self.marks: dict[str, LoopDim] = {}
+        prefix = "c"
+        while any(u.startswith(prefix) and u[len(prefix):].isdigit() for u in taken):
+            prefix += "_"
+        self.prefix = prefix
+        self.pragmas = Pragmas(scop, openmp, dialect)
+        self.statements = StatementWriter(self.code, scop, dialect)
+        self.copies = PrivateCopies(self.code, scop, self.pragmas, dialect, taken)
+        self.outliner = None if outline_args is None else Outliner(
+            self.code, scop, self.statements, self.pragmas, self.counters, outline_args,
+            function, dialect.index_type)
+        self.accumulators = Accumulators(self.code, scop, dialect, self.statements,
+                                         self.pragmas, self.outliner, taken, self._print)
+
+    def build_ast(self, tree: Node) -> isl.AstNode:
+        """The isl AST of ``tree``, its loop counters named ``<prefix>0``, ``<prefix>1``..."""
+        iterators = {s.name: s.iterators for s in self.scop.statements}
+        domains = {s.name: s.domain for s in self.scop.statements}
+        sched, self.marks = to_isl(tree, self.scop.params, iterators, domains)
+        build = isl.AstBuild.from_context(self.scop.context)
+        depth = max(len(s.iterators) for s in self.scop.statements) + 8
+        build = build.set_iterators(names.id_list([f"{self.prefix}{k}" for k in range(4 * depth)]))
+        return build.node_from_schedule(sched)
+
+    def node(self, node: isl.AstNode, depth: int, pending: LoopMark | None) -> None:
+        """Print ``node``; ``pending`` is the mark of the loop it starts with."""
+        kind = node_kind(node)
+        emit = self.code.emit
+        if kind is NodeKind.BLOCK:
+            for child in block_children(node):
+                self.node(child, depth, pending)
+        elif kind is NodeKind.MARK:
+            dim = self.marks[node.mark_get_id().get_name()]
+            inner = node.mark_get_node()
+            self.node(inner, depth, peeled(dim.mark) if runs_outside_loops(inner) else dim.mark)
+        elif kind is NodeKind.FOR:
+            self._for(node, depth, pending)
+        elif kind is NodeKind.IF:
+            emit(depth, f"if ({self.dialect.text(node.if_get_cond())}) {{")
+            self.node(node.if_get_then_node(), depth + 1, pending)
+            if node.if_has_else_node():
+                emit(depth, "} else {")
+                self.node(node.if_get_else_node(), depth + 1, pending)
+            emit(depth, "}")
+        else:
+            self._user(node, depth)
+
+    def _print(self, node: isl.AstNode, depth: int) -> None:
+        self.node(node, depth, None)
+
+    def _user(self, node: isl.AstNode, depth: int) -> None:
+        name, args = user_call(node)
+        stmt = self.scop.statement(name)
+        values = [self.dialect.text(a) for a in args]
+        line = None if self.statements.replacing(stmt) else \
+            self.dialect.statement_line(stmt, values)
+        if line is not None:
+            self.code.emit(depth, line)
+            return
+        lin_values = [ast_lin(a) for a in args] if self.dialect.body.hoisted is not None else []
+        self.statements.write(stmt, values, lin_values, depth)
+
+    def _for(self, node: isl.AstNode, depth: int, mark: LoopMark | None) -> None:
+        if node.for_is_degenerate():
+            it = self.dialect.text(node.for_get_iterator())
+            self.code.emit(depth, "{")
+            self.code.emit(depth + 1, f"const {self.dialect.index_type} {it} = "
+                           f"{self.dialect.text(node.for_get_init())};")
+            self.counters.append(it)
+            self.node(node.for_get_body(), depth + 1, None)
+            self.counters.pop()
+            self.code.emit(depth, "}")
+            return
+        loop = loop_header(self.dialect.text, node)
+        if mark is not None and mark.scalar_replace and self.accumulators.write(
+                node, depth, mark, loop):
+            return
+        if mark is not None and mark.parallel and self.openmp and (
+                mark.private_arrays or array_reductions(self.scop, mark)):
+            if self.dialect.privatizes_arrays and not isinstance(mark, PeeledMark):
+                copied = self.copies.open(depth, mark)
+                self._loop(node, copied.depth, copied.mark, loop, copied.prologue,
+                           copied.epilogue)
+                self.copies.close(copied)
+                return
+            # an instance peeled off the loop would use the shared array while the
+            # iterations use their copies (and a C region's arrays keep their declared
+            # types): run the loop in order instead
+            mark = replace(without_array_copies(self.scop, mark), parallel=False)
+        pragma = self.pragmas.loop(mark) if mark is not None else None
+        if pragma:
+            self.code.emit(depth, pragma)
+        self._loop(node, depth, mark, loop)
+
+    def _loop(self, node: isl.AstNode, depth: int, mark: LoopMark | None, loop: LoopHeader,
+              prologue: tuple[str, ...] = (), epilogue: tuple[str, ...] = ()) -> None:
+        emit = self.code.emit
+        emit(depth, f"for ({self.dialect.index_type} {loop.it} = {loop.init}; {loop.cond}; "
+             f"{loop.it} += {loop.inc}) {{")
+        self.counters.append(loop.it)
+        for line in prologue:
+            emit(depth + 1, line)
+        inner = depth + 1 + (1 if prologue else 0)
+        if mark is not None and self.outliner is not None and self.outliner.outlines_body(mark):
+            self.outliner.parallel_body(node.for_get_body(), inner, mark, self._print)
+        else:
+            self.node(node.for_get_body(), inner, None)
+        for line in epilogue:
+            emit(depth + 1, line)
+        self.counters.pop()
+        emit(depth, "}")

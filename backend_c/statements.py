@@ -1,0 +1,104 @@
+"""Statement instances at the isl AST's leaves, their iterators bound first::
+
+    {
+      const int64_t i = c0;
+      const int64_t j = (c1 + 1);
+      C[i * nj + j] = (C[i * nj + j] * beta);  /* C[i, j] *= beta */
+    }
+
+Inside a loop whose accumulators live in locals (:mod:`polyopt.backend_c.accumulators`),
+the statement's element is its local instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from polyopt.backend_c.code import Code
+from polyopt.backend_c.dialect import Dialect
+
+from polyopt.model.aff import Lin
+from polyopt.model.expr import names_read
+from polyopt.model.scop import Scop, Statement
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """One statement's element held in locals while a loop runs."""
+
+    statement: str
+    needed: list[str]  # the iterators its element depends on
+    locals: dict[tuple[str, ...], str]  # their values -> the local
+
+
+@dataclass
+class Usage:
+    """What the statements printed in a stretch of code touch."""
+
+    written: set[str] = field(default_factory=set)  # scalars assigned
+    mentioned: set[str] = field(default_factory=set)  # scalars read or assigned
+    raises: bool = False  # whether some text sets the error flag
+
+
+class StatementWriter:
+    """Prints statement instances in the walker's block form."""
+
+    def __init__(self, code: Code, scop: Scop, dialect: Dialect) -> None:
+        self.code = code
+        self.scop = scop
+        self.dialect = dialect
+        self.replaced: Replacement | None = None
+        self.usage = Usage()
+
+    def replacing(self, stmt: Statement) -> bool:
+        return self.replaced is not None and self.replaced.statement == stmt.name
+
+    @contextmanager
+    def tracking(self) -> Iterator[Usage]:
+        """The usage of the statements printed while the block runs (also counted in
+        the enclosing usage)."""
+        body = self.dialect.body
+        outer, raised = self.usage, body.raises
+        self.usage, body.raises = Usage(), False
+        inner = self.usage
+        try:
+            yield inner
+        finally:
+            inner.raises = body.raises
+            outer.written |= inner.written
+            outer.mentioned |= inner.mentioned
+            self.usage, body.raises = outer, raised or inner.raises
+
+    def write(self, stmt: Statement, values: list[str], lin_values: list[Lin | None],
+              depth: int) -> None:
+        """One statement instance, its iterators bound to ``values`` (``lin_values``:
+        the same as Lin, while loads are hoisted)."""
+        body = self.dialect.body
+        emit = self.code.emit
+        emit(depth, "{")
+        for it, v in zip(stmt.iterators, values, strict=True):
+            emit(depth + 1, self.dialect.bind(it, v))
+        if self.replaced is not None and self.replaced.statement == stmt.name:
+            args = dict(zip(stmt.iterators, values, strict=True))
+            target = self.replaced.locals[tuple(args[v] for v in self.replaced.needed)]
+            body.substitute = {(stmt.target, stmt.indices): target}
+            if body.hoisted is not None:
+                body.env = args
+                body.lin_env = {v: e for v, e in zip(stmt.iterators, lin_values, strict=True)
+                                if e is not None}
+        elif stmt.indices or stmt.target in self.scop.arrays:
+            target = self.dialect.element(stmt.target, stmt.indices)
+        else:
+            target = stmt.target
+            self.usage.written.add(target)
+            self.usage.mentioned.add(target)
+        self.usage.mentioned |= names_read(stmt.value)
+        value = body.expr(stmt.value)
+        body.substitute = {}
+        body.env = {}
+        body.lin_env = {}
+        emit(depth + 1, f"{target} = {value};  /* {stmt.source} */"
+             if "*/" not in stmt.source else f"{target} = {value};")
+        emit(depth, "}")
