@@ -18,7 +18,8 @@ from typing import NoReturn
 
 from polyopt.frontends.c_affine import text
 from polyopt.frontends.c_preprocess import FAKE_LIBC, CppOptions, LineMap, preprocess
-from polyopt.frontends.c_region import RegionBuilder, RegionSource
+from polyopt.frontends.c_region import build_region
+from polyopt.frontends.c_source import RegionSource
 from polyopt.frontends.c_types import TypeTable, scope_at
 from pycparser import c_ast, c_parser
 
@@ -83,9 +84,8 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
             names_in_file=frozenset(file_names), typedefs=_typedefs(ast), index=k, start_line=f.start.coord.line,
             end_line=f.end.coord.line,
         )
-        builder = RegionBuilder(src)
-        region = builder.build()
-        problems += builder.problems
+        region, found_problems = build_region(src)
+        problems += found_problems
         if region is not None:
             regions.append(region)
     if problems:

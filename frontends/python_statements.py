@@ -1,5 +1,5 @@
 """The statements of a Python function body, walked in order: ``for ... in range``
-loops, affine ``if``\\ s, assignments and a final ``return``, handed to the shared
+loops, affine ``if`` statements, assignments and a final ``return``, handed to the shared
 :class:`~polyopt.frontends.scop_builder.ScopBuilder`.
 
 ``x += v`` is recorded as ``x = x + v`` with update operator ``+``; an ``if`` adds its

@@ -1,6 +1,6 @@
 """The scop builder both frontends share: loops, guards and assignments, met in source
-order, become the :class:`~polyopt.model.scop.Statement`\\ s (domains, access relations)
-and the original schedule tree of a :class:`~polyopt.model.scop.Scop`.
+order, become the statements (domains, access relations) and the original schedule
+tree of a :class:`~polyopt.model.scop.Scop`.
 
 A frontend walks its own syntax (Python ``ast`` or pycparser's ``c_ast``) and speaks to
 the builder in neutral terms: a :class:`Place` (enclosing iterators, the conditions that
