@@ -93,7 +93,7 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
     return CFile(filename, text, tuple(regions))
 
 
-class _Parser(c_parser.CParser):
+class _Parser(c_parser.CParser):  # type: ignore[misc]  # pycparser has no type hints
     """pycparser, with a position on every syntax error (a few carry only the file name)."""
 
     def _parse_error(self, msg: str, coord: object) -> NoReturn:
@@ -105,6 +105,7 @@ class _Parser(c_parser.CParser):
             except Exception:  # noqa: BLE001 - private API: keep the file-only message
                 pass
         super()._parse_error(msg, coord)
+        raise AssertionError("CParser._parse_error returned")  # it always raises ParseError
 
 
 def _parse(output: str, filename: str, lines: tuple[str, ...]) -> c_ast.FileAST:
@@ -176,7 +177,7 @@ def _compounds(node: c_ast.Node) -> list[c_ast.Compound]:
 
 def _kind(node: c_ast.Node) -> str | None:
     if isinstance(node, c_ast.Pragma):
-        words = node.string.split()
+        words: list[str] = node.string.split()
         if words and words[0] in ("scop", "endscop"):
             return words[0]
     return None

@@ -26,7 +26,8 @@ _GEN = c_generator.CGenerator()
 
 def text(node: c_ast.Node) -> str:
     """C source of ``node`` as pycparser prints it (macros already expanded)."""
-    return _GEN.visit(node)
+    out: str = _GEN.visit(node)
+    return out
 
 
 def describe(node: c_ast.Node) -> str:

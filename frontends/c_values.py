@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from polyopt.frontends.c_affine import NotAffine, describe, int_literal, is_unsigned
+from polyopt.frontends.c_affine import describe, int_literal, is_unsigned
+from polyopt.frontends.refusal import NotAffine
 from pycparser import c_ast
 
 from polyopt.model.dtypes import DType, ValueType
@@ -141,7 +142,7 @@ class ValueConverter:
             raise NotAffine(node, describe(node), "is not supported in a scop region")
         self._depth += 1
         try:
-            e = method(node)
+            e: Expr = method(node)
         finally:
             self._depth -= 1
         if self._depth == 0:
@@ -160,13 +161,13 @@ class ValueConverter:
         if node.type in ("float", "double", "long double"):
             body = node.value.rstrip("fFlL")
             try:
-                value = float.fromhex(body) if body.lower().startswith("0x") else float(body)
+                number = float.fromhex(body) if body.lower().startswith("0x") else float(body)
             except (ValueError, OverflowError):
                 raise NotAffine(node, f"constant {node.value}", "cannot be read") from None
             if node.value[-1] in "fF":
-                return Literal(_round(value, DType.FLOAT32), FLOAT)
-            lit = Literal(value, DOUBLE)
-            if node.value[-1] in "lL" and not _is_double(body, value):
+                return Literal(_round(number, DType.FLOAT32), FLOAT)
+            lit = Literal(number, DOUBLE)
+            if node.value[-1] in "lL" and not _is_double(body, number):
                 self._long_double[id(lit)] = (node, lit)  # computed as double only under a cast
             return lit
         raise NotAffine(node, f"constant {node.value}", "only numbers are supported in a scop region")
@@ -245,7 +246,8 @@ class ValueConverter:
             raise NotAffine(node, describe(node), "only casts to int, long, float and double are "
                             "supported")
         inner = self.convert(node.expr)
-        if id(inner) in self._long_double and t.dtype.is_float:  # (double)1.79...e+308L
+        if isinstance(inner, Literal) and id(inner) in self._long_double and t.dtype.is_float:
+            # (double)1.79...e+308L
             return Literal(_round(float(inner.value), t.dtype), t)
         return inner if inner.type.dtype == t.dtype else Cast(inner, t)
 

@@ -109,15 +109,15 @@ class AffineConverter:
         if isinstance(node, ast.Constant) and isinstance(node.value, bool):
             return TRUE if node.value else Const(False)
         if isinstance(node, ast.Compare):
-            parts: list[Formula] = []
+            cmps: list[Formula] = []
             left = self.aff(node.left)
             for op, right_node in zip(node.ops, node.comparators, strict=True):
                 if type(op) not in _CMP:
                     raise NotAffine(node, _describe(node), "uses a comparison other than < <= > >= == !=")
                 right = self.aff(right_node)
-                parts.append(Cmp(_CMP[type(op)], left, right))
+                cmps.append(Cmp(_CMP[type(op)], left, right))
                 left = right
-            return parts[0] if len(parts) == 1 else And(tuple(parts))
+            return cmps[0] if len(cmps) == 1 else And(tuple(cmps))
         raise NotAffine(node, _describe(node), "is not an affine condition (compare loop variables and sizes)")
 
 
@@ -126,3 +126,6 @@ def _describe(node: ast.AST) -> str:
         return f"`{ast.unparse(node)}`"
     except Exception:  # pragma: no cover - unparse handles every node Python parses
         return type(node).__name__
+
+
+__all__ = ["AffineConverter", "NotAffine"]

@@ -91,7 +91,7 @@ def _rank_uses(fdef: ast.FunctionDef) -> Iterator[tuple[ast.stmt | ast.expr, str
     also ``A[i]`` for the inner subscript) and ``n, m = A.shape`` (2)."""
     for n in ast.walk(fdef):
         if isinstance(n, ast.Subscript):
-            rank, cur = 0, n
+            rank, cur = 0, n  # type: tuple[int, ast.expr]
             while isinstance(cur, ast.Subscript):
                 rank += len(cur.slice.elts) if isinstance(cur.slice, ast.Tuple) else 1
                 cur = cur.value

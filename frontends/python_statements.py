@@ -55,6 +55,7 @@ class StatementWalker:
             try:
                 nodes += self._statement(st, place, last=top and k == len(body) - 1)
             except NotAffine as e:
+                assert isinstance(e.node, ast.AST)
                 self.problems.append(self.src.problem(e.node, e.construct, e.reason))
         self.scope.enter(saved)
         return nodes
