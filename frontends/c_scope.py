@@ -22,7 +22,7 @@ from polyopt.frontends.c_values import INT, ValueConverter, ValueScope
 from polyopt.frontends.refusal import NotAffine
 from pycparser import c_ast
 
-from polyopt.model.aff import Lin, MinMax
+from polyopt.model.aff import Formula, Lin, MinMax
 from polyopt.model.dtypes import DType, ValueType
 from polyopt.model.expr import Expr, Load, Name
 
@@ -41,7 +41,7 @@ class RegionScope:
         self.readonly: dict[str, CType | None] = {}
         self.locals: dict[str, CType] = {}
         self.affine = AffineConverter(self._affine_name)
-        self.values = ValueConverter(ValueScope(self._value_name, self.load))
+        self.values = ValueConverter(ValueScope(self._value_name, self.load, self._affine_test))
 
     def ctype_of(self, name: str) -> CType | None:
         decl = self.names.decls.get(name)
@@ -77,6 +77,20 @@ class RegionScope:
                 raise NotAffine(node, f"`{n}`", "is a floating-point variable; loop bounds, "
                                 "subscripts and `if` conditions must be integers")
         return self.param(n, t)
+
+    def _affine_test(self, node: c_ast.Node) -> Formula | None:
+        """The formula of a test in a value (``i > 0 ? A[i - 1] : 0``) that is affine in
+        the iterators and the parameters the region has so far; None for another test (a
+        value's test adds no parameter: ``x > 0 ? ...`` keeps ``x`` a read-only scalar)."""
+        known = set(self.params)
+        try:
+            test: Formula | None = self.affine.formula(node)
+        except NotAffine:
+            test = None
+        added = [p for p in self.params if p not in known]
+        for p in added:
+            del self.params[p]
+        return None if added else test
 
     def _value_name(self, node: c_ast.ID) -> Expr:
         n = node.name

@@ -14,7 +14,7 @@ from polyopt.frontends.c_loops import loop_bound, loop_init, loop_step
 from polyopt.frontends.c_scope import RegionScope
 from polyopt.frontends.c_types import CType
 from polyopt.frontends.c_values import INT, arith, cast
-from polyopt.frontends.refusal import NotAffine
+from polyopt.frontends.refusal import NotAffine, if_condition
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band, loop_bounds
 from pycparser import c_ast
 
@@ -143,11 +143,7 @@ class RegionWalker:
         return self.scop.add(place, target, indices, value, update, self.src.statement_location(st))
 
     def _if(self, st: c_ast.If, place: Place) -> list[Node]:
-        try:
-            cond = self.scope.affine.formula(st.cond)
-        except NotAffine as e:
-            raise NotAffine(st.cond, "data-dependent `if`", f"{e.construct} {e.reason}; write a "
-                            "conditional expression `c ? a : b` instead") from None
+        cond = if_condition(self.scope.affine.formula, st.cond, "c ? a : b")
         then = self.block([st.iftrue], place.where(cond))
         other = self.block([st.iffalse], place.where(Not(cond))) \
             if st.iffalse is not None else []

@@ -22,8 +22,9 @@ from polyopt.frontends.c_affine import describe, int_literal, is_unsigned
 from polyopt.frontends.refusal import NotAffine
 from pycparser import c_ast
 
+from polyopt.model.aff import Formula, Not
 from polyopt.model.dtypes import DType, ValueType
-from polyopt.model.expr import Binary, Call, Cast, Expr, Literal, Load, Select, Unary, walk
+from polyopt.model.expr import Binary, Call, Cast, Expr, Literal, Load, Select, Unary, guarded, walk
 
 INT = ValueType(DType.INT32)
 LONG = ValueType(DType.INT64)
@@ -113,6 +114,8 @@ class ValueScope:
 
     name: Callable[[c_ast.ID], Expr]  # a scalar, parameter or iterator read
     element: Callable[[c_ast.Node], Load]  # an array element read (subscript or dereference)
+    # the formula of a test affine in iterators and parameters, None for another test
+    affine_test: Callable[[c_ast.Node], Formula | None] = lambda node: None
 
 
 class ValueConverter:
@@ -213,6 +216,9 @@ class ValueConverter:
     def _BinaryOp(self, node: c_ast.BinaryOp) -> Expr:
         if node.op in ("&&", "||"):
             a, b = self.convert(node.left), self.convert(node.right)
+            test = self.scope.affine_test(node.left)
+            if test is not None:  # the right operand is evaluated only where the left lets it
+                b = guarded(b, test if node.op == "&&" else Not(test))
             return Binary("and" if node.op == "&&" else "or", a, b, INT)
         if node.op in _ARITH or node.op in _CMP:
             a, b = self.convert(node.left), self.convert(node.right)
@@ -228,6 +234,9 @@ class ValueConverter:
         a, b = self.convert(node.iftrue), self.convert(node.iffalse)
         t = convert_types(a.type, b.type)
         self._mixed_unsigned(node, t, a, b)
+        test = self.scope.affine_test(node.cond)
+        if test is not None:  # each branch's reads happen only where it is chosen
+            a, b = guarded(a, test), guarded(b, Not(test))
         return Select(cond, cast(a, t), cast(b, t), t)
 
     def _Cast(self, node: c_ast.Cast) -> Expr:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from polyopt.frontends.refusal import NotAffine
+from polyopt.frontends.refusal import NotAffine, affine_product
 
 from polyopt.model.aff import (
     TRUE,
@@ -76,12 +76,7 @@ class AffineConverter:
             a, b = self.aff(node.left), self.aff(node.right)
             return add(a, scale(b, -1) if isinstance(node.op, ast.Sub) else b)
         if isinstance(node.op, ast.Mult):
-            a, b = self.aff(node.left), self.aff(node.right)
-            if isinstance(a, Lin) and a.is_constant():
-                return scale(b, a.const)
-            if isinstance(b, Lin) and b.is_constant():
-                return scale(a, b.const)
-            raise NotAffine(node, "product", "multiplies two non-constant expressions (not affine)")
+            return affine_product(node, self.aff(node.left), self.aff(node.right))
         if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
             a, b = self.aff(node.left), self.aff(node.right)
             if not (isinstance(b, Lin) and b.is_constant()) or b.const == 0:

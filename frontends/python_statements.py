@@ -15,7 +15,7 @@ import ast
 from polyopt.frontends.python_bindings import Bindings, is_allocation
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_values import binary
-from polyopt.frontends.refusal import NotAffine
+from polyopt.frontends.refusal import NotAffine, if_condition
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band, loop_bounds
 
 from polyopt.model.aff import Cmp, Lin, Not
@@ -111,11 +111,7 @@ class StatementWalker:
         return loop_band(inner.loops[-1], v, step, self.block(st.body, inner))
 
     def _if(self, st: ast.If, place: Place) -> list[Node]:
-        try:
-            cond = self.scope.affine.formula(st.test)
-        except NotAffine as e:
-            raise NotAffine(st.test, "data-dependent `if`", f"{e.construct} {e.reason}; write a "
-                            "conditional expression `a if cond else b` instead") from None
+        cond = if_condition(self.scope.affine.formula, st.test, "a if cond else b")
         return self.block(st.body, place.where(cond)) + self.block(st.orelse, place.where(Not(cond)))
 
     def _assign(self, st: ast.Assign | ast.AugAssign | ast.AnnAssign, place: Place) -> list[Node]:

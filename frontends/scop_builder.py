@@ -20,16 +20,18 @@ both give loop ``L0`` and statement ``S0`` with
 
 Reads under a guard.  An ``if`` statement's test is part of the domain: where it fails
 the statement does not run, so neither its write nor its reads happen there.  A read in
-a branch of a conditional expression (``A[i - 1] if i > 0 else 0.0``, ``i > 0 ? A[i -
-1] : 0``) or in a short-circuit operand carries the affine test that selects it as
+a branch of a conditional expression (``A[i - 1] if i > 0 else 0.0`` in Python,
+``i > 0 ? A[i - 1] : 0`` in C) or in a short-circuit operand carries the affine test
+that selects it as
 :attr:`Load.guard <polyopt.model.expr.Load.guard>`, and its access relation is the
 domain restricted to where that guard holds: both languages evaluate only the chosen
 branch, so counting the read elsewhere would invent dependences and out-of-bounds reads
 (``A[-1]`` at ``i = 0``) the program does not have.  A read with a data-dependent test
 keeps the whole domain, a safe over-approximation.  The same element read under
 several guards is read where any of them holds, and anywhere when one read is
-unguarded.  This was the Python frontend's rule; the C frontend counted every read on
-the whole domain, which is the same rule for reads without a guard.
+unguarded.  This was the Python frontend's rule; the C frontend used to count every
+read on the whole domain, and now marks guards too (a C test counts as affine only in
+the parameters the region already has, so that a value's test adds none).
 """
 
 from __future__ import annotations
