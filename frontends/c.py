@@ -18,7 +18,8 @@ from typing import NoReturn
 
 from polyopt.frontends.c_affine import text
 from polyopt.frontends.c_preprocess import FAKE_LIBC, CppOptions, LineMap, preprocess
-from polyopt.frontends.c_region import RegionBuilder, RegionSource
+from polyopt.frontends.c_region import build_region
+from polyopt.frontends.c_source import RegionSource
 from polyopt.frontends.c_types import TypeTable, scope_at
 from pycparser import c_ast, c_parser
 
@@ -83,9 +84,8 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
             names_in_file=frozenset(file_names), typedefs=_typedefs(ast), index=k, start_line=f.start.coord.line,
             end_line=f.end.coord.line,
         )
-        builder = RegionBuilder(src)
-        region = builder.build()
-        problems += builder.problems
+        region, found_problems = build_region(src)
+        problems += found_problems
         if region is not None:
             regions.append(region)
     if problems:
@@ -93,7 +93,7 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
     return CFile(filename, text, tuple(regions))
 
 
-class _Parser(c_parser.CParser):
+class _Parser(c_parser.CParser):  # type: ignore[misc]  # pycparser has no type hints
     """pycparser, with a position on every syntax error (a few carry only the file name)."""
 
     def _parse_error(self, msg: str, coord: object) -> NoReturn:
@@ -105,6 +105,7 @@ class _Parser(c_parser.CParser):
             except Exception:  # noqa: BLE001 - private API: keep the file-only message
                 pass
         super()._parse_error(msg, coord)
+        raise AssertionError("CParser._parse_error returned")  # it always raises ParseError
 
 
 def _parse(output: str, filename: str, lines: tuple[str, ...]) -> c_ast.FileAST:
@@ -176,7 +177,7 @@ def _compounds(node: c_ast.Node) -> list[c_ast.Compound]:
 
 def _kind(node: c_ast.Node) -> str | None:
     if isinstance(node, c_ast.Pragma):
-        words = node.string.split()
+        words: list[str] = node.string.split()
         if words and words[0] in ("scop", "endscop"):
             return words[0]
     return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from polyopt.frontends.refusal import NotAffine
+from polyopt.frontends.refusal import NotAffine, affine_product
 from pycparser import c_ast, c_generator
 
 from polyopt.model.aff import TRUE, Aff, And, Cmp, Const, Formula, Lin, MinMax, Not, Or, add, scale
@@ -26,7 +26,8 @@ _GEN = c_generator.CGenerator()
 
 def text(node: c_ast.Node) -> str:
     """C source of ``node`` as pycparser prints it (macros already expanded)."""
-    return _GEN.visit(node)
+    out: str = _GEN.visit(node)
+    return out
 
 
 def describe(node: c_ast.Node) -> str:
@@ -106,12 +107,7 @@ class AffineConverter:
             a, b = self.aff(node.left), self.aff(node.right)
             return add(a, scale(b, -1) if node.op == "-" else b)
         if node.op == "*":
-            a, b = self.aff(node.left), self.aff(node.right)
-            if isinstance(a, Lin) and a.is_constant():
-                return scale(b, a.const)
-            if isinstance(b, Lin) and b.is_constant():
-                return scale(a, b.const)
-            raise NotAffine(node, "product", "multiplies two non-constant expressions (not affine)")
+            return affine_product(node, self.aff(node.left), self.aff(node.right))
         if node.op in ("/", "%"):
             raise NotAffine(node, describe(node), "integer division and remainder are not "
                             "supported in bounds, subscripts and conditions (C truncates toward "

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from polyopt.frontends.c_affine import AffineConverter, NotAffine
+from polyopt.frontends.c_affine import AffineConverter
 from polyopt.frontends.c_types import CType, TypeTable
+from polyopt.frontends.refusal import NotAffine
 from pycparser import c_ast
 
 from polyopt.model.aff import Aff, Cmp, Formula, Lin, aff_names, conj
@@ -31,8 +32,8 @@ def loop_init(st: c_ast.For, affine: AffineConverter, types: TypeTable,
     if isinstance(init, c_ast.Assignment) and init.op == "=" and \
             isinstance(init.lvalue, c_ast.ID):
         name = init.lvalue.name
-        t = ctype_of(name)
-        if t is not None and (t.dtype is None or t.dtype.is_float or t.rank):
+        declared = ctype_of(name)
+        if declared is not None and (declared.dtype is None or declared.dtype.is_float or declared.rank):
             raise NotAffine(init.lvalue, f"loop iterator `{name}`",
                             "must be an int or long variable")
         return name, affine.aff(init.rvalue)

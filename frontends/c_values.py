@@ -18,11 +18,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from polyopt.frontends.c_affine import NotAffine, describe, int_literal, is_unsigned
+from polyopt.frontends.c_affine import describe, int_literal, is_unsigned
+from polyopt.frontends.refusal import NotAffine
 from pycparser import c_ast
 
+from polyopt.model.aff import Formula, Not
 from polyopt.model.dtypes import DType, ValueType
-from polyopt.model.expr import Binary, Call, Cast, Expr, Literal, Load, Select, Unary, walk
+from polyopt.model.expr import Binary, Call, Cast, Expr, Literal, Load, Select, Unary, guarded, walk
 
 INT = ValueType(DType.INT32)
 LONG = ValueType(DType.INT64)
@@ -112,6 +114,8 @@ class ValueScope:
 
     name: Callable[[c_ast.ID], Expr]  # a scalar, parameter or iterator read
     element: Callable[[c_ast.Node], Load]  # an array element read (subscript or dereference)
+    # the formula of a test affine in iterators and parameters, None for another test
+    affine_test: Callable[[c_ast.Node], Formula | None] = lambda node: None
 
 
 class ValueConverter:
@@ -141,7 +145,7 @@ class ValueConverter:
             raise NotAffine(node, describe(node), "is not supported in a scop region")
         self._depth += 1
         try:
-            e = method(node)
+            e: Expr = method(node)
         finally:
             self._depth -= 1
         if self._depth == 0:
@@ -160,13 +164,13 @@ class ValueConverter:
         if node.type in ("float", "double", "long double"):
             body = node.value.rstrip("fFlL")
             try:
-                value = float.fromhex(body) if body.lower().startswith("0x") else float(body)
+                number = float.fromhex(body) if body.lower().startswith("0x") else float(body)
             except (ValueError, OverflowError):
                 raise NotAffine(node, f"constant {node.value}", "cannot be read") from None
             if node.value[-1] in "fF":
-                return Literal(_round(value, DType.FLOAT32), FLOAT)
-            lit = Literal(value, DOUBLE)
-            if node.value[-1] in "lL" and not _is_double(body, value):
+                return Literal(_round(number, DType.FLOAT32), FLOAT)
+            lit = Literal(number, DOUBLE)
+            if node.value[-1] in "lL" and not _is_double(body, number):
                 self._long_double[id(lit)] = (node, lit)  # computed as double only under a cast
             return lit
         raise NotAffine(node, f"constant {node.value}", "only numbers are supported in a scop region")
@@ -212,6 +216,9 @@ class ValueConverter:
     def _BinaryOp(self, node: c_ast.BinaryOp) -> Expr:
         if node.op in ("&&", "||"):
             a, b = self.convert(node.left), self.convert(node.right)
+            test = self.scope.affine_test(node.left)
+            if test is not None:  # the right operand is evaluated only where the left lets it
+                b = guarded(b, test if node.op == "&&" else Not(test))
             return Binary("and" if node.op == "&&" else "or", a, b, INT)
         if node.op in _ARITH or node.op in _CMP:
             a, b = self.convert(node.left), self.convert(node.right)
@@ -227,6 +234,9 @@ class ValueConverter:
         a, b = self.convert(node.iftrue), self.convert(node.iffalse)
         t = convert_types(a.type, b.type)
         self._mixed_unsigned(node, t, a, b)
+        test = self.scope.affine_test(node.cond)
+        if test is not None:  # each branch's reads happen only where it is chosen
+            a, b = guarded(a, test), guarded(b, Not(test))
         return Select(cond, cast(a, t), cast(b, t), t)
 
     def _Cast(self, node: c_ast.Cast) -> Expr:
@@ -245,7 +255,8 @@ class ValueConverter:
             raise NotAffine(node, describe(node), "only casts to int, long, float and double are "
                             "supported")
         inner = self.convert(node.expr)
-        if id(inner) in self._long_double and t.dtype.is_float:  # (double)1.79...e+308L
+        if isinstance(inner, Literal) and id(inner) in self._long_double and t.dtype.is_float:
+            # (double)1.79...e+308L
             return Literal(_round(float(inner.value), t.dtype), t)
         return inner if inner.type.dtype == t.dtype else Cast(inner, t)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from polyopt.frontends.refusal import NotAffine
+from polyopt.frontends.refusal import NotAffine, affine_product
 
 from polyopt.model.aff import (
     TRUE,
@@ -76,12 +76,7 @@ class AffineConverter:
             a, b = self.aff(node.left), self.aff(node.right)
             return add(a, scale(b, -1) if isinstance(node.op, ast.Sub) else b)
         if isinstance(node.op, ast.Mult):
-            a, b = self.aff(node.left), self.aff(node.right)
-            if isinstance(a, Lin) and a.is_constant():
-                return scale(b, a.const)
-            if isinstance(b, Lin) and b.is_constant():
-                return scale(a, b.const)
-            raise NotAffine(node, "product", "multiplies two non-constant expressions (not affine)")
+            return affine_product(node, self.aff(node.left), self.aff(node.right))
         if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
             a, b = self.aff(node.left), self.aff(node.right)
             if not (isinstance(b, Lin) and b.is_constant()) or b.const == 0:
@@ -109,15 +104,15 @@ class AffineConverter:
         if isinstance(node, ast.Constant) and isinstance(node.value, bool):
             return TRUE if node.value else Const(False)
         if isinstance(node, ast.Compare):
-            parts: list[Formula] = []
+            cmps: list[Formula] = []
             left = self.aff(node.left)
             for op, right_node in zip(node.ops, node.comparators, strict=True):
                 if type(op) not in _CMP:
                     raise NotAffine(node, _describe(node), "uses a comparison other than < <= > >= == !=")
                 right = self.aff(right_node)
-                parts.append(Cmp(_CMP[type(op)], left, right))
+                cmps.append(Cmp(_CMP[type(op)], left, right))
                 left = right
-            return parts[0] if len(parts) == 1 else And(tuple(parts))
+            return cmps[0] if len(cmps) == 1 else And(tuple(cmps))
         raise NotAffine(node, _describe(node), "is not an affine condition (compare loop variables and sizes)")
 
 
@@ -126,3 +121,6 @@ def _describe(node: ast.AST) -> str:
         return f"`{ast.unparse(node)}`"
     except Exception:  # pragma: no cover - unparse handles every node Python parses
         return type(node).__name__
+
+
+__all__ = ["AffineConverter", "NotAffine"]

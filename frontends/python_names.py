@@ -33,9 +33,9 @@ def local_names(fdef: ast.FunctionDef) -> list[str]:
     out: dict[str, None] = {}
     for a in (*fdef.args.posonlyargs, *fdef.args.args, *fdef.args.kwonlyargs):
         out[a.arg] = None
-    for a in (fdef.args.vararg, fdef.args.kwarg):
-        if a is not None:
-            out[a.arg] = None
+    for extra in (fdef.args.vararg, fdef.args.kwarg):
+        if extra is not None:
+            out[extra.arg] = None
     for n in ast.walk(fdef):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
             out[n.id] = None

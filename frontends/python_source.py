@@ -51,13 +51,13 @@ def function_source(fn: object) -> FunctionSource:
         module = None
     fdefs = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))] \
         if module is not None else []
-    lines = tuple(linecache.getlines(filename)) or tuple(raw)
+    file_lines = tuple(linecache.getlines(filename))
+    lines = file_lines or tuple(raw)
     first_line = max(first, 1)
     if not fdefs or not isinstance(fdefs[0], ast.FunctionDef):
         loc = SourceLocation(filename, first_line, 1, lines[first_line - 1] if lines else "")
         raise UnsupportedError([Problem(loc, "function", "only plain `def` functions are supported")])
-    if lines is raw:
-        # no file: positions are relative to the function itself
+    if not file_lines:  # no file: positions are relative to the function itself
         first_line = 1
     return FunctionSource(fdefs[0], filename, first_line, indent, lines)
 

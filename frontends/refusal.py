@@ -1,8 +1,18 @@
 """The exception both frontends raise while converting source: the offending node
 (a Python ``ast`` node or a pycparser ``c_ast`` node), the construct and why it is
-refused.  The frontend collects them as :class:`polyopt.model.errors.Problem`s."""
+refused.  The frontend collects them as :class:`polyopt.model.errors.Problem` objects.
+
+Also the refusals both frontends make in the same words: a product of two
+non-constant expressions, and an ``if`` whose test is not affine."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from polyopt.model.aff import Aff, Formula, Lin, scale
+
+_Node = TypeVar("_Node")
 
 
 class NotAffine(Exception):
@@ -13,3 +23,22 @@ class NotAffine(Exception):
         self.node = node
         self.construct = construct
         self.reason = reason
+
+
+def affine_product(node: object, a: Aff, b: Aff) -> Aff:
+    """``a * b`` when one side is a constant (``2 * i``); ``i * j`` is refused."""
+    if isinstance(a, Lin) and a.is_constant():
+        return scale(b, a.const)
+    if isinstance(b, Lin) and b.is_constant():
+        return scale(a, b.const)
+    raise NotAffine(node, "product", "multiplies two non-constant expressions (not affine)")
+
+
+def if_condition(formula: Callable[[_Node], Formula], test: _Node, instead: str) -> Formula:
+    """The affine formula of an ``if`` statement's test; a data-dependent test is refused,
+    pointing at the conditional expression (``instead``) that can do its job."""
+    try:
+        return formula(test)
+    except NotAffine as e:
+        raise NotAffine(test, "data-dependent `if`", f"{e.construct} {e.reason}; write a "
+                        f"conditional expression `{instead}` instead") from None

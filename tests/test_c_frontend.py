@@ -189,6 +189,26 @@ def test_min_max_bounds_calls_and_ternaries(tmp_path: Path) -> None:
     assert isinstance(s.statements[0].value, Select)
 
 
+def test_reads_under_an_affine_test_happen_only_where_it_holds(tmp_path: Path) -> None:
+    """As in the Python frontend (scop_builder): C evaluates only the chosen branch of
+    `?:` and the right operand of `&&`/`||` only where the left one lets it."""
+    s = region(tmp_path, body("int i; double A[100], B[100], C[100]; double x;", """
+      for (i = 0; i < n; i++)
+        B[i] = i > 0 ? A[i - 1] : (i < n - 1 || C[i] > 0 ? 1.0 : x > 0 ? A[i] : 0.0);
+      for (i = 0; i < n; i++)
+        B[i] = i < m ? C[i] : 0.0;""")).scop
+    i = Lin.var("i")
+    first = {(r.target, r.indices): r.relation.domain() for r in s.statements[0].reads}
+    assert same_set(first["A", (i - Lin.constant(1),)], "[n] -> { S0[i] : 0 < i < n }")
+    assert same_set(first["C", (i,)], "[n] -> { S0[i] : i = 0 and n = 1 }")
+    # `x > 0` is not affine: A[i] is read wherever its branch may be taken
+    assert same_set(first["A", (i,)], "[n] -> { S0[i] : i = 0 and 0 < n }")
+    # a value's test adds no parameter: `i < m` guards nothing and m stays out
+    second = s.statements[1].reads[0].relation.domain()
+    assert same_set(second, "[n] -> { S1[i] : 0 <= i < n }")
+    assert s.params == ("n",)
+
+
 def test_affine_if_else(tmp_path: Path) -> None:
     s = region(tmp_path, body("int i; double A[100];", """
       for (i = 0; i < n; i++)

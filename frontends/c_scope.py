@@ -1,0 +1,184 @@
+"""What a name or array element means inside a ``#pragma scop`` region.
+
+* a *loop iterator* is a variable a ``for`` header assigns;
+* an *array* is a declared array or pointer, used with subscripts (``A[i][j]``,
+  ``p[i]``, ``*(p + i)``);
+* a *scalar* assigned in the region is a local temporary when nothing outside
+  the region reads or writes it (then OpenMP may privatize it); otherwise its
+  value flows into or out of the region and it is modelled as a zero-dimensional
+  array, which is never privatized;
+* any other name used in a bound, subscript or condition is an integer
+  *parameter* (``n``, or ``_PB_N`` when it is not a macro), and any other name
+  read in a value is a read-only scalar.
+"""
+
+from __future__ import annotations
+
+from polyopt.frontends.c_affine import AffineConverter, describe
+from polyopt.frontends.c_names import RegionNames
+from polyopt.frontends.c_source import RegionSource
+from polyopt.frontends.c_types import CType, Symbol
+from polyopt.frontends.c_values import INT, ValueConverter, ValueScope
+from polyopt.frontends.refusal import NotAffine
+from pycparser import c_ast
+
+from polyopt.model.aff import Formula, Lin, MinMax
+from polyopt.model.dtypes import DType, ValueType
+from polyopt.model.expr import Expr, Load, Name
+
+
+class RegionScope:
+    """The names of one region as its statements use them; ``iters`` are the loop
+    iterators around the statement being converted.  What it learns (parameters,
+    arrays, read-only and local scalars) makes the region's declarations."""
+
+    def __init__(self, src: RegionSource) -> None:
+        self.src = src
+        self.names = RegionNames.scan(src.items, src.types)
+        self.iters: tuple[str, ...] = ()
+        self.params: dict[str, str] = {}  # name: C type
+        self.arrays: dict[str, Symbol] = {}
+        self.readonly: dict[str, CType | None] = {}
+        self.locals: dict[str, CType] = {}
+        self.affine = AffineConverter(self._affine_name)
+        self.values = ValueConverter(ValueScope(self._value_name, self.load, self._affine_test))
+
+    def ctype_of(self, name: str) -> CType | None:
+        decl = self.names.decls.get(name)
+        if decl is not None:
+            return self.src.types.of(decl.type)
+        sym = self.src.scope.get(name)
+        return sym.type if sym is not None else None
+
+    def iterator_type(self, name: str) -> CType | None:
+        t = self.names.iterators.get(name)
+        return t if t is not None else self.ctype_of(name)
+
+    def param(self, name: str, t: CType | None) -> Lin:
+        self.params.setdefault(name, t.base if t is not None else "int")
+        return Lin.var(name)
+
+    def _affine_name(self, node: c_ast.ID) -> Lin:
+        n = node.name
+        if n in self.iters:
+            return Lin.var(n)
+        if n in self.names.iterators:
+            raise NotAffine(node, f"`{n}`", "is a loop iterator used outside its loop")
+        if n in self.names.written or n in self.names.decls:
+            raise NotAffine(node, f"`{n}`", "is assigned in the region; loop bounds, subscripts "
+                            "and `if` conditions must be affine in loop iterators and parameters")
+        t = self.ctype_of(n)
+        if t is not None:
+            if t.rank:
+                raise NotAffine(node, f"`{n}`", "is an array, not an integer")
+            if t.dtype is None:
+                raise NotAffine(node, f"`{n}`", t.unsupported)
+            if t.dtype.is_float:
+                raise NotAffine(node, f"`{n}`", "is a floating-point variable; loop bounds, "
+                                "subscripts and `if` conditions must be integers")
+        return self.param(n, t)
+
+    def _affine_test(self, node: c_ast.Node) -> Formula | None:
+        """The formula of a test in a value (``i > 0 ? A[i - 1] : 0``) that is affine in
+        the iterators and the parameters the region has so far; None for another test (a
+        value's test adds no parameter: ``x > 0 ? ...`` keeps ``x`` a read-only scalar)."""
+        known = set(self.params)
+        try:
+            test: Formula | None = self.affine.formula(node)
+        except NotAffine:
+            test = None
+        added = [p for p in self.params if p not in known]
+        for p in added:
+            del self.params[p]
+        return None if added else test
+
+    def _value_name(self, node: c_ast.ID) -> Expr:
+        n = node.name
+        if n in self.iters:
+            return Name(n, self.value_type(node, self.iterator_type(n)))
+        if n in self.names.iterators:
+            raise NotAffine(node, f"`{n}`", "is a loop iterator used outside its loop (its value "
+                            "after the loop is not modelled)")
+        t = self.ctype_of(n)
+        if t is not None and t.rank:
+            raise NotAffine(node, f"`{n}`", "is an array or pointer; index it")
+        vt = self.value_type(node, t)
+        if n in self.names.written or n in self.names.decls:
+            self.locals[n] = t if t is not None else CType("int", (), DType.INT32)
+            return Load(n, (), vt) if self.is_live(n) else Name(n, vt)
+        self.readonly[n] = t
+        return Name(n, vt)
+
+    def value_type(self, node: c_ast.Node, t: CType | None) -> ValueType:
+        if t is None:
+            return INT
+        if t.dtype is None:
+            raise NotAffine(node, f"`{getattr(node, 'name', '?')}`", t.unsupported)
+        return ValueType(t.dtype)
+
+    def is_live(self, name: str) -> bool:
+        """Whether a scalar's value may flow into or out of the region."""
+        if name in self.names.decls:
+            return name in self.names.top_level and name in self.src.after_uses
+        sym = self.src.scope.get(name)
+        return sym is None or sym.scope in ("file", "param") or name in self.src.outside_uses
+
+    # --- array elements -----------------------------------------------------------------
+
+    def element(self, node: c_ast.Node) -> tuple[str, tuple[Lin, ...], CType]:
+        subs: list[c_ast.Node] = []
+        cur = node
+        while isinstance(cur, c_ast.ArrayRef):
+            subs.insert(0, cur.subscript)
+            cur = cur.name
+        offset: Lin | None = None
+        if isinstance(cur, c_ast.UnaryOp) and cur.op == "*":
+            base, offset = self._deref(cur)
+            cur = base
+        if not isinstance(cur, c_ast.ID):
+            raise NotAffine(node, describe(node), "only subscripts of array and pointer names "
+                            "are supported")
+        name = cur.name
+        if name in self.names.decls:
+            raise NotAffine(node, f"`{name}`", "arrays declared inside a scop region are not "
+                            "supported; declare them before `#pragma scop`")
+        sym = self.src.scope.get(name)
+        if sym is None:
+            raise NotAffine(cur, f"`{name}`", "is not declared before the region")
+        if sym.type.dtype is None:
+            raise NotAffine(cur, f"`{name}`", sym.type.unsupported)
+        indices: list[Lin] = []
+        if offset is not None:
+            indices.append(offset)
+        for sub in subs:
+            a = self.affine.aff(sub)
+            if isinstance(a, MinMax):
+                raise NotAffine(sub, "min/max subscript", "subscripts must be affine (no min/max)")
+            indices.append(a)
+        if len(indices) != sym.type.rank:
+            raise NotAffine(node, describe(node), f"`{name}` has {sym.type.rank} dimension(s) but "
+                            f"is indexed with {len(indices)}")
+        self.arrays[name] = sym
+        return name, tuple(indices), sym.type
+
+    def _deref(self, node: c_ast.UnaryOp) -> tuple[c_ast.Node, Lin]:
+        """``*p`` is ``p[0]``, ``*(p + e)`` is ``p[e]``."""
+        inner = node.expr
+        if isinstance(inner, c_ast.ID):
+            return inner, Lin.constant(0)
+        if isinstance(inner, c_ast.BinaryOp) and inner.op in ("+", "-"):
+            ptr, other = inner.left, inner.right
+            if inner.op == "+" and not isinstance(ptr, c_ast.ID):
+                ptr, other = other, ptr
+            if isinstance(ptr, c_ast.ID) and (self.ctype_of(ptr.name) or CType("", (), None)).rank:
+                off = self.affine.aff(other)
+                if isinstance(off, Lin):
+                    return ptr, off if inner.op == "+" else -off
+        raise NotAffine(node, describe(node), "only `*p` and `*(p + offset)` dereferences "
+                        "are supported")
+
+    def load(self, node: c_ast.Node) -> Load:
+        name, indices, t = self.element(node)
+        assert t.dtype is not None
+        return Load(name, indices, ValueType(t.dtype))
+

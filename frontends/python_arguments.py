@@ -1,0 +1,117 @@
+"""A Python function's arguments: checking a call's argument kinds against their use,
+and inferring the kinds from use when there is no call yet (reports made ahead)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from polyopt.frontends.python_source import FunctionSource
+from polyopt.frontends.python_symbols import ArrayInfo, Symbols
+
+from polyopt.model.dtypes import WEAK_FLOAT, WEAK_INT, DType
+from polyopt.model.errors import Problem
+from polyopt.model.scop import ArrayKind
+from polyopt.model.signature import ArrayType, ScalarType, Signature
+
+
+def declare_arguments(symbols: Symbols, signature: Signature | None) -> list[Problem]:
+    """Declare each argument as an array or a scalar (an int one is also a size
+    parameter), with the signature's types, or with kinds inferred from use when there
+    is no signature; the problems found."""
+    src = symbols.facts.src
+    fdef = src.tree
+    problems: list[Problem] = []
+    a = fdef.args
+    if a.vararg or a.kwarg:
+        problems.append(src.problem(fdef, "`*args`/`**kwargs`", "only named arguments are supported"))
+    names = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+    symbols.arg_order = tuple(names)
+    inferred = infer_arg_kinds(fdef, names) if signature is None else {}
+    for name in names:
+        t = signature.get(name) if signature is not None else inferred.get(name)
+        if isinstance(t, ArrayType):
+            symbols.arrays[name] = ArrayInfo(t.dtype, t.ndim, ArrayKind.ARGUMENT, [None] * t.ndim)
+        elif isinstance(t, ScalarType):
+            symbols.scalar_args[name] = t.type
+            if t.is_int:
+                symbols.add_param(name)
+        elif t is None and signature is not None:
+            problems.append(src.problem(fdef, f"argument {name!r}", "has no type in the signature"))
+    return problems
+
+
+def check_argument_kinds(src: FunctionSource, signature: Signature) -> None:
+    """A TypeError when an argument is not what the code uses it as: a scalar passed
+    for a name the code subscripts, or an array of another rank than every use of it
+    has (``A[i, j]`` and ``n, m = A.shape`` want 2).  The code is fine; the call is not."""
+    inner = {id(n.value) for n in ast.walk(src.tree) if isinstance(n, ast.Subscript)}
+    uses: dict[str, list[tuple[int, ast.stmt | ast.expr]]] = {}
+    for node, name, rank in _rank_uses(src.tree):
+        if not (isinstance(node, ast.Subscript) and id(node) in inner):
+            uses.setdefault(name, []).append((rank, node))
+    for name, t in signature.args:
+        found = uses.get(name)
+        if not found:
+            continue
+        rank, node = min(found, key=lambda u: (u[1].lineno, u[1].col_offset))
+        where = f"`{ast.unparse(node)}` at {src.location(node)}"
+        if isinstance(t, ScalarType):
+            raise TypeError(f"{src.tree.name}() uses argument {name!r} as an array ({where}), "
+                            f"but a {t} was passed")
+        ranks = {r for r, _ in found}
+        if isinstance(t, ArrayType) and len(ranks) == 1 and rank != t.ndim:
+            raise TypeError(f"argument {name!r} has {t.ndim} dimension(s), but {src.tree.name}() "
+                            f"uses it with {rank} ({where})")
+
+
+def infer_arg_kinds(fdef: ast.FunctionDef, names: list[str]) -> dict[str, ArrayType | ScalarType]:
+    """Argument kinds from use, for reports made before any call: subscripted names are
+    float64 arrays of the rank used, names in bounds/subscripts/tests are ints, others floats."""
+    ranks: dict[str, int] = {}
+    for _, name, rank in _rank_uses(fdef):
+        ranks.setdefault(name, rank)
+    for n in ast.walk(fdef):  # `A.shape` / `len(A)` without subscripts
+        if isinstance(n, ast.Attribute) and n.attr == "shape" and isinstance(n.value, ast.Name):
+            ranks.setdefault(n.value.id, 1)
+    ints = _names_in_integer_positions(fdef)
+    out: dict[str, ArrayType | ScalarType] = {}
+    for name in names:
+        if name in ranks:
+            out[name] = ArrayType(DType.FLOAT64, ranks[name])
+        elif name in ints:
+            out[name] = ScalarType(WEAK_INT)
+        else:
+            out[name] = ScalarType(WEAK_FLOAT)
+    return out
+
+
+def _rank_uses(fdef: ast.FunctionDef) -> Iterator[tuple[ast.stmt | ast.expr, str, int]]:
+    """Each use that shows a name's rank, in walk order: ``A[i, j]`` and ``A[i][j]`` (2;
+    also ``A[i]`` for the inner subscript) and ``n, m = A.shape`` (2)."""
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Subscript):
+            rank, cur = 0, n  # type: tuple[int, ast.expr]
+            while isinstance(cur, ast.Subscript):
+                rank += len(cur.slice.elts) if isinstance(cur.slice, ast.Tuple) else 1
+                cur = cur.value
+            if isinstance(cur, ast.Name):
+                yield n, cur.id, rank
+        elif (isinstance(n, ast.Assign) and len(n.targets) == 1
+              and isinstance(n.targets[0], ast.Tuple) and isinstance(n.value, ast.Attribute)
+              and n.value.attr == "shape" and isinstance(n.value.value, ast.Name)
+              and not any(isinstance(e, ast.Starred) for e in n.targets[0].elts)):
+            yield n, n.value.value.id, len(n.targets[0].elts)
+
+
+def _names_in_integer_positions(fdef: ast.FunctionDef) -> set[str]:
+    """Names used in subscripts, ``range()`` arguments and ``if`` tests."""
+    roots: list[ast.AST] = []
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Subscript):
+            roots.append(n.slice)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "range":
+            roots.append(n)
+        elif isinstance(n, ast.If):
+            roots.append(n.test)
+    return {sub.id for root in roots for sub in ast.walk(root) if isinstance(sub, ast.Name)}

@@ -1,0 +1,102 @@
+"""What a function's module and closure give the names it does not assign: the
+``math`` and ``numpy`` modules, and int, float and NumPy scalar constants, which are
+compiled in as literals (``N = 8`` at module level makes ``range(N)`` a loop of 8)."""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from polyopt.frontends.python_source import FunctionSource
+from polyopt.frontends.python_types import dtype_of
+from polyopt.frontends.refusal import NotAffine
+
+from polyopt.model.aff import Lin
+from polyopt.model.dtypes import WEAK_FLOAT, WEAK_INT, ValueType
+from polyopt.model.errors import UnsupportedError
+from polyopt.model.expr import Expr, Literal
+
+#: bool constants are refused rather than read as Python's int 0/1: `x * FLAG` reads as a
+#: mistake more often than as arithmetic, and a bool global changed from an int must not
+#: silently keep compiling as a number
+_BOOL_GLOBAL = "bool globals are not supported (use an int 0 or 1, or pass it as an argument)"
+
+#: Builtins the frontend compiles itself; a module that redefines one would get the
+#: builtin's meaning instead of its own, so such a redefinition is refused.
+_INTERPRETED_BUILTINS = frozenset({"range", "len", "abs", "min", "max", "int", "float"})
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The function's globals, with its closure's cells on top."""
+
+    values: Mapping[str, object]
+
+    @classmethod
+    def of(cls, fn: object) -> Environment:
+        env = dict(getattr(fn, "__globals__", {}))
+        code = getattr(fn, "__code__", None)
+        closure = getattr(fn, "__closure__", None)
+        if code is not None and closure:
+            for name, cell in zip(code.co_freevars, closure, strict=True):
+                try:
+                    env[name] = cell.cell_contents
+                except ValueError:  # a cell not filled yet
+                    pass
+        return cls(env)
+
+    def check_builtins(self, src: FunctionSource) -> None:
+        """Refuse the function when its module or closure redefines a builtin it uses
+        that polyopt interprets itself."""
+        shadowed = [n for n in ast.walk(src.tree)
+                    if isinstance(n, ast.Name) and n.id in _INTERPRETED_BUILTINS and n.id in self.values]
+        if shadowed:
+            raise UnsupportedError([src.problem(
+                n, f"`{n.id}`", f"redefines the builtin {n.id}() in the function's module or closure; "
+                f"polyopt compiles only the builtin (rename the redefinition)") for n in shadowed])
+
+    def module_alias(self, name: str) -> str | None:
+        """"math" or "np" when ``name`` is bound to that module, else None."""
+        obj = self.values.get(name)
+        if obj is math:
+            return "math"
+        if obj is np:
+            return "np"
+        return None
+
+    def is_array(self, name: str) -> bool:
+        return isinstance(self.values.get(name), np.ndarray)
+
+    def int_constant(self, node: ast.Name) -> Lin | None:
+        """A global int in affine position (bounds, subscripts); None for another name."""
+        g = self.values.get(node.id)
+        if isinstance(g, bool):
+            raise NotAffine(node, f"`{node.id}`", _BOOL_GLOBAL)
+        if isinstance(g, int):
+            return Lin.constant(_int64(node, g))
+        return None
+
+    def value_constant(self, node: ast.Name) -> Expr | None:
+        """A global number in value position as a literal; None for another name."""
+        g = self.values.get(node.id)
+        if isinstance(g, np.generic):
+            dtype = dtype_of(g.dtype)
+            if dtype is not None:  # a NumPy scalar is strongly typed (NEP 50), even np.float64
+                return Literal(g.item(), ValueType(dtype))
+        if isinstance(g, (bool, np.bool_)):
+            raise NotAffine(node, f"`{node.id}`", _BOOL_GLOBAL)
+        if isinstance(g, int):
+            return Literal(_int64(node, g), WEAK_INT)
+        if isinstance(g, float):
+            return Literal(g, WEAK_FLOAT)
+        return None
+
+
+def _int64(node: ast.Name, value: int) -> int:
+    """A global int constant, refused when it does not fit the int64 the C code uses."""
+    if not -(2**63) <= value < 2**63:
+        raise NotAffine(node, f"`{node.id}`", f"global int {value} does not fit in 64 bits")
+    return value

@@ -1,0 +1,211 @@
+"""The statements of a Python function body, walked in order: ``for ... in range``
+loops, affine ``if`` statements, assignments and a final ``return``, handed to the shared
+:class:`~polyopt.frontends.scop_builder.ScopBuilder`.
+
+``x += v`` is recorded as ``x = x + v`` with update operator ``+``; an ``if`` adds its
+test (or its negation, in ``else``) to the place of the statements under it.  Each
+refused statement becomes a problem and the walk goes on, so every problem of the
+function is reported at once.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from polyopt.frontends.python_bindings import Bindings, is_allocation
+from polyopt.frontends.python_scope import FunctionScope
+from polyopt.frontends.python_values import binary
+from polyopt.frontends.refusal import NotAffine, if_condition
+from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band, loop_bounds
+
+from polyopt.model.aff import Cmp, Lin, Not
+from polyopt.model.dtypes import ValueType, join
+from polyopt.model.errors import Problem
+from polyopt.model.expr import Cast, Expr
+from polyopt.model.schedule_tree import Node
+from polyopt.model.scop import ArrayKind, ReturnValue
+
+_AUG = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+        ast.Mod: "%", ast.Pow: "**"}
+_UNSUPPORTED_STMT = {
+    ast.While: "`while` loop", ast.Break: "`break`", ast.Continue: "`continue`",
+    ast.With: "`with` block", ast.Try: "`try` block", ast.FunctionDef: "nested function",
+    ast.ClassDef: "class definition", ast.Global: "`global`", ast.Nonlocal: "`nonlocal`",
+    ast.Delete: "`del`", ast.Raise: "`raise`", ast.Assert: "`assert`", ast.Import: "`import`",
+    ast.ImportFrom: "`import`", ast.AsyncFor: "`async for`",
+}
+
+
+class StatementWalker:
+    """Converts a body statement by statement; problems go to ``problems``."""
+
+    def __init__(self, scope: FunctionScope, scop: ScopBuilder, problems: list[Problem]) -> None:
+        self.scope = scope
+        self.symbols = scope.symbols
+        self.src = scope.symbols.facts.src
+        self.scop = scop
+        self.bindings = Bindings(scope, scop)
+        self.problems = problems
+
+    def block(self, body: list[ast.stmt], place: Place, top: bool = False) -> list[Node]:
+        nodes: list[Node] = []
+        saved = self.scope.iters
+        for k, st in enumerate(body):
+            self.scope.enter(place.iters)
+            try:
+                nodes += self._statement(st, place, last=top and k == len(body) - 1)
+            except NotAffine as e:
+                assert isinstance(e.node, ast.AST)
+                self.problems.append(self.src.problem(e.node, e.construct, e.reason))
+        self.scope.enter(saved)
+        return nodes
+
+    def _statement(self, st: ast.stmt, place: Place, last: bool) -> list[Node]:
+        if isinstance(st, ast.Pass):
+            return []
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str):
+            return []  # docstring or comment string
+        if isinstance(st, ast.For):
+            return self._for(st, place)
+        if isinstance(st, ast.If):
+            return self._if(st, place)
+        if isinstance(st, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            return self._assign(st, place)
+        if isinstance(st, ast.Return):
+            return self._return(st, place, last)
+        if isinstance(st, ast.Expr):
+            raise NotAffine(st, f"`{ast.unparse(st)}`", "an expression statement has no effect polyopt "
+                            "can compile (only assignments, loops and ifs)")
+        construct = _UNSUPPORTED_STMT.get(type(st), type(st).__name__)
+        raise NotAffine(st, construct, "is not supported in a polyopt function")
+
+    def _for(self, st: ast.For, place: Place) -> list[Node]:
+        if st.orelse:
+            raise NotAffine(st, "`for ... else`", "loop `else` clauses are not supported")
+        if not isinstance(st.target, ast.Name):
+            raise NotAffine(st.target, "loop target", "must be a single name")
+        it = st.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+            raise NotAffine(it, f"`for ... in {ast.unparse(it)}`", "only `range(...)` loops are supported")
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise NotAffine(it, "`range()`", "takes 1 to 3 positional arguments")
+        v, sym = st.target.id, self.symbols
+        if v in place.iters:
+            raise NotAffine(st.target, f"loop variable `{v}`", "shadows an enclosing loop's variable")
+        if v in sym.arrays or v in sym.scalar_args or v in sym.params or v in sym.aliases:
+            raise NotAffine(st.target, f"loop variable `{v}`", "reuses the name of an argument or size")
+        if sym.facts.assign_count.get(v, 0) > sym.facts.loop_count.get(v, 0):
+            raise NotAffine(st.target, f"loop variable `{v}`", "is also assigned as a variable")
+        args, affine = it.args, self.scope.affine
+        start = affine.aff(args[0]) if len(args) > 1 else Lin.constant(0)
+        stop = affine.aff(args[1] if len(args) > 1 else args[0])
+        step = 1
+        if len(args) == 3:
+            s = affine.aff(args[2])
+            if not (isinstance(s, Lin) and s.is_constant()) or s.const == 0:
+                raise NotAffine(args[2], "range step", "must be a nonzero integer constant")
+            step = s.const
+        var = Lin.var(v)
+        bounds = loop_bounds(v, start, step, Cmp("<", var, stop) if step > 0 else Cmp(">", var, stop))
+        inner = self.scop.open_loop(place, v, bounds, self.src.location(st))
+        return loop_band(inner.loops[-1], v, step, self.block(st.body, inner))
+
+    def _if(self, st: ast.If, place: Place) -> list[Node]:
+        cond = if_condition(self.scope.affine.formula, st.test, "a if cond else b")
+        return self.block(st.body, place.where(cond)) + self.block(st.orelse, place.where(Not(cond)))
+
+    def _assign(self, st: ast.Assign | ast.AugAssign | ast.AnnAssign, place: Place) -> list[Node]:
+        if isinstance(st, ast.AnnAssign) and st.value is None:
+            return []
+        targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+        value_node = st.value
+        assert value_node is not None
+        if len(targets) != 1:
+            raise NotAffine(st, "chained assignment", "assign one target per statement")
+        target = targets[0]
+        if place.top and not isinstance(st, ast.AugAssign) and self.bindings.bind(target, value_node):
+            return []
+        if isinstance(target, ast.Tuple):
+            raise NotAffine(target, "tuple assignment", "only `n, m = A.shape` may unpack")
+        if isinstance(target, ast.Name):  # before the value: `A = np.zeros(n)` rebinds A
+            self._check_scalar_target(target, place)
+        if isinstance(value_node, ast.Call) and is_allocation(value_node, self.symbols.facts.env):
+            assert isinstance(value_node.func, ast.Attribute)
+            raise NotAffine(value_node, f"np.{value_node.func.attr}()", "arrays can only be "
+                            "allocated at the top level of the function, once per name")
+        value = self.scope.values.convert(value_node)
+        update = None
+        if isinstance(st, ast.AugAssign):
+            update = _AUG.get(type(st.op))
+            if update is None:
+                raise NotAffine(st, "augmented assignment", "only += -= *= /= //= %= **= are supported")
+            current = self.scope.values.convert(_as_load(target))
+            value = binary(update, current, value, st)
+        name, indices, ttype = self._target(target, value)
+        if value.type != ttype:
+            value = Cast(value, ttype)
+        return [self._add(st, place, name, indices, value, update)]
+
+    def _target(self, target: ast.expr, value: Expr) -> tuple[str, tuple[Lin, ...], ValueType]:
+        """What is assigned and the type it holds; a local scalar's type is the join of
+        every value assigned to it (and the earlier pass's, once settled)."""
+        sym = self.symbols
+        if isinstance(target, ast.Subscript):
+            name, indices = self.scope.indices(target)
+            return name, indices, ValueType(sym.arrays[name].dtype)
+        if isinstance(target, ast.Name):
+            name = target.id
+            ttype = join(sym.local_types[name], value.type) if name in sym.local_types else value.type
+            sym.local_types[name] = ttype
+            return name, (), sym.prior_types.get(name, ttype)
+        raise NotAffine(target, f"assignment to `{ast.unparse(target)}`",
+                        "only array elements and local variables can be assigned")
+
+    def _check_scalar_target(self, target: ast.Name, place: Place) -> None:
+        n, sym = target.id, self.symbols
+        if n in sym.scalar_args or n in sym.params:
+            raise NotAffine(target, f"assignment to argument `{n}`", "arguments cannot be reassigned; "
+                            "use a new local name")
+        if n in place.iters:
+            raise NotAffine(target, f"assignment to loop variable `{n}`", "is not supported")
+        if n in sym.arrays:
+            raise NotAffine(target, f"assignment to array `{n}`",
+                            "arrays cannot be rebound; assign to elements `A[i] = ...`")
+        if n in sym.aliases:
+            raise NotAffine(target, f"assignment to size `{n}`", "sizes cannot be reassigned")
+
+    def _add(self, st: ast.stmt, place: Place, target: str, indices: tuple[Lin, ...],
+             value: Expr, update: str | None) -> Node:
+        return self.scop.add(place, target, indices, value, update, self.src.location(st),
+                             self.scope.take_scalar_reads())
+
+    def _return(self, st: ast.Return, place: Place, last: bool) -> list[Node]:
+        if not place.top or not last:
+            raise NotAffine(st, "`return`", "only a final `return` at the top level of the function "
+                            "is supported")
+        v, sym = st.value, self.symbols
+        if v is None or (isinstance(v, ast.Constant) and v.value is None):
+            return []
+        if isinstance(v, ast.Name) and v.id in sym.arrays:
+            info = sym.arrays[v.id]
+            if info.kind is ArrayKind.ARGUMENT:
+                raise NotAffine(v, "`return` of an argument array",
+                                "arguments are modified in place; return only arrays the function allocates")
+            info.kind = ArrayKind.RETURNED
+            sym.returns = ReturnValue(v.id, True)
+            return []
+        if isinstance(v, ast.Name) and (v.id in sym.local_types or v.id in sym.scalar_args):
+            sym.returns = ReturnValue(v.id, False)
+            return []
+        value = self.scope.values.convert(v)
+        name = sym.facts.fresh("_result")
+        sym.local_types[name] = value.type
+        sym.returns = ReturnValue(name, False)
+        return [self._add(st, place, name, (), value, None)]
+
+
+def _as_load(target: ast.expr) -> ast.expr:
+    """The target of ``x op= v`` read as a value (same node, load context)."""
+    if isinstance(target, ast.Name):
+        return ast.copy_location(ast.Name(target.id, ast.Load()), target)
+    return target

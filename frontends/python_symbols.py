@@ -1,0 +1,139 @@
+"""The symbol table of a Python function being converted: its arrays, scalar
+arguments, size parameters and aliases, and the types of its local scalars.
+
+Sizes become isl parameters.  An int argument ``n`` is one; an array argument's
+extent is one too, named after the user's alias where there is one::
+
+    def f(A, x):
+        n, m = A.shape           # params (n, m, x_shape0): n = A.shape[0], m = A.shape[1]
+        for i in range(len(x)):  # len(x) is x_shape0 (no name given)
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+
+from polyopt.frontends.python_environment import Environment
+from polyopt.frontends.python_source import FunctionSource
+from polyopt.frontends.refusal import NotAffine
+
+from polyopt.model.aff import Lin
+from polyopt.model.dtypes import DType, ValueType
+from polyopt.model.scop import ArrayKind, ReturnValue
+
+
+@dataclass(frozen=True)
+class FunctionFacts:
+    """What the function's text says before any statement is converted."""
+
+    src: FunctionSource
+    env: Environment
+    used_names: frozenset[str]  # every name the body reads or writes
+    loop_vars: frozenset[str]  # names some `for` loop assigns
+    assign_count: Mapping[str, int]  # how often each name is assigned (loops included)
+    loop_count: Mapping[str, int]  # how many `for` loops assign each name
+
+    @classmethod
+    def of(cls, src: FunctionSource, env: Environment) -> FunctionFacts:
+        fdef = src.tree
+        assigned: dict[str, int] = {}
+        loops: dict[str, int] = {}
+        for n in ast.walk(fdef):
+            targets: list[ast.AST] = []
+            if isinstance(n, ast.Assign):
+                targets = list(n.targets)
+            elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For)):
+                targets = [n.target]
+            if isinstance(n, ast.For) and isinstance(n.target, ast.Name):
+                loops[n.target.id] = loops.get(n.target.id, 0) + 1
+            for t in targets:
+                for leaf in ast.walk(t):
+                    if isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store):
+                        assigned[leaf.id] = assigned.get(leaf.id, 0) + 1
+        used = frozenset(n.id for n in ast.walk(fdef) if isinstance(n, ast.Name))
+        return cls(src, env, used, frozenset(loops), assigned, loops)
+
+    def fresh(self, name: str, taken: Collection[str] = ()) -> str:
+        """``name``, or with ``_`` in front until the function uses no such name."""
+        while name in self.used_names or name in taken:
+            name = "_" + name
+        return name
+
+
+@dataclass
+class ArrayInfo:
+    """An array as the function declares it; ``kind`` becomes RETURNED at ``return A``."""
+
+    dtype: DType
+    rank: int
+    kind: ArrayKind
+    shape: list[Lin | None] = field(default_factory=list)  # known for allocated arrays
+
+
+class Symbols:
+    """Names the function has declared so far; ``prior_types`` are the local scalar types
+    an earlier pass settled on (a scalar's type is the join of all its assignments)."""
+
+    def __init__(self, facts: FunctionFacts, prior_types: Mapping[str, ValueType]) -> None:
+        self.facts = facts
+        self.prior_types = prior_types
+        self.local_types: dict[str, ValueType] = {}
+        self.arrays: dict[str, ArrayInfo] = {}
+        self.scalar_args: dict[str, ValueType] = {}
+        self.arg_order: tuple[str, ...] = ()
+        self.params: list[str] = []
+        self.param_sources: dict[str, tuple[str, int]] = {}  # size parameter: (array, dim)
+        self.aliases: dict[str, Lin] = {}  # `k = n - 1`: k is n - 1 wherever it is used
+        self.dim_params: dict[tuple[str, int], str] = {}
+        self.returns: ReturnValue | None = None
+
+    def is_local(self, name: str) -> bool:
+        return name in self.local_types or name in self.prior_types
+
+    def local_type(self, name: str) -> ValueType:
+        return self.prior_types.get(name) or self.local_types[name]
+
+    def add_param(self, name: str) -> Lin:
+        if name not in self.params:
+            self.params.append(name)
+        return Lin.var(name)
+
+    def shape_param(self, node: ast.AST, array: str, d: int) -> Lin:
+        """The extent of ``array``'s dimension ``d`` (negative counts from the end)."""
+        info = self.arrays[array]
+        if not -info.rank <= d < info.rank:
+            raise NotAffine(node, f"`{array}.shape[{d}]`", f"{array} has only {info.rank} dimension(s)")
+        return self.extent(array, d % info.rank)
+
+    def extent(self, array: str, d: int) -> Lin:
+        """An allocated array's known extent, or an argument's size parameter (made on
+        first use)."""
+        info = self.arrays[array]
+        if info.kind is not ArrayKind.ARGUMENT:
+            known = info.shape[d]
+            assert known is not None
+            return known
+        key = (array, d)
+        if key not in self.dim_params:
+            name = f"{array}_shape{d}"
+            while name in self.facts.used_names:
+                name += "_"
+            self._name_extent(key, name)
+        return Lin.var(self.dim_params[key])
+
+    def bind_dim(self, node: ast.AST, alias: str, array: str, d: int) -> None:
+        """``alias = array.shape[d]``: the parameter takes the user's name when it can."""
+        info = self.arrays[array]
+        if info.kind is ArrayKind.ARGUMENT and (array, d) not in self.dim_params and (
+            self.facts.assign_count.get(alias, 0) == 1 and alias not in self.params
+        ):
+            self._name_extent((array, d), alias)
+            return
+        self.aliases[alias] = self.shape_param(node, array, d)
+
+    def _name_extent(self, key: tuple[str, int], name: str) -> None:
+        self.dim_params[key] = name
+        self.param_sources[name] = key
+        self.add_param(name)
