@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from polyopt.cli.command import build_report
+from polyopt.cli.deps import build_report
 from polyopt.report import dot as report_dot
 from polyopt.report import html as report_html
 from polyopt.report import json_doc as report_json
