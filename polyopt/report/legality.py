@@ -66,7 +66,7 @@ def _walk(scop: Scop, deps: Dependences, tree: Node, node: Node,
         a = node.dims[0]
         for b in _loops_below(node.child):
             names = (loop_label(scop, a), loop_label(scop, b))
-            out.append(_verdict(scop, INTERCHANGE, a, b, partial(
+            out.append(_verdict(scop, INTERCHANGE, (a, b), names, partial(
                 interchange, scop, deps, tree, a.loop_id, b.loop_id, names)))
         _walk(scop, deps, tree, node.child, out)
     elif isinstance(node, Sequence):
@@ -75,8 +75,8 @@ def _walk(scop: Scop, deps: Dependences, tree: Node, node: Node,
             _walk(scop, deps, tree, c, out)
             if isinstance(c, Band) and isinstance(nxt, Band):
                 x, y = c.dims[0], nxt.dims[0]
-                out.append(_verdict(scop, FUSION, x, y, partial(
-                    fuse, scop, deps, tree, x.loop_id, y.loop_id)))
+                out.append(_verdict(scop, FUSION, (x, y), (loop_label(scop, x), loop_label(scop, y)),
+                                    partial(fuse, scop, deps, tree, x.loop_id, y.loop_id)))
 
 
 def _loops_below(node: Node) -> list[LoopDim]:
@@ -88,10 +88,9 @@ def _loops_below(node: Node) -> list[LoopDim]:
     return []
 
 
-def _verdict(scop: Scop, kind: Transformation, a: LoopDim, b: LoopDim,
-             attempt: Callable[[], Node]) -> LegalityInfo:
+def _verdict(scop: Scop, kind: Transformation, pair: tuple[LoopDim, LoopDim],
+             labels: tuple[str, str], attempt: Callable[[], Node]) -> LegalityInfo:
     """The verdict of ``attempt``, the transformation applied to the source tree."""
-    labels = (loop_label(scop, a), loop_label(scop, b))
     blocking: tuple[Dependence, ...] = ()
     reason = ""
     try:
@@ -102,4 +101,5 @@ def _verdict(scop: Scop, kind: Transformation, a: LoopDim, b: LoopDim,
             else f"is refused: {exc}"
     except PolyoptError as exc:
         reason = f"is refused: {exc}"
-    return LegalityInfo(kind, labels, (a.loop_id, b.loop_id), not reason, blocking, reason)
+    ids = (pair[0].loop_id, pair[1].loop_id)
+    return LegalityInfo(kind, labels, ids, not reason, blocking, reason)
