@@ -15,7 +15,7 @@ from polyopt.frontends.c_preprocess import PreprocessError
 
 from polyopt.analysis.dependences import analyze
 from polyopt.analysis.verdicts import PARALLEL, REDUCTION, verdicts
-from polyopt.cli.command import region_defaults
+from polyopt.cli.options import region_defaults
 from polyopt.model.aff import Lin
 from polyopt.model.dtypes import DType
 from polyopt.model.errors import PolyoptError, UnsupportedError

@@ -19,7 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from polyopt.cli import arguments as cli_arguments
 from polyopt.cli import command as cli
+from polyopt.cli import opt as cli_opt
+from polyopt.cli import options as cli_options
 from polyopt.model.options import Options
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,17 +106,18 @@ def test_options_that_do_not_exist_yet_are_refused(monkeypatch: pytest.MonkeyPat
         parallel: bool = True
         vectorize: bool = True
 
-    monkeypatch.setattr(cli, "Options", Older)
+    monkeypatch.setattr(cli_options, "Options", Older)
+    monkeypatch.setattr(cli_arguments, "Options", Older)  # the defaults --help shows
     assert cli.main(["opt", str(ROOT / "examples/c/gemm.c"), "--unroll-jam", "-o", "-"]) == 2
     assert "--unroll-jam/--no-unroll-jam is not available yet" in capsys.readouterr().err
-    args = cli.build_parser().parse_args(["opt", "x.c", "--no-parallel"])
-    assert cli.options_from(args, Older()) == Older(parallel=False)
+    args = cli_arguments.build_parser().parse_args(["opt", "x.c", "--no-parallel"])
+    assert cli_options.options_from(args, Older()) == Older(parallel=False)
 
 
 def test_options_reach_the_pipeline() -> None:
-    args = cli.build_parser().parse_args(
+    args = cli_arguments.build_parser().parse_args(
         ["opt", "x.c", "--tile-sizes", "16,8", "--fuse", "max", "--no-vectorize", "--unroll-jam"])
-    got = cli.options_from(args, Options())
+    got = cli_options.options_from(args, Options())
     assert (got.tile, got.fuse, got.vectorize, got.unroll_jam) == ((16, 8), "max", False, True)
 
 
@@ -163,12 +167,12 @@ def test_opt_verify_reports_agreement() -> None:
 def test_opt_verify_detects_a_wrong_optimization(monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str],
                                                  tmp_path: Path) -> None:
-    real = cli.emit_region
+    real = cli_opt.emit_region
 
     def wrong(region, tree, scop=None):  # the optimized block multiplies where it divided
         return real(region, tree, scop).replace("/ L[", "* L[")
 
-    monkeypatch.setattr(cli, "emit_region", wrong)
+    monkeypatch.setattr(cli_opt, "emit_region", wrong)
     code = cli.main(["opt", str(ROOT / "examples/c/trisolv.c"), "--verify", "--no-tile",
                      "-o", str(tmp_path / "out.c")])
     err = capsys.readouterr().err

@@ -1,5 +1,6 @@
-"""What the ``polyopt`` command reads: the kernel functions of a Python file, and how
-their argument types are given (``--signature``) or inferred.
+"""What the ``polyopt`` command reads: the ``#pragma scop`` regions of a C file, or
+the kernel functions of a Python file and how their argument types are given
+(``--signature``) or inferred.
 
 A Python file is imported as a module (its top level runs, as when it is
 imported normally); its ``@polyopt.jit`` functions are the candidates, and
@@ -8,6 +9,7 @@ imported normally); its ``@polyopt.jit`` functions are the candidates, and
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import inspect
 import sys
@@ -17,7 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from polyopt.cli.errors import EXIT_USAGE, CliError
+from polyopt.frontends.c import CppOptions, parse_c_file
 from polyopt.kernel import Kernel
+from polyopt.model.c_region import CFile, CRegion
 from polyopt.model.errors import PolyoptError
 from polyopt.model.options import Options
 from polyopt.model.signature import ArgType, ArrayType, ScalarType, Signature, parse_signature
@@ -45,6 +50,52 @@ class PythonKernel:
     def source(self) -> SourceExcerpt:
         lines, first = inspect.getsourcelines(self.kernel.py_func)
         return SourceExcerpt(self.path, max(first, 1), tuple(x.rstrip("\n") for x in lines))
+
+
+def is_python(path: Path) -> bool:
+    return path.suffix == ".py"
+
+
+def check_input(args: argparse.Namespace) -> Path:
+    """The input file, once it exists and the options given apply to its language."""
+    path: Path = args.file
+    if not path.exists():
+        raise CliError(f"{path}: no such file")
+    if path.is_dir():
+        raise CliError(f"{path}: is a directory, not a source file")
+    if is_python(path) and (args.include_dirs or args.defines):
+        raise CliError("-I and -D apply to C files only", EXIT_USAGE)
+    if not is_python(path) and args.signature:
+        raise CliError("--signature applies to Python files only", EXIT_USAGE)
+    return path
+
+
+def c_file(args: argparse.Namespace, path: Path) -> CFile:
+    return parse_c_file(path, cpp_options(args))
+
+
+def cpp_options(args: argparse.Namespace) -> CppOptions:
+    return CppOptions(tuple(args.include_dirs), tuple(args.defines))
+
+
+def selected_regions(cfile: CFile, function: str | None) -> list[CRegion]:
+    """The regions of ``function`` (all of them when None)."""
+    if function is None:
+        return list(cfile.regions)
+    regions = [r for r in cfile.regions if r.function == function]
+    if not regions:
+        found = ", ".join(sorted({r.function for r in cfile.regions}))
+        raise CliError(f"{cfile.path}: no #pragma scop region in a function named {function!r} "
+                       f"(regions are in: {found})")
+    return regions
+
+
+def python_kernel(path: Path, function: str | None, signature: str | None) -> PythonKernel:
+    """:func:`load_python`, its refusal a command-line error."""
+    try:
+        return load_python(path, function, signature)
+    except InputError as exc:
+        raise CliError(str(exc)) from None
 
 
 def load_python(path: Path, function: str | None, signature: str | None) -> PythonKernel:

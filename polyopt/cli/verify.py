@@ -43,7 +43,7 @@ from polyopt.model.aff import Lin
 from polyopt.model.c_region import CRegion
 from polyopt.model.dtypes import WEAK_INT
 from polyopt.model.scop import Scop
-from polyopt.model.signature import ArrayType, ScalarType, Signature
+from polyopt.model.signature import ArgType, ArrayType, ScalarType, Signature
 
 RTOL = {"double": 1e-9, "float": 1e-4}
 _SIZES = (10, 8, 6, 5, 4, 3, 2, 1)
@@ -295,7 +295,7 @@ def _verify_python(kernel: Kernel, name: str, signature: Signature | None) -> Ve
             continue
         expected = kernel.py_func(*ref_args)
         for p, a, b in zip(params, ref_args, args, strict=True):
-            if isinstance(a, np.ndarray) and not _close(a, b):
+            if isinstance(a, np.ndarray) and not _close(a, np.asarray(b)):
                 return Verdict(f"{name}()", False, f"argument `{p}` differs (size {n})")
         if not _close(np.asarray(expected), np.asarray(got)):
             return Verdict(f"{name}()", False, f"the returned value differs (size {n})")
@@ -304,8 +304,8 @@ def _verify_python(kernel: Kernel, name: str, signature: Signature | None) -> Ve
     return Verdict(f"{name}()", False, f"cannot verify: no consistent sizes ({last_error})")
 
 
-def _inferred(scop: Scop, params: list[str]) -> dict[str, object]:
-    out: dict[str, object] = {}
+def _inferred(scop: Scop, params: list[str]) -> dict[str, ArgType]:
+    out: dict[str, ArgType] = {}
     for p in params:
         if p in scop.arrays:
             out[p] = ArrayType(scop.arrays[p].dtype, scop.arrays[p].rank)
@@ -316,7 +316,7 @@ def _inferred(scop: Scop, params: list[str]) -> dict[str, object]:
     return out
 
 
-def _random_arg(rng: np.random.Generator, t: object, n: int) -> object:
+def _random_arg(rng: np.random.Generator, t: ArgType, n: int) -> object:
     if isinstance(t, ArrayType):
         shape = (n,) * t.ndim
         if t.dtype.is_float:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 
@@ -61,7 +62,7 @@ def dependence_graph(s: ScopReport) -> nx.MultiDiGraph:
 
 def edges(g: nx.MultiDiGraph) -> list[Edge]:
     """The graph's dependences grouped by (source, sink), in statement order."""
-    groups: dict[tuple[str, str], list[dict]] = {}
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for u, v, data in g.edges(data=True):
         groups.setdefault((u, v), []).append(data)
     order = {n: k for k, n in enumerate(g.nodes)}
@@ -146,7 +147,7 @@ def svg(s: ScopReport) -> str:
     return "\n".join(parts)
 
 
-def _node(name: str, data: dict, xy: tuple[float, float]) -> str:
+def _node(name: str, data: dict[str, Any], xy: tuple[float, float]) -> str:
     x, y = xy
     source = data["source"]
     if len(source) > 34:

@@ -1,77 +1,85 @@
-"""Which loop interchanges and fusions the dependences allow, for the report.
+"""Which loop interchanges and fusions the report calls legal.
 
-Both are judged on the original program, pair by pair:
+The report asks the transformations themselves, :func:`~polyopt.transforms.
+interchange.interchange` and :func:`~polyopt.transforms.fuse.fuse`, on the
+source order as ``polyopt.schedule`` starts from it, so a report and a user
+schedule cannot disagree.  The pairs judged are each loop with every loop
+directly below it, and each two adjacent sibling loops::
 
-* **interchange** of a loop ``a`` with a loop ``b`` nested directly in it is
-  impossible when a dependence between statements inside ``b`` has direction
-  ``(<, >)`` over ``(a, b)`` (with every loop around ``a`` at distance 0):
-  swapping the loops would run its sink before its source;
-* **fusion** of two adjacent loop nests ``a`` then ``b`` (their outermost loops,
-  aligned iteration by iteration, without shifting) is impossible when a
-  dependence from a statement of ``a`` to a statement of ``b`` would become
-  backward: its sink's iteration of ``b`` is smaller than its source's
-  iteration of ``a``.
+    for t in range(T):           # (t, either i): refused, t's body is two loops
+        for i in range(1, n):    # (i, j): illegal, it would reverse the flow
+            for j in range(m):   #   A[i, j] -> A[i-1, j+1], distance (1, -1)
+                A[i, j] = A[i - 1, j + 1] + 1.0
+        for i in range(n):       # fusion of the two i loops: legal (fuse shifts the
+            B[i] = A[i, 0]       #   second loop when that keeps dependences forward)
 
-Each verdict names the dependences that prevent it, in source terms.
+A verdict is legal when the transformation returns a tree.  Otherwise it is
+the transformation's refusal: the dependences it would break, or why it does
+not apply (loops that are not perfectly nested).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-
-import islpy as isl
+from functools import partial
+from typing import Literal
 
 from polyopt.analysis.dependences import Dependence, Dependences
 from polyopt.analysis.describe import describe
-from polyopt.analysis.timeline import Timeline
-from polyopt.model import isl_text, names
-from polyopt.model.schedule_tree import Band, LoopDim, Node, Sequence, statements
-from polyopt.model.scop import Scop
+from polyopt.model.errors import IllegalTransformationError, PolyoptError
+from polyopt.model.schedule_tree import Band, LoopDim, Node, Sequence
+from polyopt.model.scop import Scop, loop_label
+from polyopt.transforms.fuse import fuse
+from polyopt.transforms.interchange import interchange
+from polyopt.transforms.tree import normalize
 
-INTERCHANGE = "interchange"
-FUSION = "fusion"
+Transformation = Literal["interchange", "fusion"]
+INTERCHANGE: Transformation = "interchange"
+FUSION: Transformation = "fusion"
 
 
 @dataclass(frozen=True)
 class LegalityInfo:
     """Whether one interchange or fusion is legal, and what prevents it."""
 
-    transformation: str  # INTERCHANGE or FUSION
+    transformation: Transformation
     loops: tuple[str, str]  # loop labels: (outer, inner) or (first, second)
     loop_ids: tuple[str, str]
     legal: bool
-    blocking: tuple[Dependence, ...]
-    reason: str  # "" when legal; else the first blocking dependence in a sentence
+    blocking: tuple[Dependence, ...]  # the dependences it would break
+    reason: str  # "" when legal; else why not, as a phrase after "it"
 
 
 def legality(scop: Scop, deps: Dependences) -> tuple[LegalityInfo, ...]:
-    """Every interchange of directly nested loops and every fusion of adjacent loops."""
-    tl = Timeline(scop, scop.schedule)
+    """Every interchange of directly nested loops and every fusion of adjacent loops,
+    in source order (a nest, then its fusion with the next)."""
+    tree = normalize(scop.schedule)  # one loop per band, as user schedules start
     out: list[LegalityInfo] = []
-    _walk(scop, deps, tl, scop.schedule, (), out)
+    _walk(scop, deps, tree, tree, out)
     return tuple(out)
 
 
-def _walk(scop: Scop, deps: Dependences, tl: Timeline, node: Node, outer: tuple[str, ...],
+def _walk(scop: Scop, deps: Dependences, tree: Node, node: Node,
           out: list[LegalityInfo]) -> None:
     if isinstance(node, Band):
-        dims = list(node.dims)
-        for k, d in enumerate(dims):
-            inner = dims[k + 1:k + 2] or _child_loops(node.child)
-            for b in inner:
-                out.append(_interchange(scop, deps, tl, (*outer, *(x.loop_id for x in dims[:k])),
-                                        d, b))
-        _walk(scop, deps, tl, node.child, (*outer, *(x.loop_id for x in dims)), out)
+        a = node.dims[0]
+        for b in _loops_below(node.child):
+            names = (loop_label(scop, a), loop_label(scop, b))
+            out.append(_verdict(scop, INTERCHANGE, (a, b), names, partial(
+                interchange, scop, deps, tree, a.loop_id, b.loop_id, names)))
+        _walk(scop, deps, tree, node.child, out)
     elif isinstance(node, Sequence):
         kids = node.children
-        for k, c in enumerate(kids):  # in source order: a nest, then its fusion with the next
-            _walk(scop, deps, tl, c, outer, out)
-            nxt = kids[k + 1] if k + 1 < len(kids) else None
+        for c, nxt in zip(kids, (*kids[1:], None), strict=True):
+            _walk(scop, deps, tree, c, out)
             if isinstance(c, Band) and isinstance(nxt, Band):
-                out.append(_fusion(scop, deps, tl, outer, c, nxt))
+                x, y = c.dims[0], nxt.dims[0]
+                out.append(_verdict(scop, FUSION, (x, y), (loop_label(scop, x), loop_label(scop, y)),
+                                    partial(fuse, scop, deps, tree, x.loop_id, y.loop_id)))
 
 
-def _child_loops(node: Node) -> list[LoopDim]:
+def _loops_below(node: Node) -> list[LoopDim]:
     """The outermost loops directly below a band (through one sequence)."""
     if isinstance(node, Band):
         return [node.dims[0]]
@@ -80,63 +88,18 @@ def _child_loops(node: Node) -> list[LoopDim]:
     return []
 
 
-def _interchange(scop: Scop, deps: Dependences, tl: Timeline, outer: tuple[str, ...],
-                 a: LoopDim, b: LoopDim) -> LegalityInfo:
-    inside = set(tl.positions[b.loop_id].statements)
-    ids = (*outer, a.loop_id, b.loop_id)
-    n = len(ids)
-    blocking: list[Dependence] = []
-    for d in deps.memory:
-        if d.source.statement not in inside or d.sink.statement not in inside:
-            continue
-        if a.loop_id not in d.carried_by:
-            continue
-        deltas = tl.distance(d.relation, list(ids))
-        conds = [f"d{k} = 0" for k in range(n - 2)] + [f"d{n - 2} > 0", f"d{n - 1} < 0"]
-        if not deltas.intersect(_vector_set(deltas, n, conds)).is_empty():
-            blocking.append(d)
-    return _info(scop, INTERCHANGE, a, b, blocking,
-                 "would run the sink before the source of a dependence with direction (<, >): ")
-
-
-def _fusion(scop: Scop, deps: Dependences, tl: Timeline, outer: tuple[str, ...], x: Band,
-            y: Band) -> LegalityInfo:
-    a, b = x.dims[0], y.dims[0]
-    first, second = set(statements(x)), set(statements(y))
-    n = len(outer) + 1
-    blocking: list[Dependence] = []
-    for d in deps.memory:
-        src, dst = d.source.statement, d.sink.statement
-        if src not in first or dst not in second:
-            continue
-        ms = _time(scop, tl, src, outer, a)
-        mt = _time(scop, tl, dst, outer, b)
-        deltas = d.relation.apply_domain(ms).apply_range(mt).deltas()
-        conds = [f"d{k} = 0" for k in range(n - 1)] + [f"d{n - 1} < 0"]
-        if not deltas.intersect(_vector_set(deltas, n, conds)).is_empty():
-            blocking.append(d)
-    return _info(scop, FUSION, a, b, blocking, "would make a dependence backward: ")
-
-
-def _time(scop: Scop, tl: Timeline, stmt: str, outer: tuple[str, ...], loop: LoopDim) -> isl.Map:
-    s = scop.statement(stmt)
-    exprs = (*(tl.loop_exprs(lp, stmt) for lp in outer), loop.expr(stmt))
-    return isl_text.make_map(scop.params, stmt, s.iterators, "", exprs).intersect_domain(s.domain)
-
-
-def _vector_set(like: isl.Set, n: int, conds: list[str]) -> isl.Set:
-    params = tuple(names.param_names(like))
-    dims = ", ".join(f"d{k}" for k in range(n))
-    text = f"{isl_text.params_prefix(params)}{{ [{dims}] : {' and '.join(conds)} }}"
-    return isl.Set.read_from_str(isl.DEFAULT_CONTEXT, text)
-
-
-def _info(scop: Scop, kind: str, a: LoopDim, b: LoopDim, blocking: list[Dependence],
-          why: str) -> LegalityInfo:
-    labels = (_label(scop, a), _label(scop, b))
-    reason = f"{why}{describe(scop, blocking[0])}" if blocking else ""
-    return LegalityInfo(kind, labels, (a.loop_id, b.loop_id), not blocking, tuple(blocking), reason)
-
-
-def _label(scop: Scop, d: LoopDim) -> str:
-    return scop.loop_label(d.loop_id) if d.loop_id in scop.loops else d.name
+def _verdict(scop: Scop, kind: Transformation, pair: tuple[LoopDim, LoopDim],
+             labels: tuple[str, str], attempt: Callable[[], Node]) -> LegalityInfo:
+    """The verdict of ``attempt``, the transformation applied to the source tree."""
+    blocking: tuple[Dependence, ...] = ()
+    reason = ""
+    try:
+        attempt()
+    except IllegalTransformationError as exc:
+        blocking = exc.violated
+        reason = f"would reverse the {describe(scop, blocking[0])}" if blocking \
+            else f"is refused: {exc}"
+    except PolyoptError as exc:
+        reason = f"is refused: {exc}"
+    ids = (pair[0].loop_id, pair[1].loop_id)
+    return LegalityInfo(kind, labels, ids, not reason, blocking, reason)

@@ -1,0 +1,51 @@
+"""``polyopt deps``: the dependence report of a C file's regions or of a Python
+function, as text, JSON, HTML or DOT (:mod:`polyopt.report`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from polyopt.analysis.dependences import analyze
+from polyopt.cli.errors import EXIT_OK
+from polyopt.cli.inputs import check_input, cpp_options, is_python, python_kernel, selected_regions
+from polyopt.cli.output import write_output
+from polyopt.frontends.c import CppOptions, parse_c_file
+from polyopt.frontends.python import parse_function
+from polyopt.model.names import user_text
+from polyopt.report import dot as report_dot
+from polyopt.report import html as report_html
+from polyopt.report import json_doc as report_json
+from polyopt.report import text as report_text
+from polyopt.report.data import Report, ScopReport, SourceExcerpt, scop_report
+
+
+def run(args: argparse.Namespace) -> int:
+    path = check_input(args)
+    report = build_report(path, args.function, args.signature, cpp_options(args))
+    write_output(args.output or "-", render(report, args.format), path)
+    return EXIT_OK
+
+
+def build_report(path: Path, function: str | None = None, signature: str | None = None,
+                 cpp: CppOptions | None = None) -> Report:
+    """The dependence report of a C file's regions or of a Python file's function."""
+    if is_python(path):
+        pk = python_kernel(path, function, signature)
+        scop = parse_function(pk.kernel.py_func, pk.signature)
+        one = scop_report(scop, analyze(scop), f"{pk.name}()", "python-function", pk.source())
+        return Report(str(path), "python", (one,))
+    cfile = parse_c_file(path, cpp)
+    lines = tuple(cfile.text.splitlines())
+    scops: list[ScopReport] = []
+    for r in selected_regions(cfile, function):
+        excerpt = SourceExcerpt(str(path), r.start_line, lines[r.start_line - 1:r.end_line])
+        scops.append(scop_report(r.scop, analyze(r.scop), r.label, "c-region", excerpt))
+    return Report(str(path), "c", tuple(scops))
+
+
+def render(report: Report, fmt: str) -> str:
+    """The report in one of :data:`~polyopt.cli.arguments.FORMATS`."""
+    writers = {"text": report_text.render, "json": report_json.render,
+               "html": report_html.render, "dot": report_dot.render}
+    return user_text(writers[fmt](report))  # the user's names (polyopt.model.names)

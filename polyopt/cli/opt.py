@@ -1,0 +1,77 @@
+"""``polyopt opt``: a C file with its ``#pragma scop`` regions optimized, or the C of a
+Python kernel, checked first by ``--verify`` when asked."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from polyopt.backend_c.emit_region import emit_region, replace_regions
+from polyopt.cli.errors import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE, CliError, printable
+from polyopt.cli.inputs import c_file, check_input, is_python, python_kernel, selected_regions
+from polyopt.cli.options import options_from, region_defaults, schedule_steps
+from polyopt.cli.output import write_output
+from polyopt.cli.verify import Verdict, verify_python, verify_region
+from polyopt.kernel import Kernel
+from polyopt.model.names import user_text
+from polyopt.scheduler import pipeline
+from polyopt.scheduler.steps import Step
+
+
+def run(args: argparse.Namespace) -> int:
+    path = check_input(args)
+    steps = schedule_steps(args)
+    if is_python(path):
+        return _opt_python(args, path, steps)
+    cfile = c_file(args, path)
+    regions = selected_regions(cfile, args.function)
+    if steps is not None and len(regions) != 1:
+        raise CliError(f"--schedule applies to one region, but {path} has {len(regions)}; choose "
+                       "one with --function NAME", EXIT_USAGE)
+    options = options_from(args, region_defaults())
+    blocks, raws = [], []
+    for r in regions:
+        plan = pipeline.plan(r.scop, options, steps) if steps is not None else \
+            pipeline.plan(r.scop, options)
+        raws.append(emit_region(r, plan.tree, plan.scop))
+        # the region speaks of the file's own names again (polyopt.model.names)
+        blocks.append((r, user_text(raws[-1], whole_names=True)))
+    # verification compiles the region as the model names it
+    verdicts = [verify_region(r, raw) for (r, _), raw in zip(blocks, raws, strict=True)] \
+        if args.verify else []
+    if not _report(verdicts):
+        return EXIT_MISMATCH
+    out = args.output or str(path.with_name(path.stem + ".opt" + (path.suffix or ".c")))
+    write_output(out, replace_regions(cfile.text, blocks), path)
+    if out != "-":
+        print(printable(f"polyopt: optimized {len(blocks)} region(s) of {path} -> {out}"),
+              file=sys.stderr)
+    return EXIT_OK
+
+
+def _opt_python(args: argparse.Namespace, path: Path, steps: tuple[Step, ...] | None) -> int:
+    pk = python_kernel(path, args.function, args.signature)
+    options = options_from(args, pk.kernel.options)
+    kernel = Kernel(pk.kernel.py_func, options, steps=steps if steps is not None else
+                    pk.kernel.steps)
+    values = pk.sample_args() if pk.signature is not None else ()
+    source = kernel.c_source(*values)
+    if args.verify and not _report([verify_python(kernel, pk.name, pk.signature)]):
+        return EXIT_MISMATCH
+    out = args.output or str(path.with_name(f"{path.stem}.{pk.name}.c"))
+    write_output(out, source, path)
+    if out != "-":
+        print(printable(f"polyopt: wrote the C of {pk.name}() to {out}"), file=sys.stderr)
+    return EXIT_OK
+
+
+def _report(verdicts: list[Verdict]) -> bool:
+    """Print the verdicts; False (and say that nothing is written) when one failed."""
+    for v in verdicts:
+        print(f"polyopt: {printable(user_text(str(v)))}", file=sys.stderr)
+    if any(not v.ok for v in verdicts):
+        print("polyopt: the optimized code was not written (verification failed)",
+              file=sys.stderr)
+        return False
+    return True

@@ -1,0 +1,58 @@
+"""Where the ``polyopt`` command writes: standard output, or a file replaced atomically."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from polyopt.cli.errors import CliError
+
+
+def write_output(out: str, text: str, source: Path) -> None:
+    """Write ``text`` to ``out`` atomically ('-' is standard output); never over ``source``.
+
+    A file is written beside the target and renamed over it, so a failure (a read-only
+    directory, a full disk) leaves the target as it was and no partial file behind."""
+    if out == "-":
+        sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
+        sys.stdout.flush()
+        return
+    target = Path(out)
+    try:
+        _write_file(target, text, source)
+    except OSError as exc:
+        raise CliError(f"{target}: cannot write the output ({exc.strerror or exc})") from None
+
+
+def _write_file(target: Path, text: str, source: Path) -> None:
+    if target.resolve() == source.resolve() or (target.exists() and os.path.samefile(target, source)):
+        raise CliError(f"refusing to write over the input file {source} (choose another -o)")
+    if target.is_dir():
+        raise CliError(f"{target}: is a directory")
+    if target.exists() and not target.is_file():  # /dev/null, a pipe: write through
+        with open(target, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
+            f.write(text)
+        return
+    directory = target.resolve().parent
+    if not directory.is_dir():
+        raise CliError(f"{target}: the directory {directory} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask())
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    # the process's umask can only be read by setting it: set it back at once
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
