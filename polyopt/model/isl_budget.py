@@ -9,6 +9,7 @@ note naming the phase.  About 6 million operations take one second on these mach
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TypeVar
@@ -71,8 +72,9 @@ def budget(ops: int, what: str) -> Iterator[None]:
         yield
     except isl.Error as exc:
         if not exhausted(exc):
-            exc.add_note(f"polyopt: isl failed during {what}; this is a polyopt bug, please "
-                         "report it with the loop nest")
+            if sys.version_info >= (3, 11):  # notes are new in 3.11
+                exc.add_note(f"polyopt: isl failed during {what}; this is a polyopt bug, "
+                             "please report it with the loop nest")
             raise
         raise TooComplexError(
             f"{what} is too complex: isl gave up after its budget of {ops:,} operations. "

@@ -91,10 +91,9 @@ class _MarkCtx:
             elif not in_parallel:
                 enclosed += 1
             accumulator = self._licm_statement(d, verdict)
-            replaced = accumulator is not None
-            if replaced:
+            if accumulator is not None:
                 m = replace(m, scalar_replace=True, accumulator=accumulator)
-            if self._wants_simd(d, verdict, replaced):
+            if self._wants_simd(d, verdict, accumulator is not None):
                 m = replace(m, simd=True, reductions=_clauses(verdict),
                             private=tuple(sorted(set(m.private) | set(verdict.private))))
             dims.append(d.with_mark(m))
