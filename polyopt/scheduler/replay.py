@@ -5,7 +5,7 @@ changes the loops (the steps themselves are in :mod:`polyopt.scheduler.steps`)."
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from polyopt.analysis.dependences import Dependences
 from polyopt.model.errors import IllegalTransformationError, PolyoptError
@@ -19,6 +19,9 @@ from polyopt.transforms.tree import dim_of, normalize
 if TYPE_CHECKING:
     from polyopt.scheduler.steps import Step
 
+#: what a user asks of a loop without changing the loops (the kinds of :class:`Requests`)
+RequestKind = Literal["parallel", "simd", "licm"]
+
 
 @dataclass(frozen=True)
 class Requests:
@@ -27,7 +30,18 @@ class Requests:
     parallel: frozenset[str] = frozenset()
     simd: frozenset[str] = frozenset()
     licm: frozenset[str] = frozenset()
-    used: frozenset[str] = field(default_factory=frozenset)  # which kinds were requested
+    used: frozenset[RequestKind] = field(default_factory=frozenset)  # the kinds requested
+
+    def adding(self, kind: RequestKind, loop_id: str) -> Requests:
+        """These requests and ``kind`` for ``loop_id``."""
+        parallel, simd, licm = self.parallel, self.simd, self.licm
+        if kind == "parallel":
+            parallel = parallel | {loop_id}
+        elif kind == "simd":
+            simd = simd | {loop_id}
+        else:
+            licm = licm | {loop_id}
+        return Requests(parallel, simd, licm, self.used | {kind})
 
 
 @dataclass(frozen=True)

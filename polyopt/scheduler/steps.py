@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from polyopt.model.errors import PolyoptError, ScheduleFormatError
 from polyopt.model.options import MAX_SKEW_FACTOR, tile_sizes_problem
 from polyopt.model.schedule_tree import Node
-from polyopt.scheduler.replay import Requests, Source
+from polyopt.scheduler.replay import RequestKind, Requests, Source
 from polyopt.scheduler.replay import replay as replay  # the pipeline imports it from here
 from polyopt.transforms.align import align, parallel_alignment
 from polyopt.transforms.fuse import distribute, fuse
@@ -251,46 +251,55 @@ class UnrollJam(Step):
 
 
 @dataclass(frozen=True)
-class Parallelize(Step):
+class _Request(Step):
+    """A step that changes how ``loop`` runs, not the loops: checked, then remembered
+    (and checked again after every later step that changes the loops)."""
+
+    structural: ClassVar[bool] = False
+    kind: ClassVar[RequestKind]
+    loop: str
+
+    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
+        lid = at.loop_id(tree, self.loop)
+        self.check(at, tree, lid, req)
+        return tree, req.adding(self.kind, lid)
+
+    def check(self, at: Source, tree: Node, loop_id: str, req: Requests) -> None:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Parallelize(_Request):
     """Run ``loop`` as ``omp parallel for`` (a reduction gets a reduction clause)."""
 
     op: ClassVar[str] = "parallelize"
-    structural: ClassVar[bool] = False
-    loop: str
+    kind: ClassVar[RequestKind] = "parallel"
 
-    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
-        lid = at.loop_id(tree, self.loop)
-        check_parallel(at.scop, at.deps, tree, lid, self.loop, at.strict_fp)
-        return tree, Requests(req.parallel | {lid}, req.simd, req.licm, req.used | {"parallel"})
+    def check(self, at: Source, tree: Node, loop_id: str, req: Requests) -> None:
+        check_parallel(at.scop, at.deps, tree, loop_id, self.loop, at.strict_fp)
 
 
 @dataclass(frozen=True)
-class Vectorize(Step):
+class Vectorize(_Request):
     """Mark the innermost ``loop`` ``omp simd``."""
 
     op: ClassVar[str] = "vectorize"
-    structural: ClassVar[bool] = False
-    loop: str
+    kind: ClassVar[RequestKind] = "simd"
 
-    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
-        lid = at.loop_id(tree, self.loop)
-        check_vectorize(at.scop, at.deps, tree, lid, self.loop, at.strict_fp,
-                        scalar_replaced=lid in req.licm)
-        return tree, Requests(req.parallel, req.simd | {lid}, req.licm, req.used | {"simd"})
+    def check(self, at: Source, tree: Node, loop_id: str, req: Requests) -> None:
+        check_vectorize(at.scop, at.deps, tree, loop_id, self.loop, at.strict_fp,
+                        scalar_replaced=loop_id in req.licm)
 
 
 @dataclass(frozen=True)
-class Licm(Step):
+class Licm(_Request):
     """Keep the innermost loop's invariant accumulator in a register."""
 
     op: ClassVar[str] = "licm"
-    structural: ClassVar[bool] = False
-    loop: str
+    kind: ClassVar[RequestKind] = "licm"
 
-    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
-        lid = at.loop_id(tree, self.loop)
-        check_licm(at.scop, at.deps, tree, lid, self.loop)
-        return tree, Requests(req.parallel, req.simd, req.licm | {lid}, req.used | {"licm"})
+    def check(self, at: Source, tree: Node, loop_id: str, req: Requests) -> None:
+        check_licm(at.scop, at.deps, tree, loop_id, self.loop)
 
 
 #: every step by the name its JSON and its Schedule method use
