@@ -19,6 +19,8 @@ loop id (``"L0"``).
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from polyopt.analysis.dependences import Dependences, analyze
@@ -54,7 +56,7 @@ class Schedule:
     checked.
     """
 
-    def __init__(self, kernel: Any, steps: tuple[Step, ...] = (),
+    def __init__(self, kernel: Kernel, steps: tuple[Step, ...] = (),
                  _source: tuple[Scop, Dependences] | None = None) -> None:
         self.kernel = kernel
         self.steps = steps
@@ -127,14 +129,13 @@ class Schedule:
         scop = self._source[0]
         return [user_text(loop_label(scop, d)) for d, _ in loops(self.tree)]
 
-    def compile(self, **options: Any) -> Any:
+    def compile(self, **options: Any) -> Kernel:
         """A callable kernel that runs this schedule (compiled per signature).
 
         ``options`` override the kernel's, and the steps are checked again under them
         (``strict_fp=True`` refuses a requested parallel floating-point reduction).
         """
-        opts = self.kernel.options if not options else self.kernel.options.__class__(
-            **{**self.kernel.options.__dict__, **options})
+        opts = replace(self.kernel.options, **options) if options else self.kernel.options
         if opts.strict_fp != self.kernel.options.strict_fp:
             replay(*self._source, self.steps, opts.strict_fp)
         return Kernel(self.kernel.py_func, opts, steps=self.steps)
@@ -150,27 +151,28 @@ class Schedule:
         return steps_to_json(self.steps, getattr(self.kernel, "__name__", ""))
 
     @staticmethod
-    def from_json(kernel: Any, text: str) -> Schedule:
+    def from_json(kernel: Kernel | Callable[..., Any], text: str) -> Schedule:
         """The schedule :meth:`to_json` saved, for a function or a ``@polyopt.jit`` kernel."""
         k = _kernel_of(kernel)
         return Schedule(k, steps_from_json(text, getattr(k, "__name__", None)))
 
 
-def _kernel_of(fn: Any) -> Any:
+def _kernel_of(fn: object) -> Kernel:
     if isinstance(fn, Kernel):
         return fn
     if not inspect.isfunction(fn):
         raise TypeError("polyopt.schedule takes a function or a @polyopt.jit kernel, "
                         f"not {type(fn).__name__}")
-    return jit(fn)
+    kernel: Kernel = jit(fn)
+    return kernel
 
 
-def _source_of(kernel: Any) -> tuple[Scop, Dependences]:
+def _source_of(kernel: Kernel) -> tuple[Scop, Dependences]:
     """The function as written and its dependences (no contraction, no automatic schedule)."""
     scop = parse_function(kernel.py_func, None)
     return scop, analyze(scop)
 
 
-def schedule(fn: Any) -> Schedule:
+def schedule(fn: Kernel | Callable[..., Any]) -> Schedule:
     """Start a user schedule from a function or a ``@polyopt.jit`` kernel."""
     return Schedule(_kernel_of(fn))
