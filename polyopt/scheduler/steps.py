@@ -39,17 +39,21 @@ def _is_int(x: object) -> bool:
 def _argument_problem(kind: str, k: int, x: object) -> str | None:
     """What is wrong with argument ``k`` for a field of type ``kind`` (a loop name is a
     ``str``, the only strings steps take)."""
-    if kind == "str" and not isinstance(x, str):
-        return f"argument {k} must be a loop name (a str), not {x!r}"
-    if kind == "tuple[str, ...]" and (not isinstance(x, (list, tuple)) or not x
-                                      or not all(isinstance(n, str) for n in x)):
-        return f"argument {k} must be a non-empty list of loop names, not {x!r}"
-    if kind == "tuple[int, ...]" and (not isinstance(x, (list, tuple))
-                                      or not all(_is_int(n) for n in x)):
-        return f"argument {k} must be a list of int tile sizes, not {x!r}"
-    if kind == "int" and not _is_int(x):
-        return f"argument {k} must be an int, not {x!r}"
-    return None
+    if kind == "str":
+        ok = isinstance(x, str)
+        what = "a loop name (a str)"
+    elif kind == "tuple[str, ...]":
+        ok = isinstance(x, (list, tuple)) and bool(x) and all(isinstance(n, str) for n in x)
+        what = "a non-empty list of loop names"
+    elif kind == "tuple[int, ...]":
+        ok = isinstance(x, (list, tuple)) and all(_is_int(n) for n in x)
+        what = "a list of int tile sizes"
+    elif kind == "int":
+        ok = _is_int(x)
+        what = "an int"
+    else:  # a new step with a new kind of field: say which check it needs
+        raise TypeError(f"no check for a step argument of type {kind}")
+    return None if ok else f"argument {k} must be {what}, not {x!r}"
 
 
 @dataclass(frozen=True)
