@@ -19,17 +19,32 @@ loop id (``"L0"``).
 from __future__ import annotations
 
 import inspect
-import json
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from polyopt.analysis.dependences import Dependences, analyze
 from polyopt.frontends.python import parse_function
 from polyopt.kernel import Kernel, jit
-from polyopt.model.errors import ScheduleFormatError
 from polyopt.model.names import user_text
 from polyopt.model.schedule_tree import loops
 from polyopt.model.scop import Scop, loop_label
-from polyopt.scheduler.steps import SCHEMA_VERSION, Step, replay, step_problem, steps_from_json
+from polyopt.scheduler.steps import (
+    Align,
+    Distribute,
+    Fuse,
+    Interchange,
+    Licm,
+    Parallelize,
+    Skew,
+    Step,
+    Tile,
+    UnrollJam,
+    Vectorize,
+    replay,
+    steps_from_json,
+    steps_to_json,
+)
 
 
 class Schedule:
@@ -41,7 +56,7 @@ class Schedule:
     checked.
     """
 
-    def __init__(self, kernel: Any, steps: tuple[Step, ...] = (),
+    def __init__(self, kernel: Kernel, steps: tuple[Step, ...] = (),
                  _source: tuple[Scop, Dependences] | None = None) -> None:
         self.kernel = kernel
         self.steps = steps
@@ -56,23 +71,21 @@ class Schedule:
         transformed schedule)."""
         return self._source[0]
 
-    def _then(self, op: str, *args: Any) -> Schedule:
-        problem = step_problem(op, args)
-        if problem is not None:
-            raise ScheduleFormatError(f"{op}(): {problem}")
-        return Schedule(self.kernel, (*self.steps, Step(op, args)), self._source)
+    def _then(self, step: type[Step], *args: Any) -> Schedule:
+        # the step checks its arguments (ScheduleFormatError), replaying it its legality
+        return Schedule(self.kernel, (*self.steps, step(*args)), self._source)
 
     def interchange(self, a: str, b: str) -> Schedule:
         """Swap two perfectly nested loops."""
-        return self._then("interchange", a, b)
+        return self._then(Interchange, a, b)
 
     def fuse(self, a: str, b: str) -> Schedule:
         """Fuse two consecutive sibling loops (shifting the second when needed)."""
-        return self._then("fuse", a, b)
+        return self._then(Fuse, a, b)
 
     def distribute(self, loop: str) -> Schedule:
         """Split a loop around each part of its body (parts after the first are ``<loop>#2``...)."""
-        return self._then("distribute", loop)
+        return self._then(Distribute, loop)
 
     def tile(self, loops_: list[str] | tuple[str, ...] | str,
              sizes: list[int] | tuple[int, ...] | int) -> Schedule:
@@ -83,47 +96,46 @@ class Schedule:
             tuple(sizes) if isinstance(sizes, (list, tuple)) else sizes
         if isinstance(sizes, int) and not isinstance(sizes, bool) and isinstance(names, tuple):
             sz = (sizes,) * len(names)  # one size for every loop
-        return self._then("tile", names, sz)
+        return self._then(Tile, names, sz)
 
     def skew(self, outer: str, inner: str, factor: int = 1) -> Schedule:
         """Make ``inner`` run over ``inner + factor * outer``."""
-        return self._then("skew", outer, inner, factor)
+        return self._then(Skew, outer, inner, factor)
 
     def align(self, loop: str) -> Schedule:
         """Shift the statements of ``loop`` against one another so that each dependence
         between them falls inside one iteration: the loop then carries none of them and
         can run in parallel or in SIMD lanes without being distributed."""
-        return self._then("align", loop)
+        return self._then(Align, loop)
 
     def unroll_jam(self, loop: str, factor: int) -> Schedule:
         """Unroll ``loop`` by ``factor`` and jam the copies into the innermost loop."""
-        return self._then("unroll_jam", loop, factor)
+        return self._then(UnrollJam, loop, factor)
 
     def parallelize(self, loop: str) -> Schedule:
         """Run ``loop`` as ``omp parallel for`` (a reduction gets a reduction clause)."""
-        return self._then("parallelize", loop)
+        return self._then(Parallelize, loop)
 
     def vectorize(self, loop: str) -> Schedule:
         """Mark the innermost ``loop`` ``omp simd``."""
-        return self._then("vectorize", loop)
+        return self._then(Vectorize, loop)
 
     def licm(self, loop: str) -> Schedule:
         """Keep the innermost loop's invariant accumulator in a register."""
-        return self._then("licm", loop)
+        return self._then(Licm, loop)
 
     def loops(self) -> list[str]:
         """The loops of the current schedule, by the names steps accept."""
         scop = self._source[0]
         return [user_text(loop_label(scop, d)) for d, _ in loops(self.tree)]
 
-    def compile(self, **options: Any) -> Any:
+    def compile(self, **options: Any) -> Kernel:
         """A callable kernel that runs this schedule (compiled per signature).
 
         ``options`` override the kernel's, and the steps are checked again under them
         (``strict_fp=True`` refuses a requested parallel floating-point reduction).
         """
-        opts = self.kernel.options if not options else self.kernel.options.__class__(
-            **{**self.kernel.options.__dict__, **options})
+        opts = replace(self.kernel.options, **options) if options else self.kernel.options
         if opts.strict_fp != self.kernel.options.strict_fp:
             replay(*self._source, self.steps, opts.strict_fp)
         return Kernel(self.kernel.py_func, opts, steps=self.steps)
@@ -135,35 +147,32 @@ class Schedule:
     __repr__ = __str__
 
     def to_json(self) -> str:
-        return json.dumps({
-            "polyopt_schedule": SCHEMA_VERSION,
-            "function": getattr(self.kernel, "__name__", ""),
-            "steps": [{"op": s.op, "args": [list(x) if isinstance(x, tuple) else x
-                                            for x in s.args]} for s in self.steps],
-        }, indent=2)
+        """The steps as JSON, for :meth:`from_json` and ``polyopt opt --schedule``."""
+        return steps_to_json(self.steps, getattr(self.kernel, "__name__", ""))
 
     @staticmethod
-    def from_json(kernel: Any, text: str) -> Schedule:
+    def from_json(kernel: Kernel | Callable[..., Any], text: str) -> Schedule:
         """The schedule :meth:`to_json` saved, for a function or a ``@polyopt.jit`` kernel."""
         k = _kernel_of(kernel)
         return Schedule(k, steps_from_json(text, getattr(k, "__name__", None)))
 
 
-def _kernel_of(fn: Any) -> Any:
+def _kernel_of(fn: object) -> Kernel:
     if isinstance(fn, Kernel):
         return fn
     if not inspect.isfunction(fn):
         raise TypeError("polyopt.schedule takes a function or a @polyopt.jit kernel, "
                         f"not {type(fn).__name__}")
-    return jit(fn)
+    kernel: Kernel = jit(fn)
+    return kernel
 
 
-def _source_of(kernel: Any) -> tuple[Scop, Dependences]:
+def _source_of(kernel: Kernel) -> tuple[Scop, Dependences]:
     """The function as written and its dependences (no contraction, no automatic schedule)."""
     scop = parse_function(kernel.py_func, None)
     return scop, analyze(scop)
 
 
-def schedule(fn: Any) -> Schedule:
+def schedule(fn: Kernel | Callable[..., Any]) -> Schedule:
     """Start a user schedule from a function or a ``@polyopt.jit`` kernel."""
     return Schedule(_kernel_of(fn))

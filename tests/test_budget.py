@@ -20,7 +20,7 @@ from polyopt.model.options import Options
 from polyopt.model.schedule_tree import loops
 from polyopt.scheduler import auto
 from polyopt.scheduler.pipeline import plan
-from polyopt.scheduler.steps import Step
+from polyopt.scheduler.steps import Parallelize
 from polyopt.transforms import mark_parallel
 
 
@@ -111,7 +111,7 @@ def test_marking_over_budget_runs_the_source_order_sequentially(monkeypatch, rng
 
 def test_user_schedule_over_budget_keeps_the_source_order(monkeypatch):
     monkeypatch.setattr(polyopt.scheduler.pipeline, "SCHEDULING_OPS", 200)
-    steps = (Step("parallelize", ("L1",)),)
+    steps = (Parallelize("L1"),)
     with pytest.warns(RuntimeWarning, match="source loop order"):
         p = plan(parse_function(stencil_with_temporary), Options(), steps)
     assert p.notes

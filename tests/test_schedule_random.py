@@ -49,7 +49,7 @@ import polyopt
 from polyopt.analysis.timeline import Timeline
 from polyopt.model.schedule_tree import Band, Leaf, Node, Sequence, loops
 from polyopt.model.scop import loop_label
-from polyopt.scheduler.steps import resolve
+from polyopt.scheduler.replay import resolve
 from polyopt.transforms.align import align, parallel_alignment
 from polyopt.transforms.fuse import distribute, fuse, required_shift
 from polyopt.transforms.interchange import interchange

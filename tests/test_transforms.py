@@ -33,7 +33,12 @@ from polyopt.backend_c.build import DEFAULT_CFLAGS
 from polyopt.frontends.python import parse_function
 
 import polyopt
-from polyopt.analysis.dependences import DepKind
+from polyopt.analysis.dependences import DepKind, analyze
+from polyopt.model.names import rename_set
+from polyopt.model.schedule_tree import Leaf, Sequence, loops
+from polyopt.transforms.skew import wavefront
+from polyopt.transforms.split import split_full_tiles
+from polyopt.transforms.tree import normalize
 
 SIZES = (0, 1, 2, 5, 7, 13)  # 13: odd, and no tile size or unroll factor used here divides it
 
@@ -490,6 +495,18 @@ def test_skew_alone_is_exact():
     legal(polyopt.schedule(seidel_1d).skew("t", "i", 2).interchange("t", "i"), make_seidel_1d)
 
 
+def test_wavefront_is_illegal_where_a_dependence_runs_against_the_diagonal():
+    """The wavefront (skewing the outer loop by the inner one, as time tiling does) can
+    break a dependence, and is checked: seidel-1d's dependences of distance (1, -1) would
+    fall within one anti-diagonal, sink first."""
+    scop = parse_function(seidel_1d)
+    tree = normalize(scop.schedule)
+    t, i = (d.loop_id for d, _ in loops(tree))
+    illegal(lambda: wavefront(scop, analyze(scop), tree, t, i),
+            array="A", source="S0", sink="S0", direction=("<", ">"),
+            lines=(line_of(seidel_1d, "A[i] = (A[i - 1]"),))
+
+
 # --- align -----------------------------------------------------------------------------
 
 
@@ -655,6 +672,15 @@ def test_vectorize_a_non_innermost_loop_is_refused():
     illegal(lambda: polyopt.schedule(seidel_1d).vectorize("t"),
             array="A", source="S0", sink="S0", direction=("<", "="), kind=DepKind.OUTPUT,
             lines=(line_of(seidel_1d, "A[i] = (A[i - 1]"),))
+
+
+def test_automatic_marks_leave_a_recurrence_sequential():
+    """mark_parallel, the automatic counterpart of parallelize and vectorize, refuses the
+    same loops: prefix_sum's loop carries a flow dependence, so it gets neither pragma,
+    and the result is CPython's."""
+    k = polyopt.jit(prefix_sum)
+    assert "#pragma omp" not in k.c_source(np.zeros(5))
+    assert_identical(k, lambda r, n: (r.standard_normal(n),))
 
 
 def test_vectorize_a_recurrence_is_illegal():
@@ -839,3 +865,43 @@ def test_tiling_a_chain_whose_band_holds_several_loops():
     tiled = tile(scop, deps, tree, ids, [2] * len(ids))
     assert len(chain(tiled, f"{ids[0]}.tile")) == 2 * len(ids)
     assert sorted(statements(tiled)) == sorted(statements(tree))
+
+
+
+# --- splitting full register tiles -----------------------------------------------------
+
+
+def ten(x):
+    for i in range(10):
+        x[i] = x[i] * 2.0
+
+
+def three(x):
+    for i in range(3):
+        x[i] = x[i] * 2.0
+
+
+def test_split_full_tiles_partitions_the_instances_and_refuses_when_no_tile_is_full():
+    """Both parts keep the statement's place in the schedule, so the split never reorders
+    anything: it partitions the instances exactly, and is refused (None) where it would
+    buy nothing, when no tile is full."""
+    scop = parse_function(ten)
+    st = scop.statement("S0")
+    split = split_full_tiles(scop, scop.schedule, "S0", {st.iterators[0]: 4})
+    assert split is not None
+    new, tree = split
+    full, rest = new.statement("S0f").domain, new.statement("S0r").domain
+    assert str(full).endswith("{ S0f[i] : 0 <= i <= 7 }")  # two tiles of 4
+    full, rest = rename_set(full, "S0"), rename_set(rest, "S0")
+    assert full.union(rest).is_equal(st.domain) and full.intersect(rest).is_empty()
+    assert [c.stmt for c in _leaves(tree)] == ["S0f", "S0r"]
+    small = parse_function(three)
+    assert split_full_tiles(small, small.schedule, "S0",
+                            {small.statement("S0").iterators[0]: 4}) is None
+
+
+def _leaves(node):
+    if isinstance(node, Leaf):
+        return [node]
+    children = node.children if isinstance(node, Sequence) else (node.child,)
+    return [leaf for c in children for leaf in _leaves(c)]

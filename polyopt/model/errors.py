@@ -6,7 +6,11 @@ User mistakes get precise exceptions with source locations; anything else is an
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from dataclasses import dataclass, replace
+from types import FrameType
 
 from polyopt.model.names import user_text
 
@@ -94,10 +98,11 @@ class CompileError(PolyoptError):
 class IllegalTransformationError(PolyoptError):
     """A requested transformation would break a dependence.
 
-    :attr:`violated` holds the dependences (``polyopt.analysis.dependences.Dependence``) it breaks.
+    :attr:`violated` holds the dependences (``polyopt.analysis.dependences.Dependence``) it
+    breaks (typed ``object`` here: the model sits below the analysis).
     """
 
-    def __init__(self, message: str, violated: tuple = ()) -> None:
+    def __init__(self, message: str, violated: tuple[object, ...] = ()) -> None:
         super().__init__(message)
         self.violated = tuple(violated)
 
@@ -124,14 +129,11 @@ class InternalError(PolyoptError):
 def warn_user(message: str, category: type[Warning] = RuntimeWarning) -> None:
     """``warnings.warn`` attributed to the user's code: the first frame outside polyopt
     (a fixed ``stacklevel`` points into polyopt whenever the call path changes)."""
-    import os
-    import sys
-    import warnings
-
     roots = tuple(os.path.join(d, "") for name in ("polyopt", "polyopt.frontends",
                                                     "polyopt.backend_c")
                   for d in getattr(sys.modules.get(name), "__path__", ()))
-    frame, level = sys._getframe(1), 2
+    frame: FrameType | None = sys._getframe(1)
+    level = 2
     while frame is not None and frame.f_code.co_filename.startswith(roots):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)

@@ -4,11 +4,13 @@ isl counts elementary operations per context; :func:`budget` sets a ceiling
 for a phase and turns isl's running out of it into :class:`~polyopt.TooComplexError`.
 Any other isl failure is a bug in polyopt (it handed isl something malformed, or hit
 an isl bug), not a budget overrun: it propagates as the ``isl.Error`` it is, with a
-note naming the phase.  About 6 million operations take one second on these machines.
+note naming the phase.  The budgets and what they cost in seconds:
+docs/design/transforms.md.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TypeVar
@@ -17,10 +19,10 @@ import islpy as isl
 
 from polyopt.model.errors import TooComplexError
 
-ANALYSIS_OPS = 150_000_000  # dependence analysis: ~25 s
+ANALYSIS_OPS = 150_000_000  # dependence analysis
 SCHEDULING_OPS = 100_000_000  # automatic scheduling: past this, keep the source order
-# one call of isl's scheduler, for time tiling (optional): PolyBench's stencils need
-# under 1M; generated programs with a few guarded statements took 5 s and found nothing
+# one call of isl's scheduler, for time tiling, which is optional: a few times what
+# PolyBench's stencils need, far below what guarded programs spend finding nothing
 ISL_SCHEDULER_OPS = 3_000_000
 MARKING_OPS = 100_000_000  # contraction, its re-analysis and the loop marks of one schedule
 
@@ -71,8 +73,9 @@ def budget(ops: int, what: str) -> Iterator[None]:
         yield
     except isl.Error as exc:
         if not exhausted(exc):
-            exc.add_note(f"polyopt: isl failed during {what}; this is a polyopt bug, please "
-                         "report it with the loop nest")
+            if sys.version_info >= (3, 11):  # notes are new in 3.11
+                exc.add_note(f"polyopt: isl failed during {what}; this is a polyopt bug, "
+                             "please report it with the loop nest")
             raise
         raise TooComplexError(
             f"{what} is too complex: isl gave up after its budget of {ops:,} operations. "

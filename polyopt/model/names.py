@@ -109,9 +109,17 @@ def c_frontend_renames(name: str) -> bool:
     return not isl_safe(name) or name in C_RESERVED or name.startswith(("omp_", "kmp_"))
 
 
+def _named(name: str | None) -> str:
+    """``name`` of a parameter: isl parameters are identified by their names."""
+    if name is None:
+        raise ValueError("an isl parameter without a name")
+    return name
+
+
 def param_names(obj: isl.Set | isl.Map | isl.UnionSet | isl.UnionMap) -> list[str]:
     space = obj.get_space()
-    return [space.get_dim_name(dim_type.param, k) for k in range(space.dim(dim_type.param))]
+    return [_named(space.get_dim_name(dim_type.param, k))
+            for k in range(space.dim(dim_type.param))]
 
 
 def tuple_name(s: isl.Set | isl.BasicSet) -> str:
@@ -213,7 +221,7 @@ def aff_terms(aff: isl.Aff, iterators: tuple[str, ...]) -> tuple[dict[str, int],
         if not v.is_int():
             return None
         if not v.is_zero():
-            coeffs[aff.get_dim_name(dim_type.param, k)] = int(v.to_python())
+            coeffs[_named(aff.get_dim_name(dim_type.param, k))] = int(v.to_python())
     c = aff.get_constant_val()
     if not c.is_int():
         return None

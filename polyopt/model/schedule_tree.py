@@ -185,7 +185,8 @@ def to_isl(
     return _to_isl(node, params, iterators, domains, marks), marks
 
 
-def _to_isl(node, params, iterators, domains, marks) -> isl.Schedule:
+def _to_isl(node: Node, params: tuple[str, ...], iterators: dict[str, tuple[str, ...]],
+            domains: dict[str, isl.Set], marks: dict[str, LoopDim]) -> isl.Schedule:
     if isinstance(node, Leaf):
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domains[node.stmt]))
     if isinstance(node, Sequence):

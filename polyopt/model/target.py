@@ -69,8 +69,7 @@ def micro_tile(dtype: DType) -> tuple[int, int]:
     four registers).  With 16 registers (AVX2) that is BLIS's 6x8 for float64: with
     the panel packed and each element loaded once per k step (backend_c/emit.py),
     gcc 12 keeps all 12 accumulators in registers, also with an ``alpha`` factor
-    (checked in the assembly), and 6 rows ran ~25% faster than 5 (31 against 22-25
-    GFLOP/s on one core, hand-written C of the same shape)."""
+    (checked in the assembly), and 6 rows ran faster than 5 (docs/design/transforms.md)."""
     unit = vector_unit()
     cols = 2 * unit.lanes(dtype)
     rows = max(2, min(8, (unit.registers - 4) // 2))

@@ -1,18 +1,24 @@
-"""Schedule steps: one checked transformation each, replayed in order on the
-source program (see :mod:`polyopt.schedule` for the user's API)."""
+"""Schedule steps: one checked transformation each, replayed in order on the source
+program (see :mod:`polyopt.user_schedule` for the user's API).
+
+Each step is a frozen dataclass whose fields are its arguments, strings and ints only,
+so that it serializes (:func:`steps_from_json`) and prints as the Python call that makes
+it again: ``Tile(("i", "k"), (64, 64))`` prints ``.tile(['i', 'k'], [64, 64])``.  A step
+checks its arguments when it is made and the transformation's legality when it is
+applied (:meth:`Step.apply`).
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
 
-from polyopt.analysis.dependences import Dependences
-from polyopt.model.errors import IllegalTransformationError, PolyoptError, ScheduleFormatError
-from polyopt.model.names import user_text
+from polyopt.model.errors import PolyoptError, ScheduleFormatError
 from polyopt.model.options import MAX_SKEW_FACTOR, tile_sizes_problem
-from polyopt.model.schedule_tree import Node, loops
-from polyopt.model.scop import Scop, loop_label
+from polyopt.model.schedule_tree import Node
+from polyopt.scheduler.replay import RequestKind, Requests, Source
+from polyopt.scheduler.replay import replay as replay  # the pipeline imports it from here
 from polyopt.transforms.align import align, parallel_alignment
 from polyopt.transforms.fuse import distribute, fuse
 from polyopt.transforms.interchange import interchange
@@ -20,212 +26,296 @@ from polyopt.transforms.licm import check_licm
 from polyopt.transforms.parallelize import check_parallel, check_vectorize
 from polyopt.transforms.skew import skew
 from polyopt.transforms.tile import tile
-from polyopt.transforms.tree import dim_of, normalize, taken_ids
+from polyopt.transforms.tree import taken_ids
 from polyopt.transforms.unroll_jam import unroll_jam
 
 SCHEMA_VERSION = 1
-
-
-@dataclass(frozen=True)
-class Step:
-    """One primitive with its arguments (strings and ints only, so it serializes)."""
-
-    op: str
-    args: tuple[Any, ...]
-
-    def __str__(self) -> str:
-        return f".{self.op}({', '.join(repr(list(a) if isinstance(a, tuple) else a) for a in self.args)})"
-
-
-@dataclass(frozen=True)
-class Requests:
-    """Loop ids the user asked to run in parallel, vectorize, or LICM."""
-
-    parallel: frozenset[str] = frozenset()
-    simd: frozenset[str] = frozenset()
-    licm: frozenset[str] = frozenset()
-    used: frozenset[str] = field(default_factory=frozenset)  # which kinds were requested
-
-
-def resolve(scop: Scop, tree: Node, name: str) -> str:
-    """The loop id a user's name refers to in ``tree``."""
-    found: list[str] = []
-    labels: list[str] = []
-    for dim, _ in loops(tree):
-        names = {dim.loop_id, loop_label(scop, dim), *dim.aliases}
-        names |= {scop.loop_label(a) for a in dim.aliases if a in scop.loops}
-        if dim.loop_id in scop.loops:
-            lp = scop.loops[dim.loop_id]
-            names.add(f"{lp.iterator}@{lp.location.line}")
-        names |= {user_text(n) for n in names}  # a renamed iterator by the user's name
-        labels.append(user_text(loop_label(scop, dim)))
-        if name in names:
-            found.append(dim.loop_id)
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise PolyoptError(f"no loop named {name!r}; the loops are: {', '.join(labels)}")
-    raise PolyoptError(f"{name!r} names several loops; use one of: {', '.join(labels)}")
-
-
-def replay(scop: Scop, deps: Dependences, steps: tuple[Step, ...],
-           strict_fp: bool = False) -> tuple[Node, Requests]:
-    """Apply ``steps`` to ``scop``'s source order, checking each one (``strict_fp``:
-    refuse running a floating-point reduction in parallel or in SIMD lanes)."""
-    tree = normalize(scop.schedule)
-    req = Requests()
-    for step in steps:
-        tree, req = apply_step(scop, deps, tree, req, step, strict_fp)
-    return tree, req
-
-
-STRUCTURAL = frozenset({"interchange", "fuse", "distribute", "tile", "skew", "unroll_jam",
-                        "align"})
-
-
-def apply_step(scop: Scop, deps: Dependences, tree: Node, req: Requests, step: Step,
-               strict_fp: bool = False) -> tuple[Node, Requests]:
-    """``tree`` and ``req`` after ``step``.  A step that changes the loops must also keep
-    every earlier parallel, simd and licm request valid."""
-    new_tree, new_req = _apply(scop, deps, tree, req, step, strict_fp)
-    if step.op in STRUCTURAL and new_req.used:
-        new_req = _recheck(scop, deps, new_tree, new_req, step, strict_fp)
-    return new_tree, new_req
-
-
-def _recheck(scop: Scop, deps: Dependences, tree: Node, req: Requests, step: Step,
-             strict_fp: bool) -> Requests:
-    """``req`` with its loop ids as ``tree`` knows them (fusion makes the second loop's id
-    an alias of the first), each request checked again on ``tree``."""
-    def canonical(ids: frozenset[str]) -> frozenset[str]:
-        return frozenset(dim_of(tree, x).loop_id for x in ids)
-
-    req = Requests(canonical(req.parallel), canonical(req.simd), canonical(req.licm), req.used)
-    try:
-        for lid in sorted(req.parallel):
-            check_parallel(scop, deps, tree, lid, _label(scop, tree, lid), strict_fp)
-        for lid in sorted(req.licm):
-            check_licm(scop, deps, tree, lid, _label(scop, tree, lid))
-        for lid in sorted(req.simd):
-            check_vectorize(scop, deps, tree, lid, _label(scop, tree, lid), strict_fp,
-                            scalar_replaced=lid in req.licm)
-    except IllegalTransformationError as exc:
-        raise IllegalTransformationError(
-            f"{str(step).lstrip('.')} breaks an earlier request: {exc}", exc.violated) from None
-    return req
-
-
-def _label(scop: Scop, tree: Node, loop_id: str) -> str:
-    return loop_label(scop, dim_of(tree, loop_id))
-
-
-def _apply(scop: Scop, deps: Dependences, tree: Node, req: Requests, step: Step,
-           strict_fp: bool) -> tuple[Node, Requests]:
-    op, a = step.op, step.args
-
-    def rid(name: str) -> str:
-        return resolve(scop, tree, name)
-
-    if op in ("interchange", "fuse") and rid(a[0]) == rid(a[1]):
-        raise PolyoptError(f"{op}({a[0]!r}, {a[1]!r}): both name the same loop; "
-                           f"{op} takes two different loops")
-    if op == "interchange":
-        return interchange(scop, deps, tree, rid(a[0]), rid(a[1]), (a[0], a[1])), req
-    if op == "fuse":
-        return fuse(scop, deps, tree, rid(a[0]), rid(a[1]),
-                    what=f"fusing loops {a[0]} and {a[1]}"), req
-    if op == "distribute":
-        lid = rid(a[0])
-        new = distribute(scop, deps, tree, lid)
-        parts = frozenset(taken_ids(new) - taken_ids(tree))  # the second and later parts
-        # a loop that was asked to run in parallel or in SIMD lanes is, in every part
-        return new, Requests(req.parallel | (parts if lid in req.parallel else frozenset()),
-                             req.simd | (parts if lid in req.simd else frozenset()),
-                             req.licm, req.used)
-    if op == "tile":
-        names, sizes = list(a[0]), list(a[1])
-        return tile(scop, deps, tree, [rid(n) for n in names], sizes,
-                    [f"{n}.tile" for n in names]), req
-    if op == "skew":
-        return skew(scop, deps, tree, rid(a[0]), rid(a[1]), int(a[2])), req
-    if op == "align":
-        lid = rid(a[0])
-        shifts = parallel_alignment(scop, deps, tree, lid)
-        if not any(shifts.values()):
-            raise PolyoptError(f"loop {a[0]} carries no dependence between its statements that "
-                               "a shift would remove: nothing to align")
-        return align(scop, deps, tree, lid, shifts), req
-    if op == "unroll_jam":
-        lid = rid(a[0])
-        new = unroll_jam(scop, deps, tree, lid, int(a[1]), f"{a[0]}.uj")
-        if lid not in req.parallel:
-            return new, req
-        # the unrolled copies leave no loop to run in parallel: the strip loop runs instead
-        (strips,) = taken_ids(new) - taken_ids(tree)
-        return new, Requests((req.parallel - {lid}) | {strips}, req.simd, req.licm, req.used)
-    if op == "parallelize":
-        lid = rid(a[0])
-        check_parallel(scop, deps, tree, lid, a[0], strict_fp)
-        return tree, Requests(req.parallel | {lid}, req.simd, req.licm, req.used | {"parallel"})
-    if op == "vectorize":
-        lid = rid(a[0])
-        check_vectorize(scop, deps, tree, lid, a[0], strict_fp, scalar_replaced=lid in req.licm)
-        return tree, Requests(req.parallel, req.simd | {lid}, req.licm, req.used | {"simd"})
-    if op == "licm":
-        lid = rid(a[0])
-        check_licm(scop, deps, tree, lid, a[0])
-        return tree, Requests(req.parallel, req.simd, req.licm | {lid}, req.used | {"licm"})
-    raise PolyoptError(f"unknown schedule step {op!r}")
-
-
-# the arguments of each step: "loop" a loop name, "loops" a non-empty list of them,
-# "sizes" a list of positive ints as long as the loops, "int" an int
-_ARITY: dict[str, tuple[str, ...]] = {
-    "interchange": ("loop", "loop"), "fuse": ("loop", "loop"), "distribute": ("loop",),
-    "tile": ("loops", "sizes"), "skew": ("loop", "loop", "int"), "align": ("loop",),
-    "unroll_jam": ("loop", "int"), "parallelize": ("loop",), "vectorize": ("loop",),
-    "licm": ("loop",),
-}
 
 
 def _is_int(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def step_problem(op: object, args: tuple[Any, ...]) -> str | None:
-    """What is wrong with a step's operation or arguments (None when nothing is)."""
-    if not isinstance(op, str) or op not in _ARITY:
-        return f"unknown schedule step {op!r} (steps: {', '.join(_ARITY)})"
-    kinds = _ARITY[op]
-    if len(args) != len(kinds):
-        return f"takes {len(kinds)} argument(s), not {len(args)}"
-    for k, (kind, x) in enumerate(zip(kinds, args, strict=True), 1):
-        if kind == "loop" and not isinstance(x, str):
-            return f"argument {k} must be a loop name (a str), not {x!r}"
-        if kind == "loops" and (not isinstance(x, (list, tuple)) or not x
-                                or not all(isinstance(n, str) for n in x)):
-            return f"argument {k} must be a non-empty list of loop names, not {x!r}"
-        if kind == "sizes" and (not isinstance(x, (list, tuple))
-                                or not all(_is_int(n) for n in x)):
-            return f"argument {k} must be a list of int tile sizes, not {x!r}"
-        if kind == "int" and not _is_int(x):
-            return f"argument {k} must be an int, not {x!r}"
-    if op == "tile" and len(args[0]) != len(args[1]):
-        return f"{len(args[0])} loops but {len(args[1])} tile sizes"
-    if op == "tile":
-        problem = tile_sizes_problem(tuple(args[1]))
+def _argument_problem(kind: str, k: int, x: object) -> str | None:
+    """What is wrong with argument ``k`` for a field of type ``kind`` (a loop name is a
+    ``str``, the only strings steps take)."""
+    if kind == "str":
+        ok = isinstance(x, str)
+        what = "a loop name (a str)"
+    elif kind == "tuple[str, ...]":
+        ok = isinstance(x, (list, tuple)) and bool(x) and all(isinstance(n, str) for n in x)
+        what = "a non-empty list of loop names"
+    elif kind == "tuple[int, ...]":
+        ok = isinstance(x, (list, tuple)) and all(_is_int(n) for n in x)
+        what = "a list of int tile sizes"
+    elif kind == "int":
+        ok = _is_int(x)
+        what = "an int"
+    else:  # a new step with a new kind of field: say which check it needs
+        raise TypeError(f"no check for a step argument of type {kind}")
+    return None if ok else f"argument {k} must be {what}, not {x!r}"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One primitive with its arguments; made with wrong ones, it raises
+    :class:`~polyopt.ScheduleFormatError` saying which."""
+
+    op: ClassVar[str]
+    #: whether it changes the loops (earlier parallel, simd and licm requests are checked
+    #: again after it)
+    structural: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        problem = self.problem_with(self.args)
+        if problem is not None:
+            raise ScheduleFormatError(f"{self.op}(): {problem}")
+
+    @property
+    def args(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+    def __str__(self) -> str:
+        return f".{self.op}({', '.join(repr(list(a) if isinstance(a, tuple) else a) for a in self.args)})"
+
+    @classmethod
+    def problem_with(cls, args: tuple[Any, ...]) -> str | None:
+        """What is wrong with ``args`` as this step's arguments (None when nothing is)."""
+        kinds = [str(f.type) for f in fields(cls)]
+        if len(args) != len(kinds):
+            return f"takes {len(kinds)} argument(s), not {len(args)}"
+        for k, (kind, x) in enumerate(zip(kinds, args, strict=True), 1):
+            problem = _argument_problem(kind, k, x)
+            if problem is not None:
+                return problem
+        return cls._value_problem(args)
+
+    @classmethod
+    def _value_problem(cls, args: tuple[Any, ...]) -> str | None:
+        """What is wrong with well-typed ``args`` (None when nothing is)."""
+        return None
+
+    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
+        """``tree`` and ``req`` after this step; IllegalTransformationError, naming the
+        dependence, when the step would change the program's results."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class _LoopPair(Step):
+    a: str
+    b: str
+
+    @classmethod
+    def _value_problem(cls, args: tuple[Any, ...]) -> str | None:
+        if args[0] == args[1]:
+            return f"both arguments name loop {args[0]!r}; {cls.op} takes two different loops"
+        return None
+
+    def loop_ids(self, at: Source, tree: Node) -> tuple[str, str]:
+        """The two loops, refused when two names reach one loop (``"i"`` and ``"L0"``)."""
+        a, b = at.loop_id(tree, self.a), at.loop_id(tree, self.b)
+        if a == b:
+            raise PolyoptError(f"{self.op}({self.a!r}, {self.b!r}): both name the same loop; "
+                               f"{self.op} takes two different loops")
+        return a, b
+
+
+@dataclass(frozen=True)
+class Interchange(_LoopPair):
+    """Swap two perfectly nested loops."""
+
+    op: ClassVar[str] = "interchange"
+
+    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
+        a, b = self.loop_ids(at, tree)
+        return interchange(at.scop, at.deps, tree, a, b, (self.a, self.b)), req
+
+
+@dataclass(frozen=True)
+class Fuse(_LoopPair):
+    """Fuse two consecutive sibling loops (shifting the second when needed)."""
+
+    op: ClassVar[str] = "fuse"
+
+    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
+        a, b = self.loop_ids(at, tree)
+        return fuse(at.scop, at.deps, tree, a, b, what=f"fusing loops {self.a} and {self.b}"), req
+
+
+@dataclass(frozen=True)
+class Distribute(Step):
+    """Split a loop around each part of its body (parts after the first are ``<loop>#2``...)."""
+
+    op: ClassVar[str] = "distribute"
+    loop: str
+
+    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
+        lid = at.loop_id(tree, self.loop)
+        new = distribute(at.scop, at.deps, tree, lid)
+        parts = frozenset(taken_ids(new) - taken_ids(tree))  # the second and later parts
+        # a loop that was asked to run in parallel or in SIMD lanes is, in every part
+        return new, Requests(req.parallel | (parts if lid in req.parallel else frozenset()),
+                             req.simd | (parts if lid in req.simd else frozenset()),
+                             req.licm, req.used)
+
+
+@dataclass(frozen=True)
+class Tile(Step):
+    """Tile perfectly nested loops; tile loops are named ``<loop>.tile``."""
+
+    op: ClassVar[str] = "tile"
+    loops: tuple[str, ...]
+    sizes: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        for name in ("loops", "sizes"):  # lists as the tuples they stand for (hashable)
+            if isinstance(getattr(self, name), list):
+                object.__setattr__(self, name, tuple(getattr(self, name)))
+        super().__post_init__()
+
+    @classmethod
+    def _value_problem(cls, args: tuple[Any, ...]) -> str | None:
+        names, sizes = args
+        if len(names) != len(sizes):
+            return f"{len(names)} loops but {len(sizes)} tile sizes"
+        problem = tile_sizes_problem(tuple(sizes))
         if problem is not None:
             return problem[1]
-    if op == "skew" and abs(args[2]) > MAX_SKEW_FACTOR:
-        return f"the skew factor {args[2]} is larger in magnitude than the maximum, {MAX_SKEW_FACTOR}"
-    if op == "unroll_jam" and args[1] < 2:
-        return f"the unroll-and-jam factor must be at least 2, not {args[1]!r}"
-    if op in ("interchange", "fuse") and args[0] == args[1]:
-        return f"both arguments name loop {args[0]!r}; {op} takes two different loops"
-    if op == "tile" and len(set(args[0])) != len(args[0]):
-        twice = next(n for n in args[0] if list(args[0]).count(n) > 1)
-        return f"loop {twice!r} is named twice; tile takes different loops"
-    return None
+        if len(set(names)) != len(names):
+            twice = next(n for n in names if list(names).count(n) > 1)
+            return f"loop {twice!r} is named twice; tile takes different loops"
+        return None
+
+    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
+        return tile(at.scop, at.deps, tree, [at.loop_id(tree, n) for n in self.loops],
+                    list(self.sizes), [f"{n}.tile" for n in self.loops]), req
+
+
+@dataclass(frozen=True)
+class Skew(Step):
+    """Make ``inner`` run over ``inner + factor * outer``."""
+
+    op: ClassVar[str] = "skew"
+    outer: str
+    inner: str
+    factor: int
+
+    @classmethod
+    def _value_problem(cls, args: tuple[Any, ...]) -> str | None:
+        if abs(args[2]) > MAX_SKEW_FACTOR:
+            return (f"the skew factor {args[2]} is larger in magnitude than the maximum, "
+                    f"{MAX_SKEW_FACTOR}")
+        return None
+
+    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
+        return skew(at.scop, at.deps, tree, at.loop_id(tree, self.outer),
+                    at.loop_id(tree, self.inner), self.factor), req
+
+
+@dataclass(frozen=True)
+class Align(Step):
+    """Shift the statements of ``loop`` against one another so that each dependence
+    between them falls inside one iteration."""
+
+    op: ClassVar[str] = "align"
+    loop: str
+
+    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
+        lid = at.loop_id(tree, self.loop)
+        shifts = parallel_alignment(at.scop, at.deps, tree, lid)
+        if not any(shifts.values()):
+            raise PolyoptError(f"loop {self.loop} carries no dependence between its statements "
+                               "that a shift would remove: nothing to align")
+        return align(at.scop, at.deps, tree, lid, shifts), req
+
+
+@dataclass(frozen=True)
+class UnrollJam(Step):
+    """Unroll ``loop`` by ``factor`` and jam the copies into the innermost loop."""
+
+    op: ClassVar[str] = "unroll_jam"
+    loop: str
+    factor: int
+
+    @classmethod
+    def _value_problem(cls, args: tuple[Any, ...]) -> str | None:
+        if args[1] < 2:
+            return f"the unroll-and-jam factor must be at least 2, not {args[1]!r}"
+        return None
+
+    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
+        lid = at.loop_id(tree, self.loop)
+        new = unroll_jam(at.scop, at.deps, tree, lid, self.factor, f"{self.loop}.uj")
+        if lid not in req.parallel:
+            return new, req
+        # the unrolled copies leave no loop to run in parallel: the strip loop runs instead
+        (strips,) = taken_ids(new) - taken_ids(tree)
+        return new, Requests((req.parallel - {lid}) | {strips}, req.simd, req.licm, req.used)
+
+
+@dataclass(frozen=True)
+class _Request(Step):
+    """A step that changes how ``loop`` runs, not the loops: checked, then remembered
+    (and checked again after every later step that changes the loops)."""
+
+    structural: ClassVar[bool] = False
+    kind: ClassVar[RequestKind]
+    loop: str
+
+    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
+        lid = at.loop_id(tree, self.loop)
+        self.check(at, tree, lid, req)
+        return tree, req.adding(self.kind, lid)
+
+    def check(self, at: Source, tree: Node, loop_id: str, req: Requests) -> None:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Parallelize(_Request):
+    """Run ``loop`` as ``omp parallel for`` (a reduction gets a reduction clause)."""
+
+    op: ClassVar[str] = "parallelize"
+    kind: ClassVar[RequestKind] = "parallel"
+
+    def check(self, at: Source, tree: Node, loop_id: str, req: Requests) -> None:
+        check_parallel(at.scop, at.deps, tree, loop_id, self.loop, at.strict_fp)
+
+
+@dataclass(frozen=True)
+class Vectorize(_Request):
+    """Mark the innermost ``loop`` ``omp simd``."""
+
+    op: ClassVar[str] = "vectorize"
+    kind: ClassVar[RequestKind] = "simd"
+
+    def check(self, at: Source, tree: Node, loop_id: str, req: Requests) -> None:
+        check_vectorize(at.scop, at.deps, tree, loop_id, self.loop, at.strict_fp,
+                        scalar_replaced=loop_id in req.licm)
+
+
+@dataclass(frozen=True)
+class Licm(_Request):
+    """Keep the innermost loop's invariant accumulator in a register."""
+
+    op: ClassVar[str] = "licm"
+    kind: ClassVar[RequestKind] = "licm"
+
+    def check(self, at: Source, tree: Node, loop_id: str, req: Requests) -> None:
+        check_licm(at.scop, at.deps, tree, loop_id, self.loop)
+
+
+#: every step by the name its JSON and its Schedule method use
+STEPS: dict[str, type[Step]] = {cls.op: cls for cls in (
+    Interchange, Fuse, Distribute, Tile, Skew, Align, UnrollJam, Parallelize, Vectorize, Licm)}
+
+
+def step_problem(op: object, args: tuple[Any, ...]) -> str | None:
+    """What is wrong with a step's operation or arguments (None when nothing is)."""
+    if not isinstance(op, str) or op not in STEPS:
+        return f"unknown schedule step {op!r} (steps: {', '.join(STEPS)})"
+    return STEPS[op].problem_with(args)
 
 
 def steps_from_json(text: str | bytes, function: str | None = None) -> tuple[Step, ...]:
@@ -262,7 +352,15 @@ def steps_from_json(text: str | bytes, function: str | None = None) -> tuple[Ste
         problem = step_problem(s["op"], args)
         if problem is not None:
             raise ScheduleFormatError(f"step {k} ({s['op']!r}): {problem}")
-        steps.append(Step(s["op"], args))
+        steps.append(STEPS[s["op"]](*args))
     return tuple(steps)
 
 
+def steps_to_json(steps: tuple[Step, ...], function: str) -> str:
+    """The text :func:`steps_from_json` reads back."""
+    return json.dumps({
+        "polyopt_schedule": SCHEMA_VERSION,
+        "function": function,
+        "steps": [{"op": s.op, "args": [list(x) if isinstance(x, tuple) else x
+                                        for x in s.args]} for s in steps],
+    }, indent=2)

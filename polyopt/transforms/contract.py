@@ -126,8 +126,9 @@ def _window(scop: Scop, dim: LoopDim, accesses: list[Access], rank: int) -> Wind
     for p in range(rank):
         sizes = {block_size(dim.expr(a.statement), a.indices[p]) if a.indices[p].as_name()
                  else None for a in accesses}
-        if len(sizes) == 1 and None not in sizes:
-            return Window(dim.loop_id, p, sizes.pop())
+        size = next(iter(sizes)) if len(sizes) == 1 else None
+        if size is not None:
+            return Window(dim.loop_id, p, size)
     return None
 
 

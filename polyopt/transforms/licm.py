@@ -36,8 +36,8 @@ from polyopt.analysis.describe import describe
 from polyopt.analysis.timeline import Timeline
 from polyopt.model import isl_text
 from polyopt.model.errors import IllegalTransformationError
-from polyopt.model.schedule_tree import Band, Leaf, Node, Sequence
-from polyopt.model.scop import Scop
+from polyopt.model.schedule_tree import Band, Leaf, LoopDim, Node, Sequence
+from polyopt.model.scop import Access, Scop, Statement
 from polyopt.transforms.tree import at, find
 
 
@@ -46,12 +46,12 @@ def invariant_accumulator(scop: Scop, tree: Node, loop_id: str) -> str | None:
     return _why_not(scop, tree, loop_id)[0]
 
 
-def _body(tree: Node, loop_id: str) -> tuple[Band, list, list[str] | None]:
+def _body(tree: Node, loop_id: str) -> tuple[Band, list[LoopDim], list[str] | None]:
     """The loop's band, the fully unrolled loops right inside it, and the statements of
     its body: one, or a sequence of them (None for any other body)."""
     band = at(tree, find(tree, loop_id))
     assert isinstance(band, Band)
-    unrolled = []
+    unrolled: list[LoopDim] = []
     node = band.child
     while isinstance(node, Band) and node.dims[0].mark.unroll:
         unrolled.append(node.dims[0])
@@ -64,14 +64,14 @@ def _body(tree: Node, loop_id: str) -> tuple[Band, list, list[str] | None]:
     return band, unrolled, None
 
 
-def _writes_one_element(s, pairs: isl.UnionMap) -> bool:
+def _writes_one_element(s: Statement, pairs: isl.UnionMap) -> bool:
     """Every pair of ``s``'s instances in ``pairs`` writes the same element."""
     own = pairs.intersect(isl.UnionMap.from_map(isl.Map.from_domain_and_range(s.domain, s.domain)))
     w = isl.UnionMap.from_map(s.write.relation)
     return own.is_subset(w.apply_range(w.reverse()))
 
 
-def _may_touch(s, access, pairs: isl.UnionMap) -> bool:
+def _may_touch(s: Statement, access: Access, pairs: isl.UnionMap) -> bool:
     """``access`` can touch the element ``s`` writes, in a pair of instances of ``pairs``."""
     w = isl.UnionMap.from_map(s.write.relation)
     touches = w.apply_range(isl.UnionMap.from_map(access.relation).reverse())
@@ -155,7 +155,7 @@ def _aliasing(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> tuple[
         return ()
     targets = {scop.statement(x).target for x in stmts}
 
-    def own(a) -> bool:
+    def own(a: Access) -> bool:
         st = scop.statement(a.statement)
         return a.target == st.target and a.indices == st.indices
 

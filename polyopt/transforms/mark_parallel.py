@@ -1,5 +1,21 @@
 """Mark the loops of a schedule tree with OpenMP decisions: parallel for, simd,
-reduction clauses, private copies and register accumulators."""
+reduction clauses, private copies and register accumulators.
+
+The marks change how loops run, never their order, and each follows the loop's
+verdict (:mod:`polyopt.analysis.verdicts`): a loop that carries a dependence gets
+no mark that would reorder it.  Before and after, for a row sum::
+
+    for i in range(n):                        # omp parallel for
+        s[i] = 0.0                            for i in range(n):
+        for j in range(m):          ==>           s[i] = 0.0
+            s[i] += A[i, j]                       acc = s[i]
+                                                  # omp simd reduction(+:acc)
+                                                  for j in range(m):
+                                                      acc += A[i, j]
+                                                  s[i] = acc
+
+while a prefix sum's ``x[i] += x[i - 1]`` keeps its loop unmarked.
+"""
 
 from __future__ import annotations
 
@@ -44,9 +60,8 @@ def _iterates_tiles(d: LoopDim) -> bool:
     """Every iteration of ``d`` is a block of at least 16 (a tile or wavefront loop).
 
     Such loops are dealt out one iteration at a time (``schedule(static, 1)``): the
-    ragged last tile and triangular domains then spread over the team (gemm MEDIUM's
-    200 rows in 96-row tiles went 2:1 to two threads), and a tile is too large for two
-    threads to share a cache line at its edges."""
+    ragged last tile and triangular domains then spread over the team, and a tile is
+    too large for two threads to share a cache line at its edges."""
     return all(e.terms and all(isinstance(a, FloorDiv) and a.den >= 16 for a, _ in e.terms)
                for _, e in d.exprs)
 
@@ -91,10 +106,9 @@ class _MarkCtx:
             elif not in_parallel:
                 enclosed += 1
             accumulator = self._licm_statement(d, verdict)
-            replaced = accumulator is not None
-            if replaced:
+            if accumulator is not None:
                 m = replace(m, scalar_replace=True, accumulator=accumulator)
-            if self._wants_simd(d, verdict, replaced):
+            if self._wants_simd(d, verdict, accumulator is not None):
                 m = replace(m, simd=True, reductions=_clauses(verdict),
                             private=tuple(sorted(set(m.private) | set(verdict.private))))
             dims.append(d.with_mark(m))
@@ -108,8 +122,7 @@ class _MarkCtx:
                 verdict.kind == REDUCTION
                 or not _has_loop(rest)):
             # a parallel region per iteration of the loops around costs more than a
-            # reduction or a single loop of statements saves (ludcmp: 160 000 regions and
-            # durbin: 800 regions of a few hundred elements, 4x slower than serial code)
+            # reduction or a single loop of statements saves (docs/design/transforms.md)
             return False
         if self._reassociates(verdict):
             return False

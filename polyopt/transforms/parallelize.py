@@ -5,7 +5,14 @@
 dependence, when the loop carries one (a reduction is accepted, with a
 ``reduction`` clause, unless ``strict_fp`` forbids reassociating floats).
 
-Example: the outer loop of a prefix sum ::
+Before and after ``parallelize("i")`` on an element-wise nest::
+
+    for i in range(n):                       # omp parallel for
+        for j in range(m):          ==>      for i in range(n):
+            C[i, j] = A[i, j] * 2.0              for j in range(m):
+                                                     C[i, j] = A[i, j] * 2.0
+
+The outer loop of a prefix sum ::
 
     for i in range(1, n):
         x[i] += x[i - 1]          # flow dependence x[i] -> x[i-1], distance 1

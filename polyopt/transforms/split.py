@@ -23,7 +23,7 @@ from polyopt.model import isl_text, names
 from polyopt.model.aff import Lin, floordiv
 from polyopt.model.isl_budget import coalesce
 from polyopt.model.schedule_tree import Leaf, LoopDim, Node, Sequence
-from polyopt.model.scop import Scop, Statement
+from polyopt.model.scop import Access, Scop, Statement
 
 
 def full_tile_domain(scop: Scop, st: Statement, sizes: dict[str, int]) -> tuple[isl.Set, isl.Set]:
@@ -60,7 +60,7 @@ def split_full_tiles(scop: Scop, tree: Node, stmt: str, sizes: dict[str, int]) -
 
 def restricted(s: Statement, name: str, domain: isl.Set) -> Statement:
     """``s`` renamed ``name`` and limited to ``domain`` (a subset of its own)."""
-    def acc(a):
+    def acc(a: Access) -> Access:
         rel = names.rename_map_domain(a.relation, name).intersect_domain(domain)
         return replace(a, statement=name, tag=a.tag.replace(s.name, name, 1), relation=rel)
 

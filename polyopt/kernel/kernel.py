@@ -1,0 +1,242 @@
+"""The :class:`Kernel` that ``@polyopt.jit`` makes: it compiles a Python loop function to C
+on its first call per signature.
+
+Like Numba's ``@njit``, a kernel dispatches on the argument types (dtype and rank of
+arrays, kind of scalars) and keeps one compiled specialization per signature, in memory
+and on disk.  A new process with a warm disk cache goes straight from the function's
+source text to the library, without re-running the analysis.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from polyopt.backend_c import build, index
+from polyopt.backend_c.call import CompiledKernel
+from polyopt.backend_c.emit import emit
+from polyopt.backend_c.fastcall import MISS, make_fast_call
+from polyopt.backend_c.interface import interface_of
+from polyopt.frontends.python import parse_function
+from polyopt.frontends.python_types import type_of_value
+from polyopt.kernel.cache_key import front_key
+from polyopt.kernel.globals_watch import Snapshot, Watch, changed, snapshot, watch_list
+from polyopt.model.errors import CompileError, UnsupportedError, warn_user
+from polyopt.model.options import Options
+from polyopt.model.signature import Signature
+from polyopt.report.analysis import Analysis, analysis, text_report
+from polyopt.scheduler import pipeline
+from polyopt.scheduler.steps import Step
+
+#: the dispatch key of one call: its arguments' types (dtype and rank for arrays)
+TypeKey = tuple[Any, ...]
+FastCall = Callable[[tuple[Any, ...]], object]
+#: what a kernel compiled for one snapshot of its watched values: specializations,
+#: plans, wrappers, and why compiling failed
+_State = tuple[dict[TypeKey, CompiledKernel], dict[Signature | None, pipeline.Plan],
+               dict[TypeKey, FastCall], str | None]
+
+METHOD_REFUSAL = ("polyopt.jit does not support methods ({}): decorate a module-level "
+                  "function and pass it the arrays it uses")
+
+
+class Kernel:
+    """A compiled-on-demand loop function.  Call it like the original."""
+
+    __name__: str  # the function's, through functools.update_wrapper
+    __qualname__: str
+
+    def __init__(self, fn: Callable[..., Any], options: Options,
+                 steps: tuple[Step, ...] | None = None) -> None:
+        functools.update_wrapper(self, fn)
+        self.py_func = fn
+        self.options = options
+        self.steps = steps  # a user schedule's steps, or None for the automatic one
+        self._signature = inspect.signature(fn)
+        self._arg_names = list(self._signature.parameters)
+        self._specializations: dict[TypeKey, CompiledKernel] = {}
+        self._plans: dict[Signature | None, pipeline.Plan] = {}
+        self._last: Signature | None = None
+        self._failed: str | None = None
+        self._wrappers: dict[TypeKey, FastCall] = {}  # generated, per signature
+        self._fast: FastCall | None = None  # the last signature's wrapper
+        # the global and closure values compiled in, checked on every call (Python reads
+        # them at call time); None until the first compilation reads them
+        self._watch: Watch | None = None
+        self._states: dict[Snapshot, _State] = {}  # compiled state per snapshot of those values
+
+    # --- calling ------------------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._watch and changed(self._watch):
+            self._rebind()
+        if self._fast is not None:
+            if kwargs and not args and len(kwargs) == len(self._arg_names):
+                try:  # all arguments by keyword: reorder them for the wrapper
+                    args = tuple(kwargs[n] for n in self._arg_names)
+                    kwargs = {}
+                except KeyError:
+                    pass
+            if not kwargs:
+                result = self._fast(args)
+                if result is not MISS:
+                    return result
+        if kwargs or len(args) != len(self._arg_names):
+            args = self._bind(f"{self.__name__}()", args, kwargs)
+        key = tuple(_type_key(a) for a in args)
+        compiled = self._specializations.get(key)
+        if compiled is None:
+            if self._watch is None:
+                self._watch = watch_list(self.py_func)
+            if self._failed is not None:
+                return self.py_func(*args)
+            try:
+                compiled = self._compile_for(args)
+            except (UnsupportedError, CompileError) as exc:
+                if not self.options.fallback:
+                    raise
+                self._failed = str(exc)
+                warn_user(f"polyopt: running {self.__name__} as plain Python: {exc}")
+                return self.py_func(*args)
+            self._specializations[key] = compiled
+            self._wrappers[key] = make_fast_call(compiled, key)
+        self._fast = self._wrappers[key]
+        return compiled(args)
+
+    def _bind(self, what: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """The arguments in the function's order, defaults applied; an unknown keyword is
+        named as Python names it (inspect's bind reports a missing argument first)."""
+        for k in kwargs:
+            if k not in self._signature.parameters:
+                raise TypeError(f"{what} got an unexpected keyword argument {k!r}")
+        bound = self._signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments[n] for n in self._arg_names)
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Any:
+        if obj is None:  # the class attribute itself (and staticmethod's unwrapping)
+            return self
+        raise TypeError(METHOD_REFUSAL.format(self.__qualname__))
+
+    def _compile_for(self, args: tuple[Any, ...]) -> CompiledKernel:
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+               for p in self._signature.parameters.values()):
+            parse_function(self.py_func, None)  # reports `*args`/`**kwargs` at the `def`
+        sig = Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args, strict=True)))
+        self._last = sig
+        return self.compile(sig)
+
+    def compile(self, sig: Signature) -> CompiledKernel:
+        """Build (or load from the cache) the specialization for ``sig``."""
+        tc = build.toolchain(self._extra_flags())
+        front = front_key(self.py_func, sig, self.options, self.steps, tc) \
+            if self.options.cache else None
+        if front is not None:
+            hit = index.load(front, self._arg_names, sig)
+            if hit is not None:
+                return hit
+        p = self.plan(sig)
+        kernel = emit(p.scop, p.tree, _c_name(self.__name__), vector_math=self._vector_math)
+        iface = interface_of(p.scop, kernel)
+        lib = build.build(kernel.source, tc, self.__name__, use_cache=self.options.cache)
+        try:
+            compiled = CompiledKernel(iface, lib, lib.with_name("kernel.c"))
+        except CompileError:
+            if not self.options.cache:
+                raise
+            build.discard(lib.parent)  # a cached library that passed its hash but cannot load
+            lib = build.build(kernel.source, tc, self.__name__)
+            compiled = CompiledKernel(iface, lib, lib.with_name("kernel.c"))
+        if front is not None:
+            index.store(front, build.library_key(kernel.source, tc), iface)
+        return compiled
+
+    def _extra_flags(self) -> tuple[str, ...]:
+        if self.options.strict_fp:
+            # no fused multiply-add either: `a*b - c` must round like Python's
+            return ("-ffp-contract=off",)
+        return ("-ffast-math",) if self.options.fastmath else ()
+
+    def _rebind(self) -> None:
+        """A watched global or closure value changed: switch to the compiled state of the
+        new values (kept in memory per snapshot; a new one loads through the disk cache)."""
+        old = self._watch or []
+        self._states[snapshot(old)] = (self._specializations, self._plans, self._wrappers,
+                                        self._failed)
+        self._watch = watch_list(self.py_func)
+        state = self._states.pop(snapshot(self._watch), None)
+        if state is None:
+            state = ({}, {}, {}, None)
+        self._specializations, self._plans, self._wrappers, self._failed = state
+        self._fast = None
+
+    # --- analysis -----------------------------------------------------------------------
+
+    def plan(self, sig: Signature | None = None) -> pipeline.Plan:
+        """The analysed model for ``sig`` (the last call's, or types inferred from use)."""
+        if self._watch is None:
+            self._watch = watch_list(self.py_func)
+        elif changed(self._watch):
+            self._rebind()
+        if sig not in self._plans:
+            self._plans[sig] = pipeline.plan(parse_function(self.py_func, sig), self.options,
+                                             self.steps)
+        return self._plans[sig]
+
+    def _sig_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Signature | None:
+        if not args and not kwargs:
+            return self._last
+        method = sys._getframe(1).f_code.co_name  # report, dependences or c_source
+        unknown = [k for k in kwargs if k not in self._signature.parameters]
+        if unknown:
+            raise TypeError(
+                f"{self.__name__}.{method}() takes the arguments of {self.__name__}("
+                f"{', '.join(self._arg_names)}) to choose the specialization, or none for "
+                f"the last call's; {unknown[0]!r} is not one of them")
+        args = self._bind(f"{self.__name__}.{method}()", args, kwargs)
+        return Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args,
+                                                                      strict=True)))
+
+    def report(self, *args: Any, **kwargs: Any) -> str:
+        """The dependences and, for every loop, whether it runs in parallel and why not."""
+        notes = self.plan(self._sig_for(args, kwargs)).notes  # what isl's budget gave up
+        return text_report(self.dependences(*args, **kwargs)) + "".join(
+            f"\nnote: {n}" for n in notes)
+
+    def dependences(self, *args: Any, **kwargs: Any) -> Analysis:
+        """The dependence analysis as data (:class:`polyopt.report.Analysis`)."""
+        p = self.plan(self._sig_for(args, kwargs))
+        return analysis(p.source, p.source_deps)
+
+    @property
+    def _vector_math(self) -> bool:
+        """float32 exp/log/sin/cos through glibc's vector variants: part of vectorizing,
+        and never under strict_fp."""
+        return self.options.vectorize and not self.options.strict_fp
+
+    def c_source(self, *args: Any, **kwargs: Any) -> str:
+        """The C code compiled for these arguments' types."""
+        p = self.plan(self._sig_for(args, kwargs))
+        return emit(p.scop, p.tree, _c_name(self.__name__),
+                    vector_math=self._vector_math).source
+
+    def __repr__(self) -> str:
+        return f"<polyopt.jit {self.__name__} ({len(self._specializations)} compiled)>"
+
+
+def _type_key(a: Any) -> TypeKey:
+    if isinstance(a, np.ndarray):
+        return (np.ndarray, a.dtype, a.ndim)
+    return (type(a),)
+
+
+def _c_name(name: str) -> str:
+    # C identifiers are ASCII here: `def β(...)` must not reach the C compiler as is
+    return "polyopt_" + "".join(c if c.isascii() and c.isalnum() else "_" for c in name)
+
+
