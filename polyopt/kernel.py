@@ -31,7 +31,7 @@ from polyopt.frontends.python import parse_function
 from polyopt.frontends.python_types import type_of_value
 from polyopt.model import target
 from polyopt.model.errors import CompileError, UnsupportedError, warn_user
-from polyopt.model.options import Options
+from polyopt.model.options import FuseMode, Options
 from polyopt.model.signature import Signature
 from polyopt.report.analysis import analysis, text_report
 from polyopt.scheduler import pipeline
@@ -234,7 +234,7 @@ class Kernel:
 
 
 def jit(fn: Callable[..., Any] | None = None, *, parallel: bool = True, vectorize: bool = True,
-        tile: bool | tuple[int, ...] = True, fuse: str = "smart", interchange: bool = True,
+        tile: bool | tuple[int, ...] = True, fuse: FuseMode = "smart", interchange: bool = True,
         licm: bool = True, unroll_jam: bool = True, pack: bool = True, fastmath: bool = False,
         strict_fp: bool = False, auto: bool = True, cache: bool = True,
         fallback: bool = False) -> Any:
