@@ -635,6 +635,6 @@ def test_no_time_tiling_around_a_scalar_written_two_loops_deep(rng, monkeypatch)
     def refuse(*args, **kwargs):
         raise AssertionError("isl's scheduler was asked to time-tile")
 
-    monkeypatch.setattr(polyopt.scheduler.auto, "isl_schedule", refuse)
+    monkeypatch.setattr(polyopt.scheduler.time_tiling, "isl_schedule", refuse)
     check_against_python(polyopt.jit(scalar_through_a_sweep), rng.random((9, 9)),
                          rng.random((9, 9)))

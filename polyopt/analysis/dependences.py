@@ -22,7 +22,7 @@ from functools import cached_property
 import islpy as isl
 
 from polyopt.analysis.reductions import Reduction, reductions
-from polyopt.analysis.timeline import Timeline
+from polyopt.analysis.timeline import Timeline, timeline
 from polyopt.model import isl_text, names
 from polyopt.model.isl_budget import coalesce, exhausted
 from polyopt.model.schedule_tree import loops, statements
@@ -214,7 +214,7 @@ def _accesses_by_target(scop: Scop) -> dict[str, list[Access]]:
 
 
 def _analyze(scop: Scop) -> Dependences:
-    tl = Timeline(scop, scop.schedule)
+    tl = timeline(scop, scop.schedule)
     reds = reductions(scop)
     by_target = _accesses_by_target(scop)
     build = _Builder(scop, tl, reds)

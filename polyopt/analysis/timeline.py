@@ -1,31 +1,65 @@
 """A schedule tree seen as time: which dependences a loop carries, and distances.
 
-One :class:`Timeline` is built per (scop, tree) and memoizes the isl maps it needs.
+A :class:`Timeline` memoizes the isl maps it needs; :func:`timeline` shares one per
+(scop, tree) between the analyses that ask about the same tree (the scheduler checks
+a candidate's legality, then asks whether its loops run in parallel).
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from functools import cached_property
 
 import islpy as isl
 
 from polyopt.model import isl_text, names
 from polyopt.model.aff import Lin
-from polyopt.model.schedule_tree import Node, flat_vectors, loop_positions
+from polyopt.model.schedule_tree import Node, Position, flat_vectors, loop_positions
 from polyopt.model.scop import Scop
+
+# Timelines kept for reuse: enough for the candidates one scheduling phase compares
+_CACHED = 128
+_cache: OrderedDict[tuple[int, int], Timeline] = OrderedDict()
+_lock = threading.Lock()
+
+
+def timeline(scop: Scop, tree: Node) -> Timeline:
+    """The timeline of ``tree`` over ``scop``, shared with every caller that asks about
+    the same two objects.
+
+    Both are frozen, so a timeline never goes stale.  They are keyed by identity (a
+    tree's value hash would walk it whole), and a cached timeline holds both, so
+    neither id can be reused by another object while its entry lives."""
+    key = (id(scop), id(tree))
+    with _lock:
+        tl = _cache.get(key)
+        if tl is not None:
+            assert tl.scop is scop and tl.tree is tree
+            _cache.move_to_end(key)
+            return tl
+    tl = Timeline(scop, tree)
+    with _lock:
+        _cache[key] = tl
+        if len(_cache) > _CACHED:
+            _cache.popitem(last=False)
+    return tl
 
 
 class Timeline:
+    """The statement instances of ``scop`` in the order ``tree`` runs them."""
+
     def __init__(self, scop: Scop, tree: Node) -> None:
         self.scop = scop
         self.tree = tree
+        self._same_prefixes: dict[tuple[str, bool], isl.UnionMap] = {}
 
     @cached_property
     def vectors(self) -> dict[str, list[Lin]]:
         return flat_vectors(self.tree)
 
     @cached_property
-    def positions(self):
+    def positions(self) -> dict[str, Position]:
         return loop_positions(self.tree)
 
     @cached_property
@@ -88,15 +122,12 @@ class Timeline:
     def same_prefix(self, loop_id: str, inclusive: bool) -> isl.UnionMap:
         """Pairs of instances inside the loop that agree on every schedule dimension
         above it (and on the loop itself when ``inclusive``)."""
-        return self._same_prefix(loop_id, inclusive)
-
-    def _same_prefix(self, loop_id: str, inclusive: bool) -> isl.UnionMap:
         key = (loop_id, inclusive)
-        cache = self.__dict__.setdefault("_prefix_cache", {})
-        if key not in cache:
+        found = self._same_prefixes.get(key)
+        if found is None:
             p = self.prefix(loop_id, inclusive)
-            cache[key] = p.apply_range(p.reverse())
-        return cache[key]
+            found = self._same_prefixes[key] = p.apply_range(p.reverse())
+        return found
 
     def carries(self, relation: isl.UnionMap | isl.Map, loop_id: str) -> isl.UnionMap:
         """The part of a dependence relation that ``loop_id`` carries."""
@@ -107,8 +138,7 @@ class Timeline:
         return outer.subtract(self.same_prefix(loop_id, True))
 
     def loop_exprs(self, loop_id: str, stmt: str) -> Lin:
-        pos = self.positions[loop_id]
-        return self.vectors[stmt][pos.depth]
+        return self.vectors[stmt][self.positions[loop_id].depth]
 
     def distance(self, relation: isl.Map, loop_ids: list[str]) -> isl.Set:
         """Set of (sink - source) schedule-value vectors over the given common loops."""
