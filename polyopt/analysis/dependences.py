@@ -315,7 +315,8 @@ def _is_reduction_access(scop: Scop, a: Access) -> bool:
     return a.target == s.target and a.indices == s.indices
 
 
-def _distance(tl: Timeline, rel: isl.Map, common: list[str]) -> tuple[tuple, tuple]:
+def _distance(tl: Timeline, rel: isl.Map, common: list[str]
+              ) -> tuple[tuple[int | None, ...], tuple[str, ...]]:
     if not common:
         return (), ()
     deltas = tl.distance(rel, common)

@@ -215,7 +215,8 @@ def _only_reduced(scop: Scop, deps: Dependences, inside: set[str], x: str) -> bo
     return True
 
 
-def _privatizable(scop, deps, tl, loop_id, inside, original) -> tuple[list[str], list[str]]:
+def _privatizable(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str, inside: set[str],
+                  original: bool) -> tuple[list[str], list[str]]:
     written = {scop.statement(s).target for s in inside} & scop.local_scalars
     private: list[str] = []
     firstprivate: list[str] = []

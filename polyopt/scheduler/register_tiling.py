@@ -137,14 +137,16 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     scop2, tree2 = split
     deps2 = analyze(scop2)
     full = f"{stmt}f"
-    tree2 = _isolate(scop2, deps2, tree2, full, 3) if f"{stmt}r" in {
-        s.name for s in scop2.statements} else tree2
-    if tree2 is None:
-        return None
+    if f"{stmt}r" in {s.name for s in scop2.statements}:
+        isolated = _isolate(scop2, deps2, tree2, full, 3)
+        if isolated is None:
+            return None
+        tree2 = isolated
     chain_dims = loops_around(tree2, full)[-3:]
-    di, dk, dj = _roles(scop2, full, chain_dims) or (None, None, None)
-    if di is None:
+    roles2 = _roles(scop2, full, chain_dims)
+    if roles2 is None:
         return None
+    di, dk, dj = roles2
     outer = [] if cache is None else [
         _tiled(dk, cache[1], "tile"), _tiled(dj, cache[2], "tile")]
     if cache is not None and row_tile is None:
