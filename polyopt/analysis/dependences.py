@@ -86,9 +86,9 @@ class Dependences:
     """The dependences of a scop in its own order.
 
     The memory-based ones are computed at once; the value-based ones (isl dataflow,
-    the costly part: ~0.4 s of 3mm's compile for each of the analyses register tiling
-    makes) when first asked for, one read at a time, since the scheduler's legality
-    checks need only the memory-based ones and privatization only a scalar's flows.
+    the costly part) when first asked for, one read at a time, since the scheduler's
+    legality checks need only the memory-based ones and privatization only a scalar's
+    flows.
     """
 
     scop: Scop
