@@ -7,43 +7,30 @@ a candidate's legality, then asks whether its loops run in parallel).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from functools import cached_property
+from functools import cached_property, partial
 
 import islpy as isl
 
+from polyopt.analysis.identity_memo import IdentityMemo
 from polyopt.model import isl_text, names
 from polyopt.model.aff import Lin
 from polyopt.model.schedule_tree import Node, Position, flat_vectors, loop_positions
 from polyopt.model.scop import Scop
 
 # Timelines kept for reuse: enough for the candidates one scheduling phase compares
-_CACHED = 128
-_cache: OrderedDict[tuple[int, int], Timeline] = OrderedDict()
-_lock = threading.Lock()
+_timelines: IdentityMemo[Timeline] = IdentityMemo(128)
+# a statement's map to its padded time vector, per (scop, statement, vector): a
+# candidate tree changes some statements' vectors and keeps the others'
+_statement_maps: IdentityMemo[isl.Map] = IdentityMemo(2048)
+# Timeline.respects per (relation, source's and sink's maps): a legality check of a
+# candidate repeats the answers about the statements it leaves in place
+_respected: IdentityMemo[bool] = IdentityMemo(4096)
 
 
 def timeline(scop: Scop, tree: Node) -> Timeline:
     """The timeline of ``tree`` over ``scop``, shared with every caller that asks about
-    the same two objects.
-
-    Both are frozen, so a timeline never goes stale.  They are keyed by identity (a
-    tree's value hash would walk it whole), and a cached timeline holds both, so
-    neither id can be reused by another object while its entry lives."""
-    key = (id(scop), id(tree))
-    with _lock:
-        tl = _cache.get(key)
-        if tl is not None:
-            assert tl.scop is scop and tl.tree is tree
-            _cache.move_to_end(key)
-            return tl
-    tl = Timeline(scop, tree)
-    with _lock:
-        _cache[key] = tl
-        if len(_cache) > _CACHED:
-            _cache.popitem(last=False)
-    return tl
+    the same two objects (both frozen, so it never goes stale)."""
+    return _timelines.get((scop, tree), lambda: Timeline(scop, tree))
 
 
 class Timeline:
@@ -74,17 +61,19 @@ class Timeline:
     def schedule(self) -> isl.UnionMap:
         """Statement instances to padded time vectors."""
         out = isl.UnionMap.empty(self.scop.context.get_space())
-        for stmt, vec in self.vectors.items():
-            padded = tuple(vec) + (Lin.constant(0),) * (self.width - len(vec))
-            out = out.union(isl.UnionMap.from_map(self._stmt_map(stmt, padded)))
+        for m in self._padded.values():
+            out = out.union(isl.UnionMap.from_map(m))
         return out
 
     @cached_property
     def _padded(self) -> dict[str, isl.Map]:
-        return {
-            stmt: self._stmt_map(stmt, tuple(vec) + (Lin.constant(0),) * (self.width - len(vec)))
-            for stmt, vec in self.vectors.items()
-        }
+        """Each statement's map to its time vector, padded with zeros to ``width``."""
+        out = {}
+        for stmt, vec in self.vectors.items():
+            padded = tuple(vec) + (Lin.constant(0),) * (self.width - len(vec))
+            out[stmt] = _statement_maps.get(
+                (self.scop,), partial(self._stmt_map, stmt, padded), (stmt, padded))
+        return out
 
     @cached_property
     def _lex_lt(self) -> isl.Map:
@@ -99,8 +88,9 @@ class Timeline:
         source strictly first in this schedule."""
         src = names.in_tuple_name(relation)
         dst = names.out_tuple_name(relation)
-        in_time = relation.apply_domain(self._padded[src]).apply_range(self._padded[dst])
-        return in_time.is_subset(self._lex_lt)
+        at_src, at_dst = self._padded[src], self._padded[dst]
+        return _respected.get((relation, at_src, at_dst), lambda: relation.apply_domain(
+            at_src).apply_range(at_dst).is_subset(self._lex_lt))
 
     @cached_property
     def before(self) -> isl.UnionMap:

@@ -16,13 +16,13 @@ dependences that force it.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from enum import Enum
 
 import islpy as isl
 
 from polyopt.analysis.dependences import Dependence, Dependences, DepKind
+from polyopt.analysis.identity_memo import IdentityMemo
 from polyopt.analysis.timeline import Timeline, timeline
 from polyopt.model.isl_budget import coalesce
 from polyopt.model.schedule_tree import Band, LoopDim, Node, loops
@@ -105,26 +105,15 @@ def loop_verdict(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> Loo
     raise KeyError(loop_id)
 
 
-# The verdicts given so far, per timeline (one per frozen (scop, tree)) and then per
-# dependences and loop: the scheduler asks about the same candidate tree many times.
-# An entry holds its dependences, so their id is not reused while it lives.
-_known: weakref.WeakKeyDictionary[
-    Timeline, dict[tuple[int, str], tuple[Dependences, LoopVerdict]]
-] = weakref.WeakKeyDictionary()
+# The verdicts given so far, per (scop, tree, dependences) and loop: the scheduler asks
+# about the loops of one candidate tree again and again
+_known: IdentityMemo[LoopVerdict] = IdentityMemo(1024)
 
 
 def _known_verdict(deps: Dependences, tl: Timeline, dim: LoopDim,
                    path: tuple[Node, ...]) -> LoopVerdict:
-    known = _known.setdefault(tl, {})
-    key = (id(deps), dim.loop_id)
-    hit = known.get(key)
-    if hit is not None:
-        assert hit[0] is deps
-        return hit[1]
-    verdict = _verdict(tl.scop, deps, tl, dim, _innermost(dim, path),
-                       tl.tree is tl.scop.schedule)
-    known[key] = (deps, verdict)
-    return verdict
+    return _known.get((tl.scop, tl.tree, deps), lambda: _verdict(
+        tl.scop, deps, tl, dim, _innermost(dim, path), tl.tree is tl.scop.schedule), dim.loop_id)
 
 
 def _innermost(dim: LoopDim, path: tuple[Node, ...]) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from polyopt.analysis.dependences import Dependence, Dependences
 from polyopt.analysis.describe import describe
-from polyopt.analysis.timeline import Timeline
+from polyopt.analysis.timeline import timeline
 from polyopt.analysis.verdicts import PARALLEL, REDUCTION, LoopVerdict, var_name, verdicts
 from polyopt.model.errors import IllegalTransformationError
 from polyopt.model.schedule_tree import Node
@@ -33,7 +33,7 @@ def _verdict(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> LoopVer
 def _carried_reductions(scop: Scop, deps: Dependences, tree: Node,
                         loop_id: str) -> tuple[Dependence, ...]:
     """The reduction self-dependences ``loop_id`` carries (what a parallel run reorders)."""
-    tl = Timeline(scop, tree)
+    tl = timeline(scop, tree)
     lid = dim_of(tree, loop_id).loop_id
     return tuple(d for d in deps.memory
                  if d.reduction and not tl.carries(d.relation, lid).is_empty())
