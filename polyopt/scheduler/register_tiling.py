@@ -86,6 +86,9 @@ def _isolate(scop: Scop, deps: Dependences, tree: Node, stmt: str, depth: int) -
 
 def register_tile_all(scop: Scop, deps: Dependences, tree: Node,
                       options: Options) -> tuple[Scop, Dependences, Node]:
+    """Register-tile every statement that reduces into an array matmul-style, then pack
+    the column operands of the nests tiled; the split scop and its dependences come
+    back with the tree."""
     nests: list[_Nest] = []
     for stmt, red in sorted(deps.reductions.items()):
         if not red.is_array or stmt not in {s.name for s in scop.statements}:
