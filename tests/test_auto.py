@@ -404,9 +404,9 @@ def test_jacobi_2d_inner_sweeps_are_parallel_and_vectorized():
 
 def test_user_tile_sizes_reach_the_time_tiles():
     """``tile=(steps, rows)`` sizes jacobi-2d's time tiles as they size other bands (the
-    default is ``auto.TIME_TILE``): the point loops run 4 time steps and 8 skewed rows of
+    default is ``time_tiling.TIME_TILE``): the point loops run 4 time steps and 8 skewed rows of
     a tile, and the tiles still form a parallel wavefront."""
-    from polyopt.scheduler.auto import TIME_TILE
+    from polyopt.scheduler.time_tiling import TIME_TILE
 
     assert TIME_TILE != (4, 8)
     c = c_of("jacobi_2d", tile=(4, 8))

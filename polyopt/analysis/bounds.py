@@ -67,7 +67,7 @@ def param_limit(scop: Scop) -> int:
     """
     depth = max((len(s.iterators) for s in scop.statements), default=0)
     dom_sum, dom_const = _coefficients([s.domain for s in scop.statements])
-    grow = dom_sum ** depth  # how much larger than P + d*C an iterator can be
+    grow: int = dom_sum ** depth  # how much larger than P + d*C an iterator can be
     limit = _SAFE_MAGNITUDE // (grow * dom_sum) - (depth + 1) * dom_const
     for s in scop.statements:
         for a in s.accesses:

@@ -22,7 +22,7 @@ from functools import cached_property
 import islpy as isl
 
 from polyopt.analysis.reductions import Reduction, reductions
-from polyopt.analysis.timeline import Timeline
+from polyopt.analysis.timeline import Timeline, timeline
 from polyopt.model import isl_text, names
 from polyopt.model.isl_budget import coalesce, exhausted
 from polyopt.model.schedule_tree import loops, statements
@@ -86,9 +86,9 @@ class Dependences:
     """The dependences of a scop in its own order.
 
     The memory-based ones are computed at once; the value-based ones (isl dataflow,
-    the costly part: ~0.4 s of 3mm's compile for each of the analyses register tiling
-    makes) when first asked for, one read at a time, since the scheduler's legality
-    checks need only the memory-based ones and privatization only a scalar's flows.
+    the costly part) when first asked for, one read at a time, since the scheduler's
+    legality checks need only the memory-based ones and privatization only a scalar's
+    flows.
     """
 
     scop: Scop
@@ -214,7 +214,7 @@ def _accesses_by_target(scop: Scop) -> dict[str, list[Access]]:
 
 
 def _analyze(scop: Scop) -> Dependences:
-    tl = Timeline(scop, scop.schedule)
+    tl = timeline(scop, scop.schedule)
     reds = reductions(scop)
     by_target = _accesses_by_target(scop)
     build = _Builder(scop, tl, reds)
@@ -315,7 +315,8 @@ def _is_reduction_access(scop: Scop, a: Access) -> bool:
     return a.target == s.target and a.indices == s.indices
 
 
-def _distance(tl: Timeline, rel: isl.Map, common: list[str]) -> tuple[tuple, tuple]:
+def _distance(tl: Timeline, rel: isl.Map, common: list[str]
+              ) -> tuple[tuple[int | None, ...], tuple[str, ...]]:
     if not common:
         return (), ()
     deltas = tl.distance(rel, common)

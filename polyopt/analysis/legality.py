@@ -26,7 +26,7 @@ import islpy as isl
 
 from polyopt.analysis.dependences import Dependence, Dependences
 from polyopt.analysis.describe import describe
-from polyopt.analysis.timeline import Timeline
+from polyopt.analysis.timeline import Timeline, timeline
 from polyopt.model.errors import IllegalTransformationError
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import Scop
@@ -39,7 +39,7 @@ def violations(scop: Scop, deps: Dependences, tree: Node) -> list[Dependence]:
     only a pair that fails is examined dependence by dependence.  Dependences on a
     private scalar whose live ranges ``tree`` keeps apart are not violations.
     """
-    tl = Timeline(scop, tree)
+    tl = timeline(scop, tree)
     broken: list[Dependence] = []
     for union, group in deps.memory_by_pair.values():
         if not tl.respects(union):
@@ -49,7 +49,7 @@ def violations(scop: Scop, deps: Dependences, tree: Node) -> list[Dependence]:
 
 def is_legal(scop: Scop, deps: Dependences, tree: Node) -> bool:
     """Whether ``tree`` respects every dependence (stops at the first that fails)."""
-    tl = Timeline(scop, tree)
+    tl = timeline(scop, tree)
     private: frozenset[str] | None = None  # needs the value-based flow: only when asked
     suspects: list[Dependence] = []
     for union, group in deps.memory_by_pair.values():

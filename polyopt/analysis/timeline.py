@@ -1,31 +1,52 @@
 """A schedule tree seen as time: which dependences a loop carries, and distances.
 
-One :class:`Timeline` is built per (scop, tree) and memoizes the isl maps it needs.
+A :class:`Timeline` memoizes the isl maps it needs; :func:`timeline` shares one per
+(scop, tree) between the analyses that ask about the same tree (the scheduler checks
+a candidate's legality, then asks whether its loops run in parallel).
 """
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cached_property, partial
 
 import islpy as isl
 
+from polyopt.analysis.identity_memo import IdentityMemo
 from polyopt.model import isl_text, names
 from polyopt.model.aff import Lin
-from polyopt.model.schedule_tree import Node, flat_vectors, loop_positions
+from polyopt.model.schedule_tree import Node, Position, flat_vectors, loop_positions
 from polyopt.model.scop import Scop
+
+# Timelines kept for reuse: enough for the candidates one scheduling phase compares
+_timelines: IdentityMemo[Timeline] = IdentityMemo(128)
+# a statement's map to its padded time vector, per (scop, statement, vector): a
+# candidate tree changes some statements' vectors and keeps the others'
+_statement_maps: IdentityMemo[isl.Map] = IdentityMemo(2048)
+# Timeline.respects per (relation, source's and sink's maps): a legality check of a
+# candidate repeats the answers about the statements it leaves in place
+_respected: IdentityMemo[bool] = IdentityMemo(4096)
+
+
+def timeline(scop: Scop, tree: Node) -> Timeline:
+    """The timeline of ``tree`` over ``scop``, shared with every caller that asks about
+    the same two objects (both frozen, so it never goes stale)."""
+    return _timelines.get((scop, tree), lambda: Timeline(scop, tree))
 
 
 class Timeline:
+    """The statement instances of ``scop`` in the order ``tree`` runs them."""
+
     def __init__(self, scop: Scop, tree: Node) -> None:
         self.scop = scop
         self.tree = tree
+        self._same_prefixes: dict[tuple[str, bool], isl.UnionMap] = {}
 
     @cached_property
     def vectors(self) -> dict[str, list[Lin]]:
         return flat_vectors(self.tree)
 
     @cached_property
-    def positions(self):
+    def positions(self) -> dict[str, Position]:
         return loop_positions(self.tree)
 
     @cached_property
@@ -40,17 +61,19 @@ class Timeline:
     def schedule(self) -> isl.UnionMap:
         """Statement instances to padded time vectors."""
         out = isl.UnionMap.empty(self.scop.context.get_space())
-        for stmt, vec in self.vectors.items():
-            padded = tuple(vec) + (Lin.constant(0),) * (self.width - len(vec))
-            out = out.union(isl.UnionMap.from_map(self._stmt_map(stmt, padded)))
+        for m in self._padded.values():
+            out = out.union(isl.UnionMap.from_map(m))
         return out
 
     @cached_property
     def _padded(self) -> dict[str, isl.Map]:
-        return {
-            stmt: self._stmt_map(stmt, tuple(vec) + (Lin.constant(0),) * (self.width - len(vec)))
-            for stmt, vec in self.vectors.items()
-        }
+        """Each statement's map to its time vector, padded with zeros to ``width``."""
+        out = {}
+        for stmt, vec in self.vectors.items():
+            padded = tuple(vec) + (Lin.constant(0),) * (self.width - len(vec))
+            out[stmt] = _statement_maps.get(
+                (self.scop,), partial(self._stmt_map, stmt, padded), (stmt, padded))
+        return out
 
     @cached_property
     def _lex_lt(self) -> isl.Map:
@@ -65,8 +88,9 @@ class Timeline:
         source strictly first in this schedule."""
         src = names.in_tuple_name(relation)
         dst = names.out_tuple_name(relation)
-        in_time = relation.apply_domain(self._padded[src]).apply_range(self._padded[dst])
-        return in_time.is_subset(self._lex_lt)
+        at_src, at_dst = self._padded[src], self._padded[dst]
+        return _respected.get((relation, at_src, at_dst), lambda: relation.apply_domain(
+            at_src).apply_range(at_dst).is_subset(self._lex_lt))
 
     @cached_property
     def before(self) -> isl.UnionMap:
@@ -88,15 +112,12 @@ class Timeline:
     def same_prefix(self, loop_id: str, inclusive: bool) -> isl.UnionMap:
         """Pairs of instances inside the loop that agree on every schedule dimension
         above it (and on the loop itself when ``inclusive``)."""
-        return self._same_prefix(loop_id, inclusive)
-
-    def _same_prefix(self, loop_id: str, inclusive: bool) -> isl.UnionMap:
         key = (loop_id, inclusive)
-        cache = self.__dict__.setdefault("_prefix_cache", {})
-        if key not in cache:
+        found = self._same_prefixes.get(key)
+        if found is None:
             p = self.prefix(loop_id, inclusive)
-            cache[key] = p.apply_range(p.reverse())
-        return cache[key]
+            found = self._same_prefixes[key] = p.apply_range(p.reverse())
+        return found
 
     def carries(self, relation: isl.UnionMap | isl.Map, loop_id: str) -> isl.UnionMap:
         """The part of a dependence relation that ``loop_id`` carries."""
@@ -107,8 +128,7 @@ class Timeline:
         return outer.subtract(self.same_prefix(loop_id, True))
 
     def loop_exprs(self, loop_id: str, stmt: str) -> Lin:
-        pos = self.positions[loop_id]
-        return self.vectors[stmt][pos.depth]
+        return self.vectors[stmt][self.positions[loop_id].depth]
 
     def distance(self, relation: isl.Map, loop_ids: list[str]) -> isl.Set:
         """Set of (sink - source) schedule-value vectors over the given common loops."""

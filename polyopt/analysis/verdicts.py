@@ -17,27 +17,60 @@ dependences that force it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 import islpy as isl
 
 from polyopt.analysis.dependences import Dependence, Dependences, DepKind
-from polyopt.analysis.timeline import Timeline
+from polyopt.analysis.identity_memo import IdentityMemo
+from polyopt.analysis.timeline import Timeline, timeline
 from polyopt.model.isl_budget import coalesce
 from polyopt.model.schedule_tree import Band, LoopDim, Node, loops
 from polyopt.model.scop import ArrayKind, Scop, loop_label
 
-PARALLEL = "parallel"
-REDUCTION = "reduction"
-SEQUENTIAL = "sequential"
+
+class LoopKind(str, Enum):
+    """How a loop may run; its value is the word reports print."""
+
+    PARALLEL = "parallel"
+    REDUCTION = "reduction"  # in parallel, reducing into a copy per thread
+    SEQUENTIAL = "sequential"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+PARALLEL = LoopKind.PARALLEL
+REDUCTION = LoopKind.REDUCTION
+SEQUENTIAL = LoopKind.SEQUENTIAL
+
+# A reduced variable of LoopVerdict.reductions that is an array is named with this
+# prefix (code generation gives each thread a copy of it, which a scalar does not need)
+_ARRAY_PREFIX = "[array]"
+
+
+def array_var(name: str) -> str:
+    """How :attr:`LoopVerdict.reductions` names the reduced array ``name``."""
+    return _ARRAY_PREFIX + name
+
+
+def is_array_var(var: str) -> bool:
+    """Whether a reduced variable of :attr:`LoopVerdict.reductions` is an array."""
+    return var.startswith(_ARRAY_PREFIX)
+
+
+def var_name(var: str) -> str:
+    """The name of a reduced variable of :attr:`LoopVerdict.reductions`, array or not."""
+    return var.removeprefix(_ARRAY_PREFIX)
 
 
 @dataclass(frozen=True)
 class LoopVerdict:
     loop_id: str
     label: str  # the loop in source terms: "i", or "i@12" when names repeat
-    kind: str  # PARALLEL, REDUCTION or SEQUENTIAL
+    kind: LoopKind
     blocking: tuple[Dependence, ...]  # what makes it sequential
-    reductions: tuple[tuple[str, str], ...]  # (operator, variable)
+    reductions: tuple[tuple[str, str], ...]  # (operator, variable: see array_var)
     private: tuple[str, ...]
     firstprivate: tuple[str, ...]
     innermost: bool
@@ -54,32 +87,33 @@ class LoopVerdict:
         # lanes would share one thread's copy of a private array: not vectorizable
         return self.innermost and not self.firstprivate and not self.private_arrays and (
             self.kind == PARALLEL or (self.kind == REDUCTION and all(
-                not _is_array_var(v) for _, v in self.reductions)))
-
-
-def _is_array_var(v: str) -> bool:
-    return v.startswith("[array]")
+                not is_array_var(v) for _, v in self.reductions)))
 
 
 def verdicts(scop: Scop, deps: Dependences, tree: Node) -> dict[str, LoopVerdict]:
     """A verdict for every loop of ``tree``."""
-    tl = Timeline(scop, tree)
-    original = tree is scop.schedule
-    out: dict[str, LoopVerdict] = {}
-    for dim, path in loops(tree):
-        inner = _innermost(dim, path)
-        out[dim.loop_id] = _verdict(scop, deps, tl, dim, inner, original)
-    return out
+    tl = timeline(scop, tree)
+    return {dim.loop_id: _known_verdict(deps, tl, dim, path) for dim, path in loops(tree)}
 
 
-def loop_verdict(scop: Scop, deps: Dependences, tree: Node, loop_id: str,
-                 tl: Timeline | None = None) -> LoopVerdict:
+def loop_verdict(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> LoopVerdict:
     """The verdict of one loop of ``tree`` (cheaper than :func:`verdicts` for all)."""
-    tl = tl or Timeline(scop, tree)
+    tl = timeline(scop, tree)
     for dim, path in loops(tree):
         if dim.loop_id == loop_id:
-            return _verdict(scop, deps, tl, dim, _innermost(dim, path), tree is scop.schedule)
+            return _known_verdict(deps, tl, dim, path)
     raise KeyError(loop_id)
+
+
+# The verdicts given so far, per (scop, tree, dependences) and loop: the scheduler asks
+# about the loops of one candidate tree again and again
+_known: IdentityMemo[LoopVerdict] = IdentityMemo(1024)
+
+
+def _known_verdict(deps: Dependences, tl: Timeline, dim: LoopDim,
+                   path: tuple[Node, ...]) -> LoopVerdict:
+    return _known.get((tl.scop, tl.tree, deps), lambda: _verdict(
+        tl.scop, deps, tl, dim, _innermost(dim, path), tl.tree is tl.scop.schedule), dim.loop_id)
 
 
 def _innermost(dim: LoopDim, path: tuple[Node, ...]) -> bool:
@@ -130,7 +164,7 @@ def _verdict(scop: Scop, deps: Dependences, tl: Timeline, dim: LoopDim, innermos
                 break
         if not blocking:
             reds = tuple(
-                (op, f"[array]{t}" if t in scop.arrays else t) for t, op in sorted(ops.items())
+                (op, array_var(t) if t in scop.arrays else t) for t, op in sorted(ops.items())
             )
             # each thread's copy of the target starts at the operator's identity: every
             # other access to it in the loop would see (or leave) a partial copy
@@ -170,7 +204,8 @@ def _only_reduced(scop: Scop, deps: Dependences, inside: set[str], x: str) -> bo
     return True
 
 
-def _privatizable(scop, deps, tl, loop_id, inside, original) -> tuple[list[str], list[str]]:
+def _privatizable(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str, inside: set[str],
+                  original: bool) -> tuple[list[str], list[str]]:
     written = {scop.statement(s).target for s in inside} & scop.local_scalars
     private: list[str] = []
     firstprivate: list[str] = []

@@ -7,11 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 from polyopt.kernel.kernel import METHOD_REFUSAL, Kernel
-from polyopt.model.options import Options
+from polyopt.model.options import FuseMode, Options
 
 
 def jit(fn: Callable[..., Any] | None = None, *, parallel: bool = True, vectorize: bool = True,
-        tile: bool | tuple[int, ...] = True, fuse: str = "smart", interchange: bool = True,
+        tile: bool | tuple[int, ...] = True, fuse: FuseMode = "smart", interchange: bool = True,
         licm: bool = True, unroll_jam: bool = True, pack: bool = True, fastmath: bool = False,
         strict_fp: bool = False, auto: bool = True, cache: bool = True,
         fallback: bool = False) -> Any:

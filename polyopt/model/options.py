@@ -7,6 +7,7 @@ Every option's type is checked when the record is made: a ``TypeError`` or a
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from typing import Literal, SupportsIndex, TypeGuard, get_args
 
 # Tile sizes and unroll-and-jam factors polyopt accepts.  A tile larger than its loop
 # is one tile; beyond 2**31 - 1 the tile loops' bounds would come near the 64-bit range
@@ -19,14 +20,16 @@ MAX_UNROLL_FACTOR = 64
 # keeps them far inside the 64-bit range (useful factors are 1 to a few)
 MAX_SKEW_FACTOR = 1024
 
-FUSE_CHOICES = ("smart", "max", "none")
+# "smart": loops that share data, keeping parallelism; "max": whenever legal
+FuseMode = Literal["smart", "max", "none"]
+FUSE_CHOICES: tuple[FuseMode, ...] = get_args(FuseMode)
 
 
 def _numpy(x: object) -> bool:
     return type(x).__module__ == "numpy"
 
 
-def _numpy_int(x: object) -> bool:
+def _numpy_int(x: object) -> TypeGuard[SupportsIndex]:
     """A NumPy integer scalar (np.int64(8)), which is an int in all but type."""
     return _numpy(x) and hasattr(x, "__index__") and type(x).__name__ not in ("bool_", "bool")
 
@@ -53,7 +56,7 @@ class Options:
     # the sizes, outermost loop first, the last one repeated for deeper loops (tile=8:
     # 8 for every loop of a band); it is stored as a tuple
     tile: bool | int | tuple[int, ...] = True
-    fuse: str = "smart"  # "smart" | "max" | "none"
+    fuse: FuseMode = "smart"
     interchange: bool = True  # reorder loops for parallelism and unit stride
     licm: bool = True  # keep invariant accumulators in registers
     contract: bool = True  # shrink temporaries that live within one iteration to scalars

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from polyopt.analysis.dependences import Dependences
 from polyopt.analysis.describe import DependenceInfo, _labels, dependence_info, describe
-from polyopt.analysis.verdicts import PARALLEL, REDUCTION, LoopVerdict, verdicts
+from polyopt.analysis.verdicts import PARALLEL, REDUCTION, LoopVerdict, var_name, verdicts
 from polyopt.model.names import user_text
 from polyopt.model.schedule_tree import Node, loops
 from polyopt.model.scop import Scop
@@ -73,7 +73,7 @@ def _loop_info(scop: Scop, v: LoopVerdict, loop_id: str) -> LoopInfo:
     return LoopInfo(
         id=loop_id, label=user_text(v.label), line=line, verdict=v.kind,
         vectorizable=v.vectorizable,
-        reductions=tuple((op, user_text(var.removeprefix("[array]"))) for op, var in v.reductions),
+        reductions=tuple((op, user_text(var_name(var))) for op, var in v.reductions),
         private=tuple(user_text(x) for x in v.private), reason=reason,
         blocking=tuple(dependence_info(scop, d) for d in v.blocking),
         private_arrays=tuple(user_text(x) for x in v.private_arrays),

@@ -60,7 +60,7 @@ def _convert(scop: Scop, node: isl.ScheduleNode, order: list[str], prefix: str,
              counter: list[int], dead: list[str]) -> Node:
     """``dead``: statements that never run (an empty domain), which isl's schedule
     leaves out; they ride along with the first part of every sequence, at time 0."""
-    t = node.get_type()
+    t = _T(node.get_type())  # the stubs say int; islpy returns the enum
     if t == _T.leaf:
         leaves: list[Node] = [Leaf(s) for s in order]
         return leaves[0] if len(leaves) == 1 else Sequence(tuple(leaves))

@@ -5,6 +5,7 @@ frontend model → dependences → schedule (automatic or user steps) → loop m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from polyopt.analysis.dependences import Dependences, analyze
 from polyopt.model.errors import Problem, TooComplexError, UnsupportedError, warn_user
@@ -13,7 +14,7 @@ from polyopt.model.options import Options
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import Scop
 from polyopt.scheduler import auto
-from polyopt.scheduler.steps import replay
+from polyopt.scheduler.steps import Step, replay
 from polyopt.transforms import mark_parallel
 from polyopt.transforms.contract import contract
 
@@ -30,7 +31,17 @@ class Plan:
     notes: tuple[str, ...] = ()  # what was given up, and why (isl over its budget)
 
 
-def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
+class _Marks(TypedDict):
+    """The options that :func:`polyopt.transforms.mark_parallel.mark` takes."""
+
+    parallel: bool
+    vectorize: bool
+    licm: bool
+    strict_fp: bool
+    array_copies: bool
+
+
+def plan(scop: Scop, options: Options, steps: tuple[Step, ...] | None = None) -> Plan:
     """Analyse ``scop`` and choose its schedule: the user's ``steps`` when given
     (each checked), else the automatic scheduler (or the source order when
     ``options.auto`` is off).
@@ -47,8 +58,8 @@ def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
         # scalars' is needed here; later phases ask for theirs under their own budget
         deps.uninitialized_reads  # noqa: B018
     _refuse_uninitialized(scop, deps)
-    marks = dict(parallel=options.parallel, vectorize=options.vectorize, licm=options.licm,
-                 strict_fp=options.strict_fp, array_copies=options.array_copies)
+    marks = _Marks(parallel=options.parallel, vectorize=options.vectorize, licm=options.licm,
+                   strict_fp=options.strict_fp, array_copies=options.array_copies)
     try:
         if steps is not None:
             return _user_plan(scop, deps, steps, options, marks)
@@ -59,8 +70,8 @@ def plan(scop: Scop, options: Options, steps: tuple | None = None) -> Plan:
     return _source_plan(scop, deps, marks, [])
 
 
-def _user_plan(scop: Scop, deps: Dependences, steps: tuple, options: Options,
-               marks: dict) -> Plan:
+def _user_plan(scop: Scop, deps: Dependences, steps: tuple[Step, ...], options: Options,
+               marks: _Marks) -> Plan:
     with budget(SCHEDULING_OPS, f"the schedule of {scop.name}()"):
         tree, req = replay(scop, deps, steps, options.strict_fp)
         tree = mark_parallel.mark(
@@ -72,7 +83,7 @@ def _user_plan(scop: Scop, deps: Dependences, steps: tuple, options: Options,
     return Plan(scop, deps, tree, scop, deps)
 
 
-def _auto_plan(source: Scop, source_deps: Dependences, options: Options, marks: dict) -> Plan:
+def _auto_plan(source: Scop, source_deps: Dependences, options: Options, marks: _Marks) -> Plan:
     with budget(SCHEDULING_OPS, f"scheduling {source.name}()"):
         scop, deps, tree = auto.schedule(source, source_deps, options)
     with budget(MARKING_OPS, f"marking the loops of {source.name}()"):
@@ -86,7 +97,7 @@ def _auto_plan(source: Scop, source_deps: Dependences, options: Options, marks: 
     return Plan(scop, deps, tree, source, source_deps)
 
 
-def _source_plan(scop: Scop, deps: Dependences, marks: dict, notes: list[str]) -> Plan:
+def _source_plan(scop: Scop, deps: Dependences, marks: _Marks, notes: list[str]) -> Plan:
     """The source order with its loop marks; without them when even those are over budget."""
     what = "keeping the source loop order"
     try:

@@ -28,31 +28,14 @@ from polyopt.model.options import Options
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, statements
 from polyopt.model.scop import Scop
 from polyopt.model.target import micro_tile
+from polyopt.scheduler.nests import band_at, loops_around
 from polyopt.transforms.fuse import distribute
 from polyopt.transforms.pack import pack, panel_operands
 from polyopt.transforms.split import split_full_tiles
 from polyopt.transforms.tile import tile
-from polyopt.transforms.tree import at, build_chain, find, replace_at
+from polyopt.transforms.tree import build_chain, find, replace_at
 
 CACHE_TILE = {"i": 16, "k": 256, "j": 32}  # i and j in register tiles: 16 x 32 of them
-
-
-def enclosing(tree: Node, stmt: str) -> list[LoopDim]:
-    """The loops around ``stmt`` in ``tree``, outermost first."""
-    found = _enclosing(tree, stmt, [])
-    return found or []
-
-
-def _enclosing(node: Node, stmt: str, above: list[LoopDim]) -> list[LoopDim] | None:
-    if isinstance(node, Leaf):
-        return above if node.stmt == stmt else None
-    if isinstance(node, Band):
-        return _enclosing(node.child, stmt, [*above, *node.dims])
-    for c in node.children:
-        hit = _enclosing(c, stmt, above)
-        if hit is not None:
-            return hit
-    return None
 
 
 def _iterator(dim: LoopDim, stmt: str) -> str | None:
@@ -81,12 +64,12 @@ def _roles(scop: Scop, stmt: str, dims: list[LoopDim]) -> tuple[LoopDim, LoopDim
 def _isolate(scop: Scop, deps: Dependences, tree: Node, stmt: str, depth: int) -> Node | None:
     """Distribute loops until ``stmt``'s innermost ``depth`` loops hold nothing else."""
     for _ in range(depth + 4):
-        dims = enclosing(tree, stmt)
+        dims = loops_around(tree, stmt)
         if len(dims) < depth:
             return None
         busy = None
         for d in dims[-depth:]:
-            node = _band(tree, d.loop_id)
+            node = band_at(tree, d.loop_id)
             if not isinstance(node.child, (Band, Leaf)):
                 busy = d
         if busy is None:
@@ -101,14 +84,11 @@ def _isolate(scop: Scop, deps: Dependences, tree: Node, stmt: str, depth: int) -
     return None
 
 
-def _band(tree: Node, loop_id: str) -> Band:
-    node = at(tree, find(tree, loop_id))
-    assert isinstance(node, Band)
-    return node
-
-
 def register_tile_all(scop: Scop, deps: Dependences, tree: Node,
                       options: Options) -> tuple[Scop, Dependences, Node]:
+    """Register-tile every statement that reduces into an array matmul-style, then pack
+    the column operands of the nests tiled; the split scop and its dependences come
+    back with the tree."""
     nests: list[_Nest] = []
     for stmt, red in sorted(deps.reductions.items()):
         if not red.is_array or stmt not in {s.name for s in scop.statements}:
@@ -140,7 +120,7 @@ class _Nest:
 
 def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
                    options: Options) -> tuple[Scop, Dependences, Node, _Nest] | None:
-    dims = enclosing(tree, stmt)
+    dims = loops_around(tree, stmt)
     roles = _roles(scop, stmt, dims)
     if roles is None:
         return None
@@ -160,14 +140,16 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     scop2, tree2 = split
     deps2 = analyze(scop2)
     full = f"{stmt}f"
-    tree2 = _isolate(scop2, deps2, tree2, full, 3) if f"{stmt}r" in {
-        s.name for s in scop2.statements} else tree2
-    if tree2 is None:
+    if f"{stmt}r" in {s.name for s in scop2.statements}:
+        isolated = _isolate(scop2, deps2, tree2, full, 3)
+        if isolated is None:
+            return None
+        tree2 = isolated
+    chain_dims = loops_around(tree2, full)[-3:]
+    roles2 = _roles(scop2, full, chain_dims)
+    if roles2 is None:
         return None
-    chain_dims = enclosing(tree2, full)[-3:]
-    di, dk, dj = _roles(scop2, full, chain_dims) or (None, None, None)
-    if di is None:
-        return None
+    di, dk, dj = roles2
     outer = [] if cache is None else [
         _tiled(dk, cache[1], "tile"), _tiled(dj, cache[2], "tile")]
     if cache is not None and row_tile is None:
@@ -182,7 +164,7 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
         return None
     # operands are packed before the outermost loop of the nest: the shared row tiles
     # when there are some (the nest is fused with its neighbours inside them)
-    top = enclosing(result, full)[0].loop_id if row_tile is not None else new_chain[0].loop_id
+    top = loops_around(result, full)[0].loop_id if row_tile is not None else new_chain[0].loop_id
     return scop2, deps2, result, _Nest(full, k, j, nr, top)
 
 
@@ -206,11 +188,11 @@ def _shared_row_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str, di: L
     """
     i_expr = di.expr(stmt)
     wanted = floordiv(i_expr, size)
-    above = enclosing(tree, stmt)
+    above = loops_around(tree, stmt)
     for d in above[:above.index(di)]:
         if d.expr(stmt) == wanted:
             return tree, d.loop_id
-    band = _band(tree, di.loop_id)
+    band = band_at(tree, di.loop_id)
     if statements(band) == [stmt]:
         return tree, None
     try:
@@ -219,7 +201,7 @@ def _shared_row_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str, di: L
         return tree, None
     if not is_legal(scop, deps, cand):
         return tree, None
-    new_above = enclosing(cand, stmt)
+    new_above = loops_around(cand, stmt)
     return cand, next(d.loop_id for d in new_above if d.expr(stmt) == wanted)
 
 

@@ -31,7 +31,7 @@ from dataclasses import replace
 from polyopt.analysis.dependences import Dependence, Dependences
 from polyopt.analysis.describe import describe
 from polyopt.analysis.legality import require_legal
-from polyopt.analysis.timeline import Timeline
+from polyopt.analysis.timeline import timeline
 from polyopt.model import names
 from polyopt.model.aff import Lin
 from polyopt.model.errors import PolyoptError
@@ -91,7 +91,7 @@ def parallel_alignment(scop: Scop, deps: Dependences, tree: Node, loop: str) -> 
 
     Raises :class:`PolyoptError` naming the dependence when no shifts do: its distance
     at the loop is not one constant, or two dependences ask for different shifts."""
-    tl = Timeline(scop, tree)
+    tl = timeline(scop, tree)
     dim = dim_of(tree, loop)
     inside = {s for s, _ in dim.exprs}
     same = tl.same_prefix(dim.loop_id, False)

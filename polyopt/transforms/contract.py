@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from polyopt.analysis.dependences import Dependences
-from polyopt.analysis.timeline import Timeline
+from polyopt.analysis.timeline import Timeline, timeline
 from polyopt.analysis.verdicts import flows_stay, reads_covered
 from polyopt.model import isl_text
 from polyopt.model.aff import Lin, block_size, floordiv
@@ -56,7 +56,7 @@ from polyopt.model.scop import Access, Array, ArrayKind, Scalar, ScalarKind, Sco
 
 def contractible(scop: Scop, deps: Dependences, tree: Node) -> dict[str, str]:
     """Temporaries that can become scalars, each with the loop it is private to."""
-    tl = Timeline(scop, tree)
+    tl = timeline(scop, tree)
     out: dict[str, str] = {}
     for name, arr in scop.arrays.items():
         if arr.kind is not ArrayKind.TEMPORARY:
@@ -103,7 +103,7 @@ class Window:
 def windows(scop: Scop, deps: Dependences, tree: Node,
             scalars: frozenset[str] = frozenset()) -> dict[str, Window]:
     """Temporaries (but ``scalars``) that can become a row or block buffer."""
-    tl = Timeline(scop, tree)
+    tl = timeline(scop, tree)
     out: dict[str, Window] = {}
     for name, arr in scop.arrays.items():
         if arr.kind is not ArrayKind.TEMPORARY or name in scalars:

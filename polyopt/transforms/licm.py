@@ -33,7 +33,7 @@ import islpy as isl
 
 from polyopt.analysis.dependences import Dependence, Dependences
 from polyopt.analysis.describe import describe
-from polyopt.analysis.timeline import Timeline
+from polyopt.analysis.timeline import timeline
 from polyopt.model import isl_text
 from polyopt.model.errors import IllegalTransformationError
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, Node, Sequence
@@ -82,7 +82,7 @@ def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
     band, unrolled, stmts = _body(tree, loop_id)
     if stmts is None:
         return None, "its body is not a single statement or a sequence of statements"
-    tl = Timeline(scop, tree)
+    tl = timeline(scop, tree)
     same = tl.same_prefix(band.dims[0].loop_id, inclusive=False)
     if len(stmts) > 1:
         return _accumulator_among(scop, same, stmts)
@@ -159,7 +159,7 @@ def _aliasing(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> tuple[
         st = scop.statement(a.statement)
         return a.target == st.target and a.indices == st.indices
 
-    tl = Timeline(scop, tree)
+    tl = timeline(scop, tree)
     return tuple(
         d for d in deps.memory
         if d.source.statement in stmts and d.sink.statement in stmts and d.array in targets

@@ -27,7 +27,8 @@ from polyopt.analysis.verdicts import (
     REDUCTION,
     SEQUENTIAL,
     LoopVerdict,
-    _is_array_var,
+    is_array_var,
+    var_name,
     verdicts,
 )
 from polyopt.model.aff import FloorDiv
@@ -82,7 +83,7 @@ class _MarkCtx:
 
     def _reassociates(self, verdict: LoopVerdict) -> bool:
         return self.strict_fp and any(
-            self.scop.element_type(var.removeprefix("[array]")).is_float
+            self.scop.element_type(var_name(var)).is_float
             for _, var in verdict.reductions)
 
     def node(self, node: Node, in_parallel: bool, enclosed: int = 0) -> Node:
@@ -127,7 +128,7 @@ class _MarkCtx:
         if self._reassociates(verdict):
             return False
         if not self.array_copies and (verdict.private_arrays or any(
-                _is_array_var(var) for _, var in verdict.reductions)):
+                is_array_var(var) for _, var in verdict.reductions)):
             # the per-thread copies live on the heap (emit._private_arrays_loop): OpenMP's
             # `reduction(op: A[0:size])` puts them on each thread's stack, which a large
             # array overflows (SIGSEGV)
@@ -165,7 +166,7 @@ class _MarkCtx:
 
 
 def _clauses(verdict: LoopVerdict) -> tuple[tuple[str, str], ...]:
-    return tuple((op, var.removeprefix("[array]")) for op, var in verdict.reductions)
+    return tuple((op, var_name(var)) for op, var in verdict.reductions)
 
 
 def _has_parallel(node: Node, v: dict[str, LoopVerdict]) -> bool:

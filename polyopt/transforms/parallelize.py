@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from polyopt.analysis.dependences import Dependence, Dependences
 from polyopt.analysis.describe import describe
-from polyopt.analysis.timeline import Timeline
-from polyopt.analysis.verdicts import PARALLEL, REDUCTION, LoopVerdict, verdicts
+from polyopt.analysis.timeline import timeline
+from polyopt.analysis.verdicts import PARALLEL, REDUCTION, LoopVerdict, var_name, verdicts
 from polyopt.model.errors import IllegalTransformationError
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import Scop
@@ -40,7 +40,7 @@ def _verdict(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> LoopVer
 def _carried_reductions(scop: Scop, deps: Dependences, tree: Node,
                         loop_id: str) -> tuple[Dependence, ...]:
     """The reduction self-dependences ``loop_id`` carries (what a parallel run reorders)."""
-    tl = Timeline(scop, tree)
+    tl = timeline(scop, tree)
     lid = dim_of(tree, loop_id).loop_id
     return tuple(d for d in deps.memory
                  if d.reduction and not tl.carries(d.relation, lid).is_empty())
@@ -63,12 +63,12 @@ def check_parallel(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name
             tuple(d for d in v.blocking if d.array == x))
     if v.kind == REDUCTION or v.copies_unsafe:
         floats = [var for _, var in v.reductions
-                  if scop.element_type(var.removeprefix("[array]")).is_float]
+                  if scop.element_type(var_name(var)).is_float]
         if not (strict_fp and floats):
             return v
         raise IllegalTransformationError(
             f"loop {name} cannot {how}: that would reassociate the floating-point reduction "
-            f"into {', '.join(x.removeprefix('[array]') for x in floats)}, which strict_fp=True "
+            f"into {', '.join(var_name(x) for x in floats)}, which strict_fp=True "
             "forbids",
             _carried_reductions(scop, deps, tree, loop_id),
         )
