@@ -96,7 +96,7 @@ def _verdict(scop: Scop, kind: Transformation, pair: tuple[LoopDim, LoopDim],
     try:
         attempt()
     except IllegalTransformationError as exc:
-        blocking = exc.violated
+        blocking = tuple(d for d in exc.violated if isinstance(d, Dependence))
         reason = f"would reverse the {describe(scop, blocking[0])}" if blocking \
             else f"is refused: {exc}"
     except PolyoptError as exc:
