@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 import islpy as isl
 
 from polyopt.aff import FloorDiv, Lin, floordiv
-from polyopt.dtypes import BOOL, DType, ValueType
+from polyopt.dtypes import BOOL, DType, ValueType, compare_type
 from polyopt.expr import Binary, Call, Cast, Expr, Literal, Load, Name, Select, Unary
 
 _OP = isl.ast_expr_op_type
@@ -256,12 +256,7 @@ class BodyPrinter:
         if e.op in ("and", "or"):
             return f"({sub(e.lhs)} {'&&' if e.op == 'and' else '||'} {sub(e.rhs)})"
         if e.op in ("<", "<=", ">", ">=", "==", "!="):
-            from polyopt.dtypes import promote
-
-            t = promote(e.lhs.type, e.rhs.type)
-            if t.dtype is DType.INT32 and (e.lhs.type.weak or e.rhs.type.weak):
-                # NumPy compares an int32 with any Python int by value (no conversion)
-                t = ValueType(DType.INT64)
+            t = compare_type(e.lhs.type, e.rhs.type)
             return f"({typed(e.lhs, t)} {e.op} {typed(e.rhs, t)})"
         t = e.type
         a, b = typed(e.lhs, t), typed(e.rhs, t)

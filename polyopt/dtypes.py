@@ -88,6 +88,15 @@ def promote(a: ValueType, b: ValueType) -> ValueType:
     return ValueType(DType(np.promote_types(a.dtype.numpy, b.dtype.numpy).name))
 
 
+def compare_type(a: ValueType, b: ValueType) -> ValueType:
+    """The type NumPy compares two operands in: their promotion, except that an int32
+    meets a Python int by value (NumPy compares them exactly, not in int32)."""
+    t = promote(a, b)
+    if t.dtype is DType.INT32 and (a.weak or b.weak):
+        return ValueType(DType.INT64)
+    return t
+
+
 def true_divide(a: ValueType, b: ValueType) -> ValueType:
     """Type of ``a / b``: ints divide to float64, floats keep their promotion."""
     t = promote(a, b)
