@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from polyopt.frontends.python_affine import AffineConverter, NotAffine
+from polyopt.frontends.python_choices import follow_cpython
 from polyopt.frontends.python_names import renamed_signature, renamed_source, renaming
 from polyopt.frontends.python_source import FunctionSource, function_source
 from polyopt.frontends.python_values import ValueConverter, ValueScope, binary, lin_to_expr
@@ -476,6 +477,7 @@ class _Builder:
         for k, st in enumerate(body):
             self.ctx_iters = ctx.iters
             self.scalar_reads = {}
+            self.values.choices.clear()  # none left by a statement refused half-way
             try:
                 nodes += self._statement(st, ctx, last=top and k == len(body) - 1)
             except NotAffine as e:
@@ -596,6 +598,7 @@ class _Builder:
             update = op
         else:
             update = None
+        value = self._follow_cpython(value, st)
         if isinstance(target, ast.Subscript):
             name, indices = self._indices(target)
             ttype = ValueType(self.arrays[name].dtype)
@@ -610,6 +613,14 @@ class _Builder:
         if value.type != ttype:
             value = Cast(value, ttype)
         return [self._add_stmt(st, ctx, name, indices, value, update)]
+
+    def _follow_cpython(self, value: Expr, st: ast.stmt) -> Expr:
+        """``value`` with arithmetic on a choice computed in the chosen operand's type
+        (:mod:`python_choices`); the converter's record of choices is for one statement."""
+        try:
+            return follow_cpython(value, self.values.choices, st)
+        finally:
+            self.values.choices.clear()
 
     def _check_scalar_target(self, target: ast.Name, ctx: _Ctx) -> None:
         n = target.id
@@ -760,7 +771,7 @@ class _Builder:
         if isinstance(v, ast.Name) and (v.id in self.local_types or v.id in self.scalar_args):
             self.returns = ReturnValue(v.id, False)
             return []
-        value = self.values.convert(v)
+        value = self._follow_cpython(self.values.convert(v), st)
         name = "_result"
         while name in self.used_names:
             name = "_" + name
