@@ -17,6 +17,21 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from progen import oracle
+from progen.nodes import (
+    ArrayArg,
+    Assign,
+    Bin,
+    Call,
+    Cmp,
+    For,
+    IfExp,
+    Index,
+    Name,
+    Num,
+    Program,
+    SizeDef,
+)
 
 import polyopt
 
@@ -289,3 +304,48 @@ def test_the_advice_works():
     four_choices_converted(want, C)
     polyopt.jit(four_choices_converted, strict_fp=True)(got, C)
     assert np.array_equal(got, want)
+
+
+# --- the fuzzer's oracle agrees ------------------------------------------------------------
+
+
+def test_oracle_expects_cpython_for_choices_and_the_static_type_for_locals():
+    """The fuzzer compares arithmetic on a choice bit for bit (polyopt follows CPython);
+    a local variable holding a choice of two types that a later statement computes on
+    has the README's one static type, so that program is compared within the error
+    bound; a returned choice may come back as the Python scalar holding its value."""
+    i = Name("i")
+    x32 = Index("A", (i,))
+    choice = IfExp(Cmp("<", i, Num(2)), Num(0.1), x32)
+
+    def program(*body, ret=None, dtype="float32"):
+        loop = For("i", Num(0), Name("n"), 1, tuple(body))
+        return Program((ArrayArg("A", dtype, ("n",)), ArrayArg("B", "float64", ("n",))), (),
+                       {"n": 8}, (SizeDef("n", "A", 0),), (), (Assign(Name("s"), "", Num(0.0)),
+                                                                loop), ret)
+
+    store = Index("B", (i,))
+    exact = [
+        program(Assign(store, "", Bin("+", Num(1.5), choice))),  # finding 004
+        program(Assign(Name("t"), "", choice), Assign(store, "", Name("t"))),
+        program(Assign(Name("s"), "+", x32), ret=Bin("+", Name("s"), Num(1.0))),  # float32 s
+        program(Assign(Name("s"), "", Call("max", (Name("s"), x32))), ret=Name("s")),
+        program(Assign(Name("t"), "", choice), Assign(store, "", Bin("*", Name("t"), Num(0.5))),
+                dtype="float64"),
+    ]
+    within_bound = [
+        program(Assign(Name("t"), "", choice), Assign(store, "", Bin("*", Name("t"), Num(0.5)))),
+        program(Assign(Name("s"), "", Call("max", (Name("s"), x32))),
+                ret=Bin("*", Name("s"), Num(2.0))),
+    ]
+    assert all(oracle.bit_exact_possible(p) for p in exact)
+    assert not any(oracle.bit_exact_possible(p) for p in within_bound)
+    assert oracle._documented_choice(np.float32(0.1), float(np.float32(0.1)))
+    assert oracle._documented_choice(np.int32(7), 7)
+    assert not oracle._documented_choice(np.float32(0.1), 0.1)
+    # a value computed from such a local has the local's type, its value within the bound
+    computed = np.float64(1.5000001)
+    assert oracle._compare_return(np.float32(1.5), computed, None, 2.0**-24, False,
+                                  static_local=True) is None
+    assert "type float64 but CPython gives float32" in oracle._compare_return(
+        np.float32(1.5), computed, None, 2.0**-24, False)
