@@ -247,12 +247,13 @@ def math_type(module: str, types: list[ValueType]) -> ValueType:
 
 
 def choice_type(types: list[ValueType]) -> ValueType:
-    """The type of ``max``, ``min`` and ``a if c else b``, which CPython evaluates to one
-    operand with that operand's own type.  A float32 (or int32) meeting a Python scalar
-    gives a Python scalar's type (weak float64, weak int64): it holds either operand's
-    value exactly (``max(x32[i], 0.1)`` may be the double 0.1, which a float64 array
-    stores as it is), and being weak it computes with a float32 (int32) in that type,
-    as NumPy does with either operand.  Otherwise NumPy's promotion of the operands
+    """The one static type of ``max``, ``min`` and ``a if c else b``, which CPython
+    evaluates to one operand with that operand's own type: the type of a choice that is
+    stored, converted or returned (arithmetic on a choice whose operand types would
+    change it follows the operand chosen: :mod:`python_choices`).  A float32 (or int32)
+    meeting a Python scalar gives a Python scalar's type (weak float64, weak int64): it
+    holds either operand's value exactly (``max(x32[i], 0.1)`` may be the double 0.1,
+    which a float64 array stores as it is).  Otherwise NumPy's promotion of the operands
     (documented in the README: ``max(x32[i], y64[i])`` is a float64)."""
     t = types[0]
     for u in types[1:]:
