@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Mapping
 
 from polyopt.model.aff import FloorDiv, Lin
-from polyopt.model.dtypes import BOOL, DType, ValueType, promote
+from polyopt.model.dtypes import BOOL, DType, ValueType, compare_type
 from polyopt.model.expr import Binary, Call, Cast, Expr, Literal, Load, Name, Select, Unary
 
 
@@ -194,10 +194,7 @@ class BodyPrinter:
         if e.op in ("and", "or"):
             return f"({sub(e.lhs)} {'&&' if e.op == 'and' else '||'} {sub(e.rhs)})"
         if e.op in ("<", "<=", ">", ">=", "==", "!="):
-            t = promote(e.lhs.type, e.rhs.type)
-            if t.dtype is DType.INT32 and (e.lhs.type.weak or e.rhs.type.weak):
-                # NumPy compares an int32 with any Python int by value (no conversion)
-                t = ValueType(DType.INT64)
+            t = compare_type(e.lhs.type, e.rhs.type)
             return f"({typed(e.lhs, t)} {e.op} {typed(e.rhs, t)})"
         t = e.type
         a, b = typed(e.lhs, t), typed(e.rhs, t)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from polyopt.frontends.python_bindings import Bindings, is_allocation
+from polyopt.frontends.python_choices import follow_cpython
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_values import binary
 from polyopt.frontends.refusal import NotAffine, if_condition
@@ -52,6 +53,7 @@ class StatementWalker:
         saved = self.scope.iters
         for k, st in enumerate(body):
             self.scope.enter(place.iters)
+            self.scope.values.choices.clear()  # none left by a statement refused half-way
             try:
                 nodes += self._statement(st, place, last=top and k == len(body) - 1)
             except NotAffine as e:
@@ -141,10 +143,19 @@ class StatementWalker:
                 raise NotAffine(st, "augmented assignment", "only += -= *= /= //= %= **= are supported")
             current = self.scope.values.convert(_as_load(target))
             value = binary(update, current, value, st)
+        value = self._follow_cpython(value, st)
         name, indices, ttype = self._target(target, value)
         if value.type != ttype:
             value = Cast(value, ttype)
         return [self._add(st, place, name, indices, value, update)]
+
+    def _follow_cpython(self, value: Expr, st: ast.stmt) -> Expr:
+        """``value`` with arithmetic on a choice computed in the chosen operand's type
+        (:mod:`python_choices`); the converter's record of choices is for one statement."""
+        try:
+            return follow_cpython(value, self.scope.values.choices, st)
+        finally:
+            self.scope.values.choices.clear()
 
     def _target(self, target: ast.expr, value: Expr) -> tuple[str, tuple[Lin, ...], ValueType]:
         """What is assigned and the type it holds; a local scalar's type is the join of
@@ -197,7 +208,7 @@ class StatementWalker:
         if isinstance(v, ast.Name) and (v.id in sym.local_types or v.id in sym.scalar_args):
             sym.returns = ReturnValue(v.id, False)
             return []
-        value = self.scope.values.convert(v)
+        value = self._follow_cpython(self.scope.values.convert(v), st)
         name = sym.facts.fresh("_result")
         sym.local_types[name] = value.type
         sym.returns = ReturnValue(name, False)

@@ -27,6 +27,7 @@ from polyopt.model.expr import (
     Select,
     Unary,
     guarded,
+    walk,
 )
 
 MATH_FUNCTIONS = ("sqrt", "exp", "log", "pow", "fabs", "sin", "cos", "tanh")
@@ -72,6 +73,11 @@ def lin_to_expr(e: Lin) -> Expr:
 class ValueConverter:
     def __init__(self, scope: ValueScope) -> None:
         self.scope = scope
+        # the choices CPython evaluates to one of their operands (``a if c else b``, the
+        # builtins ``max`` and ``min``; not ``np.maximum``): id of the node -> (the node,
+        # its source), for :mod:`python_choices`, which makes arithmetic on a choice follow
+        # the chosen operand's type
+        self.choices: dict[int, tuple[Expr, ast.AST]] = {}
 
     def convert(self, node: ast.AST) -> Expr:
         sz = self.scope.size(node)
@@ -80,7 +86,8 @@ class ValueConverter:
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
             raise NotAffine(node, _describe(node), "is not supported in a loop body value")
-        return method(node)
+        out: Expr = method(node)
+        return out
 
     # --- leaves -------------------------------------------------------------------------
 
@@ -138,21 +145,21 @@ class ValueConverter:
         op = "and" if isinstance(node.op, ast.And) else "or"
         values: list[Expr] = []
         reached: list[Formula] = []  # affine tests that must have come out right to get here
-        for v in node.values:  # each operand is evaluated only if the earlier ones let it
-            e = self.convert(v)
-            values.append(guarded(e, conj(*reached)) if reached else e)
-            test = self.scope.affine_test(v)
+        for operand in node.values:  # each is evaluated only if the earlier ones let it
+            e = self.convert(operand)
+            values.append(self._guarded(e, conj(*reached)) if reached else e)
+            test = self.scope.affine_test(operand)
             if test is not None:
                 reached.append(test if op == "and" else Not(test))
-        for v in values:
-            if v.type != BOOL:
+        for value in values:
+            if value.type != BOOL:
                 raise NotAffine(
                     node, f"`{op}`", "operands must be comparisons (Python's value-returning "
                     "`and`/`or` on numbers is not supported)"
                 )
         out = values[0]
-        for v in values[1:]:
-            out = Binary(op, out, v, BOOL)
+        for value in values[1:]:
+            out = Binary(op, out, value, BOOL)
         return out
 
     def _IfExp(self, node: ast.IfExp) -> Expr:
@@ -160,8 +167,20 @@ class ValueConverter:
         a, b = self.convert(node.body), self.convert(node.orelse)
         test = self.scope.affine_test(node.test)
         if test is not None:  # each branch's reads happen only where it is chosen
-            a, b = guarded(a, test), guarded(b, Not(test))
-        return Select(cond, a, b, choice_type([a.type, b.type]))
+            a, b = self._guarded(a, test), self._guarded(b, Not(test))
+        return self._choice(Select(cond, a, b, choice_type([a.type, b.type])), node)
+
+    def _choice(self, e: Expr, node: ast.AST) -> Expr:
+        self.choices[id(e)] = (e, node)
+        return e
+
+    def _guarded(self, e: Expr, guard: Formula) -> Expr:
+        """:func:`guarded`, which rebuilds the tree: the choices in it stay known."""
+        out = guarded(e, guard)
+        for old, new in zip(walk(e), walk(out), strict=True):
+            if id(old) in self.choices:
+                self.choices[id(new)] = (new, self.choices[id(old)][1])
+        return out
 
     # --- calls --------------------------------------------------------------------------
 
@@ -182,7 +201,7 @@ class ValueConverter:
         if module is None and fn in ("min", "max"):
             if len(args) < 2:
                 raise NotAffine(node, f"{fn}()", "needs two or more arguments")
-            return Call(fn, tuple(args), choice_type([a.type for a in args]))
+            return self._choice(Call(fn, tuple(args), choice_type([a.type for a in args])), node)
         if module is None and fn == "abs":
             _arity(node, args, 1)
             return Call("abs", tuple(args), args[0].type)
@@ -200,15 +219,7 @@ class ValueConverter:
             raise NotAffine(node, f"call to {module}.{fn}()", "is not one of the supported math "
                             "functions (sqrt exp log pow fabs sin cos tanh)")
         _arity(node, args, 2 if fn == "pow" else 1)
-        if module == "math":
-            return Call(fn, tuple(args), WEAK_FLOAT)
-        t = args[0].type
-        for a in args[1:]:
-            t = promote(t, a.type)
-        # a ufunc returns a NumPy scalar, never a Python one: np.cos(-0.75) is a strong
-        # float64, so a float32 array times it computes in float64 (NEP 50)
-        dtype = t.dtype if t.dtype.is_float else DType.FLOAT64
-        return Call(fn, tuple(args), ValueType(dtype, weak=False))
+        return Call(fn, tuple(args), math_type(module, [a.type for a in args]))
 
     def _callee(self, func: ast.AST) -> tuple[str, str | None]:
         if isinstance(func, ast.Name):
@@ -220,13 +231,28 @@ class ValueConverter:
         raise NotAffine(func, f"call to {_describe(func)}", "unknown function")
 
 
+def math_type(module: str, types: list[ValueType]) -> ValueType:
+    """The type of ``math.f(...)`` (a Python float) or ``np.f(...)`` for the functions of
+    :data:`MATH_FUNCTIONS`."""
+    if module == "math":
+        return WEAK_FLOAT
+    t = types[0]
+    for u in types[1:]:
+        t = promote(t, u)
+    # a ufunc returns a NumPy scalar, never a Python one: np.cos(-0.75) is a strong
+    # float64, so a float32 array times it computes in float64 (NEP 50)
+    dtype = t.dtype if t.dtype.is_float else DType.FLOAT64
+    return ValueType(dtype, weak=False)
+
+
 def choice_type(types: list[ValueType]) -> ValueType:
-    """The type of ``max``, ``min`` and ``a if c else b``, which CPython evaluates to one
-    operand with that operand's own type.  A float32 (or int32) meeting a Python scalar
-    gives a Python scalar's type (weak float64, weak int64): it holds either operand's
-    value exactly (``max(x32[i], 0.1)`` may be the double 0.1, which a float64 array
-    stores as it is), and being weak it computes with a float32 (int32) in that type,
-    as NumPy does with either operand.  Otherwise NumPy's promotion of the operands
+    """The one static type of ``max``, ``min`` and ``a if c else b``, which CPython
+    evaluates to one operand with that operand's own type: the type of a choice that is
+    stored, converted or returned (arithmetic on a choice whose operand types would
+    change it follows the operand chosen: :mod:`python_choices`).  A float32 (or int32)
+    meeting a Python scalar gives a Python scalar's type (weak float64, weak int64): it
+    holds either operand's value exactly (``max(x32[i], 0.1)`` may be the double 0.1,
+    which a float64 array stores as it is).  Otherwise NumPy's promotion of the operands
     (documented in the README: ``max(x32[i], y64[i])`` is a float64)."""
     t = types[0]
     for u in types[1:]:

@@ -80,6 +80,15 @@ def _promote_strong(a: DType, b: DType) -> DType:
     return f if f.bits > i.bits else DType.FLOAT64
 
 
+def compare_type(a: ValueType, b: ValueType) -> ValueType:
+    """The type NumPy compares two operands in: their promotion, except that an int32
+    meets a Python int by value (NumPy compares them exactly, not in int32)."""
+    t = promote(a, b)
+    if t.dtype is DType.INT32 and (a.weak or b.weak):
+        return ValueType(DType.INT64)
+    return t
+
+
 def true_divide(a: ValueType, b: ValueType) -> ValueType:
     """Type of ``a / b``: ints divide to float64, floats keep their promotion."""
     t = promote(a, b)

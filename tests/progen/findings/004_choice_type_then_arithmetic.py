@@ -7,16 +7,15 @@ and a float64 one otherwise.  polyopt gives the choice one static type (the READ
 float64, which holds either value exactly) and adds in float64: stored into a float64
 array, the result differs from CPython's at float32's precision.
 
-The fix this needs: hoist such a choice out of the arithmetic around it, to the point
-where its value is stored or converted (``c ? 1.5 + 0.1 : 1.5f + C[i]``), so that each
-branch computes in the type CPython would; refuse when too many choices would multiply
-the branches.
+Fixed by hoisting such a choice out of the arithmetic around it, to the point where its
+value is stored, converted or compared (``c ? 1.5 + 0.1 : 1.5f + C[i]``), so that each
+branch computes in the type CPython would (``frontends/python_choices.py``); more than
+three such choices in one statement are refused (``tests/test_choice_types.py``).
 """
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import polyopt
 
@@ -26,11 +25,9 @@ def choice_then_add(A, C):
         A[i] = 1.5 + (0.1 if i < 0 else C[i])
 
 
-@pytest.mark.xfail(strict=True, reason="finding 004: a float32/Python-float choice computes "
-                   "in float64 where CPython computes in the chosen operand's type")
 def test_choice_of_float32_then_arithmetic_follows_cpython():
     C = np.random.default_rng(0).uniform(-2.0, 2.0, 64).astype(np.float32)
     expected, got = np.zeros(64), np.zeros(64)
     choice_then_add(expected, C)
-    polyopt.jit(choice_then_add, strict_fp=True)(got, C)
+    polyopt.kernel(choice_then_add, strict_fp=True)(got, C)
     assert np.array_equal(got, expected)
