@@ -186,7 +186,7 @@ def _run(fn, args, compiled: bool):
     args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # int32 wrapping under CPython
-        ret = (polyopt.kernel(fn, strict_fp=True) if compiled else fn)(*args)
+        ret = (polyopt.jit(fn, strict_fp=True) if compiled else fn)(*args)
     return [a for a in args if isinstance(a, np.ndarray)], ret
 
 
@@ -219,7 +219,7 @@ def test_int32_choice_wraps_as_cpython():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         max_int32_or_int_plus_int(want, k)
-    polyopt.kernel(max_int32_or_int_plus_int)(got, k)
+    polyopt.jit(max_int32_or_int_plus_int)(got, k)
     assert np.array_equal(got, want)
     assert got[1] < 0  # int32 arithmetic where K32[i] is chosen
 
@@ -229,7 +229,7 @@ def test_returned_choice_has_the_documented_static_type():
     ``0.1 + C[0]`` comes back as the Python float holding it."""
     C = np.array([0.3, 1.0, 2.0], dtype=np.float32)
     want = returned_arithmetic(C)
-    got = polyopt.kernel(returned_arithmetic, strict_fp=True)(C)
+    got = polyopt.jit(returned_arithmetic, strict_fp=True)(C)
     assert isinstance(want, np.float32)
     assert type(got) is float and got == float(want)
 
@@ -245,13 +245,13 @@ def same_kind_choice(y, x):
 def test_a_float64_or_python_float_choice_is_not_hoisted():
     """float64 and a Python float add in float64 either way: one addition in the C."""
     x = np.arange(8.0)
-    src = polyopt.kernel(same_kind_choice).c_source(np.zeros(8), x)
+    src = polyopt.jit(same_kind_choice).c_source(np.zeros(8), x)
     body = [line for line in src.splitlines() if "y[i] = " in line]
     assert len(body) == 1 and body[0].count("1.5") == 2, body  # the code and its comment
 
 
 def test_hoisted_choice_in_the_c():
-    src = polyopt.kernel(ifexp_f32_or_python_float).c_source(np.zeros(8), np.zeros(8, np.float32))
+    src = polyopt.jit(ifexp_f32_or_python_float).c_source(np.zeros(8), np.zeros(8, np.float32))
     line = next(ln for ln in src.splitlines() if "A[i] = " in ln)
     assert "(1.5 + 0.1)" in line and "((float)1.5) + C[i]" in line, line
 
@@ -276,7 +276,7 @@ def four_choices(A, C):
 
 def test_more_than_three_choices_are_refused():
     with pytest.raises(polyopt.UnsupportedError) as info:
-        polyopt.kernel(four_choices)(np.zeros(8), np.zeros(8, np.float32))
+        polyopt.jit(four_choices)(np.zeros(8), np.zeros(8, np.float32))
     e = info.value
     line, col = where("four", "max(")
     assert (e.filename, e.lineno, e.offset) == (THIS_FILE, line, col)
@@ -302,7 +302,7 @@ def test_the_advice_works():
     C = np.random.default_rng(1).uniform(-1, 1, 32).astype(np.float32)
     want, got = np.zeros(32), np.zeros(32)
     four_choices_converted(want, C)
-    polyopt.kernel(four_choices_converted, strict_fp=True)(got, C)
+    polyopt.jit(four_choices_converted, strict_fp=True)(got, C)
     assert np.array_equal(got, want)
 
 

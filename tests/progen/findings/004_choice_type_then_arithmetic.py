@@ -29,5 +29,5 @@ def test_choice_of_float32_then_arithmetic_follows_cpython():
     C = np.random.default_rng(0).uniform(-2.0, 2.0, 64).astype(np.float32)
     expected, got = np.zeros(64), np.zeros(64)
     choice_then_add(expected, C)
-    polyopt.kernel(choice_then_add, strict_fp=True)(got, C)
+    polyopt.jit(choice_then_add, strict_fp=True)(got, C)
     assert np.array_equal(got, expected)
