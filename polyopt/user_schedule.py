@@ -27,8 +27,10 @@ from polyopt.analysis.dependences import Dependences, analyze
 from polyopt.frontends.python import parse_function
 from polyopt.kernel import Kernel, jit
 from polyopt.model.names import user_text
-from polyopt.model.schedule_tree import loops
+from polyopt.model.schedule_tree import Node, loops
 from polyopt.model.scop import Scop, loop_label
+from polyopt.scheduler.applied import Record
+from polyopt.scheduler.pipeline import automatic
 from polyopt.scheduler.steps import (
     Align,
     Distribute,
@@ -37,6 +39,7 @@ from polyopt.scheduler.steps import (
     Licm,
     Parallelize,
     Skew,
+    StartAuto,
     Step,
     Tile,
     UnrollJam,
@@ -51,24 +54,31 @@ class Schedule:
     """An immutable user schedule for one :class:`~polyopt.kernel.Kernel`.
 
     Steps apply to the function as written (its source order and exact
-    dependences), not to what the automatic scheduler would make of it; the
-    kernel's ``strict_fp`` option is honoured when parallel and simd requests are
-    checked.
+    dependences), or, after ``start="auto"`` (a first step :class:`StartAuto`), to the
+    automatic schedule: promotion, index-set splitting, time tiling, register tiling,
+    packing and contraction have no user step, so that schedule is the base the
+    steps apply on top of, not a list of steps.  The kernel's ``strict_fp`` option is
+    honoured when parallel and simd requests are checked.
     """
 
     def __init__(self, kernel: Kernel, steps: tuple[Step, ...] = (),
-                 _source: tuple[Scop, Dependences] | None = None) -> None:
+                 _source: tuple[Scop, Dependences, Node | None] | None = None) -> None:
         self.kernel = kernel
         self.steps = steps
-        self._source = _source or _source_of(kernel)
-        scop, deps = self._source
+        self._source = _source or _source_of(kernel, _starts_auto(steps))
         # checks every step
-        self.tree, self.requests = replay(scop, deps, steps, kernel.options.strict_fp)
+        self.tree, self.requests = replay(*self._source[:2], self._own_steps,
+                                          kernel.options.strict_fp, self._source[2])
+
+    @property
+    def _own_steps(self) -> tuple[Step, ...]:
+        """The steps after ``start="auto"``'s."""
+        return self.steps[1:] if _starts_auto(self.steps) else self.steps
 
     @property
     def scop(self) -> Scop:
-        """The program the steps apply to: the function as written (:attr:`tree` is its
-        transformed schedule)."""
+        """The program the steps apply to: the function as written, or as the automatic
+        scheduler rewrote it (:attr:`tree` is its transformed schedule)."""
         return self._source[0]
 
     def _then(self, step: type[Step], *args: Any) -> Schedule:
@@ -137,12 +147,13 @@ class Schedule:
         """
         opts = replace(self.kernel.options, **options) if options else self.kernel.options
         if opts.strict_fp != self.kernel.options.strict_fp:
-            replay(*self._source, self.steps, opts.strict_fp)
+            replay(*self._source[:2], self._own_steps, opts.strict_fp, self._source[2])
         return Kernel(self.kernel.py_func, opts, steps=self.steps)
 
     def __str__(self) -> str:
         name = getattr(self.kernel, "__name__", "kernel")
-        return f"polyopt.schedule({name})" + "".join(str(s) for s in self.steps)
+        start = ', start="auto"' if _starts_auto(self.steps) else ""
+        return f"polyopt.schedule({name}{start})" + "".join(str(s) for s in self._own_steps)
 
     __repr__ = __str__
 
@@ -167,12 +178,23 @@ def _kernel_of(fn: object) -> Kernel:
     return kernel
 
 
-def _source_of(kernel: Kernel) -> tuple[Scop, Dependences]:
-    """The function as written and its dependences (no contraction, no automatic schedule)."""
+def _starts_auto(steps: tuple[Step, ...]) -> bool:
+    return bool(steps) and isinstance(steps[0], StartAuto)
+
+
+def _source_of(kernel: Kernel, auto: bool) -> tuple[Scop, Dependences, Node | None]:
+    """The function as written and its dependences (no contraction, no automatic schedule),
+    or with ``auto`` the program and schedule the automatic scheduler made of it."""
     scop = parse_function(kernel.py_func, None)
-    return scop, analyze(scop)
+    deps = analyze(scop)
+    if not auto:
+        return scop, deps, None
+    return automatic(scop, deps, kernel.options, Record())
 
 
-def schedule(fn: Kernel | Callable[..., Any]) -> Schedule:
-    """Start a user schedule from a function or a ``@polyopt.jit`` kernel."""
-    return Schedule(_kernel_of(fn))
+def schedule(fn: Kernel | Callable[..., Any], start: str = "source") -> Schedule:
+    """Start a user schedule from a function or a ``@polyopt.jit`` kernel: from its
+    source order (``start="source"``) or from the automatic schedule (``"auto"``)."""
+    if start not in ("source", "auto"):
+        raise ValueError(f'start must be "source" or "auto", not {start!r}')
+    return Schedule(_kernel_of(fn), (StartAuto(),) if start == "auto" else ())

@@ -29,7 +29,8 @@ from polyopt.kernel.globals_watch import Snapshot, Watch, changed, snapshot, wat
 from polyopt.model.errors import CompileError, UnsupportedError, warn_user
 from polyopt.model.options import Options
 from polyopt.model.signature import Signature
-from polyopt.report.analysis import Analysis, analysis, text_report
+from polyopt.report.analysis import Analysis, analysis
+from polyopt.report.notebook import KernelReport, kernel_report
 from polyopt.scheduler import pipeline
 from polyopt.scheduler.steps import Step
 
@@ -202,11 +203,10 @@ class Kernel:
         return Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args,
                                                                       strict=True)))
 
-    def report(self, *args: Any, **kwargs: Any) -> str:
-        """The dependences and, for every loop, whether it runs in parallel and why not."""
-        notes = self.plan(self._sig_for(args, kwargs)).notes  # what isl's budget gave up
-        return text_report(self.dependences(*args, **kwargs)) + "".join(
-            f"\nnote: {n}" for n in notes)
+    def report(self, *args: Any, **kwargs: Any) -> KernelReport:
+        """The dependences and, for every loop, whether it runs in parallel and why not;
+        then what was done.  A str; a notebook shows it as HTML."""
+        return kernel_report(self.plan(self._sig_for(args, kwargs)), self.py_func, self.__name__)
 
     def dependences(self, *args: Any, **kwargs: Any) -> Analysis:
         """The dependence analysis as data (:class:`polyopt.report.Analysis`)."""

@@ -12,6 +12,7 @@ from polyopt.analysis.dependences import Dependence, Dependences
 from polyopt.analysis.describe import DependenceInfo
 from polyopt.model.scop import Scop
 from polyopt.report.analysis import Analysis, analysis
+from polyopt.report.applied import AppliedReport
 from polyopt.report.legality import LegalityInfo, legality
 
 
@@ -38,6 +39,7 @@ class ScopReport:
     analysis: Analysis
     legality: tuple[LegalityInfo, ...]
     source: SourceExcerpt
+    applied: AppliedReport | None = None  # what was done (None: not scheduled)
 
     def dependence_index(self, d: Dependence | DependenceInfo) -> int:
         """The position of a dependence in ``analysis.dependences``."""
@@ -58,7 +60,8 @@ class Report:
 
 
 def scop_report(scop: Scop, deps: Dependences, title: str, kind: str,
-                source: SourceExcerpt) -> ScopReport:
-    """Analyse ``scop`` in its original order (its file named as ``source`` names it)."""
+                source: SourceExcerpt, applied: AppliedReport | None = None) -> ScopReport:
+    """Analyse ``scop`` in its original order (its file named as ``source`` names it);
+    ``applied`` says what the schedule did to it."""
     a = replace(analysis(scop, deps), filename=source.filename)
-    return ScopReport(title, kind, scop, a, legality(scop, deps), source)
+    return ScopReport(title, kind, scop, a, legality(scop, deps), source, applied)

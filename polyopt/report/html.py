@@ -12,12 +12,13 @@ import html
 
 import polyopt
 from polyopt.report.analysis import LoopInfo
+from polyopt.report.applied import AppliedReport
 from polyopt.report.data import Report, ScopReport
 from polyopt.report.graph import svg
 from polyopt.report.json_doc import SCHEMA_VERSION
 from polyopt.report.legality import FUSION
 
-_CSS = """
+CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1b2733;
        background: #fafbfc; }
 header { background: #1b2733; color: #fff; padding: 16px 28px; }
@@ -63,7 +64,7 @@ def render(report: Report) -> str:
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{e(title)}</title>",
-        f"<style>{_CSS}</style></head><body>",
+        f"<style>{CSS}</style></head><body>",
         "<header><h1>polyopt dependence report</h1>",
         f"<p>{e(report.filename)} &middot; {e(report.language)} &middot; polyopt "
         f"{e(polyopt.__version__)} &middot; report schema {SCHEMA_VERSION}</p></header>",
@@ -75,7 +76,7 @@ def render(report: Report) -> str:
                  for k, s in enumerate(report.scops)]
         body.append("</ul></nav>")
     for k, s in enumerate(report.scops):
-        body.append(_scop(k, s))
+        body.append(scop_section(k, s))
     body.append("</main></body></html>")
     return "\n".join(body) + "\n"
 
@@ -90,7 +91,8 @@ def _verdict(lp: LoopInfo) -> str:
     return text + (", vectorizable" if lp.vectorizable else "")
 
 
-def _scop(k: int, s: ScopReport) -> str:
+def scop_section(k: int, s: ScopReport) -> str:
+    """One scop's section: what the page and a notebook's ``fn.report()`` show."""
     e = html.escape
     a = s.analysis
     counts = {v: sum(1 for lp in a.loops if lp.verdict == v)
@@ -105,6 +107,7 @@ def _scop(k: int, s: ScopReport) -> str:
         _source(k, s),
         "<h3>Dependence graph</h3>",
         f"<figure>{svg(s)}</figure>",
+        *(["<h3>What was done</h3>", applied_section(s.applied)] if s.applied else []),
         "<h3>Loops</h3>",
         _loops(s),
         "<h3>Statements</h3>",
@@ -118,6 +121,28 @@ def _scop(k: int, s: ScopReport) -> str:
         "</section>",
     ]
     return "\n".join(out)
+
+
+def applied_section(r: AppliedReport) -> str:
+    """The steps taken, the final loops with their marks, the temporaries, the threshold."""
+    e = html.escape
+    steps = _table(["#", "phase", "what", "as a user step"], [
+        [str(k), e(a.phase), e(a.what),
+         "<code>" + e("".join(str(x) for x in a.steps)) + "</code>" if a.steps
+         else "(no user step)"] for k, a in enumerate(r.applied, 1)])
+    rows = "".join(f'<span class="line"><span class="ln"></span>{"&nbsp;" * (2 * x.depth)}'
+                   f'{e(x.label)}{"".join(_mark(m) for m in x.marks)}</span>' for x in r.loops)
+    temps = _table(["temporary", "what"], [[e(n), e(w)] for n, w in r.temporaries])
+    return (f"{steps}<p>Replay: <code>{e(r.replay)}</code></p>"
+            f'<pre class="source">{rows}</pre>{temps}'
+            f"<p>Parallel threshold: a parallel loop runs on one thread when a call runs fewer "
+            f"than {r.parallel_threshold} statement instances (<code>POLYOPT_PARALLEL_MIN</code>)."
+            "</p>")
+
+
+def _mark(m: str) -> str:
+    kind = "parallel" if m.startswith("parallel") else "stmt-tag"
+    return f' <span class="badge {kind}">{html.escape(m)}</span>'
 
 
 def _source(k: int, s: ScopReport) -> str:

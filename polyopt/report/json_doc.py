@@ -15,10 +15,11 @@ from typing import Any
 import polyopt
 from polyopt.analysis.describe import DependenceInfo
 from polyopt.report.analysis import LoopInfo
+from polyopt.report.applied import AppliedReport
 from polyopt.report.data import Report, ScopReport
 
 SCHEMA = "polyopt-deps"
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: each scop's "applied" schedule
 
 
 def to_data(report: Report) -> dict[str, Any]:
@@ -60,6 +61,24 @@ def _scop(s: ScopReport) -> dict[str, Any]:
             }
             for t in s.legality
         ],
+        **({"applied": applied_data(s.applied)} if s.applied is not None else {}),
+    }
+
+
+def applied_data(r: AppliedReport) -> dict[str, Any]:
+    """What was done: the steps in order, the final loops, the temporaries, the threshold."""
+    return {
+        "origin": r.origin,
+        "steps": [{"phase": a.phase, "what": a.what, "loops": list(a.loops),
+                   "arrays": list(a.arrays),
+                   "steps": [{"op": st.op, "args": [list(x) if isinstance(x, tuple) else x
+                                                    for x in st.args]} for st in a.steps]}
+                  for a in r.applied],
+        "replay": r.replay,
+        "loops": [{"depth": x.depth, "label": x.label, "statement": x.statement,
+                   "marks": list(x.marks)} for x in r.loops],
+        "temporaries": [{"name": n, "what": w} for n, w in r.temporaries],
+        "parallel_threshold": r.parallel_threshold,
     }
 
 

@@ -4,6 +4,7 @@ followed by each dependence's relation and the legality of loop interchanges and
 from __future__ import annotations
 
 from polyopt.report.analysis import text_report
+from polyopt.report.applied import text as applied_text
 from polyopt.report.data import Report, ScopReport
 from polyopt.report.legality import FUSION
 
@@ -15,6 +16,8 @@ def render(report: Report) -> str:
 
 def _scop(s: ScopReport) -> str:
     out = [f"== {s.title} ==", text_report(s.analysis).rstrip("\n"), ""]
+    if s.applied is not None:
+        out += [applied_text(s.applied).rstrip("\n"), ""]
     if s.analysis.dependences:
         out.append("Relations")
         for k, d in enumerate(s.analysis.dependences):

@@ -26,6 +26,7 @@ from polyopt.analysis.dependences import Dependences, analyze
 from polyopt.model.options import Options
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import Scop
+from polyopt.scheduler.applied import Record, note
 from polyopt.scheduler.fusion import fuse_all
 from polyopt.scheduler.loop_order import distribute_for_order, reorder_all
 from polyopt.scheduler.pivots import split_pivots
@@ -36,27 +37,45 @@ from polyopt.transforms.promote import promote
 from polyopt.transforms.tree import normalize
 
 
-def schedule(scop: Scop, deps: Dependences, options: Options) -> tuple[Scop, Dependences, Node]:
+def schedule(scop: Scop, deps: Dependences, options: Options,
+             record: Record | None = None) -> tuple[Scop, Dependences, Node]:
     """The automatic schedule.  Register tiling may split statements, so the (possibly
-    new) scop and its dependences come back with the tree."""
+    new) scop and its dependences come back with the tree.  ``record`` notes what each
+    phase changed (for reports)."""
     if options.interchange and scop.statements:
         promoted = promote(scop, deps, expand=options.array_copies)
         if promoted is not scop:
+            note(record, "accumulator promotion", (scop, scop.schedule),
+                 (promoted, promoted.schedule))
             scop, deps = promoted, analyze(promoted)
     tree = normalize(scop.schedule)
     if not scop.statements:
         return scop, deps, tree
     if options.parallel or options.vectorize:
+        before = scop, tree
         scop, deps, tree = split_pivots(scop, deps, tree)
+        note(record, "index-set splitting", before, (scop, tree))
     if options.interchange:
+        before = scop, tree
         tree = distribute_for_order(scop, deps, tree)
+        note(record, "distribution", before, (scop, tree))
+        before = scop, tree
         tree = reorder_all(scop, deps, tree)
+        note(record, "loop order", before, (scop, tree))
     if options.fuse != "none":
+        before = scop, tree
         tree = fuse_all(scop, deps, tree, options)
+        note(record, "fusion", before, (scop, tree))
     if options.tile:
+        before = scop, tree
         tree = time_tile_all(scop, deps, tree, time_tile_sizes(options))
+        note(record, "time tiling", before, (scop, tree))
     if options.unroll_jam:
+        before = scop, tree
         scop, deps, tree = register_tile_all(scop, deps, tree, options)
+        note(record, "register tiling", before, (scop, tree))
     if options.tile:
+        before = scop, tree
         tree = tile_all(scop, deps, tree, options)
+        note(record, "tiling", before, (scop, tree))
     return scop, deps, tree

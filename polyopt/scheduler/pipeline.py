@@ -13,8 +13,9 @@ from polyopt.model.isl_budget import ANALYSIS_OPS, MARKING_OPS, SCHEDULING_OPS, 
 from polyopt.model.options import Options
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import Scop
-from polyopt.scheduler import auto
-from polyopt.scheduler.steps import Step, replay
+from polyopt.scheduler import applied, auto
+from polyopt.scheduler.applied import Applied, Record
+from polyopt.scheduler.steps import StartAuto, Step, replay
 from polyopt.transforms import mark_parallel
 from polyopt.transforms.contract import contract
 
@@ -29,6 +30,9 @@ class Plan:
     source: Scop  # the program as written, for reports
     source_deps: Dependences
     notes: tuple[str, ...] = ()  # what was given up, and why (isl over its budget)
+    #: what was done, phase by phase, the loop marks last (:mod:`polyopt.scheduler.applied`)
+    applied: tuple[Applied, ...] = ()
+    origin: str = "source"  # "auto", "user" (steps), or "source" (the source order)
 
 
 class _Marks(TypedDict):
@@ -70,31 +74,50 @@ def plan(scop: Scop, options: Options, steps: tuple[Step, ...] | None = None) ->
     return _source_plan(scop, deps, marks, [])
 
 
-def _user_plan(scop: Scop, deps: Dependences, steps: tuple[Step, ...], options: Options,
-               marks: _Marks) -> Plan:
+def _user_plan(source: Scop, source_deps: Dependences, steps: tuple[Step, ...],
+               options: Options, marks: _Marks) -> Plan:
+    record = Record()
+    scop, deps, base = source, source_deps, None
+    if steps and isinstance(steps[0], StartAuto):  # polyopt.schedule(fn, start="auto")
+        scop, deps, base = automatic(source, source_deps, options, record)
+        steps = steps[1:]
     with budget(SCHEDULING_OPS, f"the schedule of {scop.name}()"):
-        tree, req = replay(scop, deps, steps, options.strict_fp)
+        tree, req = replay(scop, deps, steps, options.strict_fp, base)
         tree = mark_parallel.mark(
             scop, deps, tree, **marks,
             only_parallel=req.parallel if "parallel" in req.used else None,
             only_simd=req.simd if "simd" in req.used else None,
             only_licm=req.licm if "licm" in req.used else None,
         )
-    return Plan(scop, deps, tree, scop, deps)
+    for step in steps:
+        record.add(Applied("user step", str(step).lstrip("."), steps=(step,)))
+    return Plan(scop, deps, tree, source, source_deps, (),
+                (*record.applied(), *applied.marks(scop, tree)), "user")
 
 
-def _auto_plan(source: Scop, source_deps: Dependences, options: Options, marks: _Marks) -> Plan:
+def automatic(source: Scop, source_deps: Dependences, options: Options,
+               record: Record) -> tuple[Scop, Dependences, Node]:
+    """The automatic schedule with its temporaries contracted, before the loop marks."""
     with budget(SCHEDULING_OPS, f"scheduling {source.name}()"):
-        scop, deps, tree = auto.schedule(source, source_deps, options)
+        scop, deps, tree = auto.schedule(source, source_deps, options, record)
     with budget(MARKING_OPS, f"marking the loops of {source.name}()"):
         if options.contract:
             contracted = contract(scop, deps, tree, row_buffers=options.array_copies)
             if contracted is not scop:
+                record.note("contraction", (scop, tree), (contracted, contracted.schedule))
                 # the contracted program's source order is `tree`: analyse it afresh
                 scop, deps = contracted, analyze(contracted)
                 tree = contracted.schedule
+    return scop, deps, tree
+
+
+def _auto_plan(source: Scop, source_deps: Dependences, options: Options, marks: _Marks) -> Plan:
+    record = Record()
+    scop, deps, tree = automatic(source, source_deps, options, record)
+    with budget(MARKING_OPS, f"marking the loops of {source.name}()"):
         tree = mark_parallel.mark(scop, deps, tree, **marks)
-    return Plan(scop, deps, tree, source, source_deps)
+    return Plan(scop, deps, tree, source, source_deps, (),
+                (*record.applied(), *applied.marks(scop, tree)), "auto")
 
 
 def _source_plan(scop: Scop, deps: Dependences, marks: _Marks, notes: list[str]) -> Plan:
@@ -109,7 +132,7 @@ def _source_plan(scop: Scop, deps: Dependences, marks: _Marks, notes: list[str])
     if notes:
         notes[-1] += f"; {what}"
         warn_user("polyopt: " + "; ".join(notes))
-    return Plan(scop, deps, tree, scop, deps, tuple(notes))
+    return Plan(scop, deps, tree, scop, deps, tuple(notes), tuple(applied.marks(scop, tree)))
 
 
 def _note(exc: TooComplexError) -> str:

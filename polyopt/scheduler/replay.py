@@ -80,11 +80,12 @@ def resolve(scop: Scop, tree: Node, name: str) -> str:
 
 
 def replay(scop: Scop, deps: Dependences, steps: tuple[Step, ...],
-           strict_fp: bool = False) -> tuple[Node, Requests]:
-    """Apply ``steps`` to ``scop``'s source order, checking each one (``strict_fp``:
+           strict_fp: bool = False, base: Node | None = None) -> tuple[Node, Requests]:
+    """Apply ``steps`` to ``scop``'s source order (or to ``base``, the automatic schedule
+    of ``polyopt.schedule(fn, start="auto")``), checking each one (``strict_fp``:
     refuse running a floating-point reduction in parallel or in SIMD lanes)."""
     at = Source(scop, deps, strict_fp)
-    tree = normalize(scop.schedule)
+    tree = normalize(scop.schedule) if base is None else base
     req = Requests()
     for step in steps:
         tree, req = apply_step(at, tree, req, step)

@@ -306,9 +306,23 @@ class Licm(_Request):
         check_licm(at.scop, at.deps, tree, loop_id, self.loop)
 
 
+@dataclass(frozen=True)
+class StartAuto(Step):
+    """Start from the automatic schedule instead of the source order: only as the first
+    step (``polyopt.schedule(fn, start="auto")``); the pipeline computes that schedule,
+    and the steps after this one apply to it."""
+
+    op: ClassVar[str] = "auto"
+
+    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
+        raise ScheduleFormatError("auto() starts a schedule from the automatic one: it can "
+                                  "only be the first step")
+
+
 #: every step by the name its JSON and its Schedule method use
 STEPS: dict[str, type[Step]] = {cls.op: cls for cls in (
-    Interchange, Fuse, Distribute, Tile, Skew, Align, UnrollJam, Parallelize, Vectorize, Licm)}
+    Interchange, Fuse, Distribute, Tile, Skew, Align, UnrollJam, Parallelize, Vectorize, Licm,
+    StartAuto)}
 
 
 def step_problem(op: object, args: tuple[Any, ...]) -> str | None:
@@ -352,6 +366,9 @@ def steps_from_json(text: str | bytes, function: str | None = None) -> tuple[Ste
         problem = step_problem(s["op"], args)
         if problem is not None:
             raise ScheduleFormatError(f"step {k} ({s['op']!r}): {problem}")
+        if s["op"] == StartAuto.op and k != 1:
+            raise ScheduleFormatError(f"step {k}: auto() starts from the automatic schedule, "
+                                      "so it can only be the first step")
         steps.append(STEPS[s["op"]](*args))
     return tuple(steps)
 
