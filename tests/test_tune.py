@@ -24,6 +24,7 @@ from polyopt.backend_c.work import parallel_min_fixed, parallel_min_instances
 from polyopt.frontends.python_types import type_of_value
 
 import polyopt
+from bench import tune_suite
 from polyopt.cli import command as cli
 from polyopt.kernel import Kernel
 from polyopt.model.options import Options
@@ -233,3 +234,10 @@ def test_cli_tune_writes_a_replayable_result(small_space, tmp_path: Path, capsys
     c_file = tmp_path / "k.c"
     c_file.write_text("void f(void) {}\n")
     assert cli.main(["tune", str(c_file), "--signature", "float64"]) == 2
+
+
+def test_bench_tune_suite_runs_at_mini(small_space, tmp_path: Path):
+    rows = tune_suite.run("MINI", ["gemm"], 60, 3, tmp_path)
+    assert [r.kernel for r in rows] == ["gemm"] and rows[0].trials >= 2
+    TuneResult.from_json((tmp_path / "tune" / "gemm.tune.json").read_text())
+    assert "| gemm |" in tune_suite.markdown(rows, "MINI", 60, [])

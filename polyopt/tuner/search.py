@@ -49,6 +49,17 @@ def signature_text(sig: Signature) -> str:
     return ", ".join(str(t) for _, t in sig.args)
 
 
+def signature_of(kernel: Kernel, args: tuple[Any, ...]) -> tuple[Signature, tuple[Any, ...]]:
+    """The signature of a call with ``args``, and the arguments in the function's order
+    (defaults applied)."""
+    params = inspect.signature(kernel.py_func)
+    bound = params.bind(*args)
+    bound.apply_defaults()
+    values = tuple(bound.arguments[n] for n in params.parameters)
+    return Signature(tuple((n, type_of_value(a)) for n, a in zip(params.parameters, values,
+                                                                   strict=True))), values
+
+
 def compile_choice(kernel: Kernel, sig: Signature, choice: Choice) -> tuple[measure.Call, str]:
     """The kernel built with ``choice`` (never with stored tuned options) and its library's
     path, which tells identical builds apart."""
@@ -68,12 +79,7 @@ def tune(fn: Callable[..., Any], *args: Any, budget: float = 10.0,
                          "follows a user schedule (polyopt.schedule)")
     if not (isinstance(budget, (int, float)) and budget > 0):
         raise ValueError(f"budget must be a positive number of seconds, not {budget!r}")
-    params = inspect.signature(kernel.py_func)
-    bound = params.bind(*args)
-    bound.apply_defaults()
-    values = tuple(bound.arguments[n] for n in params.parameters)
-    sig = Signature(tuple((n, type_of_value(a)) for n, a in zip(params.parameters, values,
-                                                                  strict=True)))
+    sig, values = signature_of(kernel, args)
     default = Choice(kernel.options, parallel_min_instances())
     search = _Search(kernel, sig, values, default, time.monotonic() + budget)
     best = search.run()
