@@ -74,10 +74,16 @@ def store(front: str, library: str, iface: KernelInterface) -> None:
     interface = iface.to_json()
     entry = {"version": INDEX_VERSION, "library": library, "interface": interface,
              "sha256": _digest(library, json.loads(json.dumps(interface)))}
+    publish(path, json.dumps(entry))
+
+
+def publish(path: Path, text: str) -> None:
+    """Write ``path`` atomically (a temporary renamed into place); a cache that cannot be
+    written is skipped, with one warning."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(entry))
+        tmp.write_text(text)
         os.replace(tmp, path)
     except OSError as exc:
         build.warn_unusable(exc)

@@ -10,6 +10,9 @@ it decides only how many threads run, never what is computed.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import islpy as isl
 from polyopt.backend_c.ast_expr import ast_expr
@@ -22,14 +25,29 @@ from polyopt.model.scop import Scop
 #: (the test suite sets 0, so that its small problems still run every parallel loop
 #: on a team).
 PARALLEL_MIN_INSTANCES = 1 << 20
+# a tuned threshold (polyopt.tune) in force while one kernel is generated
+_FIXED: ContextVar[int | None] = ContextVar("polyopt_parallel_min", default=None)
 
 
 def parallel_min_instances() -> int:
+    fixed = _FIXED.get()
+    if fixed is not None:
+        return fixed
     text = os.environ.get("POLYOPT_PARALLEL_MIN", "")
     try:
         return max(0, int(text)) if text else PARALLEL_MIN_INSTANCES
     except ValueError:
         return PARALLEL_MIN_INSTANCES
+
+
+@contextmanager
+def parallel_min_fixed(instances: int) -> Iterator[None]:
+    """Generate code with this threshold, whatever ``POLYOPT_PARALLEL_MIN`` says."""
+    token = _FIXED.set(instances)
+    try:
+        yield
+    finally:
+        _FIXED.reset(token)
 
 
 def instance_estimate(scop: Scop) -> str | None:

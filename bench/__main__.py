@@ -7,6 +7,8 @@ Suites (``--suite``, default ``all``):
   1 thread), polyopt on 1 and 2 threads, NumPy, Numba and Numba parallel, with
   polyopt's cold and warm compile times.  Writes ``polybench-<SIZE>.md/.csv/.png``.
 - ``targets``: the four performance targets of issue 3.  Writes ``targets.md``.
+- ``tune``: ``polyopt.tune`` on a few kernels (``--tune-budget`` seconds each), the tuned
+  options against the default ones.  Writes ``tune.md``.
 - ``compile``: cold/warm compile time of gemm and the largest PolyBench kernel,
   and the per-call overhead.  ``overhead``: only the latter.  Write ``compile.md``.
 """
@@ -27,7 +29,7 @@ from bench.specs import load_spec, polybench_names
 from bench.timing import MIN_REPEAT
 
 SIZES = ("MINI", "SMALL", "MEDIUM", "LARGE")
-SUITES = ("polybench", "compile", "overhead", "targets", "all")
+SUITES = ("polybench", "compile", "overhead", "targets", "tune", "all")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -42,6 +44,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--wait-idle", type=float, default=0.0, metavar="SECONDS",
                    help="before timing each kernel, wait up to SECONDS for other processes "
                         "to leave the CPUs (shared machines); the load is reported either way")
+    p.add_argument("--tune-budget", type=float, default=20.0, metavar="SECONDS",
+                   help="the tune suite's search budget per kernel")
     args = p.parse_args(argv)
     if args.repeat < MIN_REPEAT:
         p.error(f"--repeat must be at least {MIN_REPEAT}")
@@ -79,6 +83,16 @@ def run_targets(args: argparse.Namespace, ctx: list[str]) -> str:
     return md + f"\nWrote {args.out / 'targets.md'}.\n"
 
 
+def run_tune(args: argparse.Namespace, ctx: list[str]) -> str:
+    from bench import tune_suite
+
+    rows = tune_suite.run(args.size, tune_suite.TUNE_KERNELS, args.tune_budget, args.repeat,
+                          args.out)
+    md = tune_suite.markdown(rows, args.size, args.tune_budget, ctx)
+    (args.out / "tune.md").write_text(md)
+    return md + f"\nWrote {args.out / 'tune.md'}.\n"
+
+
 def run_compile(args: argparse.Namespace, ctx: list[str], with_times: bool) -> str:
     times: list[CompileTimes] = []
     if with_times:
@@ -105,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         outputs.append(run_polybench(args, ctx))
     if args.suite in ("targets", "all"):
         outputs.append(run_targets(args, ctx))
+    if args.suite in ("tune", "all"):
+        outputs.append(run_tune(args, ctx))
     if args.suite in ("compile", "overhead", "all"):
         outputs.append(run_compile(args, ctx, with_times=args.suite != "overhead"))
     print("\n".join(outputs))

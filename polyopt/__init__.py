@@ -30,13 +30,15 @@ from polyopt.model.errors import (
 
 if TYPE_CHECKING:
     from polyopt.kernel import Kernel, jit
+    from polyopt.tuner import tune
     from polyopt.user_schedule import Schedule, schedule
 
 __version__ = "0.1.0"
 
 #: the faces, imported when first used: name -> module
 _LAZY = {"jit": "polyopt.kernel", "Kernel": "polyopt.kernel",
-         "schedule": "polyopt.user_schedule", "Schedule": "polyopt.user_schedule"}
+         "schedule": "polyopt.user_schedule", "Schedule": "polyopt.user_schedule",
+         "tune": "polyopt.tuner"}
 
 
 def __getattr__(name: str) -> Any:
@@ -64,4 +66,5 @@ __all__ = [
     "UnsupportedError",
     "jit",
     "schedule",
+    "tune",
 ]

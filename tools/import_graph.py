@@ -28,7 +28,7 @@ PACKAGES = {"polyopt": "polyopt", "frontends": "polyopt.frontends",
 LAYERS = {"polyopt.model": 0, "polyopt.analysis": 1, "polyopt.transforms": 2,
           "polyopt.scheduler": 3, "polyopt.frontends": 3, "polyopt.backend_c": 3,
           "polyopt.report": 4, "polyopt.cli": 5, "polyopt.kernel": 5,
-          "polyopt.user_schedule": 5, "polyopt": 6}
+          "polyopt.user_schedule": 5, "polyopt.tuner": 5, "polyopt": 6}
 
 
 def modules() -> dict[str, Path]:

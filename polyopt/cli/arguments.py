@@ -4,6 +4,7 @@
 
     polyopt opt FILE [-o OUT] [--verify] [--tile | --tile-sizes N,N] [--fuse max] ...
     polyopt deps FILE [--function NAME] [--format text|json|html|dot] [-o OUT]
+    polyopt tune FILE.py --signature TYPES [--function NAME] [--size N] [--budget S] [-o OUT]
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 from pathlib import Path
 
 import polyopt
+from polyopt.cli import tune
 from polyopt.model.options import Options
 
 FORMATS = ("text", "json", "html", "dot")
@@ -70,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     deps.add_argument("--format", choices=FORMATS, default="text",
                       help="text (default), json (schema in docs/deps-schema.md), html (one "
                            "self-contained page with the dependence graph) or dot (Graphviz)")
+    tune.add_parser(sub)
     return parser
 
 

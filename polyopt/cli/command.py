@@ -5,13 +5,15 @@
     polyopt opt kernel.c [-o kernel.opt.c] [--verify] [options]
     polyopt opt kernel.py [--function NAME] [--signature "float64[:,:], float64"] [-o out.c]
     polyopt deps FILE [--function NAME] [--format text|json|html|dot] [-o OUT]
+    polyopt tune kernel.py --signature TYPES [--function NAME] [--size N] [--budget S]
 
 ``opt`` (:mod:`polyopt.cli.opt`) replaces every ``#pragma scop`` region of a C
 file with optimized C carrying OpenMP pragmas (everything else is copied byte
 for byte), or writes the C that ``@polyopt.jit`` builds for a Python function.
 ``deps`` (:mod:`polyopt.cli.deps`) reports the dependences, the loops that may
 run in parallel and why the others may not, and which loop interchanges and
-fusions are legal.
+fusions are legal.  ``tune`` (:mod:`polyopt.cli.tune`) runs ``polyopt.tune`` on random
+inputs of a signature and size.
 
 Exit status: 0 on success, 1 when the input cannot be processed (missing file,
 no region, unsupported code, a region that cannot be optimized), 2 for a bad
@@ -27,7 +29,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from polyopt.cli import deps, opt
+from polyopt.cli import deps, opt, tune
 from polyopt.cli.arguments import build_parser
 from polyopt.cli.errors import EXIT_ERROR, CliError, format_unsupported, print_error, printable
 from polyopt.model.errors import (
@@ -37,7 +39,8 @@ from polyopt.model.errors import (
     UnsupportedError,
 )
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"opt": opt.run, "deps": deps.run}
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"opt": opt.run, "deps": deps.run,
+                                                             "tune": tune.run}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -286,7 +286,7 @@ def _verify_python(kernel: Kernel, name: str, signature: Signature | None) -> Ve
         types = dict(signature.args)
     last_error = ""
     for n in (8, 5, 3):
-        args = tuple(_random_arg(rng, types[p], n) for p in params)
+        args = tuple(random_arg(rng, types[p], n) for p in params)
         ref_args = copy.deepcopy(args)
         try:
             got = kernel(*args)
@@ -316,7 +316,7 @@ def _inferred(scop: Scop, params: list[str]) -> dict[str, ArgType]:
     return out
 
 
-def _random_arg(rng: np.random.Generator, t: ArgType, n: int) -> object:
+def random_arg(rng: np.random.Generator, t: ArgType, n: int) -> object:
     if isinstance(t, ArrayType):
         shape = (n,) * t.ndim
         if t.dtype.is_float:

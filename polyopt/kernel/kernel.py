@@ -17,11 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from polyopt.backend_c import build, index
+from polyopt.backend_c import build, index, tuned
 from polyopt.backend_c.call import CompiledKernel
 from polyopt.backend_c.emit import emit
 from polyopt.backend_c.fastcall import MISS, make_fast_call
 from polyopt.backend_c.interface import interface_of
+from polyopt.backend_c.work import parallel_min_fixed, parallel_min_instances
 from polyopt.frontends.python import parse_function
 from polyopt.frontends.python_types import type_of_value
 from polyopt.kernel.cache_key import front_key
@@ -132,11 +133,15 @@ class Kernel:
         self._last = sig
         return self.compile(sig)
 
-    def compile(self, sig: Signature) -> CompiledKernel:
-        """Build (or load from the cache) the specialization for ``sig``."""
+    def compile(self, sig: Signature, use_tuned: bool = True) -> CompiledKernel:
+        """Build (or load from the cache) the specialization for ``sig``, with the options
+        ``polyopt.tune`` stored for it when there are some (and ``use_tuned``)."""
         tc = build.toolchain(self._extra_flags())
-        front = front_key(self.py_func, sig, self.options, self.steps, tc) \
-            if self.options.cache else None
+        front = self.cache_key(sig)
+        choice = tuned.load(front, self.options) if front is not None and use_tuned else None
+        if choice is not None and choice != tuned.Choice(self.options, parallel_min_instances()):
+            with parallel_min_fixed(choice.parallel_min):
+                return Kernel(self.py_func, choice.options, self.steps).compile(sig, False)
         if front is not None:
             hit = index.load(front, self._arg_names, sig)
             if hit is not None:
@@ -156,6 +161,14 @@ class Kernel:
         if front is not None:
             index.store(front, build.library_key(kernel.source, tc), iface)
         return compiled
+
+    def cache_key(self, sig: Signature) -> str | None:
+        """The disk-cache key of the specialization for ``sig``, under which its build and
+        its tuned options are stored (None with ``cache=False`` or no source)."""
+        if not self.options.cache:
+            return None
+        return front_key(self.py_func, sig, self.options, self.steps,
+                         build.toolchain(self._extra_flags()))
 
     def _extra_flags(self) -> tuple[str, ...]:
         if self.options.strict_fp:

@@ -60,7 +60,9 @@ class Options:
     interchange: bool = True  # reorder loops for parallelism and unit stride
     licm: bool = True  # keep invariant accumulators in registers
     contract: bool = True  # shrink temporaries that live within one iteration to scalars
-    unroll_jam: bool = True  # register tiling (unroll-and-jam) of matmul-like reductions
+    # register tiling (unroll-and-jam) of matmul-like reductions; (rows, columns) fixes
+    # the register tile's unroll factors (default: sized for the vector unit)
+    unroll_jam: bool | tuple[int, int] = True
     pack: bool = True  # ...and their column operands copied into contiguous panels
     # the generated code may allocate arrays of its own: a heap copy per thread (private
     # scratch arrays, array reductions), a scalar expanded into an array; a C region's
@@ -86,6 +88,7 @@ class Options:
                             f"not {self.fuse!r}")
         if self.fuse not in FUSE_CHOICES:
             raise ValueError(f"fuse must be 'smart', 'max' or 'none', not {self.fuse!r}")
+        self._check_unroll_jam()
         tile = self.tile
         if _numpy(tile) and type(tile).__name__ in ("bool_", "bool"):
             object.__setattr__(self, "tile", bool(tile))
@@ -101,6 +104,24 @@ class Options:
             kind, why = problem
             raise kind(f"option tile must be True, False, an int or a tuple of ints: {why}")
         object.__setattr__(self, "tile", tile)
+
+    def _check_unroll_jam(self) -> None:
+        uj = self.unroll_jam
+        if isinstance(uj, bool):
+            return
+        if _numpy(uj) and type(uj).__name__ in ("bool_", "bool"):
+            object.__setattr__(self, "unroll_jam", bool(uj))
+            return
+        given: tuple[object, ...] = tuple(uj) if isinstance(uj, (tuple, list)) else ()
+        factors = tuple(int(f) for f in given
+                        if (isinstance(f, int) and not isinstance(f, bool)) or _numpy_int(f))
+        if len(given) != 2 or len(factors) != 2:
+            raise TypeError("option unroll_jam must be True, False or (rows, columns), "
+                            f"not {uj!r}")
+        if not all(1 <= f <= MAX_UNROLL_FACTOR for f in factors):
+            raise ValueError(f"option unroll_jam: factors must be from 1 to {MAX_UNROLL_FACTOR}, "
+                             f"not {factors!r}")
+        object.__setattr__(self, "unroll_jam", factors)
 
     def key(self) -> str:
         """The options that change generated code, as a stable string."""

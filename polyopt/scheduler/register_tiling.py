@@ -124,7 +124,8 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     roles = _roles(scop, stmt, dims)
     if roles is None:
         return None
-    mr, nr = micro_tile(scop.arrays[scop.statement(stmt).target].dtype)
+    mr, nr = options.unroll_jam if isinstance(options.unroll_jam, tuple) else \
+        micro_tile(scop.arrays[scop.statement(stmt).target].dtype)
     cache = _cache_tiles(options, mr, nr)
     row_tile = None
     if cache is not None:

@@ -1,0 +1,69 @@
+"""``polyopt tune``: tune a Python kernel on random inputs of the given types and size,
+write the result as JSON and keep the choice in the cache for later calls.
+
+::
+
+    polyopt tune kernels.py --function gemm \
+        --signature "float64, float64, float64[:,:], float64[:,:], float64[:,:]" \
+        --size 512 --budget 60 [-o gemm.tune.json]
+
+Arrays are ``SIZE`` along every axis (floats from 1 to 2, ints from 0 to 9), int
+arguments are ``SIZE`` (a stencil's time steps too), float arguments random.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from polyopt.cli.errors import EXIT_OK, EXIT_USAGE, CliError, printable
+from polyopt.cli.inputs import check_input, is_python, python_kernel
+from polyopt.cli.output import write_output
+from polyopt.cli.verify import random_arg
+from polyopt.tuner import tune
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "tune", help="search tile sizes, unroll-and-jam, fusion and the parallel threshold "
+                     "of a Python kernel on inputs of a given size",
+        description="Run a Python kernel with candidate options on random inputs of the "
+                    "given types and size, keep the fastest whose results agree with the "
+                    "default options', store it in the cache for later calls of that "
+                    "signature, and write the trials as JSON (polyopt.tune.load replays it).")
+    p.add_argument("file", type=Path, help="a Python file with the kernel")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="the JSON result ('-' for standard output; default: "
+                        "FILE.FUNCTION.tune.json next to the input)")
+    p.add_argument("--function", metavar="NAME",
+                   help="the function to tune (needed when several are decorated)")
+    p.add_argument("--signature", metavar="TYPES", required=True,
+                   help='the argument types, e.g. "float64[:,:], float64[:], float64"')
+    p.add_argument("--size", type=int, default=256, metavar="N",
+                   help="every array axis and int argument (default: 256)")
+    p.add_argument("--budget", type=float, default=30.0, metavar="SECONDS",
+                   help="time for the whole search, compiles included (default: 30)")
+    p.add_argument("--seed", type=int, default=0, help="of the random inputs (default: 0)")
+    p.set_defaults(include_dirs=[], defines=[])
+
+
+def run(args: argparse.Namespace) -> int:
+    path = check_input(args)
+    if not is_python(path):
+        raise CliError(f"{path}: polyopt tune takes a Python file", EXIT_USAGE)
+    if args.size < 1 or args.budget <= 0:
+        raise CliError("--size and --budget must be positive", EXIT_USAGE)
+    pk = python_kernel(path, args.function, args.signature)
+    assert pk.signature is not None  # --signature is required
+    rng = np.random.default_rng(args.seed)
+    values = tuple(random_arg(rng, t, args.size) for _, t in pk.signature.args)
+    result = tune(pk.kernel, *values, budget=args.budget)
+    print(printable(result.summary()), file=sys.stderr)
+    out = args.output or str(path.with_name(f"{path.stem}.{pk.name}.tune.json"))
+    write_output(out, result.to_json() + "\n", path)
+    if out != "-":
+        print(printable(f"polyopt: wrote the tuning of {pk.name}() to {out}"), file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,39 @@
+"""Replaying a tuning result: the options it chose, stored for its function's signature
+so that ``@polyopt.jit`` calls of that signature build with them."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from polyopt.backend_c import tuned
+from polyopt.model.errors import warn_user
+from polyopt.model.signature import parse_signature
+from polyopt.tuner.result import TuneResult
+from polyopt.tuner.search import as_kernel
+
+
+def load(source: str | Path | TuneResult, fn: Callable[..., Any]) -> TuneResult:
+    """Apply a tuning result (a JSON file written from :meth:`TuneResult.to_json`, or the
+    result itself) to ``fn``: specializations of its signature compiled from now on use
+    the chosen options.  The result must be ``fn``'s (same name); a bad file raises a
+    ``ValueError`` that says what is wrong."""
+    kernel = as_kernel(fn)
+    if isinstance(source, TuneResult):
+        result = source
+    else:
+        result = TuneResult.from_json(Path(source).read_bytes(), kernel.options)
+    if result.function != kernel.__name__:
+        raise ValueError(f"the tuning result is for {result.function}(), not "
+                         f"{kernel.__name__}()")
+    names = list(inspect.signature(kernel.py_func).parameters)
+    sig = parse_signature(result.signature, names)
+    front = kernel.cache_key(sig)
+    if front is None:
+        warn_user(f"polyopt.tune.load: {kernel.__name__} does not use the disk cache "
+                  "(cache=False), where tuned options are kept; not applied")
+        return result
+    tuned.store(front, result.chosen)
+    return result

@@ -1,0 +1,243 @@
+"""``polyopt.tune``: every candidate it keeps computes what the untuned kernel computes
+(and what CPython computes), a candidate whose result differs is discarded, the choice
+is stored with the cache entry and reused by a new kernel, a corrupt stored choice is
+ignored with a warning, and the JSON result round-trips.  Nothing here asserts on time.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import assert_same_value
+from kernels import gemm
+from kernels import jacobi_2d as jacobi2d
+from polyopt.backend_c import build, tuned
+from polyopt.backend_c.tuned import BadChoice, Choice
+from polyopt.backend_c.work import parallel_min_fixed, parallel_min_instances
+from polyopt.frontends.python_types import type_of_value
+
+import polyopt
+from bench import tune_suite
+from polyopt.cli import command as cli
+from polyopt.kernel import Kernel
+from polyopt.model.options import Options
+from polyopt.model.signature import Signature
+from polyopt.tuner import TuneResult, search, space
+
+
+def gemm_args(rng: np.random.Generator, n: int = 19) -> tuple[Any, ...]:
+    return (1.5, 1.2, rng.random((n, n + 3)), rng.random((n, n - 2)), rng.random((n - 2, n + 3)))
+
+
+def jacobi_args(rng: np.random.Generator, n: int = 23) -> tuple[Any, ...]:
+    return (5, rng.random((n, n)), rng.random((n, n)))
+
+
+def signature(fn: Any, args: tuple[Any, ...]) -> Signature:
+    names = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    return Signature(tuple((n, type_of_value(a)) for n, a in zip(names, args, strict=True)))
+
+
+def python_result(fn: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    mine = copy.deepcopy(args)
+    fn(*mine)
+    return mine
+
+
+def compiled_result(choice: Choice, fn: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    call, _ = search.compile_choice(Kernel(fn, Options()), signature(fn, args), choice)
+    mine = copy.deepcopy(args)
+    call(mine)
+    return mine
+
+
+def same(expected: tuple[Any, ...], actual: tuple[Any, ...], what: str) -> None:
+    for k, (e, a) in enumerate(zip(expected, actual, strict=True)):
+        if isinstance(e, np.ndarray):
+            assert_same_value(e, a, f"{what}, argument {k}")
+
+
+# a few values of each axis, so that a test tries them all well inside its budget
+SMALL_AXES = [("parallel_min", (0,)), ("fuse", ("max",)), ("tile", ((4, 8), (8, 16, 8))),
+              ("unroll_jam", ((2, 4), (3, 5), False))]
+
+
+@pytest.fixture
+def small_space(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(space, "axes", lambda base, sig: SMALL_AXES)
+
+
+@pytest.mark.parametrize("fn, make", [(gemm, gemm_args), (jacobi2d, jacobi_args)],
+                         ids=["gemm", "jacobi-2d"])
+def test_every_kept_candidate_computes_the_untuned_result(small_space, rng, fn, make):
+    args = make(rng)
+    before = copy.deepcopy(args)
+    result = polyopt.tune(fn, *args, budget=120)
+    ok = [t for t in result.trials if t.status == "ok"]
+    assert len(ok) >= 2 and result.chosen in {t.choice for t in ok}
+    assert not result.rejected
+    expected = python_result(fn, args)
+    for t in ok:  # each choice again, built on its own, against CPython
+        same(expected, compiled_result(t.choice, fn, args), f"{fn.__name__} with {t.choice}")
+    same(before, args, "the user's arguments, left as they were")
+
+
+def test_tiny_budget_still_returns_a_checked_choice(rng):
+    args = jacobi_args(rng)
+    result = polyopt.tune(jacobi2d, *args, budget=0.01)
+    assert result.trials[0].choice == result.default
+    same(python_result(jacobi2d, args), compiled_result(result.chosen, jacobi2d, args),
+         "jacobi-2d tuned")
+
+
+def test_a_candidate_with_a_wrong_result_is_discarded(monkeypatch, rng):
+    bad = (8, 8)
+    monkeypatch.setattr(space, "axes", lambda base, sig: [("tile", (bad,))])
+    real = search.compile_choice
+
+    def corrupting(kernel: Kernel, sig: Signature, choice: Choice) -> tuple[Any, str]:
+        call, library = real(kernel, sig, choice)
+        if choice.options.tile != bad:
+            return call, library
+
+        def wrong(args: tuple[Any, ...]) -> object:
+            out = call(args)
+            args[2][1, 2] += 1e-6  # C, off by far more than rounding
+            return out
+        return wrong, "corrupted"
+
+    monkeypatch.setattr(search, "compile_choice", corrupting)
+    with pytest.warns(RuntimeWarning, match=r"candidate discarded"):
+        result = polyopt.tune(gemm, *gemm_args(rng), budget=60)
+    assert [t.status for t in result.trials] == ["ok", "wrong"]
+    assert "C[1, 2]" in result.rejected[0].detail
+    assert result.chosen == result.default
+
+
+def test_the_stored_choice_is_used_by_a_new_kernel(small_space, rng):
+    args = gemm_args(rng)
+    result = polyopt.tune(gemm, *args, budget=120)
+    sig = signature(gemm, args)
+    front = Kernel(gemm, Options()).cache_key(sig)
+    assert front is not None
+    assert tuned.load(front, Options()) == result.chosen
+    # replay a choice no candidate built (so only the stored choice can build it)
+    forced = Choice(Options(tile=(8, 16, 8), unroll_jam=(3, 5), fuse="none"), 12345)
+    polyopt.tune.load(dataclasses.replace(result, chosen=forced), gemm)
+    with parallel_min_fixed(forced.parallel_min):
+        target = Kernel(gemm, forced.options).cache_key(sig)
+    index_entry = build.cache_root() / "index" / f"{target}.json"
+    assert not index_entry.exists()
+    fresh = polyopt.jit(gemm)
+    mine = copy.deepcopy(args)
+    fresh(*mine)
+    assert index_entry.exists()
+    same(python_result(gemm, args), mine, "gemm with the stored choice")
+
+
+@pytest.mark.parametrize("corrupt", [
+    lambda text: text[: len(text) // 2],
+    lambda text: text.replace('"fuse": "', '"fuse": "x'),
+    lambda text: json.dumps(_resigned(json.loads(text), tile=[0])),
+    lambda text: json.dumps(_resigned(json.loads(text), colour="red")),
+], ids=["truncated", "hash", "bad-tile", "unknown-option"])
+def test_a_corrupt_stored_choice_is_ignored_with_a_warning(small_space, rng, corrupt):
+    args = jacobi_args(rng)
+    sig = signature(jacobi2d, args)
+    front = Kernel(jacobi2d, Options()).cache_key(sig)
+    assert front is not None
+    tuned.store(front, Choice(Options(tile=(4, 8)), parallel_min_instances()))
+    path = build.cache_root() / "tuned" / f"{front}.json"
+    path.write_text(corrupt(path.read_text()))
+    mine = copy.deepcopy(args)
+    with pytest.warns(RuntimeWarning, match=r"ignoring the tuned options"):
+        polyopt.jit(jacobi2d)(*mine)
+    assert not path.exists()
+    same(python_result(jacobi2d, args), mine, "jacobi-2d after a corrupt tuned entry")
+
+
+def _resigned(entry: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """The entry with options changed and its hash made to match again."""
+    entry["choice"]["options"].update(changes)
+    entry["sha256"] = tuned._digest(entry["choice"])
+    return entry
+
+
+def test_json_round_trips_and_refuses_what_it_did_not_write(small_space, rng):
+    result = polyopt.tune(gemm, *gemm_args(rng), budget=60, store=False)
+    text = result.to_json()
+    again = TuneResult.from_json(text)
+    assert again == result and again.to_json() == text
+    assert "trials" in result.summary() and result.speedup > 0
+    doc = json.loads(text)
+    for broken in ({**doc, "polyopt_tune": 2}, {**doc, "chosen": {"options": {}}},
+                   {**doc, "trials": [{**doc["trials"][0], "status": "fast"}]},
+                   {k: v for k, v in doc.items() if k != "signature"}):
+        with pytest.raises(BadChoice):
+            TuneResult.from_json(json.dumps(broken))
+    with pytest.raises(ValueError, match="not jacobi_2d"):
+        polyopt.tune.load(result, jacobi2d)
+
+
+def test_unroll_jam_factors_are_checked():
+    assert Options(unroll_jam=[np.int64(2), 4]).unroll_jam == (2, 4)
+    with pytest.raises(ValueError, match="unroll_jam"):
+        Options(unroll_jam=(0, 4))
+    with pytest.raises(ValueError, match="unroll_jam"):
+        Options(unroll_jam=(2, 65))
+    with pytest.raises(TypeError, match="unroll_jam"):
+        Options(unroll_jam=(2, 4, 1))
+    with pytest.raises(TypeError, match="unroll_jam"):
+        Options(unroll_jam="yes")
+
+
+@pytest.mark.parametrize("factors", [(1, 1), (2, 3), (5, 12)])
+def test_unroll_jam_factors_compute_gemm(rng, factors):
+    """A register tile of any shape, on sizes that leave ragged edges, against CPython."""
+    args = gemm_args(rng, 17)
+    k = polyopt.jit(gemm, unroll_jam=factors, tile=(8, 16, 8))
+    mine = copy.deepcopy(args)
+    k(*mine)
+    same(python_result(gemm, args), mine, f"gemm unroll_jam={factors}")
+    n = factors[0] * factors[1]  # one register accumulator per element of a tile
+    text = k.c_source(*args)
+    assert n == 1 or (f"C_acc{n - 1} =" in text and f"C_acc{n} =" not in text)
+
+
+def test_the_parallel_threshold_is_fixed_while_generating():
+    with parallel_min_fixed(4321):
+        assert parallel_min_instances() == 4321
+        text = polyopt.jit(gemm).c_source(*gemm_args(np.random.default_rng(0)))
+    assert ">= 4321.0" in text
+    assert parallel_min_instances() != 4321
+
+
+def test_cli_tune_writes_a_replayable_result(small_space, tmp_path: Path, capsys):
+    src = tmp_path / "kern.py"
+    src.write_text("import polyopt\n\n\n@polyopt.jit\n" + inspect.getsource(gemm))
+    out = tmp_path / "gemm.tune.json"
+    rc = cli.main(["tune", str(src), "--signature",
+                   "float64, float64, float64[:,:], float64[:,:], float64[:,:]",
+                   "--size", "9", "--budget", "60", "-o", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    result = TuneResult.from_json(out.read_text())
+    assert result.function == "gemm" and result.signature.startswith("float64, float64")
+    assert "chosen" in capsys.readouterr().err
+    assert cli.main(["tune", str(src), "--size", "9"]) == 2  # --signature is required
+    c_file = tmp_path / "k.c"
+    c_file.write_text("void f(void) {}\n")
+    assert cli.main(["tune", str(c_file), "--signature", "float64"]) == 2
+
+
+def test_bench_tune_suite_runs_at_mini(small_space, tmp_path: Path):
+    rows = tune_suite.run("MINI", ["gemm"], 60, 3, tmp_path)
+    assert [r.kernel for r in rows] == ["gemm"] and rows[0].trials >= 2
+    TuneResult.from_json((tmp_path / "tune" / "gemm.tune.json").read_text())
+    assert "| gemm |" in tune_suite.markdown(rows, "MINI", 60, [])
