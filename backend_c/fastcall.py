@@ -4,6 +4,28 @@ It performs the same checks as :meth:`CompiledKernel.__call__` without loops
 or dictionaries; whenever a check fails it hands the call to that method,
 which raises the detailed error.  A call whose argument types do not match
 returns :data:`MISS`, so the dispatcher can look for another specialization.
+
+The warm path does as little as the checks allow: cffi's ``from_buffer`` refuses a
+non-C-contiguous array (and, asked to, a read-only one), so it is the contiguity and
+writability check; overlap compares the buffers' cdata pointers, with no integer
+conversion; and the bounds check, a pure function of the sizes, runs in C only when
+the sizes differ from the last ones it accepted::
+
+    def fast(args):
+        ...type checks...
+        try:
+            b_a = from_buffer(B_a, a0)
+            b_c = from_buffer(B_c, a2, True)       # written: must be writable
+        except (ValueError, TypeError):
+            return slow(args)                      # raises the detailed error
+        e_a = b_a + a0.size; e_c = b_c + a2.size
+        if b_a < e_c and b_c < e_a:
+            return slow(args)
+        sizes = (s_n,)
+        if sizes != accepted[0]:
+            if check(*sizes): return slow(args)
+            accepted[0] = sizes                     # one reference swap: thread-safe
+        r = fn(s_n, b_a, b_c)
 """
 
 from __future__ import annotations
@@ -32,8 +54,9 @@ def make_fast_call(ck: Any, type_key: tuple[Any, ...]) -> Callable[[tuple[Any, .
     w.types(type_key)
     w.int32_args()
     w.arrays()
+    w.overlap()
     w.sizes()
-    w.buffers()
+    w.bounds()
     w.temporaries()
     w.call()
     exec(compile("\n".join(w.src), f"<polyopt call wrapper {ck.iface.function}>", "exec"), w.ns)
@@ -49,8 +72,9 @@ class _Writer:
         self.pos = {n: k for k, n in enumerate(iface.arg_names)}
         self.ns: dict[str, Any] = {
             "MISS": MISS, "ndarray": np.ndarray, "slow": ck.__call__, "check": ck.check,
-            "fn": ck.fn, "from_buffer": ck.ffi.from_buffer, "cast": ck.ffi.cast,
-            "np_empty": np.empty, "new_flag": ck.ffi.new, "python_error": python_error}
+            "fn": ck.fn, "from_buffer": ck.ffi.from_buffer,
+            "np_empty": np.empty, "new_flag": ck.ffi.new, "python_error": python_error,
+            "accepted": [None]}  # the last sizes the bounds check accepted
         for a in iface.arrays:
             self.ns[f"B_{a.name}"] = ck.buffer_type[a.name]
         self.src = ["def fast(args):", f"    if len(args) != {len(iface.arg_names)}:",
@@ -77,10 +101,15 @@ class _Writer:
             self.guard(f"not -2147483648 <= a{self.pos[n]} <= 2147483647")
 
     def arrays(self) -> None:
+        """The buffers: cffi refuses non-C-contiguous arrays, and read-only ones where the
+        kernel writes (the slow path then names the problem)."""
+        if not self.arrays_:
+            return
+        self.src.append("    try:")
         for a in self.arrays_:
-            k = self.pos[a.name]
-            self.guard(f"not a{k}.flags.c_contiguous"
-                       + (f" or not a{k}.flags.writeable" if a.written else ""))
+            self.src.append(f"        b_{a.name} = from_buffer(B_{a.name}, a{self.pos[a.name]}"
+                            + (", True)" if a.written else ")"))
+        self.src += ["    except (ValueError, TypeError):", "        return slow(args)"]
 
     def sizes(self) -> None:
         for name, (array, dim) in self.iface.param_sources.items():
@@ -93,20 +122,25 @@ class _Writer:
                 self.src.append(f"    s_{name} = a{self.pos[name]}")
                 self.guard(f"not {-limit} <= s_{name} <= {limit}")
 
-    def buffers(self) -> None:
+    def overlap(self) -> None:
+        """A written array sharing memory with another array argument: cdata pointers
+        compare by address (the end pointer counts elements of the buffer's own type)."""
         arrays = self.arrays_
-        for a in arrays:
-            self.src.append(f"    b_{a.name} = from_buffer(B_{a.name}, a{self.pos[a.name]})")
-        if len(arrays) > 1 and any(a.written for a in arrays):
-            for a in arrays:
-                self.src.append(f"    p_{a.name} = int(cast('uintptr_t', b_{a.name}))")
-                self.src.append(f"    e_{a.name} = p_{a.name} + a{self.pos[a.name]}.nbytes")
-            for x, p in enumerate(arrays):
-                for q in arrays[x + 1:]:
-                    if p.written or q.written:
-                        self.guard(f"p_{p.name} < e_{q.name} and p_{q.name} < e_{p.name}")
+        pairs = [(p, q) for x, p in enumerate(arrays) for q in arrays[x + 1:]
+                 if p.written or q.written]
+        ends = [a for a in arrays if any(a in pair for pair in pairs)]
+        for a in ends:
+            self.src.append(f"    e_{a.name} = b_{a.name} + a{self.pos[a.name]}.size")
+        for p, q in pairs:
+            self.guard(f"b_{p.name} < e_{q.name} and b_{q.name} < e_{p.name}")
+
+    def bounds(self) -> None:
+        """The compiled bounds check, skipped while the sizes are the last it accepted."""
         params = [f"s_{n}" for n, kind, _ in self.iface.c_args if kind == "param"]
-        self.guard(f"check({', '.join(params)})")
+        self.src.append(f"    sizes = ({''.join(p + ', ' for p in params)})")
+        self.src.append("    if sizes != accepted[0]:")
+        self.src += ["        if check(*sizes):", "            return slow(args)",
+                     "        accepted[0] = sizes"]
 
     def temporaries(self) -> None:
         for t in (a for a in self.iface.arrays if a.kind != "argument"):

@@ -6,7 +6,8 @@ with ``polyopt.jit``.  ``init_*`` build the inputs (seeded, well-conditioned),
 ``numpy_*`` are the NumPy formulations they are compared with, and ``flops_*``
 count floating-point operations for GFLOP/s.
 
-``tiny`` is the per-call overhead probe: one store into a one-element array.
+``tiny`` and ``add3`` are the per-call overhead probes: one store into a one-element
+array, and one element of ``c = a + b``.
 """
 
 from __future__ import annotations
@@ -146,3 +147,9 @@ def flops_rowsum_scale(n: int) -> int:
 
 def tiny(x):
     x[0] = 1.0
+
+
+def add3(a, b, c):
+    """The call-overhead probe of issue 16: three array arguments (of one element)."""
+    for i in range(c.shape[0]):
+        c[i] = a[i] + b[i]

@@ -160,8 +160,11 @@ def test_harness_end_to_end(tmp_path: Path) -> None:
             assert float(r[f"{key}_ms"]) > 0 and int(r[f"{key}_runs"]) >= 3
         assert r["numpy_status"] == "ok"
         assert float(r["compile_cold_s"]) > 0 and float(r["compile_warm_s"]) > 0
+        # of the cold time, plan+emit and the C compiler, each measured again alone
+        assert float(r["compile_plan_emit_s"]) > 0 and float(r["compile_cc_s"]) > 0
     assert (out / "polybench-MINI.png").read_bytes().startswith(b"\x89PNG")
     assert "geometric-mean speedup" in proc.stdout
+    assert "plan+emit (CPU time, frontend to C source, no C compiler) over 3 kernels" in proc.stdout
 
 
 def test_jacobi_2d_ceiling_probe_builds_and_measures() -> None:
@@ -173,3 +176,14 @@ def test_jacobi_2d_ceiling_probe_builds_and_measures() -> None:
     note = _ceiling_note({1: 10.0, 2: 18.0}, 6.0)
     assert "10.0 on 1 thread, 18.0 on 2 threads GFLOP/s" in note and "3.00×" in note
     assert "could not" in _ceiling_note(None, 6.0)
+
+
+def test_overhead_report_says_when_numba_is_missing() -> None:
+    from bench.overhead import Overhead
+    from bench.report import compile_markdown
+
+    with_numba = compile_markdown([], Overhead(1.5e-6, 1.0e-6, 0.5e-6), [])
+    assert "| 1.50 µs | 1.00 µs | 0.50 µs | PASS | 0.50 µs | 3.00× |" in with_numba
+    without = compile_markdown([], Overhead(3e-6, 1e-6, None, "Numba is not installed"), [])
+    assert "| 3.00 µs | 1.00 µs | 2.00 µs | MISS | – | – |" in without
+    assert "Numba: Numba is not installed." in without

@@ -25,6 +25,13 @@ _statement_maps: IdentityMemo[isl.Map] = IdentityMemo(2048)
 # Timeline.respects per (relation, source's and sink's maps): a legality check of a
 # candidate repeats the answers about the statements it leaves in place
 _respected: IdentityMemo[bool] = IdentityMemo(4096)
+# same_prefix per (scop, the loop's statements and their time vectors down to it): a
+# candidate tree keeps most loops' prefixes, and each is an isl composition
+_same_prefixes: IdentityMemo[isl.UnionMap] = IdentityMemo(2048)
+# Timeline.carries per (relation, the two same_prefix maps), shared like them
+_carried: IdentityMemo[isl.UnionMap] = IdentityMemo(8192)
+# the lexicographic order on time vectors, per scop and width (parsed from text)
+_lex_lts: IdentityMemo[isl.Map] = IdentityMemo(256)
 
 
 def timeline(scop: Scop, tree: Node) -> Timeline:
@@ -54,6 +61,10 @@ class Timeline:
         return max((len(v) for v in self.vectors.values()), default=0)
 
     def _stmt_map(self, stmt: str, exprs: tuple[Lin, ...]) -> isl.Map:
+        return _statement_maps.get((self.scop,), partial(self._new_stmt_map, stmt, exprs),
+                                   (stmt, exprs))
+
+    def _new_stmt_map(self, stmt: str, exprs: tuple[Lin, ...]) -> isl.Map:
         s = self.scop.statement(stmt)
         return isl_text.make_map(self.scop.params, stmt, s.iterators, "", exprs).intersect_domain(s.domain)
 
@@ -71,12 +82,14 @@ class Timeline:
         out = {}
         for stmt, vec in self.vectors.items():
             padded = tuple(vec) + (Lin.constant(0),) * (self.width - len(vec))
-            out[stmt] = _statement_maps.get(
-                (self.scop,), partial(self._stmt_map, stmt, padded), (stmt, padded))
+            out[stmt] = self._stmt_map(stmt, padded)
         return out
 
     @cached_property
     def _lex_lt(self) -> isl.Map:
+        return _lex_lts.get((self.scop,), self._new_lex_lt, self.width)
+
+    def _new_lex_lt(self) -> isl.Map:
         dims = ", ".join(f"t{k}" for k in range(self.width))
         space = isl.Set.read_from_str(
             isl.DEFAULT_CONTEXT,
@@ -97,17 +110,22 @@ class Timeline:
         """Instance pairs (a, b) where a runs strictly before b."""
         return self.schedule.lex_lt_union_map(self.schedule)
 
-    def _prefix(self, stmts: tuple[str, ...], length: int) -> isl.UnionMap:
+    def _prefix_exprs(self, loop_id: str, inclusive: bool) -> tuple[tuple[str, tuple[Lin, ...]], ...]:
+        """The statements inside the loop with their time vectors above it (and at it)."""
+        pos = self.positions[loop_id]
+        length = pos.depth + (1 if inclusive else 0)
+        return tuple((stmt, tuple(self.vectors[stmt][:length])) for stmt in pos.statements)
+
+    def _prefix(self, exprs: tuple[tuple[str, tuple[Lin, ...]], ...]) -> isl.UnionMap:
         out = isl.UnionMap.empty(self.scop.context.get_space())
-        for stmt in stmts:
-            out = out.union(isl.UnionMap.from_map(self._stmt_map(stmt, tuple(self.vectors[stmt][:length]))))
+        for stmt, vec in exprs:
+            out = out.union(isl.UnionMap.from_map(self._stmt_map(stmt, vec)))
         return out
 
     def prefix(self, loop_id: str, inclusive: bool) -> isl.UnionMap:
         """Instances inside the loop to their time vector above it (and at it when
         ``inclusive``): which execution of the loop, and which iteration, they belong to."""
-        pos = self.positions[loop_id]
-        return self._prefix(pos.statements, pos.depth + (1 if inclusive else 0))
+        return self._prefix(self._prefix_exprs(loop_id, inclusive))
 
     def same_prefix(self, loop_id: str, inclusive: bool) -> isl.UnionMap:
         """Pairs of instances inside the loop that agree on every schedule dimension
@@ -115,17 +133,28 @@ class Timeline:
         key = (loop_id, inclusive)
         found = self._same_prefixes.get(key)
         if found is None:
-            p = self.prefix(loop_id, inclusive)
-            found = self._same_prefixes[key] = p.apply_range(p.reverse())
+            exprs = self._prefix_exprs(loop_id, inclusive)
+
+            def compose() -> isl.UnionMap:
+                p = self._prefix(exprs)
+                return p.apply_range(p.reverse())
+
+            found = self._same_prefixes[key] = _same_prefixes.get((self.scop,), compose, exprs)
         return found
 
     def carries(self, relation: isl.UnionMap | isl.Map, loop_id: str) -> isl.UnionMap:
         """The part of a dependence relation that ``loop_id`` carries."""
-        rel = relation if isinstance(relation, isl.UnionMap) else isl.UnionMap.from_map(relation)
-        outer = rel.intersect(self.same_prefix(loop_id, False))
-        if outer.is_empty():
-            return outer
-        return outer.subtract(self.same_prefix(loop_id, True))
+        out_, in_ = self.same_prefix(loop_id, False), self.same_prefix(loop_id, True)
+
+        def compute() -> isl.UnionMap:
+            rel = (relation if isinstance(relation, isl.UnionMap)
+                   else isl.UnionMap.from_map(relation))
+            outer = rel.intersect(out_)
+            if outer.is_empty():
+                return outer
+            return outer.subtract(in_)
+
+        return _carried.get((relation, out_, in_), compute)
 
     def loop_exprs(self, loop_id: str, stmt: str) -> Lin:
         return self.vectors[stmt][self.positions[loop_id].depth]

@@ -21,9 +21,9 @@ from polyopt.model.errors import TooComplexError
 
 ANALYSIS_OPS = 150_000_000  # dependence analysis
 SCHEDULING_OPS = 100_000_000  # automatic scheduling: past this, keep the source order
-# one call of isl's scheduler, for time tiling, which is optional: a few times what
-# PolyBench's stencils need, far below what guarded programs spend finding nothing
-ISL_SCHEDULER_OPS = 3_000_000
+# one call of isl's scheduler, for time tiling, which is optional: five times what
+# PolyBench's tiled stencils need, far below what guarded programs spend finding nothing
+ISL_SCHEDULER_OPS = 300_000
 MARKING_OPS = 100_000_000  # contraction, its re-analysis and the loop marks of one schedule
 
 # isl's message when the context's operation count passes its maximum (isl_ctx.c)

@@ -131,7 +131,10 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     if cache is not None:
         tree, row_tile = _shared_row_tile(scop, deps, tree, stmt, roles[0], cache[0])
     isolated = _isolate(scop, deps, tree, stmt, 3)
-    if isolated is None:
+    # the shared row tile may have put its loop among the innermost three: decided
+    # here, before the split and its costly analysis (splitting and distributing keep
+    # the loops' expressions, so the split program's check below would agree)
+    if isolated is None or _roles(scop, stmt, loops_around(isolated, stmt)[-3:]) is None:
         return None
     i, k, j = (_iterator(d, stmt) for d in roles)
     assert i and k and j
