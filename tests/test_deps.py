@@ -370,7 +370,8 @@ def test_report_text():
     lines, first = inspect.getsourcelines(kernels.prefix_sum)
     assert "prefix_sum()" in text and kernels.__file__ in text
     assert f"i (line {first + 2}): sequential" in text
-    assert "because of flow (read after write) on x" in text
+    assert (f"a recurrence: the value written to x[i] at line {first + 3} is read as x[i - 1] "
+            f"at line {first + 3} one iteration of i later (distance 1)") in text
     assert f"line {first + 3}: x[i] += x[i - 1]" in text
     assert "RAW" in text and "value" in text and "memory" in text
 

@@ -124,7 +124,7 @@ def test_start_auto_refusals() -> None:
 def test_deps_json_has_the_applied_schedule() -> None:
     doc = json.loads(report_json.render(build_report(ROOT / "examples" / "c" / "gemm.c")))
     validate(doc, SCHEMA)
-    assert doc["schema_version"] == "1.1"
+    assert doc["schema_version"] >= "1.1"
     applied = doc["scops"][0]["applied"]
     assert applied["origin"] == "auto" and applied["parallel_threshold"] >= 0
     assert any(m.startswith("parallel") for x in applied["loops"] for m in x["marks"])

@@ -163,7 +163,7 @@ def test_text_report_has_relations_and_transformations() -> None:
     text = report_text.render(report("seidel-2d"))
     assert "Relations\n  #0 " in text
     assert "interchange of loops t and i: impossible, it would reverse the flow" in text
-    assert "  t (line 18): sequential\n      because of" in text
+    assert "  t (line 18): sequential\n      a recurrence: the value written to A[i, j]" in text
 
 
 # --- the graph, DOT and HTML ------------------------------------------------------------------

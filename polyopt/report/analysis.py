@@ -14,6 +14,9 @@ from polyopt.analysis.verdicts import PARALLEL, REDUCTION, LoopVerdict, var_name
 from polyopt.model.names import user_text
 from polyopt.model.schedule_tree import Node, loops
 from polyopt.model.scop import Scop
+from polyopt.report.groups import ScalarGroup
+from polyopt.report.groups import rows as dependence_rows
+from polyopt.report.reasons import why
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,8 @@ class LoopInfo:
     reason: str  # why it is sequential, in source terms ("" otherwise)
     blocking: tuple[DependenceInfo, ...]
     private_arrays: tuple[str, ...] = ()  # scratch arrays each thread works on a copy of
+    why: str = ""  # why it is sequential, in one sentence (polyopt.report.reasons)
+    why_kind: str = ""  # "recurrence", "running value", "carried dependence" ("" otherwise)
 
 
 @dataclass(frozen=True)
@@ -61,15 +66,14 @@ def analysis(scop: Scop, deps: Dependences, tree: Node | None = None) -> Analysi
         for s in scop.statements
     )
     dep_infos = tuple(dependence_info(scop, d) for d in deps.all)
-    loop_infos = tuple(_loop_info(scop, v[d.loop_id], d.loop_id) for d, _ in loops(tree))
+    loop_infos = tuple(_loop_info(scop, deps, v[d.loop_id], d.loop_id) for d, _ in loops(tree))
     return Analysis(user_text(scop.name), scop.filename, stmts, dep_infos, loop_infos)
 
 
-def _loop_info(scop: Scop, v: LoopVerdict, loop_id: str) -> LoopInfo:
+def _loop_info(scop: Scop, deps: Dependences, v: LoopVerdict, loop_id: str) -> LoopInfo:
     line = scop.loops[loop_id].location.line if loop_id in scop.loops else None
-    reason = ""
-    if v.blocking:
-        reason = describe(scop, v.blocking[0])
+    cause = why(scop, deps, v)
+    reason = describe(scop, cause.dependence) if cause is not None else ""
     return LoopInfo(
         id=loop_id, label=user_text(v.label), line=line, verdict=v.kind,
         vectorizable=v.vectorizable,
@@ -77,6 +81,8 @@ def _loop_info(scop: Scop, v: LoopVerdict, loop_id: str) -> LoopInfo:
         private=tuple(user_text(x) for x in v.private), reason=reason,
         blocking=tuple(dependence_info(scop, d) for d in v.blocking),
         private_arrays=tuple(user_text(x) for x in v.private_arrays),
+        why=cause.sentence if cause is not None else "",
+        why_kind=cause.kind if cause is not None else "",
     )
 
 
@@ -105,13 +111,17 @@ def text_report(a: Analysis) -> str:
             what += (f"; private arrays: {', '.join(lp.private_arrays)} (a copy per thread; "
                      "the last iteration's copy is the final value)")
         out.append(f"  {lp.label}{line}: {what}")
-        if lp.reason:
-            out.append(f"      because of {lp.reason}")
+        if lp.why:
+            out.append(f"      {lp.why}")
     out.append("")
     out.append("Dependences")
     header = f"  {'kind':<7} {'exact':<6} {'source':<22} {'sink':<22} {'carried by':<12} distance"
     out.append(header)
-    for d in a.dependences:
+    for row in dependence_rows(a.dependences):
+        if isinstance(row, ScalarGroup):
+            out.append(f"  {row.scalar} (scalar): {row.summary}")
+            continue
+        d = row[1]
         kind = {"flow": "RAW", "anti": "WAR", "output": "WAW"}[d.kind]
         exact = "value" if d.value_based else "memory"
         carried = ",".join(d.carried_by) or "-"

@@ -1,12 +1,13 @@
-"""The statement dependence graph: built with networkx, laid out in layers and
-drawn as inline SVG by this module (no Graphviz, no matplotlib, no external asset).
+"""The statement dependence graph: built with networkx, laid out by
+:mod:`polyopt.report.layout` and drawn as inline SVG by this module (no Graphviz, no
+matplotlib, no external asset).
 
-Nodes are statements; an edge ``S0 -> S1`` stands for every dependence from S0
-to S1 (its label lists their kinds and arrays; it is drawn in the colour of the
-first of flow, anti, output).  Rows follow a topological order of the graph's
-cycles (:func:`rows`), so edges point down, except inside a cycle where they are
-drawn as arcs on the right; a dependence of a statement on itself is a loop on
-the node's right side.
+Nodes are statements (their text wrapped, in full); an edge ``S0 -> S1`` stands for
+every dependence from S0 to S1 (its label lists their kinds and arrays; it is drawn in
+the colour of the first of flow, anti, output).  Rows follow a topological order of
+the graph's cycles (:func:`rows`), so edges point down, except inside a cycle where
+they are drawn as arcs on the right; a dependence of a statement on itself is a loop
+on the node's right side.
 """
 
 from __future__ import annotations
@@ -18,6 +19,21 @@ from typing import Any
 import networkx as nx
 
 from polyopt.report.data import ScopReport
+from polyopt.report.layout import (
+    HEAD,
+    LABEL_SIZE,
+    LINE,
+    SOURCE_SIZE,
+    Box,
+    Placed,
+    Point,
+    bounds,
+    node_height,
+    place_label,
+    place_nodes,
+    text_width,
+    wrap,
+)
 
 KIND_STYLE = {  # kind -> (colour, label)
     "flow": ("#1f5fbf", "flow (RAW)"),
@@ -25,7 +41,7 @@ KIND_STYLE = {  # kind -> (colour, label)
     "output": ("#8a2be2", "output (WAW)"),
 }
 _SHORT = {"flow": "RAW", "anti": "WAR", "output": "WAW"}
-NODE_W, NODE_H, H_GAP, V_GAP, MARGIN = 250, 46, 70, 70, 30
+MARGIN = 30
 
 
 @dataclass(frozen=True)
@@ -102,26 +118,31 @@ def svg(s: ScopReport) -> str:
     """The dependence graph of ``s`` as a standalone ``<svg>`` element."""
     g = dependence_graph(s)
     row_of = rows(g)
-    by_row: dict[int, list[str]] = {}
-    for n in g.nodes:
-        by_row.setdefault(row_of[n], []).append(n)
-    n_rows = max(by_row, default=-1) + 1
-    widest = max((len(r) for r in by_row.values()), default=1)
+    lines = {n: wrap(data["source"]) for n, data in g.nodes(data=True)}
+    boxes = place_nodes(g, row_of, {n: node_height(x) for n, x in lines.items()})
     drawn = edges(g)
-    side = 60 + 22 * sum(1 for e in drawn if e.source != e.sink and row_of[e.sink] <= row_of[e.source])
-    skips = any(row_of[e.sink] - row_of[e.source] > 1 for e in drawn)
-    left = MARGIN + (190 if skips else 0)
-    width = max(widest * (NODE_W + H_GAP) - H_GAP + left + MARGIN + max(side, 120), 660)
-    pos: dict[str, tuple[float, float]] = {}
-    for r, names_ in by_row.items():
-        for m, n in enumerate(names_):
-            pos[n] = (left + m * (NODE_W + H_GAP), MARGIN + r * (NODE_H + V_GAP))
-    legend_y = MARGIN + n_rows * (NODE_H + V_GAP)
-    height = legend_y + 40
+    taken = list(boxes.values())
+    placed: list[tuple[Edge, Placed]] = []
+    counters = {"up": 0, "skip": 0, "self": 0, "down": 0}
+    for e in drawn:
+        gap = row_of[e.sink] - row_of[e.source]
+        route = "self" if e.source == e.sink else "up" if gap <= 0 else \
+            "skip" if gap > 1 else "down"
+        curve = _curve(boxes, e, route, counters[route])
+        counters[route] += 1
+        p = place_label(curve, text_width(e.label, LABEL_SIZE), route != "skip", taken)
+        taken.append(p.label)
+        placed.append((e, p))
+    points = [q for _, p in placed for q in p.curve]
+    b = bounds(taken, points) if taken else Box(0, 0, 0, 0)
+    x0, y0 = b.x - MARGIN, b.y - MARGIN
+    width = max(b.w, 600) + 2 * MARGIN
+    legend_y = b.y + b.h + 16
+    height = legend_y + 40 - y0
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="depgraph" width="{width:.0f}" '
-        f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
-        f'aria-label="{html.escape(f"dependence graph of {s.title}")}">',
+        f'height="{height:.0f}" viewBox="{x0:.0f} {y0:.0f} {width:.0f} {height:.0f}" '
+        f'role="img" aria-label="{html.escape(f"dependence graph of {s.title}")}">',
         "<defs>",
     ]
     for kind, (colour, _) in KIND_STYLE.items():
@@ -130,88 +151,79 @@ def svg(s: ScopReport) -> str:
             f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
             f'fill="{colour}"/></marker>')
     parts.append("</defs>")
-    parts.append(f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" fill="#ffffff"/>')
-    counters = {"up": 0, "skip": 0, "self": 0, "down": 0}
-    for e in drawn:
-        gap = row_of[e.sink] - row_of[e.source]
-        route = "self" if e.source == e.sink else "up" if gap <= 0 else \
-            "skip" if gap > 1 else "down"
-        parts.append(_edge(e, pos, route, counters[route]))
-        counters[route] += 1
+    parts.append(f'<rect x="{x0:.0f}" y="{y0:.0f}" width="{width:.0f}" height="{height:.0f}" '
+                 'fill="#ffffff"/>')
+    parts += [_edge(e, p) for e, p in placed]
     for n, data in g.nodes(data=True):
-        parts.append(_node(n, data, pos[n]))
-    parts.append(_legend(legend_y))
+        parts.append(_node(n, data, boxes[n], lines[n]))
+    parts.append(_legend(b.x, legend_y))
     if not g.number_of_nodes():
-        parts.append(f'<text x="{MARGIN}" y="{MARGIN + 20}" class="empty">no statements</text>')
+        parts.append(f'<text x="{b.x}" y="{b.y + 20}" class="empty">no statements</text>')
     parts.append("</svg>")
     return "\n".join(parts)
 
 
-def _node(name: str, data: dict[str, Any], xy: tuple[float, float]) -> str:
-    x, y = xy
-    source = data["source"]
-    if len(source) > 34:
-        source = source[:33] + "…"
+def _node(name: str, data: dict[str, Any], box: Box, lines: tuple[str, ...]) -> str:
+    x, y = box.x, box.y
+    tip = f"{name} line {data['line']}: {data['source']}"
+    source = "".join(
+        f'<tspan x="{x + 10:.1f}" y="{y + HEAD + LINE * (k + 1) - 3:.1f}">{html.escape(t)}</tspan>'
+        for k, t in enumerate(lines))
     return (
         f'<g class="stmt" id="node-{html.escape(name)}">'
-        f'<rect x="{x:.1f}" y="{y:.1f}" width="{NODE_W}" height="{NODE_H}" rx="6" '
+        f"<title>{html.escape(tip)}</title>"
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="{box.w}" height="{box.h:.1f}" rx="6" '
         f'fill="#f4f7fb" stroke="#44546a" stroke-width="1.2"/>'
-        f'<text x="{x + 10:.1f}" y="{y + 18:.1f}" font-family="sans-serif" font-size="13" '
+        f'<text x="{x + 10:.1f}" y="{y + 16:.1f}" font-family="sans-serif" font-size="13" '
         f'font-weight="bold" fill="#1b2733">{html.escape(name)}'
         f'<tspan font-weight="normal" fill="#55606e"> line {data["line"]}</tspan></text>'
-        f'<text x="{x + 10:.1f}" y="{y + 36:.1f}" font-family="monospace" font-size="11.5" '
-        f'fill="#1b2733">{html.escape(source)}</text></g>')
+        f'<text font-family="monospace" font-size="{SOURCE_SIZE}" fill="#1b2733">{source}</text>'
+        "</g>")
 
 
-def _edge(e: Edge, pos: dict[str, tuple[float, float]], route: str, k: int) -> str:
-    """A self-loop on the node's right, an upward edge as an arc on the right of the
-    column, a downward edge that skips rows as an arc on the left, and an edge to the
-    next row as a straight line (``k`` spreads arcs of the same kind of route)."""
+def _curve(boxes: dict[str, Box], e: Edge, route: str,
+           k: int) -> tuple[Point, Point, Point, Point]:
+    """A self-loop on the box's right; an upward edge as an arc right of every box it
+    spans, an edge that skips layers as an arc on their left, and an edge to the next
+    layer as a straight line (``k`` spreads arcs of the same kind of route)."""
+    s, t = boxes[e.source], boxes[e.sink]
+    if route == "self":
+        x0, y0 = s.x + s.w, s.y + s.h / 2
+        return (x0, y0 - 10), (x0 + 34, y0 - 30), (x0 + 34, y0 + 30), (x0, y0 + 10)
+    if route == "skip":
+        cx = min(b.x for b in boxes.values() if s.y <= b.y <= t.y) - 40 - 18 * k
+        return (s.x, s.y + s.h / 2 + 6), (cx, s.y + s.h / 2 + 6), \
+            (cx, t.y + t.h / 2 - 6), (t.x, t.y + t.h / 2 - 6)
+    if route == "up":
+        cx = max(b.x + b.w for b in boxes.values() if t.y <= b.y <= s.y) + 60 + 22 * k
+        return (s.x + s.w, s.y + s.h / 2 + 8), (cx, s.y + s.h / 2 + 8), \
+            (cx, t.y + t.h / 2 - 8), (t.x + t.w, t.y + t.h / 2 - 8)
+    (x0, y0), (x1, y1) = (s.x + s.w / 2, s.y + s.h), (t.x + t.w / 2, t.y)
+    return ((x0, y0), (x0 + (x1 - x0) / 3, y0 + (y1 - y0) / 3),
+            (x0 + 2 * (x1 - x0) / 3, y0 + 2 * (y1 - y0) / 3), (x1, y1))
+
+
+def _edge(e: Edge, p: Placed) -> str:
     colour = KIND_STYLE[e.kind][0]
     dash = "" if e.value_based or e.kind != "flow" else ' stroke-dasharray="5,3"'
     title = f"<title>{html.escape(f'{e.label}: {e.source} -> {e.sink} ({e.count})')}</title>"
-    (sx, sy), (tx, ty) = pos[e.source], pos[e.sink]
-    if route == "self":
-        x0, y0 = sx + NODE_W, sy + NODE_H / 2
-        path = (f"M{x0:.1f},{y0 - 10:.1f} C{x0 + 34:.1f},{y0 - 30:.1f} "
-                f"{x0 + 34:.1f},{y0 + 30:.1f} {x0:.1f},{y0 + 10:.1f}")
-        lx, ly = x0 + 30, y0 - 16
-    elif route == "skip":
-        reach = 40 + 16 * (k % 6)
-        x0, y0 = sx, sy + NODE_H / 2 + 6
-        x1, y1 = tx, ty + NODE_H / 2 - 6
-        path = (f"M{x0:.1f},{y0:.1f} C{x0 - reach:.1f},{y0:.1f} {x1 - reach:.1f},{y1:.1f} "
-                f"{x1:.1f},{y1:.1f}")
-        lx, ly = min(x0, x1) - 0.75 * reach - 4, (y0 + y1) / 2
-        return _path(e, path, colour, dash, title, lx, ly, anchor="end")
-    elif route == "up":  # inside a cycle
-        reach = 60 + 22 * k
-        x0, y0 = sx + NODE_W, sy + NODE_H / 2 + 8
-        x1, y1 = tx + NODE_W, ty + NODE_H / 2 - 8
-        path = (f"M{x0:.1f},{y0:.1f} C{x0 + reach:.1f},{y0:.1f} {x1 + reach:.1f},{y1:.1f} "
-                f"{x1:.1f},{y1:.1f}")
-        lx, ly = max(x0, x1) + 0.75 * reach + 4, (y0 + y1) / 2
-    else:
-        x0, y0 = sx + NODE_W / 2, sy + NODE_H
-        x1, y1 = tx + NODE_W / 2, ty
-        path = f"M{x0:.1f},{y0:.1f} L{x1:.1f},{y1:.1f}"
-        lx, ly = (x0 + x1) / 2 + 6, (y0 + y1) / 2 + 4
-    return _path(e, path, colour, dash, title, lx, ly)
-
-
-def _path(e: Edge, path: str, colour: str, dash: str, title: str, lx: float, ly: float,
-          anchor: str = "start") -> str:
+    (ax, ay), (bx, by), (cx, cy), (dx, dy) = p.curve
+    path = f"M{ax:.1f},{ay:.1f} C{bx:.1f},{by:.1f} {cx:.1f},{cy:.1f} {dx:.1f},{dy:.1f}"
+    leader = ""
+    if p.leader is not None:
+        (lx0, ly0), (lx1, ly1) = p.leader
+        leader = (f'<line x1="{lx0:.1f}" y1="{ly0:.1f}" x2="{lx1:.1f}" y2="{ly1:.1f}" '
+                  f'stroke="{colour}" stroke-width="0.8" stroke-dasharray="2,2"/>')
     return (
         f'<g class="dep dep-{e.kind}">{title}<path d="{path}" fill="none" stroke="{colour}" '
-        f'stroke-width="1.6"{dash} marker-end="url(#arrow-{e.kind})"/>'
-        f'<text x="{lx:.1f}" y="{ly:.1f}" text-anchor="{anchor}" font-family="sans-serif" '
-        f'font-size="11" fill="{colour}" stroke="#ffffff" stroke-width="3" '
+        f'stroke-width="1.6"{dash} marker-end="url(#arrow-{e.kind})"/>{leader}'
+        f'<text x="{p.at[0]:.1f}" y="{p.at[1]:.1f}" font-family="sans-serif" '
+        f'font-size="{LABEL_SIZE:g}" fill="{colour}" stroke="#ffffff" stroke-width="3" '
         f'paint-order="stroke">{html.escape(e.label)}</text></g>')
 
 
-def _legend(y: float) -> str:
+def _legend(x: float, y: float) -> str:
     items = []
-    x = MARGIN
     for kind, (colour, label) in KIND_STYLE.items():
         items.append(
             f'<line x1="{x}" y1="{y + 10}" x2="{x + 28}" y2="{y + 10}" stroke="{colour}" '

@@ -15,6 +15,8 @@ from polyopt.report.analysis import LoopInfo
 from polyopt.report.applied import AppliedReport
 from polyopt.report.data import Report, ScopReport
 from polyopt.report.graph import svg
+from polyopt.report.groups import ScalarGroup, id_ranges
+from polyopt.report.groups import rows as dependence_rows
 from polyopt.report.json_doc import SCHEMA_VERSION
 from polyopt.report.legality import FUSION
 
@@ -169,7 +171,7 @@ def _loops(s: ScopReport) -> str:
     e = html.escape
     rows = []
     for lp in s.analysis.loops:
-        why = e(lp.reason) if lp.reason else ""
+        why = (f'<span title="{e(lp.reason)}">{e(lp.why)}</span>' if lp.why else "")
         if lp.private:
             why = (why + "<br>" if why else "") + "private: " + e(", ".join(lp.private))
         if lp.private_arrays:
@@ -183,7 +185,14 @@ def _loops(s: ScopReport) -> str:
 def _dependences(s: ScopReport) -> str:
     e = html.escape
     rows = []
-    for k, d in enumerate(s.analysis.dependences):
+    for row in dependence_rows(s.analysis.dependences):
+        if isinstance(row, ScalarGroup):
+            rows.append([e(id_ranges(row.ids)), e(row.counts), f"{row.value_based} value-based",
+                         f"<code>{e(', '.join(row.statements))}: {e(row.scalar)}</code>",
+                         "(scalar)", e(", ".join(row.carried_by) or "loop-independent"), "-",
+                         str(row.reductions or ""), _relations(row)])
+            continue
+        k, d = row
         vec = ", ".join(f"{lp}: {dist if dist is not None else dirn}"
                         for lp, dist, dirn in zip(d.loops, d.distance, d.direction, strict=True))
         rows.append([
@@ -195,6 +204,15 @@ def _dependences(s: ScopReport) -> str:
         ])
     return _table(["#", "kind", "exactness", "source", "sink", "carried by",
                    "distance / direction", "reduction", "relation"], rows)
+
+
+def _relations(g: ScalarGroup) -> str:
+    """A scalar group's relations, folded (a ``<details>`` needs no script)."""
+    items = "".join(f"<li>#{k} {html.escape(d.kind)} {html.escape(d.source)} -> "
+                    f"{html.escape(d.sink)}: {html.escape(d.relation)}</li>"
+                    for k, d in zip(g.ids, g.members, strict=True))
+    return (f'<details><summary>{len(g.ids)} relations</summary><ul class="rel">{items}</ul>'
+            "</details>")
 
 
 def _transformations(s: ScopReport) -> str:

@@ -19,7 +19,7 @@ from polyopt.report.applied import AppliedReport
 from polyopt.report.data import Report, ScopReport
 
 SCHEMA = "polyopt-deps"
-SCHEMA_VERSION = "1.1"  # 1.1: each scop's "applied" schedule
+SCHEMA_VERSION = "1.2"  # 1.1: each scop's "applied" schedule; 1.2: each loop's "why"
 
 
 def to_data(report: Report) -> dict[str, Any]:
@@ -93,6 +93,8 @@ def _loop(s: ScopReport, lp: LoopInfo) -> dict[str, Any]:
         "private": list(lp.private),
         "private_arrays": list(lp.private_arrays),
         "reason": lp.reason,
+        "why": lp.why,
+        "why_kind": lp.why_kind,
         "blocking": [s.dependence_index(d) for d in lp.blocking],
     }
 
