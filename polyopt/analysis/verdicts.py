@@ -168,7 +168,8 @@ def _verdict(scop: Scop, deps: Dependences, tl: Timeline, dim: LoopDim, innermos
             )
             # each thread's copy of the target starts at the operator's identity: every
             # other access to it in the loop would see (or leave) a partial copy
-            shared = tuple(t for t in sorted(ops) if not _only_reduced(scop, deps, inside, t))
+            shared = tuple(t for t in sorted(ops)
+                           if not _only_reduced(scop, deps, inside, t, ops[t]))
             if not shared:
                 return LoopVerdict(loop_id, label, REDUCTION, (), reds, tuple(private),
                                    tuple(firstprivate), innermost)
@@ -182,21 +183,23 @@ def _verdict(scop: Scop, deps: Dependences, tl: Timeline, dim: LoopDim, innermos
                        tuple(firstprivate), innermost)
 
 
-def _only_reduced(scop: Scop, deps: Dependences, inside: set[str], x: str) -> bool:
-    """Every access to ``x`` (array or scalar) by the statements of the loop is a
+def _only_reduced(scop: Scop, deps: Dependences, inside: set[str], x: str, op: str) -> bool:
+    """Every access to ``x`` (array or scalar) by the statements of the loop is an ``op``
     reduction's update of its own element: the write of ``x[f] op= e`` and its one read of
     ``x[f]`` (the same element as isl sees it), and ``e`` reads no element of ``x``.  Only
     then may each thread reduce into a copy of ``x`` that starts at the operator's identity
     (emit's array reductions, OpenMP's ``reduction`` clause), whatever elements the
     accesses touch: any other read would read the copy, not the array, and any other write
-    would be combined into the array, not stored."""
+    would be combined into the array, not stored.  A reduction with another operator is
+    such an access too: ``A[i] *= c`` beside ``A[j] -= 3`` would multiply a copy that
+    starts at 0."""
     for stmt in inside:
         st = scop.statement(stmt)
         accesses = [a for a in st.accesses if a.target == x]
         if not accesses:
             continue
         red = deps.reductions.get(stmt)
-        if red is None or red.target != x or st.write.target != x:
+        if red is None or red.target != x or red.op != op or st.write.target != x:
             return False
         own = [r for r in st.reads if r.target == x]
         if len(own) != 1 or not own[0].relation.is_equal(st.write.relation):
