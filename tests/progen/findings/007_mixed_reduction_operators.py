@@ -5,8 +5,8 @@ and ``auto=False`` on two threads): in ::
 
     for i in range(0, n, 3):
         for j in range(i, n):
-            A[j, j] -= 3.0          # a + reduction, carried by i
-        A[i, n - 1 - i] *= c        # a * reduction, on elements the first never touches
+            A[j, 0] -= 3.0          # a + reduction, carried by i
+        A[i, 1] *= c                # a * reduction, on elements the first never touches
 
 loop ``i`` ran in parallel as an array ``+`` reduction on ``A``: each thread's copy of
 ``A`` started at 0, so the ``*=`` multiplied 0 and the product was lost.  The check that
@@ -25,8 +25,8 @@ def mixed_operators(A, c):
     n = A.shape[0]
     for i in range(0, n, 3):
         for j in range(i, n):
-            A[j, j] -= 3.0
-        A[i, n - 1 - i] *= c
+            A[j, 0] -= 3.0
+        A[i, 1] *= c
 
 
 def test_a_product_beside_a_sum_on_one_array_is_not_a_parallel_sum():
