@@ -281,17 +281,19 @@ def _suffix(d: DType) -> str:
     return {DType.FLOAT64: "f64", DType.FLOAT32: "f32", DType.INT64: "i64", DType.INT32: "i32"}[d]
 
 
+def float_text(v: float, nan: str = "NAN", inf: str = "INFINITY") -> str:
+    """A double literal; ``nan`` and ``inf`` spell the two values no digits write."""
+    if math.isnan(v):
+        return nan
+    if math.isinf(v):
+        return inf if v > 0 else f"(-{inf})"
+    text = repr(v)
+    return text if "e" in text or "." in text else text + ".0"
+
+
 def literal(value: int | float, t: ValueType) -> str:
     if t.dtype.is_float:
-        v = float(value)
-        if math.isnan(v):
-            text = "NAN"
-        elif math.isinf(v):
-            text = "INFINITY" if v > 0 else "(-INFINITY)"
-        else:
-            text = repr(v)
-            if "e" not in text and "." not in text:
-                text += ".0"
+        text = float_text(float(value))
         return f"((float){text})" if t.dtype is DType.FLOAT32 else text
     v = int(value)
     if t.dtype is DType.INT32:

@@ -19,11 +19,9 @@ bounds use are ``#define``-d inside the block and ``#undef``-ed after it)::
 
 from __future__ import annotations
 
-import math
-
 from polyopt.backend_c.ast_expr import AstText
 from polyopt.backend_c.ast_walk import AstWalker
-from polyopt.backend_c.cexpr import BodyPrinter, lin
+from polyopt.backend_c.cexpr import BodyPrinter, float_text, lin
 
 from polyopt.model.aff import Lin
 from polyopt.model.c_region import CRegion
@@ -52,15 +50,7 @@ def c_int(v: int) -> str:
 def c_literal(value: int | float, t: ValueType) -> str:
     """A literal of type ``t`` in plain C, without polyopt's prelude."""
     if t.dtype.is_float:
-        v = float(value)
-        if math.isnan(v):
-            text = "__builtin_nan(\"\")"
-        elif math.isinf(v):
-            text = "__builtin_inf()" if v > 0 else "(-__builtin_inf())"
-        else:
-            text = repr(v)
-            if "e" not in text and "." not in text:
-                text += ".0"
+        text = float_text(float(value), '__builtin_nan("")', "__builtin_inf()")
         if t.dtype is DType.FLOAT32:
             return f"{text}f" if "builtin" not in text else f"((float){text})"
         return text
