@@ -87,10 +87,13 @@ class StatementWalker:
         if not isinstance(st.target, ast.Name):
             raise NotAffine(st.target, "loop target", "must be a single name")
         it = st.iter
-        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
-            raise NotAffine(it, f"`for ... in {ast.unparse(it)}`", "only `range(...)` loops are supported")
+        parallel = isinstance(it, ast.Call) and self.symbols.facts.env.is_prange(it.func)
+        if not (isinstance(it, ast.Call) and (parallel or isinstance(it.func, ast.Name)
+                                               and it.func.id == "range")):
+            raise NotAffine(it, f"`for ... in {ast.unparse(it)}`",
+                            "only `range(...)` and `prange(...)` loops are supported")
         if it.keywords or not 1 <= len(it.args) <= 3:
-            raise NotAffine(it, "`range()`", "takes 1 to 3 positional arguments")
+            raise NotAffine(it, f"`{ast.unparse(it.func)}()`", "takes 1 to 3 positional arguments")
         v, sym = st.target.id, self.symbols
         if v in place.iters:
             raise NotAffine(st.target, f"loop variable `{v}`", "shadows an enclosing loop's variable")
@@ -109,7 +112,7 @@ class StatementWalker:
             step = s.const
         var = Lin.var(v)
         bounds = loop_bounds(v, start, step, Cmp("<", var, stop) if step > 0 else Cmp(">", var, stop))
-        inner = self.scop.open_loop(place, v, bounds, self.src.location(st))
+        inner = self.scop.open_loop(place, v, bounds, self.src.location(st), parallel)
         return loop_band(inner.loops[-1], v, step, self.block(st.body, inner))
 
     def _if(self, st: ast.If, place: Place) -> list[Node]:

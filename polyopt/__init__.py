@@ -30,13 +30,15 @@ from polyopt.model.errors import (
 
 if TYPE_CHECKING:
     from polyopt.kernel import Kernel, jit
+    from polyopt.model.prange import prange
     from polyopt.user_schedule import Schedule, schedule
 
 __version__ = "0.1.0"
 
 #: the faces, imported when first used: name -> module
 _LAZY = {"jit": "polyopt.kernel", "Kernel": "polyopt.kernel",
-         "schedule": "polyopt.user_schedule", "Schedule": "polyopt.user_schedule"}
+         "schedule": "polyopt.user_schedule", "Schedule": "polyopt.user_schedule",
+         "prange": "polyopt.model.prange"}
 
 
 def __getattr__(name: str) -> Any:
@@ -63,5 +65,6 @@ __all__ = [
     "TooComplexError",
     "UnsupportedError",
     "jit",
+    "prange",
     "schedule",
 ]
