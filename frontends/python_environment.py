@@ -68,6 +68,19 @@ class Environment:
             return "np"
         return None
 
+    def imported(self, name: str) -> tuple[str, str] | None:
+        """(function, "math" or "np") for a name bound to a function or scalar type of
+        those modules (``from math import sqrt``, ``from numpy import float32 as f32``);
+        None for another name."""
+        obj = self.values.get(name)
+        fn = getattr(obj, "__name__", None)
+        if obj is None or not isinstance(fn, str):
+            return None
+        for module, alias in ((math, "math"), (np, "np")):
+            if getattr(module, fn, None) is obj:
+                return fn, alias
+        return None
+
     def is_prange(self, func: ast.expr) -> bool:
         """Whether ``func`` is ``polyopt.prange`` or Numba's ``prange``, as a bare name or a
         module attribute.  Numba's is known by its module's name: polyopt never imports

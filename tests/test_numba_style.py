@@ -4,10 +4,16 @@ Every construct is checked against CPython/NumPy running the same function."""
 
 from __future__ import annotations
 
+import math
+import math as m
 import types
+from math import atan2, erf, floor, isnan, lgamma, sqrt
 
 import numpy as np
+import numpy as xp
 import pytest
+from numpy import float32 as f32
+from numpy import log1p
 
 import polyopt
 from polyopt import prange
@@ -87,3 +93,160 @@ def test_polyopt_prange_is_range_under_cpython():
     x = np.arange(6.0)
     prefix_sum.py_func(x)
     assert x.tolist() == [0.0, 1.0, 3.0, 6.0, 10.0, 15.0]
+
+
+# --- names imported from math and numpy, module aliases --------------------------------
+
+@polyopt.jit
+def correlation_style(data, stddev):
+    """PolyBench/Python's correlation: `from math import sqrt`."""
+    n, m_ = data.shape
+    for j in range(m_):
+        stddev[j] = 0.0
+        for i in range(n):
+            stddev[j] += data[i, j] * data[i, j]
+        stddev[j] = sqrt(stddev[j] / n)
+        stddev[j] = 1.0 if stddev[j] <= 0.1 else stddev[j]
+
+
+@polyopt.jit
+def aliases(x, y):
+    for i in range(x.shape[0]):
+        y[i] = xp.sqrt(x[i]) + m.exp(-x[i]) + log1p(x[i]) + f32(x[i])
+
+
+def test_names_imported_from_math_and_numpy(check, rng):
+    check(correlation_style, rng.random((30, 12)), np.zeros(12))
+    check(aliases, rng.random(17), np.zeros(17))
+    check(aliases, rng.random(17, dtype=np.float32), np.zeros(17, dtype=np.float32))
+
+
+# --- the math library ---------------------------------------------------------------------
+
+@polyopt.jit
+def math_floats(x, y):
+    for i in range(x.shape[0]):
+        y[i, 0] = math.tan(x[i]) + math.asin(x[i]) + math.acos(x[i]) + math.atan(x[i])
+        y[i, 1] = math.sinh(x[i]) + math.cosh(x[i]) + math.asinh(x[i]) + math.acosh(x[i] + 1.0)
+        y[i, 2] = math.atanh(x[i] - 0.5) + math.log2(x[i]) + math.log10(x[i]) + math.expm1(x[i])
+        y[i, 3] = erf(x[i]) + math.erfc(x[i]) + lgamma(x[i] + 0.5) + math.log1p(x[i])
+        y[i, 4] = atan2(x[i], 0.25) + math.hypot(x[i], 3) + math.copysign(2, x[i] - 0.5)
+        y[i, 5] = math.fmod(10.0 * x[i], 0.75) + math.fmod(-7.5 * x[i], 2.0)
+
+
+@polyopt.jit
+def numpy_floats(x, y):
+    for i in range(x.shape[0]):
+        y[i, 0] = np.tan(x[i]) + np.arcsin(x[i]) + np.arccos(x[i]) + np.arctan(x[i])
+        y[i, 1] = np.sinh(x[i]) + np.cosh(x[i]) + np.arcsinh(x[i]) + np.arccosh(x[i] + 1)
+        y[i, 2] = np.arctanh(x[i] - 0.5) + np.log2(x[i]) + np.log10(x[i]) + np.expm1(x[i])
+        y[i, 3] = np.arctan2(x[i], 0.25) + np.hypot(x[i], 3) + np.copysign(2, x[i] - 0.5)
+        y[i, 4] = np.fmod(10 * x[i], 0.75) + np.floor(7 * x[i] - 3) + np.ceil(-5 * x[i])
+        y[i, 5] = np.trunc(-9 * x[i]) + np.asin(x[i]) + np.log1p(x[i])
+
+
+@polyopt.jit
+def rounding(x, k):
+    for i in range(x.shape[0]):
+        k[i] = floor(x[i] * 10 - 5) + math.ceil(x[i] * -7) + math.trunc(-x[i] * 9)
+
+
+@polyopt.jit
+def rounding_value(x):
+    s = 0
+    for i in range(x.shape[0]):
+        s += math.floor(x[i]) * 3 + np.floor(x[i]) + np.floor(i)
+    return s
+
+
+@polyopt.jit
+def classify(x, k):
+    for i in range(x.shape[0]):
+        k[i] = isnan(x[i]) + 2 * math.isinf(x[i]) + 4 * np.isfinite(x[i]) + 8 * np.isnan(i)
+
+
+@polyopt.jit
+def where_scalars(x, y):
+    for i in range(x.shape[0]):
+        y[i] = np.where(x[i] > 0.5, x[i], 0.25) * 3.0 + np.where(i > 3, 1, 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_math_library(check, rng, dtype):
+    x = rng.random(40).astype(dtype) * 0.9 + 0.05
+    check(math_floats, x, np.zeros((40, 6), dtype=dtype))
+    check(numpy_floats, x, np.zeros((40, 6), dtype=dtype))
+    check(where_scalars, x, np.zeros(40, dtype=dtype))
+
+
+def test_rounding_types_follow_cpython(check, rng):
+    x = (rng.random(40) - 0.5) * 20
+    check(rounding, x, np.zeros(40, dtype=np.int64))
+    assert isinstance(check(rounding_value, x), float)  # np.floor returns a NumPy float
+
+
+def test_rounding_a_nan_raises_as_cpython_does():
+    with pytest.raises(ValueError):
+        rounding(np.array([1.5, np.nan]), np.zeros(2, dtype=np.int64))
+
+
+def test_classification(check):
+    x = np.array([0.0, np.nan, np.inf, -np.inf, -2.5, 1e308])
+    check(classify, x, np.zeros(6, dtype=np.int64))
+    x32 = np.array([0.0, np.nan, np.inf, -np.inf, -2.5, 3e38], dtype=np.float32)
+    check(classify, x32, np.zeros(6, dtype=np.int32))
+
+
+def test_numpy_math_outside_the_domain_is_nan(check):
+    x = np.array([-0.5, 2.0, 0.5, -3.0])
+    with np.errstate(all="ignore"):
+        check(numpy_floats, x, np.zeros((4, 6)))
+
+
+@polyopt.jit
+def int_fmod(k, out):
+    for i in range(k.shape[0]):
+        out[i] = np.fmod(k[i], 3)
+
+
+@polyopt.jit
+def no_erf_in_numpy(x):
+    for i in range(x.shape[0]):
+        x[i] = np.erf(x[i])
+
+
+def test_math_refusals():
+    with pytest.raises(polyopt.UnsupportedError, match=r"np.fmod` on integers"):
+        int_fmod(np.arange(4), np.zeros(4, dtype=np.int64))
+    with pytest.raises(polyopt.UnsupportedError, match=r"call to np.erf\(\).*use math.erf") as info:
+        no_erf_in_numpy(np.zeros(3))
+    line = no_erf_in_numpy.py_func.__code__.co_firstlineno + 3  # the decorator line, def, for
+    assert (info.value.filename, info.value.lineno, info.value.offset) == (__file__, line, 16)
+
+
+# --- casts ------------------------------------------------------------------------------
+
+@polyopt.jit
+def casts(x, y, k):
+    for i in range(x.shape[0]):
+        y[i] = np.float32(x[i] * 3.0) + np.float64(x[i]) * np.float32(0.5)
+        k[i] = np.int64(x[i] * 7) + np.int32(-x[i] * 5) + int(-x[i] * 3) + int(float(i) / 2)
+
+
+@polyopt.jit
+def cast_types(x):
+    s = np.float32(0.5)
+    for i in range(x.shape[0]):
+        s += np.float32(x[i])
+    return s
+
+
+def test_casts(check, rng):
+    x = (rng.random(30) - 0.5) * 20
+    check(casts, x, np.zeros(30), np.zeros(30, dtype=np.int64))
+    assert isinstance(check(cast_types, x), np.float32)
+
+
+def test_int_cast_of_nan_raises():
+    with pytest.raises(ValueError):
+        casts(np.array([np.nan]), np.zeros(1), np.zeros(1, dtype=np.int64))
