@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from polyopt.frontends.python_bindings import Bindings, is_allocation
+from polyopt.frontends.python_bindings import Bindings, allocation_kind
 from polyopt.frontends.python_choices import follow_cpython
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_values import binary
@@ -134,9 +134,9 @@ class StatementWalker:
             raise NotAffine(target, "tuple assignment", "only `n, m = A.shape` may unpack")
         if isinstance(target, ast.Name):  # before the value: `A = np.zeros(n)` rebinds A
             self._check_scalar_target(target, place)
-        if isinstance(value_node, ast.Call) and is_allocation(value_node, self.symbols.facts.env):
-            assert isinstance(value_node.func, ast.Attribute)
-            raise NotAffine(value_node, f"np.{value_node.func.attr}()", "arrays can only be "
+        kind = allocation_kind(value_node, self.symbols.facts.env)
+        if kind is not None:
+            raise NotAffine(value_node, f"np.{kind}()", "arrays can only be "
                             "allocated at the top level of the function, once per name")
         value = self.scope.values.convert(value_node)
         update = None

@@ -250,3 +250,38 @@ def test_casts(check, rng):
 def test_int_cast_of_nan_raises():
     with pytest.raises(ValueError):
         casts(np.array([np.nan]), np.zeros(1), np.zeros(1, dtype=np.int64))
+
+
+# --- allocation ---------------------------------------------------------------------------
+
+@polyopt.jit
+def allocations(A, c):
+    n, m_ = A.shape
+    E = np.empty_like(A)
+    Z = np.zeros_like(A)
+    W = np.ones_like(A, dtype=np.int32)
+    F = np.full((n, m_), c * 2.0)
+    G = np.full(n, 3)
+    H = np.full_like(A, 1.5, dtype=f32)
+    for i in range(n):
+        for j in range(m_):
+            E[i, j] = A[i, j] + 1.0
+            Z[i, j] += E[i, j] * W[i, j] + F[i, j] + G[i] + H[i, j]
+    return Z
+
+
+@polyopt.jit
+def full_from_a_local(A):
+    t = A[0] * 2.0
+    B = np.full(A.shape[0], t)
+    return B
+
+
+def test_allocations(check, rng):
+    check(allocations, rng.random((9, 7)), 0.25)
+    check(allocations, rng.random((9, 7), dtype=np.float32), 3)
+
+
+def test_fill_value_from_the_body_is_refused():
+    with pytest.raises(polyopt.UnsupportedError, match="fill value.*only arguments and constants"):
+        full_from_a_local(np.ones(3))
