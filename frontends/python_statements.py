@@ -14,6 +14,7 @@ import ast
 
 from polyopt.frontends.python_bindings import Bindings, allocation_kind
 from polyopt.frontends.python_choices import follow_cpython
+from polyopt.frontends.python_multiassign import chained, unpacked
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_values import binary
 from polyopt.frontends.refusal import NotAffine, if_condition
@@ -125,13 +126,16 @@ class StatementWalker:
         targets = st.targets if isinstance(st, ast.Assign) else [st.target]
         value_node = st.value
         assert value_node is not None
-        if len(targets) != 1:
-            raise NotAffine(st, "chained assignment", "assign one target per statement")
+        if isinstance(st, ast.Assign) and len(targets) > 1:
+            return self._each(chained(st, self._fresh), place)
         target = targets[0]
         if place.top and not isinstance(st, ast.AugAssign) and self.bindings.bind(target, value_node):
             return []
         if isinstance(target, ast.Tuple):
-            raise NotAffine(target, "tuple assignment", "only `n, m = A.shape` may unpack")
+            if not isinstance(st, ast.Assign):
+                raise NotAffine(target, "tuple assignment", "unpack with `=` only")
+            self._refuse_array_swap(target)
+            return self._each(unpacked(st, target, self._fresh), place)
         if isinstance(target, ast.Name):  # before the value: `A = np.zeros(n)` rebinds A
             self._check_scalar_target(target, place)
         kind = allocation_kind(value_node, self.symbols.facts.env)
@@ -151,6 +155,22 @@ class StatementWalker:
         if value.type != ttype:
             value = Cast(value, ttype)
         return [self._add(st, place, name, indices, value, update)]
+
+    def _each(self, assignments: list[ast.Assign], place: Place) -> list[Node]:
+        nodes: list[Node] = []
+        for a in assignments:
+            nodes += self._assign(a, place)
+        return nodes
+
+    def _fresh(self, name: str) -> str:
+        return self.symbols.facts.fresh(name)
+
+    def _refuse_array_swap(self, target: ast.Tuple) -> None:
+        arrays = [t for t in target.elts if isinstance(t, ast.Name) and t.id in self.symbols.arrays]
+        if arrays:
+            raise NotAffine(arrays[0], "swapping arrays", "arrays cannot be rebound (`A, B = B, "
+                            "A`); write the time loop's two steps out, each reading one buffer "
+                            "and writing the other")
 
     def _follow_cpython(self, value: Expr, st: ast.stmt) -> Expr:
         """``value`` with arithmetic on a choice computed in the chosen operand's type

@@ -285,3 +285,69 @@ def test_allocations(check, rng):
 def test_fill_value_from_the_body_is_refused():
     with pytest.raises(polyopt.UnsupportedError, match="fill value.*only arguments and constants"):
         full_from_a_local(np.ones(3))
+
+
+# --- assignment ---------------------------------------------------------------------------
+
+@polyopt.jit
+def deriche_style(imgIn, y1):
+    """PolyBench/Python's deriche: `ym1 = ym2 = 0.0`, `xm1 = 0.0`."""
+    w, h = imgIn.shape
+    for i in range(w):
+        ym1 = ym2 = 0.0
+        xm1 = 0.0
+        for j in range(h):
+            y1[i, j] = 0.5 * imgIn[i, j] + 0.25 * xm1 + 0.125 * ym1 - 0.0625 * ym2
+            xm1 = imgIn[i, j]
+            ym2 = ym1
+            ym1 = y1[i, j]
+
+
+@polyopt.jit
+def chained_mixed(A, K):
+    for i in range(A.shape[0]):
+        K[i] = A[i] = K[i] * 2.5 + A[i]
+        t = u = A[i] + 1
+        A[i] = t * u
+
+
+@polyopt.jit
+def fibonacci(n):
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+
+
+@polyopt.jit
+def tuple_elements(A, B):
+    for i in range(A.shape[0]):
+        A[i], B[i] = B[i] * 2.0, A[i] - B[i]
+        x, y = A[i], B[i]
+        x, y = y, x
+        A[i], B[i] = x - y, y
+
+
+@polyopt.jit
+def swap_arrays(A, B):
+    for _ in range(4):
+        for i in range(1, A.shape[0] - 1):
+            B[i] = (A[i - 1] + A[i + 1]) / 2.0
+        A, B = B, A
+
+
+def test_chained_assignment(check, rng):
+    check(deriche_style, rng.random((8, 11)), np.zeros((8, 11)))
+    check(chained_mixed, rng.random(13), np.arange(13))
+
+
+def test_tuple_assignment(check, rng):
+    for n in (0, 1, 2, 10, 40):
+        check(fibonacci, n)
+    check(tuple_elements, rng.random(13), rng.random(13))
+
+
+def test_array_swap_is_refused_clearly():
+    with pytest.raises(polyopt.UnsupportedError, match="swapping arrays.*cannot be rebound") as info:
+        swap_arrays(np.zeros(5), np.zeros(5))
+    assert info.value.offset == 9
