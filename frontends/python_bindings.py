@@ -79,13 +79,16 @@ class Bindings:
         if not isinstance(target, ast.Name):
             return False
         n = target.id
-        if sym.facts.assign_count.get(n, 0) != 1 or n in sym.arrays or n in sym.scalar_args:
+        if n in sym.arrays or n in sym.scalar_args:
             return False
         kind = allocation_kind(value, sym.facts.env)
-        if kind is not None:
+        count = sym.facts.assign_count.get(n, 0)
+        if kind is not None and count - sym.facts.permuted.get(n, 0) == 1:  # swaps rebind none
             assert isinstance(value, ast.Call)
             self._allocate(target, value, kind)
             return True
+        if count != 1:
+            return False
         if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Attribute) and \
                 value.value.attr == "shape" and isinstance(value.value.value, ast.Name) and \
                 value.value.value.id in sym.arrays and isinstance(value.slice, ast.Constant) and \

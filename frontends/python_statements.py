@@ -16,6 +16,7 @@ from polyopt.frontends.python_bindings import Bindings, allocation_kind
 from polyopt.frontends.python_choices import follow_cpython
 from polyopt.frontends.python_multiassign import chained, unpacked
 from polyopt.frontends.python_scope import FunctionScope
+from polyopt.frontends.python_swap import DoubleBuffers
 from polyopt.frontends.python_values import binary
 from polyopt.frontends.refusal import NotAffine, if_condition
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band, loop_bounds
@@ -48,20 +49,32 @@ class StatementWalker:
         self.scop = scop
         self.bindings = Bindings(scope, scop)
         self.problems = problems
+        self.buffers = DoubleBuffers(scope)
 
     def block(self, body: list[ast.stmt], place: Place, top: bool = False) -> list[Node]:
         nodes: list[Node] = []
         saved = self.scope.iters
-        for k, st in enumerate(body):
-            self.scope.enter(place.iters)
-            self.scope.values.choices.clear()  # none left by a statement refused half-way
+        for k, written in enumerate(body):
             try:
-                nodes += self._statement(st, place, last=top and k == len(body) - 1)
+                # after a loop that swaps arrays, the names it swapped (python_swap)
+                stmts = self.buffers.after(written) if top else [written]
             except NotAffine as e:
-                assert isinstance(e.node, ast.AST)
-                self.problems.append(self.src.problem(e.node, e.construct, e.reason))
+                self._problem(e)
+                continue
+            for j, st in enumerate(stmts):
+                self.scope.enter(place.iters)
+                self.scope.values.choices.clear()  # none left by a statement refused half-way
+                try:
+                    nodes += self._statement(st, place, last=top and k == len(body) - 1
+                                             and j == len(stmts) - 1)
+                except NotAffine as e:
+                    self._problem(e)
         self.scope.enter(saved)
         return nodes
+
+    def _problem(self, e: NotAffine) -> None:
+        assert isinstance(e.node, ast.AST)
+        self.problems.append(self.src.problem(e.node, e.construct, e.reason))
 
     def _statement(self, st: ast.stmt, place: Place, last: bool) -> list[Node]:
         if isinstance(st, ast.Pass):
@@ -83,6 +96,9 @@ class StatementWalker:
         raise NotAffine(st, construct, "is not supported in a polyopt function")
 
     def _for(self, st: ast.For, place: Place) -> list[Node]:
+        unrolled = self.buffers.loop(st, place.top)
+        if unrolled is not None:
+            st = unrolled
         if st.orelse:
             raise NotAffine(st, "`for ... else`", "loop `else` clauses are not supported")
         if not isinstance(st.target, ast.Name):
@@ -168,9 +184,9 @@ class StatementWalker:
     def _refuse_array_swap(self, target: ast.Tuple) -> None:
         arrays = [t for t in target.elts if isinstance(t, ast.Name) and t.id in self.symbols.arrays]
         if arrays:
-            raise NotAffine(arrays[0], "swapping arrays", "arrays cannot be rebound (`A, B = B, "
-                            "A`); write the time loop's two steps out, each reading one buffer "
-                            "and writing the other")
+            raise NotAffine(arrays[0], "swapping arrays", "only `A, B = B, A` as the last "
+                            "statement of a loop at the function's top level (a double buffer) "
+                            "may rebind arrays")
 
     def _follow_cpython(self, value: Expr, st: ast.stmt) -> Expr:
         """``value`` with arithmetic on a choice computed in the chosen operand's type

@@ -329,11 +329,59 @@ def tuple_elements(A, B):
 
 
 @polyopt.jit
-def swap_arrays(A, B):
-    for _ in range(4):
-        for i in range(1, A.shape[0] - 1):
-            B[i] = (A[i - 1] + A[i + 1]) / 2.0
+def jacobi_swap(A, B, steps):
+    n = A.shape[0]
+    for _ in range(steps):
+        for i in range(1, n - 1):
+            B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1])
         A, B = B, A
+
+
+@polyopt.jit
+def jacobi_swap_returned(x, steps):
+    n = x.shape[0]
+    A = np.zeros(n)
+    B = np.zeros(n)
+    for i in range(n):
+        A[i] = x[i]
+    for t in range(1, steps, 2):
+        for i in range(1, n - 1):
+            B[i] = 0.5 * (A[i - 1] + A[i + 1]) + t
+        A, B = B, A
+    return A
+
+
+@polyopt.jit
+def jacobi_swap_constant(x):
+    n = x.shape[0]
+    A = np.zeros(n)
+    B = np.zeros(n)
+    for i in range(n):
+        A[i] = x[i]
+    for t in range(5):
+        for i in range(1, n - 1):
+            B[i] = 0.5 * (A[i - 1] + A[i + 1]) * t
+        A, B = B, A
+    A[0] = -1.0
+    return B
+
+
+@polyopt.jit
+def swap_in_an_if(A, B):
+    for t in range(4):
+        for i in range(A.shape[0]):
+            B[i] = A[i] + 1.0
+        if t > 1:
+            A, B = B, A
+
+
+@polyopt.jit
+def swapped_used_after(A, B, steps):
+    for _ in range(steps):
+        for i in range(A.shape[0]):
+            B[i] = A[i] * 0.5
+        A, B = B, A
+    A[0] = 1.0
 
 
 def test_chained_assignment(check, rng):
@@ -347,7 +395,26 @@ def test_tuple_assignment(check, rng):
     check(tuple_elements, rng.random(13), rng.random(13))
 
 
-def test_array_swap_is_refused_clearly():
-    with pytest.raises(polyopt.UnsupportedError, match="swapping arrays.*cannot be rebound") as info:
-        swap_arrays(np.zeros(5), np.zeros(5))
-    assert info.value.offset == 9
+@pytest.mark.parametrize("steps", [0, 1, 2, 5, 6])
+def test_double_buffer_swap(check, rng, steps):
+    check(jacobi_swap, rng.random(20), rng.random(20), steps)
+    check(jacobi_swap_returned, rng.random(20), steps)
+    check(jacobi_swap_constant, rng.random(20))
+
+
+def test_double_buffer_is_analysed_exactly(rng):
+    A, B = rng.random(20), rng.random(20)
+    report = jacobi_swap.report(A, B, 3)
+    line = jacobi_swap.py_func.__code__.co_firstlineno + 4  # decorator, def, n =, for _, for i
+    assert report.count(f"(line {line}): parallel, vectorizable") == 2  # the i loop, in each copy
+    assert "RAW     value  S0:B[i]                S1:B[i - 1]" in report  # S0 feeds S1 exactly
+    src = jacobi_swap.c_source(A, B, 3)
+    assert "A[i] = (0.33333 * ((B[(i - 1)] + B[i]) + B[(i + 1)]))" in src  # the second step
+
+
+def test_array_swap_elsewhere_is_refused_clearly():
+    with pytest.raises(polyopt.UnsupportedError, match="swapping arrays.*last statement") as info:
+        swap_in_an_if(np.zeros(5), np.zeros(5))
+    assert info.value.offset == 13
+    with pytest.raises(polyopt.UnsupportedError, match="after the loop at line .* only `return`"):
+        swapped_used_after(np.zeros(5), np.zeros(5), 3)
