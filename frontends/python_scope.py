@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from polyopt.frontends.python_affine import AffineConverter
+from polyopt.frontends.python_helpers import Helper, at_helper, helper_of, inline_expression
 from polyopt.frontends.python_symbols import Symbols
 from polyopt.frontends.python_values import ValueConverter, ValueScope, lin_to_expr
 from polyopt.frontends.refusal import NotAffine
@@ -33,7 +34,7 @@ class FunctionScope:
         self.affine = AffineConverter(self._affine_name, self.size)
         self.values = ValueConverter(ValueScope(
             self._value_name, self.load, self.size, symbols.facts.env.module_alias,
-            self._affine_test, symbols.facts.env.imported))
+            self._affine_test, symbols.facts.env.imported, self._helper))
 
     def enter(self, iters: tuple[str, ...]) -> None:
         self.iters = iters
@@ -67,6 +68,27 @@ class FunctionScope:
         if constant is not None:
             return constant
         raise NotAffine(node, f"`{n}`", "unknown name")
+
+    def _helper(self, call: ast.Call) -> tuple[object, ast.expr, str] | None:
+        """A call to a helper function as the expression it returns (python_helpers)."""
+        found = self.helper_called(call)
+        if found is None:
+            return None
+        obj, helper = found
+        env = self.symbols.facts.env
+        return obj, inline_expression(helper, call, env, self.symbols.facts.used_names), \
+            at_helper(helper)
+
+    def helper_called(self, call: ast.Call) -> tuple[object, Helper] | None:
+        """The function ``call`` calls, when it is a helper; None for another call."""
+        if not isinstance(call.func, ast.Name):
+            return None
+        n, sym = call.func.id, self.symbols
+        if n in sym.arrays or n in sym.scalar_args or n in sym.params or sym.is_local(n):
+            return None
+        obj = sym.facts.env.values.get(n)
+        helper = helper_of(obj, call)
+        return None if helper is None else (obj, helper)
 
     def _affine_test(self, node: ast.AST) -> Formula | None:
         try:

@@ -11,9 +11,11 @@ function is reported at once.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from polyopt.frontends.python_bindings import Bindings, allocation_kind
 from polyopt.frontends.python_choices import follow_cpython
+from polyopt.frontends.python_helpers import Helper, at_helper, inline_statements
 from polyopt.frontends.python_multiassign import chained, unpacked
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_swap import DoubleBuffers
@@ -89,11 +91,34 @@ class StatementWalker:
             return self._assign(st, place)
         if isinstance(st, ast.Return):
             return self._return(st, place, last)
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+            called = self.scope.helper_called(st.value)
+            if called is not None:
+                return self._inline(st.value, *called, place)
         if isinstance(st, ast.Expr):
             raise NotAffine(st, f"`{ast.unparse(st)}`", "an expression statement has no effect polyopt "
-                            "can compile (only assignments, loops and ifs)")
+                            "can compile (only assignments, loops, ifs and calls to helpers)")
         construct = _UNSUPPORTED_STMT.get(type(st), type(st).__name__)
         raise NotAffine(st, construct, "is not supported in a polyopt function")
+
+    def _inline(self, call: ast.Call, fn: object, helper: Helper, place: Place) -> list[Node]:
+        """A helper called as a statement: its statements, inlined (python_helpers)."""
+        inlining = self.scope.values.inlining
+        if any(h is fn for h in inlining):
+            raise NotAffine(call, f"call to {helper.name}()", "is recursive; polyopt inlines "
+                            "helpers, so a helper cannot call itself")
+        env = self.symbols.facts.env
+        body = inline_statements(helper, call, env, self.symbols.arrays, self._fresh,
+                                 self.symbols.facts.used_names)
+        before = len(self.problems)
+        inlining.append(fn)
+        try:
+            nodes = self.block(body, place)
+        finally:
+            inlining.pop()
+        self.problems[before:] = [replace(p, reason=p.reason + at_helper(helper))
+                                  for p in self.problems[before:]]
+        return nodes
 
     def _for(self, st: ast.For, place: Place) -> list[Node]:
         unrolled = self.buffers.loop(st, place.top)

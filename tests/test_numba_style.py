@@ -14,6 +14,7 @@ import numpy as xp
 import pytest
 from numpy import float32 as f32
 from numpy import log1p
+from polyopt.frontends.python_helpers import helper_sources
 
 import polyopt
 from polyopt import prange
@@ -418,3 +419,109 @@ def test_array_swap_elsewhere_is_refused_clearly():
     assert info.value.offset == 13
     with pytest.raises(polyopt.UnsupportedError, match="after the loop at line .* only `return`"):
         swapped_used_after(np.zeros(5), np.zeros(5), 3)
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+def square(x):
+    return x * x
+
+
+def smooth(a, b):
+    """A helper calling a helper."""
+    return 0.5 * square(a) + math.sqrt(b)
+
+
+@polyopt.jit
+def scaled(x):
+    return 3 * x
+
+
+def axpy(a, x, y):
+    for i in range(x.shape[0]):
+        y[i] += a * x[i]
+
+
+def fill_rows(M, v):
+    n, m_ = M.shape
+    for i in range(n):
+        t = v * i
+        for j in range(m_):
+            M[i, j] = t + j
+
+
+@polyopt.jit
+def uses_helpers(A, B, y):
+    n = A.shape[0]
+    for i in range(n):
+        y[i] = smooth(A[i, 0], B[i]) + square(i) + scaled(B[i])
+    axpy(2.0, B, y)
+    for i in range(2):
+        axpy(A[0, 0] + i, B, y)
+    fill_rows(A, 0.5)
+
+
+def countdown(k):
+    return countdown(k - 1)
+
+
+def loops_while(x):
+    while x[0] > 0:
+        x[0] -= 1
+
+
+@polyopt.jit
+def calls_recursive(x):
+    for i in range(x.shape[0]):
+        x[i] = countdown(x[i])
+
+
+@polyopt.jit
+def calls_unsupported(x):
+    loops_while(x)
+
+
+HALF = 0.5
+
+
+def halved(x):
+    return HALF * x
+
+
+@polyopt.jit
+def calls_halved(x):
+    for i in range(x.shape[0]):
+        x[i] = halved(x[i])
+
+
+@polyopt.jit
+def calls_halved_naming_it(x):
+    for i in range(x.shape[0]):
+        x[i] = halved(x[i]) + 0 * HALF
+
+
+def test_helpers_are_inlined(check, rng):
+    check(uses_helpers, rng.random((6, 4)), rng.random(6), rng.random(6))
+
+
+def test_helper_refusals():
+    with pytest.raises(polyopt.UnsupportedError, match=r"call to countdown\(\).*recursive"):
+        calls_recursive(np.ones(3))
+    with pytest.raises(polyopt.UnsupportedError, match=r"`while` loop.*\(in loops_while\(\) at "
+                       r".*test_numba_style.py:\d+\)") as info:
+        calls_unsupported(np.ones(3))
+    assert info.value.lineno == calls_unsupported.py_func.__code__.co_firstlineno + 2
+    with pytest.raises(polyopt.UnsupportedError, match=r"reads the global `HALF`, which the "
+                       "calling function does not name"):
+        calls_halved(np.ones(3))
+
+
+def test_helper_reading_a_global_the_caller_names(check):
+    check(calls_halved_naming_it, np.arange(5.0))
+
+
+def test_helper_sources_cover_every_helper_reached():
+    text = helper_sources(uses_helpers)
+    for helper in ("def smooth", "def square", "def scaled", "def axpy", "def fill_rows"):
+        assert helper in text
+    assert "def uses_helpers" not in text
