@@ -173,9 +173,15 @@ class FunctionScope:
             if isinstance(ix, ast.Slice):
                 raise NotAffine(ix, "slice", "slicing is not supported; write a loop")
             if any(isinstance(s, ast.Subscript) and self._is_array_subscript(s) for s in ast.walk(ix)):
-                raise NotAffine(ix, "indirect subscript",
-                                f"`{ast.unparse(ix)}` reads an array; subscripts must be affine")
-            a = self.affine.aff(ix)
+                raise NotAffine(ix, "indirect subscript", f"`{ast.unparse(ix)}` reads an array; "
+                                f"subscripts must be affine{_DATA_INDEX}")
+            try:
+                a = self.affine.aff(ix)
+            except NotAffine as e:
+                if not any(isinstance(n, ast.Name) and self.symbols.is_local(n.id) for n in ast.walk(ix)):
+                    raise
+                raise NotAffine(e.node, f"subscript `{ast.unparse(ix)}`",
+                                f"{e.construct} {e.reason}{_DATA_INDEX}") from None
             if isinstance(a, MinMax):
                 raise NotAffine(ix, "min/max subscript", "subscripts must be affine (no min/max)")
             if a.is_constant() and a.const < 0:  # Python wraps a constant negative index
@@ -193,6 +199,11 @@ class FunctionScope:
     def load(self, node: ast.Subscript) -> Load:
         name, indices = self.indices(node)
         return Load(name, indices, ValueType(self.symbols.arrays[name].dtype))
+
+
+#: what to do about an index computed from data, which no static analysis can follow
+_DATA_INDEX = ("; an index computed from the data (a histogram's bin, a gather) cannot be "
+               "analysed: keep that loop in Python, or use @polyopt.jit(fallback=True)")
 
 
 def _subscript_parts(node: ast.Subscript) -> tuple[str, list[ast.expr]]:

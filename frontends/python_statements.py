@@ -98,6 +98,9 @@ class StatementWalker:
         if isinstance(st, ast.Expr):
             raise NotAffine(st, f"`{ast.unparse(st)}`", "an expression statement has no effect polyopt "
                             "can compile (only assignments, loops, ifs and calls to helpers)")
+        if isinstance(st, ast.While):  # its body is not walked: rewritten, it changes
+            raise NotAffine(st, "`while` loop", "is not supported in a polyopt function (write "
+                            "a `for` loop over `range` with affine bounds)")
         construct = _UNSUPPORTED_STMT.get(type(st), type(st).__name__)
         raise NotAffine(st, construct, "is not supported in a polyopt function")
 
@@ -158,8 +161,18 @@ class StatementWalker:
         return loop_band(inner.loops[-1], v, step, self.block(st.body, inner))
 
     def _if(self, st: ast.If, place: Place) -> list[Node]:
-        cond = if_condition(self.scope.affine.formula, st.test, "a if cond else b")
+        try:
+            cond = if_condition(self.scope.affine.formula, st.test, "a if cond else b")
+        except NotAffine as e:
+            self._problem(e)
+            self._problems_in(st.body + st.orelse, place)
+            return []
         return self.block(st.body, place.where(cond)) + self.block(st.orelse, place.where(Not(cond)))
+
+    def _problems_in(self, body: list[ast.stmt], place: Place) -> None:
+        """Walk the statements under a refused construct for their own problems, so that
+        all are reported at once (the function has problems: nothing is compiled)."""
+        self.block(body, place)
 
     def _assign(self, st: ast.Assign | ast.AugAssign | ast.AnnAssign, place: Place) -> list[Node]:
         if isinstance(st, ast.AnnAssign) and st.value is None:

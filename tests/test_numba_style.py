@@ -525,3 +525,27 @@ def test_helper_sources_cover_every_helper_reached():
     for helper in ("def smooth", "def square", "def scaled", "def axpy", "def fill_rows"):
         assert helper in text
     assert "def uses_helpers" not in text
+
+
+# --- one pass, every problem ----------------------------------------------------------------
+
+@polyopt.jit
+def histogram(x, counts):
+    nbins = counts.shape[0]
+    for i in range(x.shape[0]):
+        b = int(x[i] * nbins)
+        if x[i] >= 0.0:
+            counts[b] += 1
+            if x[i] > 0.5:
+                counts[0] = np.sum(x)
+
+
+def test_every_problem_at_once_including_inside_a_refused_if():
+    with pytest.raises(polyopt.UnsupportedError) as info:
+        histogram(np.random.rand(10), np.zeros(4))
+    first = histogram.py_func.__code__.co_firstlineno
+    found = [(p.location.line - first, p.construct) for p in info.value.problems]
+    assert found == [(5, "data-dependent `if`"), (6, "subscript `b`"),
+                     (7, "data-dependent `if`"), (8, "call to np.sum()")]
+    reasons = [p.reason for p in info.value.problems]
+    assert "conditional expression" in reasons[0] and "fallback=True" in reasons[1]
