@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 import copy
 import inspect
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -82,7 +82,7 @@ def inline_expression(helper: Helper, call: ast.Call, env: Environment,
     value = body[0].value
     _check_free_names(helper, value, set(helper.params), env, call, caller_names)
     args = dict(zip(helper.params, call.args, strict=True))
-    out = _substituted(value, {}, args)
+    out = substituted(value, {}, args)
     return _placed(out, call)
 
 
@@ -108,7 +108,7 @@ def inline_statements(helper: Helper, call: ast.Call, env: Environment, arrays: 
             values[p] = arg
     _check_free_names(helper, ast.Module(body, []), set(helper.params) | own, env, call,
                       caller_names)
-    return [_placed(_substituted(s, names, values), call) for s in body]
+    return [_placed(substituted(s, names, values), call) for s in body]
 
 
 def at_helper(helper: Helper) -> str:
@@ -170,9 +170,10 @@ def helper_sources(fn: object) -> str:
     return "\0".join(text for key, text in seen.items() if key != first)
 
 
-def _substituted(node: _N, names: dict[str, str], values: dict[str, ast.expr]) -> _N:
-    """A copy of ``node``: the names of ``names`` renamed, then the reads of ``values``
-    replaced (in that order: an argument may use a name the helper also uses)."""
+def substituted(node: _N, names: Mapping[str, str], values: Mapping[str, ast.expr]) -> _N:
+    """A copy of ``node``: the names of ``names`` renamed, then the names of ``values``
+    replaced by those expressions (in that order: an argument may use a name the helper
+    also uses); positions of new nodes filled in from their parents."""
     out = copy.deepcopy(node)
     for n in ast.walk(out):
         if isinstance(n, ast.Name) and n.id in names:
@@ -189,7 +190,7 @@ def _substituted(node: _N, names: dict[str, str], values: dict[str, ast.expr]) -
             setattr(parent, field, new)
         else:
             getattr(parent, field)[k] = new
-    return out
+    return ast.fix_missing_locations(out)
 
 
 def _placed(node: _N, call: ast.AST) -> _N:

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import ast
 import copy
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
 
+from polyopt.frontends.python_helpers import substituted
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_symbols import ArrayInfo
 from polyopt.frontends.refusal import NotAffine
@@ -83,7 +84,7 @@ class DoubleBuffers:
         """``st``, a top-level statement, with the names the swaps exchanged: renamed,
         or (a returned array) copied by the parity of the loop's trip count."""
         if self.renames:
-            st = renamed(st, self.renames)
+            st = substituted(st, self.renames, {})
         if not self.ambiguous:
             return [st]
         if isinstance(st, ast.Return) and isinstance(st.value, ast.Name) and st.value.id in self.ambiguous:
@@ -150,7 +151,7 @@ def unrolled(loop: ast.For, a: str, b: str) -> ast.For:
     body = loop.body[:-1] or [ast.copy_location(ast.Pass(), loop)]
     var = loop.target.id
     later = ast.BinOp(ast.Name(var, ast.Load()), ast.Add(), ast.Constant(step))
-    second = [renamed(s, {a: b, b: a}, {var: later}) for s in body]
+    second = [substituted(s, {a: b, b: a}, {var: later}) for s in body]
     guard = ast.Compare(later, [ast.Lt() if step > 0 else ast.Gt()], [copy.deepcopy(stop)])
     pair = ast.Call(ast.Name("range", ast.Load()), [start, stop, ast.Constant(2 * step)], [])
     out = ast.For(loop.target, pair, [*body, ast.If(guard, second, [])], [])
@@ -168,33 +169,6 @@ def trip_count(loop: ast.For) -> tuple[ast.expr, ast.expr]:
     runs = ast.Compare(copy.deepcopy(hi), [ast.Gt()], [copy.deepcopy(lo)])
     return (ast.fix_missing_locations(ast.copy_location(count, loop)),
             ast.fix_missing_locations(ast.copy_location(runs, loop)))
-
-
-def renamed(node: ast.stmt, names: Mapping[str, str],
-            values: Mapping[str, ast.expr] | None = None) -> ast.stmt:
-    """A copy of ``node`` with the names ``names`` maps exchanged and the reads of those
-    ``values`` maps replaced by that expression (positions kept)."""
-    out = copy.deepcopy(node)
-    for n in ast.walk(out):
-        if isinstance(n, ast.Name) and n.id in names:
-            n.id = names[n.id]
-    values = values or {}
-    found: list[tuple[ast.AST | list[ast.AST], str | int, ast.Name]] = []
-    for parent in ast.walk(out):  # found first, replaced after: the walk must not see them
-        for field, value in ast.iter_fields(parent):
-            items = enumerate(value) if isinstance(value, list) else [(field, value)]
-            holder = value if isinstance(value, list) else parent
-            found += [(holder, k, v) for k, v in items
-                      if isinstance(v, ast.Name) and isinstance(v.ctx, ast.Load) and v.id in values]
-    for holder, key, name in found:
-        new = ast.copy_location(copy.deepcopy(values[name.id]), name)
-        if isinstance(holder, list):
-            assert isinstance(key, int)
-            holder[key] = new
-        else:
-            assert isinstance(key, str)
-            setattr(holder, key, new)
-    return ast.fix_missing_locations(out)
 
 
 def _range_parts(call: ast.Call) -> tuple[ast.expr, ast.expr, int]:
