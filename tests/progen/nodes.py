@@ -91,6 +91,7 @@ class For:
     stop: Expr
     step: int
     body: tuple[Stmt, ...]
+    parallel: bool = False  # written `prange` in Python (legal by construction: progen.parallel)
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,10 @@ def stmts(body: tuple[Stmt, ...], indent: int, shadow: bool = False) -> list[str
             target = expr(s.target, shadow)
             out.append(f"{pad}{target} {s.op}= {_top(s.value, shadow)}")
         elif isinstance(s, For):
-            out.append(f"{pad}for {s.var} in {_range(s, shadow)}:")
+            loop = _range(s, shadow)
+            if s.parallel and not shadow:  # the shadow run is sequential Python
+                loop = "p" + loop
+            out.append(f"{pad}for {s.var} in {loop}:")
             out += stmts(s.body, indent + 1, shadow) or [f"{pad}    pass"]
         elif isinstance(s, If):
             out += _if(s, indent, shadow, "if")
@@ -125,4 +128,6 @@ def function(p: Program, shadow: bool = False, name: str = FUNCTION) -> str:
 
 def module(p: Program) -> str:
     """A runnable module defining the kernel (what polyopt's frontends read)."""
-    return "import math\n\nimport numpy as np\n\n\n" + function(p)
+    text = function(p)
+    uses = "from polyopt import prange\n" if " in prange(" in text else ""
+    return f"import math\n\nimport numpy as np\n{uses}\n\n" + text
