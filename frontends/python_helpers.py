@@ -9,15 +9,17 @@ argument where the parameter is read is evaluating it once)::
         return x * x        ->     y[i] = A[i] * A[i] + 1.0
 
 A helper called as a statement has its statements inlined: an array parameter becomes
-the array passed, a scalar one the argument, and its own variables get fresh names::
+the array passed, a scalar one the argument, and its own variables and scalar parameters get fresh names, the arguments assigned first
+(evaluated once, at the call)::
 
-    def axpy(a, x, y):             for _axpy_i in range(x.shape[0]):
-        for i in range(x.shape[0]):    y[_axpy_i] += 2.0 * x[_axpy_i]
-            y[i] += a * x[i]
+    def axpy(a, x, y):             _axpy_a = 2.0
+        for i in range(x.shape[0]):    for _axpy_i in range(x.shape[0]):
+            y[i] += a * x[i]               y[_axpy_i] += _axpy_a * x[_axpy_i]
     axpy(2.0, x, y)         ->
 
 Every node inlined takes the call's position: a problem in a helper is reported at the
-call, naming the helper and its line.
+call, naming the helper and its line.  Recursion, direct or not, is refused when the
+helper is found (:func:`helper_of`), so inlining always ends.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import numpy as np
 from polyopt.frontends.python_environment import Environment
 from polyopt.frontends.python_names import local_names
 from polyopt.frontends.python_source import FunctionSource, function_source
+from polyopt.frontends.python_symbols import FunctionFacts
 from polyopt.frontends.refusal import NotAffine
 
 from polyopt.model.errors import UnsupportedError
@@ -68,11 +71,47 @@ def helper_of(obj: object, call: ast.Call) -> Helper | None:
     if call.keywords or len(call.args) != len(a.args):
         raise NotAffine(call, f"call to {name}()", f"pass its {len(a.args)} parameter(s) "
                         "positionally")
+    cycle = _cycle(fn)
+    if cycle:
+        raise NotAffine(call, f"call to {name}()", f"is recursive ({' -> '.join(cycle)}); "
+                        "polyopt inlines helpers, so a helper cannot call itself")
     return Helper(name, src, Environment.of(fn), tuple(p.arg for p in a.args))
 
 
-def inline_expression(helper: Helper, call: ast.Call, env: Environment,
-                      caller_names: Collection[str]) -> ast.expr:
+def _called(fn: object) -> list[object]:
+    """The helpers ``fn``'s body calls by name (its module's functions and kernels)."""
+    try:
+        tree = function_source(fn).tree
+    except UnsupportedError:
+        return []
+    env = Environment.of(fn)
+    out: list[object] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+            g = env.values.get(n.func.id)
+            g = getattr(g, "py_func", g)
+            if inspect.isfunction(g):
+                out.append(g)
+    return out
+
+
+def _cycle(fn: object) -> list[str]:
+    """The names along a chain of calls from ``fn`` back to it; empty when there is none."""
+    stack: list[tuple[object, list[str]]] = [(fn, [getattr(fn, "__name__", "?")])]
+    seen: set[int] = set()
+    while stack:
+        f, path = stack.pop()
+        for g in _called(f):
+            name = getattr(g, "__name__", "?")
+            if g is fn:
+                return [*path, name]
+            if id(g) not in seen:
+                seen.add(id(g))
+                stack.append((g, [*path, name]))
+    return []
+
+
+def inline_expression(helper: Helper, call: ast.Call, caller: FunctionFacts) -> ast.expr:
     """``helper(*call.args)`` as the expression it returns."""
     body = _body(helper)
     if not (len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None):
@@ -80,35 +119,31 @@ def inline_expression(helper: Helper, call: ast.Call, env: Environment,
                         "value must be a single `return` of an expression (a helper of "
                         "statements is called as a statement)")
     value = body[0].value
-    _check_free_names(helper, value, set(helper.params), env, call, caller_names)
+    _check_free_names(helper, value, set(helper.params), caller, call)
     args = dict(zip(helper.params, call.args, strict=True))
     out = substituted(value, {}, args)
     return _placed(out, call)
 
 
-def inline_statements(helper: Helper, call: ast.Call, env: Environment, arrays: Collection[str],
-                      fresh: Callable[[str], str], caller_names: Collection[str]) -> list[ast.stmt]:
-    """The statements of ``helper(*call.args)``, called as a statement."""
+def inline_statements(helper: Helper, call: ast.Call, caller: FunctionFacts,
+                      arrays: Collection[str], fresh: Callable[[str], str]) -> list[ast.stmt]:
+    """The statements of ``helper(*call.args)``, called as a statement: a scalar argument
+    is assigned to a fresh local first (evaluated once, at the call, as in Python)."""
     body = _body(helper)
     if body and isinstance(body[-1], ast.Return) and (
             body[-1].value is None or isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None):
         body = body[:-1]
     own = set(local_names(helper.src.tree)) - set(helper.params)
-    assigned = {n.id for s in body for n in ast.walk(s)
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     names: dict[str, str] = {n: fresh(f"_{helper.name}_{n}") for n in sorted(own)}
-    values: dict[str, ast.expr] = {}
+    first: list[ast.stmt] = []
     for p, arg in zip(helper.params, call.args, strict=True):
         if isinstance(arg, ast.Name) and arg.id in arrays:
             names[p] = arg.id
-        elif p in assigned:
-            raise NotAffine(call, f"call to {helper.name}()", f"{_at(helper)} assigns its "
-                            f"parameter `{p}`, which is not an array here")
         else:
-            values[p] = arg
-    _check_free_names(helper, ast.Module(body, []), set(helper.params) | own, env, call,
-                      caller_names)
-    return [_placed(substituted(s, names, values), call) for s in body]
+            names[p] = fresh(f"_{helper.name}_{p}")
+            first.append(ast.Assign([ast.Name(names[p], ast.Store())], arg))
+    _check_free_names(helper, ast.Module(body, []), set(helper.params) | own, caller, call)
+    return [_placed(s, call) for s in (*first, *(substituted(s, names, {}) for s in body))]
 
 
 def at_helper(helper: Helper) -> str:
@@ -128,23 +163,25 @@ def _body(helper: Helper) -> list[ast.stmt]:
     return body
 
 
-def _check_free_names(helper: Helper, tree: ast.AST, bound: set[str], env: Environment,
-                      call: ast.Call, caller_names: Collection[str]) -> None:
+def _check_free_names(helper: Helper, tree: ast.AST, bound: set[str], caller: FunctionFacts,
+                      call: ast.Call) -> None:
     """A name the helper does not bind must mean in the caller what it means in the
-    helper's module: the inlined code is read with the caller's names.  A global number
-    must also be one the caller names: a call re-checks only the globals its function
-    names (README), so a helper's own would go stale when rebound."""
+    helper's module, and be none of the caller's own variables: the inlined code is read
+    with the caller's names.  A global number must also be one the caller names: a call
+    re-checks only the globals its function names (README), so a helper's own would go
+    stale when rebound."""
+    mine_locals = set(local_names(caller.src.tree))
     for n in ast.walk(tree):
-        if isinstance(n, ast.Name) and n.id not in bound:
-            mine, theirs = helper.env.values.get(n.id), env.values.get(n.id)
-            if mine is not theirs:
-                raise NotAffine(call, f"call to {helper.name}()", f"{_at(helper)} uses `{n.id}`, "
-                                "which the calling function's module binds to something else "
-                                "(or not at all)")
-            if isinstance(mine, (int, float, np.generic)) and n.id not in caller_names:
-                raise NotAffine(call, f"call to {helper.name}()", f"{_at(helper)} reads the "
-                                f"global `{n.id}`, which the calling function does not name; "
-                                "pass it as an argument")
+        if not isinstance(n, ast.Name) or n.id in bound:
+            continue
+        mine, theirs = helper.env.values.get(n.id), caller.env.values.get(n.id)
+        if mine is not theirs or n.id in mine_locals:
+            raise NotAffine(call, f"call to {helper.name}()", f"{_at(helper)} uses `{n.id}`, "
+                            "which means something else in the calling function (or nothing)")
+        if isinstance(mine, (int, float, np.generic)) and n.id not in caller.used_names:
+            raise NotAffine(call, f"call to {helper.name}()", f"{_at(helper)} reads the "
+                            f"global `{n.id}`, which the calling function does not name; "
+                            "pass it as an argument")
 
 
 def helper_sources(fn: object) -> str:

@@ -69,26 +69,21 @@ class FunctionScope:
             return constant
         raise NotAffine(node, f"`{n}`", "unknown name")
 
-    def _helper(self, call: ast.Call) -> tuple[object, ast.expr, str] | None:
+    def _helper(self, call: ast.Call) -> tuple[ast.expr, str] | None:
         """A call to a helper function as the expression it returns (python_helpers)."""
-        found = self.helper_called(call)
-        if found is None:
+        helper = self.helper_called(call)
+        if helper is None:
             return None
-        obj, helper = found
-        env = self.symbols.facts.env
-        return obj, inline_expression(helper, call, env, self.symbols.facts.used_names), \
-            at_helper(helper)
+        return inline_expression(helper, call, self.symbols.facts), at_helper(helper)
 
-    def helper_called(self, call: ast.Call) -> tuple[object, Helper] | None:
-        """The function ``call`` calls, when it is a helper; None for another call."""
+    def helper_called(self, call: ast.Call) -> Helper | None:
+        """The helper ``call`` calls; None for another call."""
         if not isinstance(call.func, ast.Name):
             return None
         n, sym = call.func.id, self.symbols
         if n in sym.arrays or n in sym.scalar_args or n in sym.params or sym.is_local(n):
             return None
-        obj = sym.facts.env.values.get(n)
-        helper = helper_of(obj, call)
-        return None if helper is None else (obj, helper)
+        return helper_of(sym.facts.env.values.get(n), call)
 
     def _affine_test(self, node: ast.AST) -> Formula | None:
         try:

@@ -92,9 +92,9 @@ class StatementWalker:
         if isinstance(st, ast.Return):
             return self._return(st, place, last)
         if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
-            called = self.scope.helper_called(st.value)
-            if called is not None:
-                return self._inline(st.value, *called, place)
+            helper = self.scope.helper_called(st.value)
+            if helper is not None:
+                return self._inline(st.value, helper, place)
         if isinstance(st, ast.Expr):
             raise NotAffine(st, f"`{ast.unparse(st)}`", "an expression statement has no effect polyopt "
                             "can compile (only assignments, loops, ifs and calls to helpers)")
@@ -104,21 +104,12 @@ class StatementWalker:
         construct = _UNSUPPORTED_STMT.get(type(st), type(st).__name__)
         raise NotAffine(st, construct, "is not supported in a polyopt function")
 
-    def _inline(self, call: ast.Call, fn: object, helper: Helper, place: Place) -> list[Node]:
+    def _inline(self, call: ast.Call, helper: Helper, place: Place) -> list[Node]:
         """A helper called as a statement: its statements, inlined (python_helpers)."""
-        inlining = self.scope.values.inlining
-        if any(h is fn for h in inlining):
-            raise NotAffine(call, f"call to {helper.name}()", "is recursive; polyopt inlines "
-                            "helpers, so a helper cannot call itself")
-        env = self.symbols.facts.env
-        body = inline_statements(helper, call, env, self.symbols.arrays, self._fresh,
-                                 self.symbols.facts.used_names)
+        sym = self.symbols
+        body = inline_statements(helper, call, sym.facts, sym.arrays, self._fresh)
         before = len(self.problems)
-        inlining.append(fn)
-        try:
-            nodes = self.block(body, place)
-        finally:
-            inlining.pop()
+        nodes = self.block(body, place)
         self.problems[before:] = [replace(p, reason=p.reason + at_helper(helper))
                                   for p in self.problems[before:]]
         return nodes

@@ -52,9 +52,9 @@ class ValueScope:
     affine_test: Callable[[ast.AST], Formula | None] = lambda node: None
     # (function, "math"/"np") for a global name bound to a function of those modules
     imported: Callable[[str], tuple[str, str] | None] = lambda name: None
-    # a call to a helper function: (the function, the expression it returns with the
-    # call's arguments, where it is defined for messages); None for another call
-    helper: Callable[[ast.Call], tuple[object, ast.expr, str] | None] = lambda call: None
+    # a call to a helper function: (the expression it returns with the call's arguments,
+    # where it is defined for messages); None for another call
+    helper: Callable[[ast.Call], tuple[ast.expr, str] | None] = lambda call: None
 
 
 def lin_to_expr(e: Lin) -> Expr:
@@ -82,7 +82,6 @@ class ValueConverter:
         # its source), for :mod:`python_choices`, which makes arithmetic on a choice follow
         # the chosen operand's type
         self.choices: dict[int, tuple[Expr, ast.AST]] = {}
-        self.inlining: list[object] = []  # the helpers being inlined, innermost last
 
     def convert(self, node: ast.AST) -> Expr:
         sz = self.scope.size(node)
@@ -197,7 +196,7 @@ class ValueConverter:
         if module is None and fn not in _BUILTINS:
             inlined = self.scope.helper(node)
             if inlined is not None:
-                return self._inline(node, *inlined)
+                return self._inline(*inlined)
         known = _BUILTINS if module is None else ("min", "max") if module == "np" else ()
         # before the arguments: `np.sum(x)` is an unknown call, not a bad `x`
         if fn not in known and (module is None or not is_library(module, fn)):
@@ -219,17 +218,11 @@ class ValueConverter:
             return Cast(args[0], WEAK_FLOAT if fn == "float" else WEAK_INT)
         return library_call(module, fn, args, node)
 
-    def _inline(self, node: ast.Call, helper: object, value: ast.expr, where: str) -> Expr:
-        if any(h is helper for h in self.inlining):
-            raise NotAffine(node, f"call to {ast.unparse(node.func)}()", "is recursive; polyopt "
-                            "inlines helpers, so a helper cannot call itself")
-        self.inlining.append(helper)
+    def _inline(self, value: ast.expr, where: str) -> Expr:
         try:
             return self.convert(value)
         except NotAffine as e:
             raise NotAffine(e.node, e.construct, e.reason + where) from None
-        finally:
-            self.inlining.pop()
 
     def _callee(self, func: ast.AST) -> tuple[str, str | None]:
         if isinstance(func, ast.Name):

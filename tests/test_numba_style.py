@@ -500,6 +500,33 @@ def calls_halved_naming_it(x):
         x[i] = halved(x[i]) + 0 * HALF
 
 
+def bump_then_scale(a, y):
+    """`a` is evaluated at the call: the helper's write to y[0] does not change it."""
+    y[0] += 1.0
+    for i in range(y.shape[0]):
+        y[i] *= a
+
+
+@polyopt.jit
+def nested_and_evaluated_once(y):
+    y[1] = square(square(y[1] + 1.0))
+    bump_then_scale(y[0], y)
+
+
+def uses_global_n(x):
+    return x + n  # noqa: F821 - the module's `n`, which the caller also has as a local
+
+
+n = 7
+
+
+@polyopt.jit
+def caller_with_local_n(x):
+    n = x.shape[0]
+    for i in range(n):
+        x[i] = uses_global_n(x[i])
+
+
 def test_helpers_are_inlined(check, rng):
     check(uses_helpers, rng.random((6, 4)), rng.random(6), rng.random(6))
 
@@ -514,6 +541,15 @@ def test_helper_refusals():
     with pytest.raises(polyopt.UnsupportedError, match=r"reads the global `HALF`, which the "
                        "calling function does not name"):
         calls_halved(np.ones(3))
+
+
+def test_helper_arguments_evaluate_as_in_cpython(check):
+    check(nested_and_evaluated_once, np.array([2.0, 3.0, 5.0]))
+
+
+def test_helper_name_meaning_something_else_in_the_caller_is_refused():
+    with pytest.raises(polyopt.UnsupportedError, match="uses `n`, which means something else"):
+        caller_with_local_n(np.ones(3))
 
 
 def test_helper_reading_a_global_the_caller_names(check):

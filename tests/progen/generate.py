@@ -57,6 +57,7 @@ class Features:
 
     np_forms: bool = True  # np.sin & co. beside math.sin
     prange: bool = True  # loops that may run in parallel written `prange`
+    helpers: bool = True  # math functions called through helper functions
     float32: bool = True
     temps: int = 4  # scalar temporaries per body, at most
     accumulators: int = 3  # per nest, at most
@@ -198,8 +199,11 @@ class Gen:
         ret = self.final_return(live, allocs)
         program = Program(tuple(arrays), tuple(scalars), dict(self.sizes), tuple(size_defs),
                           tuple(allocs), tuple(body), ret, seed=d.int(0, 2**16))
-        # drawn last, so that a seed's program is the same but for its prange loops
-        return with_prange(program, d) if self.f.prange else program
+        # drawn last, so that a seed's program is the same but for its prange loops and
+        # helpers
+        if self.f.prange:
+            program = with_prange(program, d)
+        return replace(program, helpers=self.f.helpers and d.chance(40))
 
     def fill_nest(self, name: str, scope: Scope) -> Stmt:
         dtype, dims = self.arrays[name]

@@ -146,6 +146,7 @@ class Program:
     body: tuple[Stmt, ...] = ()  # top-level statements: scalar initializations and nests
     ret: Expr | None = None
     seed: int = 0  # the input data's seed
+    helpers: bool = False  # render_py calls math functions through module-level helpers
 
     @property
     def params(self) -> tuple[str, ...]:
