@@ -32,7 +32,7 @@ CLASSIFY = frozenset({"isnan", "isinf", "isfinite"})
 #: every math function the frontend compiles, by its C name
 MATH_FUNCTIONS = frozenset(_UNARY) | frozenset(_BINARY) | ROUNDING | CLASSIFY
 #: NumPy's names for them (and for the builtins it mirrors)
-NP_ALIASES = {"abs": "fabs", "absolute": "fabs", "power": "pow", "minimum": "min",
+NP_ALIASES = {"absolute": "abs", "power": "pow", "minimum": "min",
               "maximum": "max", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
               "arctan2": "atan2", "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
 #: NumPy's scalar types, called as casts
@@ -45,7 +45,8 @@ SUPPORTED = ("math and NumPy functions " + " ".join(sorted(MATH_FUNCTIONS)) + ",
 def is_library(module: str, fn: str) -> bool:
     """Whether ``module.fn`` (module "math" or "np", NumPy names translated) is here."""
     if module == "np":
-        return (fn in MATH_FUNCTIONS and fn not in _MATH_ONLY) or fn in NP_CASTS or fn == "where"
+        return (fn in MATH_FUNCTIONS and fn not in _MATH_ONLY) or fn in NP_CASTS or fn in (
+            "where", "abs")
     return fn in MATH_FUNCTIONS
 
 
@@ -61,6 +62,9 @@ def library_call(module: str, fn: str, args: list[Expr], node: ast.Call) -> Expr
     if fn in NP_CASTS:
         _arity(node, args, 1)
         return Cast(args[0], ValueType(NP_CASTS[fn]))
+    if fn == "abs":  # np.abs(k) is an int, of k's dtype (np.fabs(k) is a float)
+        _arity(node, args, 1)
+        return Call("abs", (args[0],), ValueType(args[0].type.dtype))
     if fn == "where":
         _arity(node, args, 3)
         t = ValueType(promote(args[1].type, args[2].type).dtype)  # a 0-d array: strong

@@ -172,6 +172,27 @@ def where_scalars(x, y):
         y[i] = np.where(x[i] > 0.5, x[i], 0.25) * 3.0 + np.where(i > 3, 1, 2)
 
 
+@polyopt.jit
+def numpy_abs(x, k):
+    s = 0
+    for i in range(x.shape[0]):
+        k[i] = np.abs(k[i]) // 2 + np.absolute(i - 3)
+        s += np.abs(x[i]) + np.abs(-i) // 4
+    return s
+
+
+@polyopt.jit
+def numpy_abs_returned(k):
+    return np.abs(k[0] - 10)
+
+
+def test_numpy_abs_keeps_the_int_type(check):
+    assert isinstance(check(numpy_abs_returned, np.array([3, 1])), np.int64)
+    assert isinstance(check(numpy_abs, np.array([-1.5, 2.0, -0.25]), np.array([-7, 4, -3])),
+                      np.float64)
+    check(numpy_abs, np.array([-1.5, 2.0], dtype=np.float32), np.array([-7, 5], dtype=np.int32))
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_math_library(check, rng, dtype):
     x = rng.random(40).astype(dtype) * 0.9 + 0.05
