@@ -89,6 +89,19 @@ def test_prange_carrying_a_dependence_is_refused():
     assert "flow" in message and "x[i - 1]" in message
 
 
+def test_prange_float_reduction_under_strict_fp_is_refused(rng):
+    strict = polyopt.jit(strict_fp=True)(row_sums.py_func)
+    with pytest.raises(polyopt.IllegalTransformationError, match="strict_fp=True"):
+        strict(rng.random((4, 3)))
+
+
+def test_prange_with_parallel_off_runs_sequentially(check, rng):
+    sequential = polyopt.jit(parallel=False)(scale_rows.py_func)
+    A = rng.random((5, 4))
+    check(sequential, A, np.zeros_like(A))
+    assert "omp parallel" not in sequential.c_source(A, np.zeros_like(A))
+
+
 def test_polyopt_prange_is_range_under_cpython():
     assert list(polyopt.prange(2, 11, 3)) == list(range(2, 11, 3))
     x = np.arange(6.0)
