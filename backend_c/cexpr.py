@@ -55,7 +55,11 @@ def ctype(t: ValueType | DType) -> str:
     return (t.dtype if isinstance(t, ValueType) else t).c_name
 
 
-_MATH = {"sqrt", "exp", "log", "sin", "cos", "tanh", "fabs", "pow"}
+_MATH = frozenset((
+    "sqrt exp log sin cos tan tanh fabs pow asin acos atan sinh cosh asinh acosh atanh log2 "
+    "log10 log1p expm1 erf erfc lgamma atan2 hypot copysign fmod floor ceil trunc").split())
+_CLASSIFY = frozenset({"isnan", "isinf", "isfinite"})
+_ROUNDING = frozenset({"floor", "ceil", "trunc"})
 
 
 class Hoisted:
@@ -92,6 +96,7 @@ class BodyPrinter:
         # float32 results of exp/log/sin/cos through glibc's vector variants (prelude)
         self.vector_math = False
         self.vector_math_used = False  # whether some printed text calls them
+        self.lgamma_used = False  # whether some printed text calls polyopt_lgamma (prelude)
         # Python's integer contract (README "Integers"): wrapping +, -, *; a division by
         # a value that may be zero, and a float converted to an int, set the error flag
         # ERROR_FLAG.  Off for C regions, whose operators are the file's own.
@@ -233,8 +238,17 @@ class BodyPrinter:
             if not t.dtype.is_float:
                 return f"polyopt_abs_{suffix}({typed(e.args[0], t)})"
             return f"{'fabsf' if t.dtype is DType.FLOAT32 else 'fabs'}({typed(e.args[0], t)})"
+        if e.fn in _CLASSIFY:  # C's macros give any nonzero int for true
+            x = e.args[0]
+            at = x.type if x.type.dtype.is_float else ValueType(DType.FLOAT64)
+            return f"({e.fn}({typed(x, at)}) != 0)"
+        if e.fn in _ROUNDING and not t.dtype.is_float:  # np.floor(k) is k
+            return typed(e.args[0], t)
         assert e.fn in _MATH, e.fn
         name = e.fn + ("f" if t.dtype is DType.FLOAT32 else "")
+        if e.fn == "lgamma":  # lgamma sets the global signgam: a race in a parallel loop
+            self.lgamma_used = True
+            name = "polyopt_" + name
         return f"{name}({', '.join(typed(a, t) for a in e.args)})"
 
 

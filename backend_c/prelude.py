@@ -95,6 +95,15 @@ extern double polyopt_vcos(double) __asm__("cos");
 """
 
 
+#: lgamma without its global side effect (``signgam``), which threads would race on;
+#: emitted only when used.  glibc and the BSDs have the reentrant forms.
+LGAMMA = r"""extern double lgamma_r(double, int *);
+extern float lgammaf_r(float, int *);
+static inline double polyopt_lgamma(double x) { int s; return lgamma_r(x, &s); }
+static inline float polyopt_lgammaf(float x) { int s; return lgammaf_r(x, &s); }
+"""
+
+
 #: What a parallel loop with per-thread copies of arrays needs (private arrays, array
 #: reductions);
 #: emitted only when used.

@@ -1,8 +1,9 @@
 """Top-level bindings of a Python function that are declarations, not statements:
 sizes (``n, m = A.shape``, ``n = len(x)``, affine int aliases ``k = n - 1``) and array
-allocations (``np.empty``, ``np.zeros``, ``np.ones``).
+allocations (``np.empty``, ``np.zeros``, ``np.ones``, ``np.full``, and their ``_like``
+forms).
 
-``np.zeros``/``np.ones`` also fill the array, with a loop nest that runs before
+``np.zeros``/``np.ones``/``np.full`` also fill the array, with a loop nest that runs before
 everything else::
 
     T = np.zeros((n, m))     # for i0 in range(n):
@@ -21,23 +22,31 @@ from polyopt.frontends.refusal import NotAffine
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band
 
 from polyopt.model.aff import Cmp, Formula, Lin, MinMax, conj
-from polyopt.model.dtypes import DType, ValueType
-from polyopt.model.expr import Literal
+from polyopt.model.dtypes import BOOL, WEAK_INT, DType, ValueType
+from polyopt.model.expr import Cast, Expr, Literal, Load, Name, walk
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import ArrayKind
 
-_ALLOC = {"empty", "zeros", "ones"}
+_ALLOC = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like"}
 
 
-def is_allocation(value: ast.AST, env: Environment) -> bool:
-    """``np.empty(...)``, ``np.zeros(...)`` or ``np.ones(...)``."""
-    return (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and isinstance(value.func.value, ast.Name)
-        and env.module_alias(value.func.value.id) == "np"
-        and value.func.attr in _ALLOC
-    )
+_DTYPES = frozenset(d.value for d in DType)
+
+
+def allocation_kind(value: ast.AST, env: Environment) -> str | None:
+    """``"zeros"`` for ``np.zeros(...)`` (or ``zeros(...)`` imported from NumPy), and so
+    on for the allocations of :data:`_ALLOC`; None for another value."""
+    if not isinstance(value, ast.Call):
+        return None
+    func = value.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        kind = func.attr if env.module_alias(func.value.id) == "np" else None
+    elif isinstance(func, ast.Name):
+        imported = env.imported(func.id)
+        kind = imported[0] if imported is not None and imported[1] == "np" else None
+    else:
+        kind = None
+    return kind if kind in _ALLOC else None
 
 
 class Bindings:
@@ -70,11 +79,16 @@ class Bindings:
         if not isinstance(target, ast.Name):
             return False
         n = target.id
-        if sym.facts.assign_count.get(n, 0) != 1 or n in sym.arrays or n in sym.scalar_args:
+        if n in sym.arrays or n in sym.scalar_args:
             return False
-        if isinstance(value, ast.Call) and is_allocation(value, sym.facts.env):
-            self._allocate(target, value)
+        kind = allocation_kind(value, sym.facts.env)
+        count = sym.facts.assign_count.get(n, 0)
+        if kind is not None and count - sym.facts.permuted.get(n, 0) == 1:  # swaps rebind none
+            assert isinstance(value, ast.Call)
+            self._allocate(target, value, kind)
             return True
+        if count != 1:
+            return False
         if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Attribute) and \
                 value.value.attr == "shape" and isinstance(value.value.value, ast.Name) and \
                 value.value.value.id in sym.arrays and isinstance(value.slice, ast.Constant) and \
@@ -91,30 +105,61 @@ class Bindings:
         sym.aliases[n] = a
         return True
 
-    def _allocate(self, target: ast.Name, call: ast.Call) -> None:
-        kind = call.func.attr if isinstance(call.func, ast.Attribute) else ""
-        if not call.args:
-            raise NotAffine(call, f"np.{kind}()", "needs a shape")
-        shape_node = call.args[0]
-        elts = shape_node.elts if isinstance(shape_node, ast.Tuple) else [shape_node]
-        shape: list[Lin] = []
-        for e in elts:
-            a = self.scope.affine.aff(e)
-            if isinstance(a, MinMax):
-                raise NotAffine(e, "array shape", "must be affine in sizes (no min/max)")
-            shape.append(a)
-        dtype_node = call.args[1] if len(call.args) > 1 else None
+    def _allocate(self, target: ast.Name, call: ast.Call, kind: str) -> None:
+        """``target = np.<kind>(...)``: a temporary, filled first unless ``empty``."""
+        like = kind.endswith("_like")
+        n_args = 2 if kind in ("full", "full_like") else 1
+        if len(call.args) < n_args:
+            raise NotAffine(call, f"np.{kind}()", "needs " + (
+                "an array" if like else "a shape") + (" and a fill value" if n_args == 2 else ""))
+        dtype_node = call.args[n_args] if len(call.args) > n_args else None
         for kw in call.keywords:
             if kw.arg == "dtype":
                 dtype_node = kw.value
             else:
                 raise NotAffine(kw, f"np.{kind}(..., {kw.arg}=)", "only `dtype=` is supported")
-        dtype = self._dtype(dtype_node) if dtype_node is not None else DType.FLOAT64
+        shape, dtype = self._like(call.args[0], kind) if like else (self._shape(call.args[0]), None)
+        fill = self._fill_value(call.args[1]) if n_args == 2 else None
+        if dtype_node is not None:
+            dtype = self._dtype(dtype_node)
+        elif dtype is None:  # np.full(shape, 3) is an int64 array, np.zeros(n) a float64 one
+            dtype = fill.type.dtype if fill is not None else DType.FLOAT64
         self.symbols.arrays[target.id] = ArrayInfo(dtype, len(shape), ArrayKind.TEMPORARY, list(shape))
-        if kind in ("zeros", "ones"):
-            self._fill(target, target.id, shape, dtype, 0 if kind == "zeros" else 1)
+        if kind.startswith(("zeros", "ones")):
+            fill = Literal(0 if kind.startswith("zeros") else 1, WEAK_INT)
+        if fill is not None:
+            self._fill(target, target.id, shape, dtype, fill)
 
-    def _fill(self, node: ast.AST, name: str, shape: list[Lin], dtype: DType, value: int) -> None:
+    def _shape(self, node: ast.expr) -> list[Lin]:
+        shape: list[Lin] = []
+        for e in node.elts if isinstance(node, ast.Tuple) else [node]:
+            a = self.scope.affine.aff(e)
+            if isinstance(a, MinMax):
+                raise NotAffine(e, "array shape", "must be affine in sizes (no min/max)")
+            shape.append(a)
+        return shape
+
+    def _like(self, node: ast.expr, kind: str) -> tuple[list[Lin], DType]:
+        """The shape and dtype of the array ``np.<kind>(node)`` copies them from."""
+        sym = self.symbols
+        if not (isinstance(node, ast.Name) and node.id in sym.arrays):
+            raise NotAffine(node, f"np.{kind}({ast.unparse(node)})", "takes an array of the function")
+        info = sym.arrays[node.id]
+        return [sym.extent(node.id, d) for d in range(info.rank)], info.dtype
+
+    def _fill_value(self, node: ast.expr) -> Expr:
+        """A fill value: it is stored before any statement runs, so it may read only
+        arguments and constants."""
+        value = self.scope.values.convert(node)
+        for e in walk(value):
+            if isinstance(e, Load) or (isinstance(e, Name) and self.symbols.is_local(e.name)):
+                raise NotAffine(node, "fill value", "may use only arguments and constants "
+                                "(allocations are filled before the function's statements run)")
+        if value.type == BOOL:
+            raise NotAffine(node, "bool fill value", "bool arrays are not supported; fill with 0 or 1")
+        return value
+
+    def _fill(self, node: ast.AST, name: str, shape: list[Lin], dtype: DType, value: Expr) -> None:
         facts = self.symbols.facts
         location = facts.src.location(node)
         iters: list[str] = []
@@ -125,7 +170,11 @@ class Bindings:
             iters.append(it)
             conds += [Cmp(">=", Lin.var(it), Lin.constant(0)), Cmp("<", Lin.var(it), extent)]
             loop_ids.append(self.scop.new_loop(tuple(loop_ids), it, location))
-        lit = Literal(float(value) if dtype.is_float else value, ValueType(dtype))
+        t = ValueType(dtype)
+        if isinstance(value, Literal):
+            lit: Expr = Literal(float(value.value) if dtype.is_float else value.value, t)
+        else:
+            lit = value if value.type == t else Cast(value, t)
         place = Place(tuple(iters), (conj(*conds),) if conds else (), tuple(loop_ids))
         nodes: list[Node] = [self.scop.add(place, name, tuple(Lin.var(i) for i in iters), lit,
                                            None, location)]
@@ -141,6 +190,9 @@ class Bindings:
                 pass
         if isinstance(node, ast.Name) and node.id in ("float", "int"):
             return DType.FLOAT64 if node.id == "float" else DType.INT64
+        imported = self.symbols.facts.env.imported(node.id) if isinstance(node, ast.Name) else None
+        if imported is not None and imported[1] == "np" and imported[0] in _DTYPES:
+            return DType(imported[0])  # `from numpy import float32`
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             if node.attr == "dtype" and node.value.id in self.symbols.arrays:
                 return self.symbols.arrays[node.value.id].dtype

@@ -25,7 +25,8 @@ import ast
 from dataclasses import replace
 
 import numpy as np
-from polyopt.frontends.python_values import MATH_FUNCTIONS, binary, choice_type, math_type
+from polyopt.frontends.python_math import MATH_FUNCTIONS, call_type
+from polyopt.frontends.python_values import binary, choice_type
 from polyopt.frontends.refusal import NotAffine
 
 from polyopt.model.dtypes import BOOL, DType, ValueType, compare_type, promote, true_divide
@@ -252,7 +253,7 @@ def _call_type(e: Call, types: list[ValueType]) -> ValueType:
         return choice_type(types)
     if e.fn == "abs":
         return types[0]
-    return math_type("math" if e.type.weak else "np", types)  # math.f is a Python float
+    return call_type("math" if e.type.weak else "np", e.fn, types)  # math.f: a Python float
 
 
 def _too_many() -> str:

@@ -18,6 +18,7 @@ from polyopt.model.aff import Lin
 from polyopt.model.dtypes import WEAK_FLOAT, WEAK_INT, ValueType
 from polyopt.model.errors import UnsupportedError
 from polyopt.model.expr import Expr, Literal
+from polyopt.model.prange import prange
 
 #: bool constants are refused rather than read as Python's int 0/1: `x * FLAG` reads as a
 #: mistake more often than as arithmetic, and a bool global changed from an int must not
@@ -67,6 +68,31 @@ class Environment:
             return "np"
         return None
 
+    def imported(self, name: str) -> tuple[str, str] | None:
+        """(function, "math" or "np") for a name bound to a function or scalar type of
+        those modules (``from math import sqrt``, ``from numpy import float32 as f32``);
+        None for another name."""
+        obj = self.values.get(name)
+        fn = getattr(obj, "__name__", None)
+        if obj is None or not isinstance(fn, str):
+            return None
+        for module, alias in ((math, "math"), (np, "np")):
+            if getattr(module, fn, None) is obj:
+                return fn, alias
+        return None
+
+    def is_prange(self, func: ast.expr) -> bool:
+        """Whether ``func`` is ``polyopt.prange`` or Numba's ``prange``, as a bare name or a
+        module attribute.  Numba's is known by its module's name: polyopt never imports
+        numba, and a function written for it compiles alike without it."""
+        if isinstance(func, ast.Name):
+            return _is_prange(self.values.get(func.id))
+        if isinstance(func, ast.Attribute) and func.attr == "prange" and isinstance(func.value, ast.Name):
+            module = self.values.get(func.value.id)
+            return getattr(module, "__name__", None) in ("numba", "polyopt") or _is_prange(
+                getattr(module, "prange", None))
+        return False
+
     def is_array(self, name: str) -> bool:
         return isinstance(self.values.get(name), np.ndarray)
 
@@ -93,6 +119,14 @@ class Environment:
         if isinstance(g, float):
             return Literal(g, WEAK_FLOAT)
         return None
+
+
+def _is_prange(obj: object) -> bool:
+    if obj is prange:
+        return True
+    module = getattr(obj, "__module__", None)
+    return (getattr(obj, "__name__", None) == "prange" and isinstance(module, str)
+            and module.split(".")[0] == "numba")
 
 
 def _int64(node: ast.Name, value: int) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from polyopt.frontends.python_affine import AffineConverter
+from polyopt.frontends.python_helpers import Helper, at_helper, helper_of, inline_expression
 from polyopt.frontends.python_symbols import Symbols
 from polyopt.frontends.python_values import ValueConverter, ValueScope, lin_to_expr
 from polyopt.frontends.refusal import NotAffine
@@ -33,7 +34,7 @@ class FunctionScope:
         self.affine = AffineConverter(self._affine_name, self.size)
         self.values = ValueConverter(ValueScope(
             self._value_name, self.load, self.size, symbols.facts.env.module_alias,
-            self._affine_test))
+            self._affine_test, symbols.facts.env.imported, self._helper))
 
     def enter(self, iters: tuple[str, ...]) -> None:
         self.iters = iters
@@ -67,6 +68,22 @@ class FunctionScope:
         if constant is not None:
             return constant
         raise NotAffine(node, f"`{n}`", "unknown name")
+
+    def _helper(self, call: ast.Call) -> tuple[ast.expr, str] | None:
+        """A call to a helper function as the expression it returns (python_helpers)."""
+        helper = self.helper_called(call)
+        if helper is None:
+            return None
+        return inline_expression(helper, call, self.symbols.facts), at_helper(helper)
+
+    def helper_called(self, call: ast.Call) -> Helper | None:
+        """The helper ``call`` calls; None for another call."""
+        if not isinstance(call.func, ast.Name):
+            return None
+        n, sym = call.func.id, self.symbols
+        if n in sym.arrays or n in sym.scalar_args or n in sym.params or sym.is_local(n):
+            return None
+        return helper_of(sym.facts.env.values.get(n), call)
 
     def _affine_test(self, node: ast.AST) -> Formula | None:
         try:
@@ -151,9 +168,15 @@ class FunctionScope:
             if isinstance(ix, ast.Slice):
                 raise NotAffine(ix, "slice", "slicing is not supported; write a loop")
             if any(isinstance(s, ast.Subscript) and self._is_array_subscript(s) for s in ast.walk(ix)):
-                raise NotAffine(ix, "indirect subscript",
-                                f"`{ast.unparse(ix)}` reads an array; subscripts must be affine")
-            a = self.affine.aff(ix)
+                raise NotAffine(ix, "indirect subscript", f"`{ast.unparse(ix)}` reads an array; "
+                                f"subscripts must be affine{_DATA_INDEX}")
+            try:
+                a = self.affine.aff(ix)
+            except NotAffine as e:
+                if not any(isinstance(n, ast.Name) and self.symbols.is_local(n.id) for n in ast.walk(ix)):
+                    raise
+                raise NotAffine(e.node, f"subscript `{ast.unparse(ix)}`",
+                                f"{e.construct} {e.reason}{_DATA_INDEX}") from None
             if isinstance(a, MinMax):
                 raise NotAffine(ix, "min/max subscript", "subscripts must be affine (no min/max)")
             if a.is_constant() and a.const < 0:  # Python wraps a constant negative index
@@ -171,6 +194,11 @@ class FunctionScope:
     def load(self, node: ast.Subscript) -> Load:
         name, indices = self.indices(node)
         return Load(name, indices, ValueType(self.symbols.arrays[name].dtype))
+
+
+#: what to do about an index computed from data, which no static analysis can follow
+_DATA_INDEX = ("; an index computed from the data (a histogram's bin, a gather) cannot be "
+               "analysed: keep that loop in Python, or use @polyopt.jit(fallback=True)")
 
 
 def _subscript_parts(node: ast.Subscript) -> tuple[str, list[ast.expr]]:

@@ -11,10 +11,14 @@ function is reported at once.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
-from polyopt.frontends.python_bindings import Bindings, is_allocation
+from polyopt.frontends.python_bindings import Bindings, allocation_kind
 from polyopt.frontends.python_choices import follow_cpython
+from polyopt.frontends.python_helpers import Helper, at_helper, inline_statements
+from polyopt.frontends.python_multiassign import chained, unpacked
 from polyopt.frontends.python_scope import FunctionScope
+from polyopt.frontends.python_swap import DoubleBuffers
 from polyopt.frontends.python_values import binary
 from polyopt.frontends.refusal import NotAffine, if_condition
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band, loop_bounds
@@ -47,20 +51,32 @@ class StatementWalker:
         self.scop = scop
         self.bindings = Bindings(scope, scop)
         self.problems = problems
+        self.buffers = DoubleBuffers(scope)
 
     def block(self, body: list[ast.stmt], place: Place, top: bool = False) -> list[Node]:
         nodes: list[Node] = []
         saved = self.scope.iters
-        for k, st in enumerate(body):
-            self.scope.enter(place.iters)
-            self.scope.values.choices.clear()  # none left by a statement refused half-way
+        for k, written in enumerate(body):
             try:
-                nodes += self._statement(st, place, last=top and k == len(body) - 1)
+                # after a loop that swaps arrays, the names it swapped (python_swap)
+                stmts = self.buffers.after(written) if top else [written]
             except NotAffine as e:
-                assert isinstance(e.node, ast.AST)
-                self.problems.append(self.src.problem(e.node, e.construct, e.reason))
+                self._problem(e)
+                continue
+            for j, st in enumerate(stmts):
+                self.scope.enter(place.iters)
+                self.scope.values.choices.clear()  # none left by a statement refused half-way
+                try:
+                    nodes += self._statement(st, place, last=top and k == len(body) - 1
+                                             and j == len(stmts) - 1)
+                except NotAffine as e:
+                    self._problem(e)
         self.scope.enter(saved)
         return nodes
+
+    def _problem(self, e: NotAffine) -> None:
+        assert isinstance(e.node, ast.AST)
+        self.problems.append(self.src.problem(e.node, e.construct, e.reason))
 
     def _statement(self, st: ast.stmt, place: Place, last: bool) -> list[Node]:
         if isinstance(st, ast.Pass):
@@ -75,22 +91,45 @@ class StatementWalker:
             return self._assign(st, place)
         if isinstance(st, ast.Return):
             return self._return(st, place, last)
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+            helper = self.scope.helper_called(st.value)
+            if helper is not None:
+                return self._inline(st.value, helper, place)
         if isinstance(st, ast.Expr):
             raise NotAffine(st, f"`{ast.unparse(st)}`", "an expression statement has no effect polyopt "
-                            "can compile (only assignments, loops and ifs)")
+                            "can compile (only assignments, loops, ifs and calls to helpers)")
+        if isinstance(st, ast.While):  # its body is not walked: rewritten, it changes
+            raise NotAffine(st, "`while` loop", "is not supported in a polyopt function (write "
+                            "a `for` loop over `range` with affine bounds)")
         construct = _UNSUPPORTED_STMT.get(type(st), type(st).__name__)
         raise NotAffine(st, construct, "is not supported in a polyopt function")
 
+    def _inline(self, call: ast.Call, helper: Helper, place: Place) -> list[Node]:
+        """A helper called as a statement: its statements, inlined (python_helpers)."""
+        sym = self.symbols
+        body = inline_statements(helper, call, sym.facts, sym.arrays, self._fresh)
+        before = len(self.problems)
+        nodes = self.block(body, place)
+        self.problems[before:] = [replace(p, reason=p.reason + at_helper(helper))
+                                  for p in self.problems[before:]]
+        return nodes
+
     def _for(self, st: ast.For, place: Place) -> list[Node]:
+        unrolled = self.buffers.loop(st, place.top)
+        if unrolled is not None:
+            st = unrolled
         if st.orelse:
             raise NotAffine(st, "`for ... else`", "loop `else` clauses are not supported")
         if not isinstance(st.target, ast.Name):
             raise NotAffine(st.target, "loop target", "must be a single name")
         it = st.iter
-        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
-            raise NotAffine(it, f"`for ... in {ast.unparse(it)}`", "only `range(...)` loops are supported")
+        parallel = isinstance(it, ast.Call) and self.symbols.facts.env.is_prange(it.func)
+        if not (isinstance(it, ast.Call) and (parallel or isinstance(it.func, ast.Name)
+                                               and it.func.id == "range")):
+            raise NotAffine(it, f"`for ... in {ast.unparse(it)}`",
+                            "only `range(...)` and `prange(...)` loops are supported")
         if it.keywords or not 1 <= len(it.args) <= 3:
-            raise NotAffine(it, "`range()`", "takes 1 to 3 positional arguments")
+            raise NotAffine(it, f"`{ast.unparse(it.func)}()`", "takes 1 to 3 positional arguments")
         v, sym = st.target.id, self.symbols
         if v in place.iters:
             raise NotAffine(st.target, f"loop variable `{v}`", "shadows an enclosing loop's variable")
@@ -109,12 +148,22 @@ class StatementWalker:
             step = s.const
         var = Lin.var(v)
         bounds = loop_bounds(v, start, step, Cmp("<", var, stop) if step > 0 else Cmp(">", var, stop))
-        inner = self.scop.open_loop(place, v, bounds, self.src.location(st))
+        inner = self.scop.open_loop(place, v, bounds, self.src.location(st), parallel)
         return loop_band(inner.loops[-1], v, step, self.block(st.body, inner))
 
     def _if(self, st: ast.If, place: Place) -> list[Node]:
-        cond = if_condition(self.scope.affine.formula, st.test, "a if cond else b")
+        try:
+            cond = if_condition(self.scope.affine.formula, st.test, "a if cond else b")
+        except NotAffine as e:
+            self._problem(e)
+            self._problems_in(st.body + st.orelse, place)
+            return []
         return self.block(st.body, place.where(cond)) + self.block(st.orelse, place.where(Not(cond)))
+
+    def _problems_in(self, body: list[ast.stmt], place: Place) -> None:
+        """Walk the statements under a refused construct for their own problems, so that
+        all are reported at once (the function has problems: nothing is compiled)."""
+        self.block(body, place)
 
     def _assign(self, st: ast.Assign | ast.AugAssign | ast.AnnAssign, place: Place) -> list[Node]:
         if isinstance(st, ast.AnnAssign) and st.value is None:
@@ -122,18 +171,21 @@ class StatementWalker:
         targets = st.targets if isinstance(st, ast.Assign) else [st.target]
         value_node = st.value
         assert value_node is not None
-        if len(targets) != 1:
-            raise NotAffine(st, "chained assignment", "assign one target per statement")
+        if isinstance(st, ast.Assign) and len(targets) > 1:
+            return self._each(chained(st, self._fresh), place)
         target = targets[0]
         if place.top and not isinstance(st, ast.AugAssign) and self.bindings.bind(target, value_node):
             return []
         if isinstance(target, ast.Tuple):
-            raise NotAffine(target, "tuple assignment", "only `n, m = A.shape` may unpack")
+            if not isinstance(st, ast.Assign):
+                raise NotAffine(target, "tuple assignment", "unpack with `=` only")
+            self._refuse_array_swap(target)
+            return self._each(unpacked(st, target, self._fresh), place)
         if isinstance(target, ast.Name):  # before the value: `A = np.zeros(n)` rebinds A
             self._check_scalar_target(target, place)
-        if isinstance(value_node, ast.Call) and is_allocation(value_node, self.symbols.facts.env):
-            assert isinstance(value_node.func, ast.Attribute)
-            raise NotAffine(value_node, f"np.{value_node.func.attr}()", "arrays can only be "
+        kind = allocation_kind(value_node, self.symbols.facts.env)
+        if kind is not None:
+            raise NotAffine(value_node, f"np.{kind}()", "arrays can only be "
                             "allocated at the top level of the function, once per name")
         value = self.scope.values.convert(value_node)
         update = None
@@ -148,6 +200,22 @@ class StatementWalker:
         if value.type != ttype:
             value = Cast(value, ttype)
         return [self._add(st, place, name, indices, value, update)]
+
+    def _each(self, assignments: list[ast.Assign], place: Place) -> list[Node]:
+        nodes: list[Node] = []
+        for a in assignments:
+            nodes += self._assign(a, place)
+        return nodes
+
+    def _fresh(self, name: str) -> str:
+        return self.symbols.facts.fresh(name)
+
+    def _refuse_array_swap(self, target: ast.Tuple) -> None:
+        arrays = [t for t in target.elts if isinstance(t, ast.Name) and t.id in self.symbols.arrays]
+        if arrays:
+            raise NotAffine(arrays[0], "swapping arrays", "only `A, B = B, A` as the last "
+                            "statement of a loop at the function's top level (a double buffer) "
+                            "may rebind arrays")
 
     def _follow_cpython(self, value: Expr, st: ast.stmt) -> Expr:
         """``value`` with arithmetic on a choice computed in the chosen operand's type

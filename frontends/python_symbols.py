@@ -24,6 +24,19 @@ from polyopt.model.dtypes import DType, ValueType
 from polyopt.model.scop import ArrayKind, ReturnValue
 
 
+def is_name_permutation(st: ast.AST) -> bool:
+    """``a, b = b, a``: names only, the targets a permutation of the values."""
+    if not (isinstance(st, ast.Assign) and len(st.targets) == 1):
+        return False
+    t, v = st.targets[0], st.value
+    if not (isinstance(t, ast.Tuple) and isinstance(v, ast.Tuple)):
+        return False
+    targets = [e.id for e in t.elts if isinstance(e, ast.Name)]
+    values = [e.id for e in v.elts if isinstance(e, ast.Name)]
+    return (len(targets) == len(t.elts) == len(set(targets)) and len(values) == len(v.elts)
+            and sorted(targets) == sorted(values))
+
+
 @dataclass(frozen=True)
 class FunctionFacts:
     """What the function's text says before any statement is converted."""
@@ -34,11 +47,14 @@ class FunctionFacts:
     loop_vars: frozenset[str]  # names some `for` loop assigns
     assign_count: Mapping[str, int]  # how often each name is assigned (loops included)
     loop_count: Mapping[str, int]  # how many `for` loops assign each name
+    # how often each name is a target of `a, b = b, a` (an array swap rebinds no array)
+    permuted: Mapping[str, int]
 
     @classmethod
     def of(cls, src: FunctionSource, env: Environment) -> FunctionFacts:
         fdef = src.tree
         assigned: dict[str, int] = {}
+        permuted: dict[str, int] = {}
         loops: dict[str, int] = {}
         for n in ast.walk(fdef):
             targets: list[ast.AST] = []
@@ -48,12 +64,16 @@ class FunctionFacts:
                 targets = [n.target]
             if isinstance(n, ast.For) and isinstance(n.target, ast.Name):
                 loops[n.target.id] = loops.get(n.target.id, 0) + 1
+            if is_name_permutation(n):
+                for leaf in ast.walk(n.targets[0]):  # type: ignore[attr-defined]
+                    if isinstance(leaf, ast.Name):
+                        permuted[leaf.id] = permuted.get(leaf.id, 0) + 1
             for t in targets:
                 for leaf in ast.walk(t):
                     if isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store):
                         assigned[leaf.id] = assigned.get(leaf.id, 0) + 1
         used = frozenset(n.id for n in ast.walk(fdef) if isinstance(n, ast.Name))
-        return cls(src, env, used, frozenset(loops), assigned, loops)
+        return cls(src, env, used, frozenset(loops), assigned, loops, permuted)
 
     def fresh(self, name: str, taken: Collection[str] = ()) -> str:
         """``name``, or with ``_`` in front until the function uses no such name."""

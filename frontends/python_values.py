@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from polyopt.frontends.python_affine import NotAffine
+from polyopt.frontends.python_math import NP_ALIASES, is_library, library_call, unknown_reason
 
 from polyopt.model.aff import FloorDiv, Formula, Lin, Not, conj
 from polyopt.model.dtypes import BOOL, WEAK_FLOAT, WEAK_INT, DType, ValueType, promote, true_divide
@@ -30,9 +31,7 @@ from polyopt.model.expr import (
     walk,
 )
 
-MATH_FUNCTIONS = ("sqrt", "exp", "log", "pow", "fabs", "sin", "cos", "tanh")
 _BUILTINS = ("min", "max", "abs", "float", "int")
-_NP_ALIASES = {"abs": "fabs", "absolute": "fabs", "power": "pow", "minimum": "min", "maximum": "max"}
 
 _BINOPS = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -51,6 +50,11 @@ class ValueScope:
     module_alias: Callable[[str], str | None]  # "math"/"np"/None for a module name in scope
     # the formula of a test affine in loop variables and sizes, None for another test
     affine_test: Callable[[ast.AST], Formula | None] = lambda node: None
+    # (function, "math"/"np") for a global name bound to a function of those modules
+    imported: Callable[[str], tuple[str, str] | None] = lambda name: None
+    # a call to a helper function: (the expression it returns with the call's arguments,
+    # where it is defined for messages); None for another call
+    helper: Callable[[ast.Call], tuple[ast.expr, str] | None] = lambda call: None
 
 
 def lin_to_expr(e: Lin) -> Expr:
@@ -188,61 +192,47 @@ class ValueConverter:
         if node.keywords:
             raise NotAffine(node, _describe(node.func), "keyword arguments are not supported")
         fn, module = self._callee(node.func)
-        known = _BUILTINS if module is None else (
-            MATH_FUNCTIONS + tuple(_NP_ALIASES) if module == "np" else MATH_FUNCTIONS)
-        if fn not in known:  # before the arguments: `np.sum(x)` is an unknown call, not a bad `x`
-            if module is None:
-                raise NotAffine(node, f"call to {fn}()", "unknown function (supported: math and "
-                                "NumPy functions sqrt exp log pow fabs sin cos tanh, abs, min, "
-                                "max, int, float)")
-            raise NotAffine(node, f"call to {module}.{fn}()", "is not one of the supported math "
-                            "functions (sqrt exp log pow fabs sin cos tanh)")
+        fn = NP_ALIASES.get(fn, fn) if module == "np" else fn
+        if module is None and fn not in _BUILTINS:
+            inlined = self.scope.helper(node)
+            if inlined is not None:
+                return self._inline(*inlined)
+        known = _BUILTINS if module is None else ("min", "max") if module == "np" else ()
+        # before the arguments: `np.sum(x)` is an unknown call, not a bad `x`
+        if fn not in known and (module is None or not is_library(module, fn)):
+            what = fn if module is None else f"{module}.{fn}"
+            raise NotAffine(node, f"call to {what}()", unknown_reason(module, fn))
         args = [self.convert(a) for a in node.args]
-        if module is None and fn in ("min", "max"):
+        if fn in ("min", "max"):
+            if module == "np":
+                _arity(node, args, 2)
+                return Call(fn, tuple(args), choice_type([a.type for a in args]))
             if len(args) < 2:
                 raise NotAffine(node, f"{fn}()", "needs two or more arguments")
             return self._choice(Call(fn, tuple(args), choice_type([a.type for a in args])), node)
         if module is None and fn == "abs":
             _arity(node, args, 1)
             return Call("abs", tuple(args), args[0].type)
-        if module is None and fn in ("float", "int"):
+        if module is None:  # float() and int(); int() truncates toward zero, as in C
             _arity(node, args, 1)
             return Cast(args[0], WEAK_FLOAT if fn == "float" else WEAK_INT)
-        if module is None:
-            raise NotAffine(node, f"call to {fn}()", "unknown function (supported: math and NumPy "
-                            "functions sqrt exp log pow fabs sin cos tanh, abs, min, max, int, float)")
-        fn = _NP_ALIASES.get(fn, fn) if module == "np" else fn
-        if module == "np" and fn in ("min", "max"):
-            _arity(node, args, 2)
-            return Call(fn, tuple(args), choice_type([a.type for a in args]))
-        if fn not in MATH_FUNCTIONS:
-            raise NotAffine(node, f"call to {module}.{fn}()", "is not one of the supported math "
-                            "functions (sqrt exp log pow fabs sin cos tanh)")
-        _arity(node, args, 2 if fn == "pow" else 1)
-        return Call(fn, tuple(args), math_type(module, [a.type for a in args]))
+        return library_call(module, fn, args, node)
+
+    def _inline(self, value: ast.expr, where: str) -> Expr:
+        try:
+            return self.convert(value)
+        except NotAffine as e:
+            raise NotAffine(e.node, e.construct, e.reason + where) from None
 
     def _callee(self, func: ast.AST) -> tuple[str, str | None]:
         if isinstance(func, ast.Name):
-            return func.id, None
+            imported = self.scope.imported(func.id)  # `from math import sqrt`
+            return imported if imported is not None else (func.id, None)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             module = self.scope.module_alias(func.value.id)
             if module is not None:
                 return func.attr, module
         raise NotAffine(func, f"call to {_describe(func)}", "unknown function")
-
-
-def math_type(module: str, types: list[ValueType]) -> ValueType:
-    """The type of ``math.f(...)`` (a Python float) or ``np.f(...)`` for the functions of
-    :data:`MATH_FUNCTIONS`."""
-    if module == "math":
-        return WEAK_FLOAT
-    t = types[0]
-    for u in types[1:]:
-        t = promote(t, u)
-    # a ufunc returns a NumPy scalar, never a Python one: np.cos(-0.75) is a strong
-    # float64, so a float32 array times it computes in float64 (NEP 50)
-    dtype = t.dtype if t.dtype.is_float else DType.FLOAT64
-    return ValueType(dtype, weak=False)
 
 
 def choice_type(types: list[ValueType]) -> ValueType:

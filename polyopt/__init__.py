@@ -30,6 +30,7 @@ from polyopt.model.errors import (
 
 if TYPE_CHECKING:
     from polyopt.kernel import Kernel, jit
+    from polyopt.model.prange import prange
     from polyopt.tuner import tune
     from polyopt.user_schedule import Schedule, schedule
 
@@ -38,7 +39,7 @@ __version__ = "0.1.0"
 #: the faces, imported when first used: name -> module
 _LAZY = {"jit": "polyopt.kernel", "Kernel": "polyopt.kernel",
          "schedule": "polyopt.user_schedule", "Schedule": "polyopt.user_schedule",
-         "tune": "polyopt.tuner"}
+         "tune": "polyopt.tuner", "prange": "polyopt.model.prange"}
 
 
 def __getattr__(name: str) -> Any:
@@ -65,6 +66,7 @@ __all__ = [
     "TooComplexError",
     "UnsupportedError",
     "jit",
+    "prange",
     "schedule",
     "tune",
 ]

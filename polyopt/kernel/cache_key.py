@@ -15,6 +15,7 @@ import polyopt.backend_c
 import polyopt.frontends
 from polyopt.backend_c import build
 from polyopt.backend_c.work import parallel_min_instances
+from polyopt.frontends.python_helpers import helper_sources
 from polyopt.kernel.globals_watch import referenced_values
 from polyopt.model import target
 from polyopt.model.options import Options
@@ -26,7 +27,8 @@ def front_key(fn: Callable[..., Any], sig: Signature, options: Options,
               steps: tuple[Step, ...] | None, tc: build.Toolchain) -> str | None:
     """The index key of ``fn`` compiled for ``sig``; None when its source is unknown."""
     try:
-        source = inspect.getsource(fn)
+        # the inlined helpers' sources too: editing a helper changes its callers' C
+        source = inspect.getsource(fn) + helper_sources(fn)
     except (OSError, TypeError):
         return None
     h = hashlib.sha256()

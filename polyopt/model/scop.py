@@ -78,6 +78,8 @@ class Loop:
     location: SourceLocation
     depth: int
     parent: str | None
+    #: written ``for ... in prange(...)``: the user asks for it to run in parallel
+    prange: bool = False
 
     def label(self, ambiguous: bool) -> str:
         return f"{self.iterator}@{self.location.line}" if ambiguous else self.iterator

@@ -38,6 +38,7 @@ from progen.nodes import (
     Stmt,
     is_float_dtype,
 )
+from progen.parallel import with_prange
 
 SIZE_NAMES = ("n", "m", "p")
 LOOP_NAMES = ("i", "j", "k")
@@ -55,6 +56,8 @@ class Features:
     feature off only to keep a known, separately tested failure out of its assertions."""
 
     np_forms: bool = True  # np.sin & co. beside math.sin
+    prange: bool = True  # loops that may run in parallel written `prange`
+    helpers: bool = True  # math functions called through helper functions
     float32: bool = True
     temps: int = 4  # scalar temporaries per body, at most
     accumulators: int = 3  # per nest, at most
@@ -194,8 +197,13 @@ class Gen:
             stmts, live = self.top_nest(live)
             body += stmts
         ret = self.final_return(live, allocs)
-        return Program(tuple(arrays), tuple(scalars), dict(self.sizes), tuple(size_defs),
-                       tuple(allocs), tuple(body), ret, seed=d.int(0, 2**16))
+        program = Program(tuple(arrays), tuple(scalars), dict(self.sizes), tuple(size_defs),
+                          tuple(allocs), tuple(body), ret, seed=d.int(0, 2**16))
+        # drawn last, so that a seed's program is the same but for its prange loops and
+        # helpers
+        if self.f.prange:
+            program = with_prange(program, d)
+        return replace(program, helpers=self.f.helpers and d.chance(40))
 
     def fill_nest(self, name: str, scope: Scope) -> Stmt:
         dtype, dims = self.arrays[name]

@@ -91,6 +91,7 @@ class For:
     stop: Expr
     step: int
     body: tuple[Stmt, ...]
+    parallel: bool = False  # written `prange` in Python (legal by construction: progen.parallel)
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,7 @@ class Program:
     body: tuple[Stmt, ...] = ()  # top-level statements: scalar initializations and nests
     ret: Expr | None = None
     seed: int = 0  # the input data's seed
+    helpers: bool = False  # render_py calls math functions through module-level helpers
 
     @property
     def params(self) -> tuple[str, ...]:

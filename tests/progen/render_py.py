@@ -7,6 +7,8 @@ carry a bound on the rounding error that reassociation could introduce.
 
 from __future__ import annotations
 
+import re
+
 from progen.nodes import (
     Assign,
     Bin,
@@ -83,7 +85,10 @@ def stmts(body: tuple[Stmt, ...], indent: int, shadow: bool = False) -> list[str
             target = expr(s.target, shadow)
             out.append(f"{pad}{target} {s.op}= {_top(s.value, shadow)}")
         elif isinstance(s, For):
-            out.append(f"{pad}for {s.var} in {_range(s, shadow)}:")
+            loop = _range(s, shadow)
+            if s.parallel and not shadow:  # the shadow run is sequential Python
+                loop = "p" + loop
+            out.append(f"{pad}for {s.var} in {loop}:")
             out += stmts(s.body, indent + 1, shadow) or [f"{pad}    pass"]
         elif isinstance(s, If):
             out += _if(s, indent, shadow, "if")
@@ -125,4 +130,16 @@ def function(p: Program, shadow: bool = False, name: str = FUNCTION) -> str:
 
 def module(p: Program) -> str:
     """A runnable module defining the kernel (what polyopt's frontends read)."""
-    return "import math\n\nimport numpy as np\n\n\n" + function(p)
+    text = function(p)
+    uses = "from polyopt import prange\n" if " in prange(" in text else ""
+    helpers = ""
+    if p.helpers:  # `math.sin(x)` as `_math_sin(x)`, a helper polyopt inlines
+        text = _HELPED.sub(r"_\1_\2(", text)
+        used = sorted(set(_HELPER_CALL.findall(text)))
+        helpers = "".join(f"def _{m}_{f}(x):\n    return {m}.{f}(x)\n\n\n" for m, f in used)
+    return f"import math\n\nimport numpy as np\n{uses}\n\n{helpers}" + text
+
+
+#: the one-argument math functions the generator calls (progen.generate.MATH1)
+_HELPED = re.compile(r"\b(math|np)\.(sin|cos|tanh|fabs|sqrt|exp|log)\(")
+_HELPER_CALL = re.compile(r"\b_(math|np)_(sin|cos|tanh|fabs|sqrt|exp|log)\(")

@@ -1,0 +1,239 @@
+"""Calls to helper functions: module-level functions and other ``@polyopt.jit`` kernels
+(their ``py_func``), inlined at the call.
+
+A helper whose body is one ``return`` of an expression is inlined where it is called,
+its parameters replaced by the arguments (which have no side effects, so evaluating an
+argument where the parameter is read is evaluating it once)::
+
+    def sq(x):                     y[i] = sq(A[i]) + 1.0
+        return x * x        ->     y[i] = A[i] * A[i] + 1.0
+
+A helper called as a statement has its statements inlined: an array parameter becomes
+the array passed, a scalar one the argument, and its own variables and scalar parameters get fresh names, the arguments assigned first
+(evaluated once, at the call)::
+
+    def axpy(a, x, y):             _axpy_a = 2.0
+        for i in range(x.shape[0]):    for _axpy_i in range(x.shape[0]):
+            y[i] += a * x[i]               y[_axpy_i] += _axpy_a * x[_axpy_i]
+    axpy(2.0, x, y)         ->
+
+Every node inlined takes the call's position: a problem in a helper is reported at the
+call, naming the helper and its line.  Recursion, direct or not, is refused when the
+helper is found (:func:`helper_of`), so inlining always ends.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+import numpy as np
+from polyopt.frontends.python_environment import Environment
+from polyopt.frontends.python_names import local_names
+from polyopt.frontends.python_source import FunctionSource, function_source
+from polyopt.frontends.python_symbols import FunctionFacts
+from polyopt.frontends.refusal import NotAffine
+
+from polyopt.model.errors import UnsupportedError
+
+_N = TypeVar("_N", bound=ast.AST)
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A function the converted function calls, and its source."""
+
+    name: str
+    src: FunctionSource
+    env: Environment
+    params: tuple[str, ...]
+
+
+def helper_of(obj: object, call: ast.Call) -> Helper | None:
+    """The helper ``obj`` is (a ``@polyopt.jit`` kernel: its Python function); None when
+    it is no Python function."""
+    fn = getattr(obj, "py_func", obj)
+    if not inspect.isfunction(fn):
+        return None
+    name = fn.__name__
+    try:
+        src = function_source(fn)
+    except UnsupportedError as exc:
+        raise NotAffine(call, f"call to {name}()", f"its source is not available ({exc.msg})") from None
+    a = src.tree.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
+        raise NotAffine(call, f"call to {name}()", "a helper takes plain positional parameters "
+                        "only (no defaults, *args, **kwargs or keyword-only ones)")
+    if call.keywords or len(call.args) != len(a.args):
+        raise NotAffine(call, f"call to {name}()", f"pass its {len(a.args)} parameter(s) "
+                        "positionally")
+    cycle = _cycle(fn)
+    if cycle:
+        raise NotAffine(call, f"call to {name}()", f"is recursive ({' -> '.join(cycle)}); "
+                        "polyopt inlines helpers, so a helper cannot call itself")
+    return Helper(name, src, Environment.of(fn), tuple(p.arg for p in a.args))
+
+
+def _called(fn: object) -> list[object]:
+    """The helpers ``fn``'s body calls by name (its module's functions and kernels)."""
+    try:
+        tree = function_source(fn).tree
+    except UnsupportedError:
+        return []
+    env = Environment.of(fn)
+    out: list[object] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+            g = env.values.get(n.func.id)
+            g = getattr(g, "py_func", g)
+            if inspect.isfunction(g):
+                out.append(g)
+    return out
+
+
+def _cycle(fn: object) -> list[str]:
+    """The names along a chain of calls from ``fn`` back to it; empty when there is none."""
+    stack: list[tuple[object, list[str]]] = [(fn, [getattr(fn, "__name__", "?")])]
+    seen: set[int] = set()
+    while stack:
+        f, path = stack.pop()
+        for g in _called(f):
+            name = getattr(g, "__name__", "?")
+            if g is fn:
+                return [*path, name]
+            if id(g) not in seen:
+                seen.add(id(g))
+                stack.append((g, [*path, name]))
+    return []
+
+
+def inline_expression(helper: Helper, call: ast.Call, caller: FunctionFacts) -> ast.expr:
+    """``helper(*call.args)`` as the expression it returns."""
+    body = _body(helper)
+    if not (len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None):
+        raise NotAffine(call, f"call to {helper.name}()", f"{_at(helper)}: a helper used as a "
+                        "value must be a single `return` of an expression (a helper of "
+                        "statements is called as a statement)")
+    value = body[0].value
+    _check_free_names(helper, value, set(helper.params), caller, call)
+    args = dict(zip(helper.params, call.args, strict=True))
+    out = substituted(value, {}, args)
+    return _placed(out, call)
+
+
+def inline_statements(helper: Helper, call: ast.Call, caller: FunctionFacts,
+                      arrays: Collection[str], fresh: Callable[[str], str]) -> list[ast.stmt]:
+    """The statements of ``helper(*call.args)``, called as a statement: a scalar argument
+    is assigned to a fresh local first (evaluated once, at the call, as in Python)."""
+    body = _body(helper)
+    if body and isinstance(body[-1], ast.Return) and (
+            body[-1].value is None or isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None):
+        body = body[:-1]
+    own = set(local_names(helper.src.tree)) - set(helper.params)
+    names: dict[str, str] = {n: fresh(f"_{helper.name}_{n}") for n in sorted(own)}
+    first: list[ast.stmt] = []
+    for p, arg in zip(helper.params, call.args, strict=True):
+        if isinstance(arg, ast.Name) and arg.id in arrays:
+            names[p] = arg.id
+        else:
+            names[p] = fresh(f"_{helper.name}_{p}")
+            first.append(ast.Assign([ast.Name(names[p], ast.Store())], arg))
+    _check_free_names(helper, ast.Module(body, []), set(helper.params) | own, caller, call)
+    return [_placed(s, call) for s in (*first, *(substituted(s, names, {}) for s in body))]
+
+
+def at_helper(helper: Helper) -> str:
+    """Where a problem inside ``helper`` comes from, for its message."""
+    return f" (in {_at(helper)})"
+
+
+def _at(helper: Helper) -> str:
+    return f"{helper.name}() at {helper.src.filename}:{helper.src.first_line}"
+
+
+def _body(helper: Helper) -> list[ast.stmt]:
+    body = list(helper.src.tree.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]  # the docstring
+    return body
+
+
+def _check_free_names(helper: Helper, tree: ast.AST, bound: set[str], caller: FunctionFacts,
+                      call: ast.Call) -> None:
+    """A name the helper does not bind must mean in the caller what it means in the
+    helper's module, and be none of the caller's own variables: the inlined code is read
+    with the caller's names.  A global number must also be one the caller names: a call
+    re-checks only the globals its function names (README), so a helper's own would go
+    stale when rebound."""
+    mine_locals = set(local_names(caller.src.tree))
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Name) or n.id in bound:
+            continue
+        mine, theirs = helper.env.values.get(n.id), caller.env.values.get(n.id)
+        if mine is not theirs or n.id in mine_locals:
+            raise NotAffine(call, f"call to {helper.name}()", f"{_at(helper)} uses `{n.id}`, "
+                            "which means something else in the calling function (or nothing)")
+        if isinstance(mine, (int, float, np.generic)) and n.id not in caller.used_names:
+            raise NotAffine(call, f"call to {helper.name}()", f"{_at(helper)} reads the "
+                            f"global `{n.id}`, which the calling function does not name; "
+                            "pass it as an argument")
+
+
+def helper_sources(fn: object) -> str:
+    """The source of every helper ``fn`` calls, directly or not (part of the disk cache's
+    key: editing a helper changes the code of its callers)."""
+    seen: dict[int, str] = {}
+    todo = [getattr(fn, "py_func", fn)]
+    while todo:
+        f = todo.pop()
+        if id(f) in seen or not inspect.isfunction(f):
+            continue
+        try:
+            seen[id(f)] = inspect.getsource(f)
+        except (OSError, TypeError):
+            seen[id(f)] = ""
+            continue
+        env = Environment.of(f)
+        for name in f.__code__.co_names:
+            g = env.values.get(name)
+            if inspect.isfunction(getattr(g, "py_func", g)):
+                todo.append(getattr(g, "py_func", g))
+    first = id(getattr(fn, "py_func", fn))
+    return "\0".join(text for key, text in seen.items() if key != first)
+
+
+def substituted(node: _N, names: Mapping[str, str], values: Mapping[str, ast.expr]) -> _N:
+    """A copy of ``node``: the names of ``names`` renamed, then the names of ``values``
+    replaced by those expressions (in that order: an argument may use a name the helper
+    also uses); positions of new nodes filled in from their parents."""
+    out = copy.deepcopy(node)
+    for n in ast.walk(out):
+        if isinstance(n, ast.Name) and n.id in names:
+            n.id = names[n.id]
+    found: list[tuple[ast.AST, str, int | None, ast.Name]] = []
+    for parent in ast.walk(out):  # found first, replaced after: the walk must not see them
+        for field, value in ast.iter_fields(parent):
+            items = list(enumerate(value)) if isinstance(value, list) else [(None, value)]
+            found += [(parent, field, k, v) for k, v in items
+                      if isinstance(v, ast.Name) and v.id in values]
+    for parent, field, k, name in found:
+        new = copy.deepcopy(values[name.id])
+        if k is None:
+            setattr(parent, field, new)
+        else:
+            getattr(parent, field)[k] = new
+    return ast.fix_missing_locations(out)
+
+
+def _placed(node: _N, call: ast.AST) -> _N:
+    """``node`` with every position the call's (problems are reported at the call)."""
+    for n in ast.walk(node):
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(call, attr) and attr in getattr(n, "_attributes", ()):
+                setattr(n, attr, getattr(call, attr))
+    return node

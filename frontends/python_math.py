@@ -1,0 +1,101 @@
+"""The math library in value position: ``math.f(x)``, ``np.f(x)`` and ``f(x)`` imported
+from either module, typed as CPython and NumPy type their results.
+
+- ``math.f`` converts its arguments to Python floats and returns one (weak float64);
+  ``math.floor``, ``ceil`` and ``trunc`` return a Python int (the C conversion raises
+  where CPython does: NaN, infinities); ``math.isnan``... return a bool.
+- ``np.f`` is a ufunc: it returns a NumPy scalar of the promoted float type (float32
+  stays float32, an int becomes float64), ``np.floor``... of an int is that int, and
+  ``np.isnan``... return a bool.
+- ``np.where(c, a, b)`` on scalars is NumPy's result of both operands' promotion, the
+  two operands both evaluated (it is a function call, not ``a if c else b``).
+
+Outside a function's domain the result is C's (``nan``, ``inf``), as README documents.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from polyopt.frontends.refusal import NotAffine
+
+from polyopt.model.dtypes import BOOL, WEAK_FLOAT, DType, ValueType, promote
+from polyopt.model.expr import Call, Cast, Expr, Select
+
+#: float functions of one argument, in both modules unless listed in _MATH_ONLY
+_UNARY = ("sqrt exp log fabs sin cos tan tanh asin acos atan sinh cosh asinh acosh "
+          "atanh log2 log10 log1p expm1 erf erfc lgamma").split()
+_MATH_ONLY = frozenset({"erf", "erfc", "lgamma"})  # NumPy has no such ufunc
+_BINARY = ("pow", "atan2", "hypot", "copysign", "fmod")
+ROUNDING = frozenset({"floor", "ceil", "trunc"})
+CLASSIFY = frozenset({"isnan", "isinf", "isfinite"})
+#: every math function the frontend compiles, by its C name
+MATH_FUNCTIONS = frozenset(_UNARY) | frozenset(_BINARY) | ROUNDING | CLASSIFY
+#: NumPy's names for them (and for the builtins it mirrors)
+NP_ALIASES = {"absolute": "abs", "power": "pow", "minimum": "min",
+              "maximum": "max", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+              "arctan2": "atan2", "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
+#: NumPy's scalar types, called as casts
+NP_CASTS = {"float64": DType.FLOAT64, "float32": DType.FLOAT32, "int64": DType.INT64,
+            "int32": DType.INT32}
+SUPPORTED = ("math and NumPy functions " + " ".join(sorted(MATH_FUNCTIONS)) + ", np.where, "
+             "np.float32/float64/int32/int64, abs, min, max, int, float")
+
+
+def is_library(module: str, fn: str) -> bool:
+    """Whether ``module.fn`` (module "math" or "np", NumPy names translated) is here."""
+    if module == "np":
+        return (fn in MATH_FUNCTIONS and fn not in _MATH_ONLY) or fn in NP_CASTS or fn in (
+            "where", "abs")
+    return fn in MATH_FUNCTIONS
+
+
+def unknown_reason(module: str | None, fn: str) -> str:
+    """Why ``module.fn`` is refused, and what to write instead."""
+    if module == "np" and fn in _MATH_ONLY:
+        return f"NumPy has no {fn} ufunc (use math.{fn})"
+    return f"unknown function (supported: {SUPPORTED})"
+
+
+def library_call(module: str, fn: str, args: list[Expr], node: ast.Call) -> Expr:
+    """The typed expression of ``module.fn(*args)``."""
+    if fn in NP_CASTS:
+        _arity(node, args, 1)
+        return Cast(args[0], ValueType(NP_CASTS[fn]))
+    if fn == "abs":  # np.abs(k) is an int, of k's dtype (np.fabs(k) is a float)
+        _arity(node, args, 1)
+        return Call("abs", (args[0],), ValueType(args[0].type.dtype))
+    if fn == "where":
+        _arity(node, args, 3)
+        t = ValueType(promote(args[1].type, args[2].type).dtype)  # a 0-d array: strong
+        a, b = (x if x.type == t else Cast(x, t) for x in args[1:])
+        return Select(args[0], a, b, t)
+    _arity(node, args, 2 if fn in _BINARY else 1)
+    if fn == "fmod" and module == "np" and not any(a.type.dtype.is_float for a in args):
+        raise NotAffine(node, "`np.fmod` on integers", "is not supported (use `%`, or float operands)")
+    if module == "math" and fn in ROUNDING:
+        if not args[0].type.dtype.is_float:  # math.floor(k) is k, a Python int
+            return Cast(args[0], ValueType(DType.INT64, weak=True))
+        return Cast(Call(fn, (args[0],), WEAK_FLOAT), ValueType(DType.INT64, weak=True))
+    return Call(fn, tuple(args), call_type(module, fn, [a.type for a in args]))
+
+
+def call_type(module: str, fn: str, types: list[ValueType]) -> ValueType:
+    """The type of ``module.fn(...)`` on operands of ``types`` (a math function)."""
+    if fn in CLASSIFY:
+        return BOOL
+    if module == "math":
+        return WEAK_FLOAT
+    t = types[0]
+    for u in types[1:]:
+        t = promote(t, u)
+    if fn in ROUNDING and not t.dtype.is_float:
+        return ValueType(t.dtype)  # np.floor(k) is k, as a NumPy int
+    # a ufunc returns a NumPy scalar, never a Python one: np.cos(-0.75) is a strong
+    # float64, so a float32 array times it computes in float64 (NEP 50)
+    return ValueType(t.dtype if t.dtype.is_float else DType.FLOAT64)
+
+
+def _arity(node: ast.Call, args: list[Expr], n: int) -> None:
+    if len(args) != n:
+        raise NotAffine(node, f"`{ast.unparse(node.func)}`", f"takes {n} argument(s), got {len(args)}")
