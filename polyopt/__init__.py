@@ -29,13 +29,14 @@ from polyopt.model.errors import (
 )
 
 if TYPE_CHECKING:
-    from polyopt.kernel import Kernel, jit
+    from polyopt.kernel import Kernel, get_num_threads, jit, set_num_threads
     from polyopt.user_schedule import Schedule, schedule
 
 __version__ = "0.1.0"
 
 #: the faces, imported when first used: name -> module
 _LAZY = {"jit": "polyopt.kernel", "Kernel": "polyopt.kernel",
+         "set_num_threads": "polyopt.kernel", "get_num_threads": "polyopt.kernel",
          "schedule": "polyopt.user_schedule", "Schedule": "polyopt.user_schedule"}
 
 
@@ -62,6 +63,8 @@ __all__ = [
     "ScheduleFormatError",
     "TooComplexError",
     "UnsupportedError",
+    "get_num_threads",
     "jit",
     "schedule",
+    "set_num_threads",
 ]
