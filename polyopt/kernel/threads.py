@@ -8,6 +8,12 @@ the *calling* thread's setting.  So these functions set the runtime's own number
 Python thread (a Dask worker's, a ``ThreadPoolExecutor``'s) keeps the process default
 (``OMP_NUM_THREADS``, else one per core) until it sets its own.  Nothing is added to the
 call of a kernel without ``num_threads``.
+
+A process forked from one whose kernels ran a team (a ``multiprocessing`` pool's "fork"
+start method) cannot start a team of its own: gcc's libgomp would wait forever for the
+parent's worker threads, which a fork does not copy.  So a forked child runs kernels on
+one thread (``num_threads`` and :func:`set_num_threads` then give 1); the "spawn" and
+"forkserver" start methods give workers a team each.
 """
 
 from __future__ import annotations
@@ -49,6 +55,19 @@ def _openmp() -> list[ctypes.CDLL]:
     return _runtimes
 
 
+_one_thread: list[bool] = []  # non-empty in a child forked after OpenMP was loaded
+
+
+def _forked() -> None:
+    _runtimes.clear()  # looked up again: a ctypes handle is not to be trusted across fork
+    for rt in loaded_runtimes():
+        _one_thread.append(True)
+        rt.omp_set_num_threads(1)
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
 def check_count(n: object, what: str) -> int:
     """``n`` as a thread count: an int of at least 1 (a TypeError or ValueError naming
     ``what`` otherwise)."""
@@ -62,6 +81,7 @@ def check_count(n: object, what: str) -> int:
 def set_num_threads(n: int) -> None:
     """Run the parallel loops of kernels called from this thread on ``n`` threads."""
     n = check_count(n, "polyopt.set_num_threads(n): n")
+    n = 1 if _one_thread else n
     runtimes = _openmp()
     if not runtimes:
         raise RuntimeError("no OpenMP runtime found (looked for " + ", ".join(OMP_RUNTIMES) + ")")
@@ -80,6 +100,7 @@ def get_num_threads() -> int:
 def team(n: int) -> Iterator[None]:
     """Kernels called in here run on ``n`` threads; the thread's number is restored."""
     runtimes = _openmp()
+    n = 1 if _one_thread else n
     before = [rt.omp_get_max_threads() for rt in runtimes]
     for rt in runtimes:
         rt.omp_set_num_threads(n)
