@@ -29,7 +29,7 @@ from polyopt.model.errors import (
 )
 
 if TYPE_CHECKING:
-    from polyopt.kernel import Kernel, jit
+    from polyopt.kernel import Kernel, get_num_threads, jit, set_num_threads
     from polyopt.model.prange import prange
     from polyopt.tuner import tune
     from polyopt.user_schedule import Schedule, schedule
@@ -38,6 +38,7 @@ __version__ = "0.1.0"
 
 #: the faces, imported when first used: name -> module
 _LAZY = {"jit": "polyopt.kernel", "Kernel": "polyopt.kernel",
+         "set_num_threads": "polyopt.kernel", "get_num_threads": "polyopt.kernel",
          "schedule": "polyopt.user_schedule", "Schedule": "polyopt.user_schedule",
          "tune": "polyopt.tuner", "prange": "polyopt.model.prange"}
 
@@ -65,8 +66,10 @@ __all__ = [
     "ScheduleFormatError",
     "TooComplexError",
     "UnsupportedError",
+    "get_num_threads",
     "jit",
     "prange",
     "schedule",
+    "set_num_threads",
     "tune",
 ]

@@ -38,6 +38,7 @@ from polyopt.analysis.bounds import out_of_bounds
 from polyopt.backend_c import build
 from polyopt.backend_c.emit_harness import HarnessData, HarnessError, harness
 from polyopt.kernel import Kernel
+from polyopt.kernel.threads import OMP_RUNTIMES
 from polyopt.model import isl_text, names
 from polyopt.model.aff import Lin
 from polyopt.model.c_region import CRegion
@@ -51,7 +52,7 @@ _SIZES = (10, 8, 6, 5, 4, 3, 2, 1)
 #: per-thread copy that another access misses, shows only on a team)
 THREADS = 3
 #: the OpenMP runtimes a compiled kernel may have loaded into this process
-_OMP_RUNTIMES = ("libgomp.so.1", "libomp.so", "libomp.so.5", "libiomp5.so")
+_OMP_RUNTIMES = OMP_RUNTIMES
 
 
 @dataclass(frozen=True)

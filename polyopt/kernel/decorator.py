@@ -6,18 +6,24 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from polyopt.kernel.kernel import METHOD_REFUSAL, Kernel
+from polyopt.kernel.declared import declared_list
+from polyopt.kernel.kernel import METHOD_REFUSAL, Kernel, make_kernel
+from polyopt.kernel.threads import check_count
 from polyopt.model.options import FuseMode, Options
 
 
-def jit(fn: Callable[..., Any] | None = None, *, parallel: bool = True, vectorize: bool = True,
-        tile: bool | tuple[int, ...] = True, fuse: FuseMode = "smart", interchange: bool = True,
-        licm: bool = True, unroll_jam: bool = True, pack: bool = True, fastmath: bool = False,
-        strict_fp: bool = False, auto: bool = True, cache: bool = True,
-        fallback: bool = False) -> Any:
+def jit(fn: Callable[..., Any] | str | list[str] | None = None, *, parallel: bool = True,
+        vectorize: bool = True, tile: bool | tuple[int, ...] = True, fuse: FuseMode = "smart",
+        interchange: bool = True, licm: bool = True, unroll_jam: bool = True,
+        pack: bool = True, fastmath: bool = False, strict_fp: bool = False, auto: bool = True,
+        cache: bool = True, fallback: bool = False, num_threads: int | None = None,
+        nopython: bool = True, nogil: bool = True) -> Any:
     """Compile a loop function to parallel, vectorized C.
 
-    Works bare (``@polyopt.jit``) and with options (``@polyopt.jit(parallel=False)``):
+    Works bare (``@polyopt.jit``), with options (``@polyopt.jit(parallel=False)``) and,
+    as Numba's, with signatures compiled at once (``@polyopt.jit("void(f8[:, :], f8[:])")``
+    or a list of them; the kernel then compiles no other types, converting a call's
+    scalars to a declared type where they fit):
 
     - ``parallel``: OpenMP ``parallel for`` on the outermost parallel loops.
     - ``vectorize``: ``omp simd`` on vectorizable innermost loops.
@@ -35,19 +41,41 @@ def jit(fn: Callable[..., Any] | None = None, *, parallel: bool = True, vectoriz
       vectorized reductions of floats).  By default reductions are reassociated, as
       OpenMP and Numba users expect; results then match Python within rounding.
     - ``auto``: ``False`` keeps the source's loop order.
-    - ``cache``: reuse builds from the on-disk cache.  ``fallback``: run the Python
-      function, with a warning, when it cannot be compiled.
+    - ``cache``: reuse builds from the on-disk cache, and write them there (``False``:
+      nothing is read from or written to it).  ``fallback``: run the Python function,
+      with a warning, when it cannot be compiled.
+    - ``num_threads``: run the parallel loops on this many threads (default: the
+      calling thread's :func:`polyopt.set_num_threads`, else ``OMP_NUM_THREADS``, else
+      one per core).
+    - ``nopython``: accepted for Numba's code; the code is always compiled without
+      Python objects (``False`` is refused: see ``fallback``).
+    - ``nogil``: accepted for Numba's code; the call always releases the GIL while the
+      C code runs, so other Python threads run meanwhile.
     """
+    for name, flag in (("nopython", nopython), ("nogil", nogil)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"option {name} must be True or False, not {flag!r}")
+    if not nopython:
+        raise ValueError("polyopt.jit(nopython=False): polyopt has no object mode; every "
+                         "kernel is compiled without Python objects. To run the Python "
+                         "function where it cannot be compiled, use fallback=True")
+    if num_threads is not None:
+        num_threads = check_count(num_threads, "option num_threads")
+    declared = None
+    if fn is not None and not callable(fn):
+        declared = tuple(declared_list(fn))
+        fn = None
     options = Options(parallel=parallel, vectorize=vectorize, tile=tile, fuse=fuse,
                       interchange=interchange, licm=licm, unroll_jam=unroll_jam, pack=pack,
                       fastmath=fastmath, strict_fp=strict_fp, auto=auto, cache=cache,
                       fallback=fallback)
-    if fn is None:
-        return lambda f: Kernel(f, options)
-    if not callable(fn):
-        raise TypeError("polyopt.jit decorates a function")
-    _refuse_method(fn)
-    return Kernel(fn, options)
+    def make(f: Callable[..., Any]) -> Kernel:
+        if not callable(f):
+            raise TypeError("polyopt.jit decorates a function")
+        _refuse_method(f)
+        return make_kernel(f, options, num_threads=num_threads, declared=declared)
+
+    return make if fn is None else make(fn)
 
 
 def _refuse_method(fn: Callable[..., Any]) -> None:

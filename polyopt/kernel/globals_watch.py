@@ -31,7 +31,7 @@ Snapshot = tuple[tuple[str | None, str], ...]
 
 _ABSENT = object()
 #: the value kinds the frontend compiles in as constants
-_WATCHED = (bool, int, float, complex, np.generic)
+WATCHED = (bool, int, float, complex, np.generic)
 
 
 def referenced_values(fn: Callable[..., Any]) -> list[tuple[str, str]]:
@@ -47,7 +47,7 @@ def referenced_values(fn: Callable[..., Any]) -> list[tuple[str, str]]:
             env[name] = cell.cell_contents
         except ValueError:  # an empty cell
             env.pop(name, None)
-    return [(n, describe_value(env[n])) for n in _names_of(code) if n in env]
+    return [(n, describe_value(env[n])) for n in names_of(code) if n in env]
 
 
 def watch_list(fn: Callable[..., Any]) -> Watch:
@@ -59,12 +59,12 @@ def watch_list(fn: Callable[..., Any]) -> Watch:
     out: Watch = []
     cells = dict(zip(code.co_freevars, getattr(fn, "__closure__", None) or (), strict=False))
     g = getattr(fn, "__globals__", {})
-    for name in _names_of(code):
+    for name in names_of(code):
         if name in cells:
             value = _cell_value(cells[name])
-            if isinstance(value, _WATCHED):
+            if isinstance(value, WATCHED):
                 out.append([cells[name], None, value])
-        elif isinstance(g.get(name), _WATCHED):
+        elif isinstance(g.get(name), WATCHED):
             out.append([g, name, g[name]])
     return out
 
@@ -94,7 +94,7 @@ def snapshot(watch: Watch) -> Snapshot:
     return tuple((e[1], describe_value(e[2])) for e in watch)
 
 
-def _names_of(code: CodeType) -> list[str]:
+def names_of(code: CodeType) -> list[str]:
     names: set[str] = set()
     stack = [code]
     while stack:  # nested code objects (comprehensions) name globals too

@@ -25,18 +25,20 @@ from polyopt.backend_c.interface import interface_of
 from polyopt.backend_c.work import parallel_min_fixed, parallel_min_instances
 from polyopt.frontends.python import parse_function
 from polyopt.frontends.python_types import type_of_value
+from polyopt.kernel import declared as decl
+from polyopt.kernel import shipping
 from polyopt.kernel.cache_key import front_key
 from polyopt.kernel.globals_watch import Snapshot, Watch, changed, snapshot, watch_list
+from polyopt.kernel.threads import team
 from polyopt.model.errors import CompileError, UnsupportedError, warn_user
 from polyopt.model.options import Options
-from polyopt.model.signature import Signature
+from polyopt.model.signature import Declared, Signature, parse_declared
 from polyopt.report.analysis import Analysis, analysis
 from polyopt.report.notebook import KernelReport, kernel_report
 from polyopt.scheduler import pipeline
 from polyopt.scheduler.steps import Step
 
-#: the dispatch key of one call: its arguments' types (dtype and rank for arrays)
-TypeKey = tuple[Any, ...]
+TypeKey = decl.TypeKey
 FastCall = Callable[[tuple[Any, ...]], object]
 #: what a kernel compiled for one snapshot of its watched values: specializations,
 #: plans, wrappers, and why compiling failed
@@ -71,6 +73,9 @@ class Kernel:
         # them at call time); None until the first compilation reads them
         self._watch: Watch | None = None
         self._states: dict[Snapshot, _State] = {}  # compiled state per snapshot of those values
+        # signatures given to polyopt.jit: the only ones compiled (as in Numba), or None
+        self.declared: tuple[Declared, ...] | None = None
+        self.num_threads: int | None = None  # set by ThreadedKernel
 
     # --- calling ------------------------------------------------------------------------
 
@@ -97,6 +102,8 @@ class Kernel:
                 self._watch = watch_list(self.py_func)
             if self._failed is not None:
                 return self.py_func(*args)
+            if self.declared is not None:
+                return self._call_declared(args)
             try:
                 compiled = self._compile_for(args)
             except (UnsupportedError, CompileError) as exc:
@@ -131,11 +138,53 @@ class Kernel:
             parse_function(self.py_func, None)  # reports `*args`/`**kwargs` at the `def`
         sig = Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args, strict=True)))
         self._last = sig
-        return self.compile(sig)
+        return self._build(sig)
 
-    def compile(self, sig: Signature, use_tuned: bool = True) -> CompiledKernel:
-        """Build (or load from the cache) the specialization for ``sig``, with the options
-        ``polyopt.tune`` stored for it when there are some (and ``use_tuned``)."""
+    def compile(self, sig: Signature | str, use_tuned: bool = True) -> CompiledKernel:
+        """Compile now (or load from the disk cache) the specialization for ``sig``, a
+        :class:`Signature` or Numba's notation (``"float64[:, :], float64[:]"``,
+        ``"void(f8[:, ::1], f8[:])"``); later calls of those types run it.  A return
+        type given is checked against what the function returns.  The options
+        ``polyopt.tune`` stored for ``sig`` are used when there are some (and ``use_tuned``)."""
+        if not isinstance(sig, str):
+            return self._build(sig, use_tuned)
+        try:
+            d = parse_declared(sig)
+            bound = d.bind(self._arg_names)
+        except ValueError as exc:
+            raise ValueError(f"{self.__name__}.compile({sig!r}): {exc}") from None
+        return self._register(d, bound)
+
+    def _register(self, d: Declared, sig: Signature) -> CompiledKernel:
+        key = tuple(decl.type_key(t) for _, t in sig.args)
+        compiled = self._specializations.get(key)
+        if compiled is None:
+            if self._watch is None:
+                self._watch = watch_list(self.py_func)
+            compiled = self._build(sig)
+        wrong = decl.return_mismatch(d, compiled.iface)
+        if wrong is not None:
+            raise TypeError(f"{self.__name__} does not match its signature {str(d)!r}: {wrong}")
+        self._specializations[key] = compiled
+        self._wrappers[key] = make_fast_call(compiled, key)
+        return compiled
+
+    def _call_declared(self, args: tuple[Any, ...]) -> Any:
+        """A call whose types are no declared signature's: convert its scalars to the
+        first declared signature they fit, as Numba does, or refuse it."""
+        assert self.declared is not None
+        for d in self.declared:
+            converted = decl.convert(args, d)
+            if converted is not None:
+                self._register(d, d.bind(self._arg_names))
+                return self(*converted)
+        raise TypeError(
+            f"{self.__name__}() has no compiled signature for ({decl.describe_args(args)}); "
+            f"it was compiled for {' and '.join(repr(str(d)) for d in self.declared)} only "
+            "(give polyopt.jit no signature to compile each new type on its first call)")
+
+    def _build(self, sig: Signature, use_tuned: bool = True) -> CompiledKernel:
+        """Build (or load from the cache) the specialization for ``sig``."""
         tc = build.toolchain(self._extra_flags())
         front = self.cache_key(sig)
         choice = tuned.load(front, self.options) if front is not None and use_tuned else None
@@ -238,6 +287,18 @@ class Kernel:
         return emit(p.scop, p.tree, _c_name(self.__name__),
                     vector_math=self._vector_math).source
 
+    # --- other processes ----------------------------------------------------------------
+
+    def __reduce__(self) -> str | tuple[Any, ...]:
+        """Pickled by its module's name for it where another process can import that, else
+        by its source text (:mod:`~polyopt.kernel.shipping`); with its options, schedule,
+        thread count and declared signatures.  The receiver compiles from its disk cache."""
+        if shipping.importable(self):
+            return self.__qualname__
+        declared = None if self.declared is None else tuple(str(d) for d in self.declared)
+        return (_rebuild, (shipping.function_source(self.py_func), self.options, self.steps,
+                           self.num_threads, declared))
+
     def __repr__(self) -> str:
         return f"<polyopt.jit {self.__name__} ({len(self._specializations)} compiled)>"
 
@@ -253,3 +314,34 @@ def _c_name(name: str) -> str:
     return "polyopt_" + "".join(c if c.isascii() and c.isalnum() else "_" for c in name)
 
 
+class ThreadedKernel(Kernel):
+    """A kernel whose parallel loops run on ``num_threads`` threads (a subclass, so that
+    other kernels' calls pay nothing for it)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        assert self.num_threads is not None
+        with team(self.num_threads):
+            return super().__call__(*args, **kwargs)
+
+
+def make_kernel(fn: Callable[..., Any], options: Options, steps: tuple[Step, ...] | None = None,
+                num_threads: int | None = None,
+                declared: tuple[Declared, ...] | None = None) -> Kernel:
+    """A kernel for ``fn``; with ``declared`` signatures compiled now."""
+    k = Kernel(fn, options, steps) if num_threads is None else ThreadedKernel(fn, options, steps)
+    k.num_threads = num_threads
+    if declared is not None:
+        k.declared = declared
+        for d in declared:
+            k._register(d, d.bind(k._arg_names))
+    return k
+
+
+def _rebuild(fs: shipping.FunctionSource, options: Options, steps: tuple[Step, ...] | None,
+             num_threads: int | None, declared: tuple[str, ...] | None) -> Kernel:
+    """A kernel pickled by its source, made again (its specializations compile lazily, from
+    the disk cache, so that unpickling never waits on a compiler)."""
+    k = make_kernel(shipping.rebuild(fs), options, steps, num_threads)
+    if declared is not None:
+        k.declared = tuple(parse_declared(d) for d in declared)
+    return k

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from polyopt.model.dtypes import WEAK_FLOAT, WEAK_INT, DType, ValueType
 
@@ -58,20 +59,63 @@ class Signature:
         return "(" + ", ".join(f"{n}: {t}" for n, t in self.args) + ")"
 
 
-_NAMES = {"f8": DType.FLOAT64, "f4": DType.FLOAT32, "i8": DType.INT64, "i4": DType.INT32}
+#: Numba's spellings of the element types polyopt compiles (``numba.f8``, ``numba.double``...)
+_NAMES = {"f8": DType.FLOAT64, "double": DType.FLOAT64, "f4": DType.FLOAT32,
+          "i8": DType.INT64, "intp": DType.INT64, "int_": DType.INT64,
+          "i4": DType.INT32, "intc": DType.INT32}
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A signature as written, ``"void(f8[:, :], f8[:])"``: the argument types in order
+    and the return type (``"void"``: none; None: not given)."""
+
+    args: tuple[ArgType, ...]
+    returns: ArgType | Literal["void"] | None = None
+
+    def bind(self, arg_names: list[str]) -> Signature:
+        if len(self.args) != len(arg_names):
+            raise ValueError(
+                f"the signature has {len(self.args)} types but the function takes "
+                f"{len(arg_names)} arguments ({', '.join(arg_names)})")
+        return Signature(tuple(zip(arg_names, self.args, strict=True)))
+
+    def __str__(self) -> str:
+        args = ", ".join(map(str, self.args))
+        return f"{self.returns}({args})" if self.returns is not None else args
+
+
+def parse_declared(text: str) -> Declared:
+    """Parse Numba's notation: ``"float64[:,:], float64[:], float64"``, with a return type
+    ``"void(f8[:, ::1], f8[:])"`` or ``"f8(f8[:])"``; ``::1`` on the last axis for C order,
+    or ``array(float64, 2d, C)``.  A ValueError quotes the part it cannot read."""
+    text = text.strip()
+    returns: ArgType | Literal["void"] | None = None
+    open_at = _call_paren(text)
+    if open_at is not None:
+        head = text[:open_at].strip()
+        returns = "void" if head in ("void", "none") else _parse_type(head)
+        text = text[open_at + 1:-1]
+    return Declared(tuple(_parse_type(part.strip()) for part in _split_top(text)), returns)
+
+
+def _call_paren(text: str) -> int | None:
+    """Where the argument list of ``ret(args)`` opens, or None for a bare list of types
+    (``array(float64, 1d, C)`` is a type, not a call)."""
+    if not text.endswith(")"):
+        return None
+    depth = 0
+    for k in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[k], 0)
+        if depth == 0:
+            head = text[:k].strip()
+            return k if head and head != "array" else None
+    return None  # unbalanced: _split_top names it
 
 
 def parse_signature(text: str, arg_names: list[str]) -> Signature:
-    """Parse ``"float64[:,:], float64[:], float64"`` (Numba's notation, with ``::1`` on the
-    last axis for C order, or ``array(float64, 2d, C)``) for ``arg_names``.  A ValueError
-    names the text it cannot read."""
-    types = [_parse_type(part.strip()) for part in _split_top(text)]
-    if len(types) != len(arg_names):
-        raise ValueError(
-            f"the signature has {len(types)} types but the function takes {len(arg_names)} "
-            f"arguments ({', '.join(arg_names)})"
-        )
-    return Signature(tuple(zip(arg_names, types, strict=True)))
+    """:func:`parse_declared` for ``arg_names`` (a return type, if any, is not kept)."""
+    return parse_declared(text).bind(arg_names)
 
 
 _ARRAY_CALL = re.compile(r"array\(\s*(\w+)\s*,\s*(\d+)d\s*,\s*([A-Za-z])\s*\)")
@@ -98,6 +142,8 @@ def _parse_type(part: str) -> ArgType:
             raise ValueError(f"{part!r}: only the last axis can be contiguous (::1); "
                              "Fortran-order arrays are not supported")
         return ArrayType(_dtype(m.group(1)), len(axes))
+    if not part:
+        raise ValueError("a type is missing (two commas in a row, or nothing between them)")
     if re.fullmatch(r"\w+", part):
         return ScalarType(ValueType(_dtype(part)))
     raise ValueError(f"cannot read the type {part!r} (types: float64[:], float64[:, ::1], "
@@ -110,7 +156,8 @@ def _dtype(name: str) -> DType:
     try:
         return DType(name)
     except ValueError:
-        raise ValueError(f"unknown type {name!r} (use float64, float32, int64, int32)") from None
+        raise ValueError(f"unknown type {name!r} (use float64 or f8, float32 or f4, "
+                         "int64 or i8, int32 or i4)") from None
 
 
 def _split_top(text: str) -> list[str]:

@@ -1,0 +1,112 @@
+"""Signatures given ahead of the first call, as Numba takes them::
+
+    @polyopt.jit("void(f8[:, :], f8[:])")           # compiled now, not on the first call
+    @polyopt.jit(["f8(f8[:])", "f4(f4[:])"])        # one specialization each
+
+A kernel with declared signatures compiles no others (as Numba's): a call converts its
+scalars to a declared signature's types (a Python float for ``f8``, an int for ``f8`` or
+``i4``), and arguments that fit none raise a TypeError listing the declared ones.
+Arrays are never converted: their dtype and rank must match.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from polyopt.backend_c.interface import KernelInterface
+from polyopt.model.dtypes import DType, ValueType
+from polyopt.model.signature import ArgType, ArrayType, Declared, ScalarType, parse_declared
+
+#: the dispatch key of one call: its arguments' types (dtype and rank for arrays)
+TypeKey = tuple[Any, ...]
+
+_CTYPES = {"double": DType.FLOAT64, "float": DType.FLOAT32, "int64_t": DType.INT64,
+           "int32_t": DType.INT32}
+
+
+def declared_list(spec: object) -> list[Declared]:
+    """``polyopt.jit``'s first argument as signatures: one string or a list of them."""
+    texts = [spec] if isinstance(spec, str) else spec
+    if not isinstance(texts, (list, tuple)) or not texts or \
+            not all(isinstance(t, str) for t in texts):
+        raise TypeError("polyopt.jit takes a function, a signature string such as "
+                        f"'void(f8[:], f8[:])', or a list of them; not {spec!r}")
+    out = []
+    for t in texts:
+        try:
+            out.append(parse_declared(t))
+        except ValueError as exc:
+            raise ValueError(f"polyopt.jit signature {t!r}: {exc}") from None
+    return out
+
+
+def type_key(t: ArgType) -> TypeKey:
+    """The dispatch key of a call whose argument has type ``t``."""
+    if isinstance(t, ArrayType):
+        return (np.ndarray, np.dtype(t.dtype.value), t.ndim)
+    if t.type.weak:
+        return (float if t.type.dtype.is_float else int,)
+    return (np.dtype(t.type.dtype.value).type,)
+
+
+def convert(args: tuple[Any, ...], declared: Declared) -> tuple[Any, ...] | None:
+    """``args`` converted to ``declared``'s types, or None when one does not fit."""
+    out: list[object] = []
+    for a, t in zip(args, declared.args, strict=True):
+        if isinstance(t, ArrayType):
+            if not (isinstance(a, np.ndarray) and a.dtype == np.dtype(t.dtype.value)
+                    and a.ndim == t.ndim):
+                return None
+            out.append(a)
+            continue
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, float, np.integer,
+                                                                  np.floating)):
+            return None
+        if not t.type.dtype.is_float and isinstance(a, (float, np.floating)):
+            return None  # a float is never truncated to an int silently
+        if t.type.weak:
+            out.append(float(a) if t.type.dtype.is_float else int(a))
+        else:  # NumPy's conversion: an int that does not fit raises OverflowError
+            out.append(np.dtype(t.type.dtype.value).type(a))
+    return tuple(out)
+
+
+def describe_args(args: tuple[Any, ...]) -> str:
+    """A call's argument types in the signature notation."""
+    parts = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            parts.append(f"{a.dtype}[{', '.join(':' * a.ndim)}]")
+        else:
+            parts.append(type(a).__name__)
+    return ", ".join(parts)
+
+
+def return_mismatch(declared: Declared, iface: KernelInterface) -> str | None:
+    """Why the compiled function does not return what ``declared`` says, or None."""
+    want = declared.returns
+    if want is None:
+        return None
+    got = _returned(iface)
+    if want == "void":
+        return None if got is None else f"it returns {got}, not nothing (void)"
+    if got is None:
+        return f"it returns nothing, not {want}"
+    if isinstance(want, ScalarType) and isinstance(got, ScalarType):
+        same = want.type.dtype == got.type.dtype  # a Python float is an f8
+    else:
+        same = want == got
+    return None if same else f"it returns {got}, not {want}"
+
+
+def _returned(iface: KernelInterface) -> ArgType | None:
+    if iface.returns is None:
+        return None
+    name, is_array = iface.returns
+    if is_array:
+        info = next(a for a in iface.arrays if a.name == name)
+        return ArrayType(DType(info.dtype), info.rank)
+    assert iface.return_ctype is not None
+    return ScalarType(ValueType(_CTYPES[iface.return_ctype]))
