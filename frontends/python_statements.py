@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+from polyopt.frontends.python_arrays import ArrayLowering
 from polyopt.frontends.python_bindings import Bindings, is_allocation
 from polyopt.frontends.python_choices import follow_cpython
 from polyopt.frontends.python_scope import FunctionScope
@@ -47,6 +48,7 @@ class StatementWalker:
         self.scop = scop
         self.bindings = Bindings(scope, scop)
         self.problems = problems
+        self.arrays = ArrayLowering(scope)  # NumPy array code -> loops (python_arrays)
 
     def block(self, body: list[ast.stmt], place: Place, top: bool = False) -> list[Node]:
         nodes: list[Node] = []
@@ -63,6 +65,9 @@ class StatementWalker:
         return nodes
 
     def _statement(self, st: ast.stmt, place: Place, last: bool) -> list[Node]:
+        lowered = self.arrays.lower(st, place)
+        if lowered is not None:
+            return self._lowered(lowered, place, last)
         if isinstance(st, ast.Pass):
             return []
         if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str):
@@ -80,6 +85,14 @@ class StatementWalker:
                             "can compile (only assignments, loops and ifs)")
         construct = _UNSUPPORTED_STMT.get(type(st), type(st).__name__)
         raise NotAffine(st, construct, "is not supported in a polyopt function")
+
+    def _lowered(self, body: list[ast.stmt], place: Place, last: bool) -> list[Node]:
+        """The loop code an array statement became; a returned array value last."""
+        *init, final = body
+        nodes = self.block(init, place)
+        if isinstance(final, ast.Return):
+            return nodes + self._return(final, place, last)
+        return nodes + self.block([final], place)
 
     def _for(self, st: ast.For, place: Place) -> list[Node]:
         if st.orelse:
