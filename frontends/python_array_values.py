@@ -138,6 +138,10 @@ def slice_dim(sl: ast.Slice, size: Lin, aff: Callable[[ast.expr], Lin]) -> Slice
         if node is None:
             return default
         b = aff(node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and not b.is_constant():
+            # NumPy counts `-k` from the end only when k > 0 (`A[:-0]` is empty)
+            raise NotAffine(node, "slice bound", f"`{ast.unparse(node)}` counts from the end only "
+                            "if it is negative at run time; write `A.shape[d] - ...` instead")
         return size + b if b.is_constant() and b.const < 0 else b
 
     if step > 0:

@@ -272,6 +272,10 @@ def nonaffine_bound(A, x):
             x[: i * j] = 0.0  # !nonaffine
 
 
+def negative_size_bound(A, k):
+    A[:-k] = 0.0  # !negsize
+
+
 def static_mismatch(A):
     A[1:] = A[1:-1]  # !mismatch
 
@@ -291,6 +295,7 @@ REFUSED = [
      ["fancy indexing"]),
     (nonaffine_bound, lambda: (np.zeros((3, 3)), np.zeros(9)), "nonaffine", "i * j",
      ["slice bound", "affine"]),
+    (negative_size_bound, lambda: (np.zeros(5), 2), "negsize", "-k", ["slice bound", "A.shape[d]"]),
     (static_mismatch, lambda: (np.zeros(5),), "mismatch", "A[1:] =",
      ["A_shape0 - 1", "A_shape0 - 2", "differ"]),
     (rank_mismatch, lambda: (np.zeros((3, 3)), np.zeros(3)), "rank", "A  #",
