@@ -27,7 +27,8 @@ from polyopt.frontends.python_array_values import (
 from polyopt.frontends.refusal import NotAffine
 
 Value = Callable[[ast.expr], ArrayValue]
-Elementwise = Callable[[ast.expr, list[ast.expr], Callable[[list[ast.expr]], ast.expr]], ArrayValue]
+Elementwise = Callable[[ast.expr, list[ast.expr], Callable[[list[ast.expr]], ast.expr], bool],
+                       ArrayValue]
 
 _ALLOCATIONS = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
                 "full_like"}
@@ -60,7 +61,7 @@ class ArrayCalls:
             if any(isinstance(a, ast.Starred) for a in node.args):
                 return scalar(node)
             return self.elementwise(node, list(node.args),
-                                    lambda a: ast.Call(func, a, node.keywords))
+                                    lambda a: ast.Call(func, a, node.keywords), False)
         fn, module = func.attr, func.value
         if fn in REDUCTIONS:
             return self._reduction(node, fn, module)
@@ -77,14 +78,16 @@ class ArrayCalls:
             return transposed(self.value(node.args[0]))
         if fn == "where":
             _arity(node, 3)
-            return self.elementwise(node, list(node.args), lambda a: ast.IfExp(a[0], a[1], a[2]))
+            return self.elementwise(node, list(node.args), lambda a: ast.IfExp(a[0], a[1], a[2]),
+                                    True)
         if fn == "clip":
             _arity(node, 3)
             upper = located(ast.Attribute(module, "minimum", ast.Load()), node)
             lower = located(ast.Attribute(module, "maximum", ast.Load()), node)
             return self.elementwise(node, list(node.args), lambda a: ast.Call(
-                upper, [located(ast.Call(lower, [a[0], a[1]], []), node), a[2]], []))
-        return self.elementwise(node, list(node.args), lambda a: ast.Call(func, a, node.keywords))
+                upper, [located(ast.Call(lower, [a[0], a[1]], []), node), a[2]], []), True)
+        return self.elementwise(node, list(node.args), lambda a: ast.Call(func, a, node.keywords),
+                                False)
 
     def _reduction(self, node: ast.Call, fn: str, module: ast.expr) -> ArrayValue:
         axis: ast.expr | None = node.args[1] if len(node.args) > 1 else None

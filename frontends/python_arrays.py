@@ -131,7 +131,7 @@ class ArrayLowering:
             cur = dims[lead + k]
             if dim.is_one:
                 continue
-            if cur.is_one:
+            if cur.is_one and all(e.is_constant() for e in dim.extents):
                 raise NotAffine(st, "array assignment", "the value does not fit the target's "
                                 "shape (a dimension of extent 1 cannot take more)")
             dims[lead + k] = join_dims(cur, dim, st, "array assignment")
@@ -174,9 +174,12 @@ class ArrayLowering:
             return self.calls.call(node)
         return scalar(node)
 
-    def _elementwise(self, node: ast.expr, operands: list[ast.expr], make: _Make) -> ArrayValue:
+    def _elementwise(self, node: ast.expr, operands: list[ast.expr], make: _Make,
+                     rewrite: bool = False) -> ArrayValue:
+        """``make`` applied to the operands' elements, broadcast; ``node`` itself when no
+        operand is array code (unless ``rewrite``: ``np.clip`` on scalars is rewritten)."""
         values = [self.value(o) for o in operands]
-        if all(v.rank == 0 and v.element(()) is o for v, o in zip(values, operands, strict=True)):
+        if not rewrite and all(v.rank == 0 and v.element(()) is o for v, o in zip(values, operands, strict=True)):
             return scalar(node)
         dims, parts = broadcast(values, node)
         return ArrayValue(dims, lambda idx: located(make([p.element(idx) for p in parts]), node))
