@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from polyopt.frontends.python import parse_function
 
 import polyopt
-from polyopt.frontends.python import parse_function
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # after the installed polyopt
 from examples.polybench_numpy.lu import kernel as lu  # noqa: E402  (A[i, j] -= A[i, :j] @ A[:j, j])
