@@ -57,7 +57,8 @@ class ArrayLowering:
 
     def lower(self, st: ast.stmt, place: Place) -> list[ast.stmt] | None:
         """The loop code of ``st``; None when ``st`` is not array code."""
-        if isinstance(st, ast.Return) and st.value is not None and self._is_array_code(st.value):
+        if isinstance(st, ast.Return) and st.value is not None and \
+                not isinstance(st.value, ast.Name) and self._is_array_code(st.value):
             name = self.emit.fresh("result")
             assign = located(ast.Assign([located(ast.Name(name, ast.Store()), st)], st.value), st)
             body = self._assign(assign, [located(ast.Name(name, ast.Store()), st)], place, fresh=True)
