@@ -45,7 +45,7 @@ def main() -> None:
     parser.add_argument("--compile", action="store_true", help="also cold compile times")
     opts = parser.parse_args()
     speedups = []
-    print(f"{'kernel':16} {'numpy s':>9} {'polyopt s':>9} {'speed-up':>8}"
+    print(f"{'kernel':16} {'numpy ms':>9} {'polyopt ms':>10} {'speed-up':>8}"
           + ("  cold compile: loops s, array code s" if opts.compile else ""))
     for name in opts.kernels:
         spec = load_spec("polybench-numpy", name)
@@ -53,7 +53,7 @@ def main() -> None:
         t_np = run_seconds(spec.kernel, args, opts.repeat)
         t_po = run_seconds(polyopt.jit(spec.kernel), args, opts.repeat)
         speedups.append(t_np / t_po)
-        line = f"{name:16} {t_np:9.4f} {t_po:9.4f} {t_np / t_po:7.2f}x"
+        line = f"{name:16} {1e3 * t_np:9.3f} {1e3 * t_po:10.3f} {t_np / t_po:7.2f}x"
         if opts.compile:
             loops, array = cold_warm("polybench", name), cold_warm("polybench-numpy", name)
             line += f"  {loops.cold_s or float('nan'):8.2f} {array.cold_s or float('nan'):8.2f}"
