@@ -8,6 +8,7 @@ or from a target kernel in :mod:`bench.kernels`, and is identified by
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import sys
 from collections.abc import Callable, Mapping
@@ -129,6 +130,10 @@ def load_spec(suite: str, name: str) -> KernelSpec:
         return _polybench_spec(name)
     if suite == "targets":
         return _target_specs()[name]
+    if suite == "polybench-numpy":  # the kernel written as NumPy array code
+        from examples.polybench_numpy import KERNELS
+
+        return dataclasses.replace(_polybench_spec(name), kernel=KERNELS[name].kernel)
     raise KeyError(f"unknown suite {suite!r}")
 
 

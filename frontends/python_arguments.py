@@ -69,7 +69,7 @@ def infer_arg_kinds(fdef: ast.FunctionDef, names: list[str]) -> dict[str, ArrayT
     """Argument kinds from use, for reports made before any call: subscripted names are
     float64 arrays of the rank used, names in bounds/subscripts/tests are ints, others floats."""
     ranks: dict[str, int] = {}
-    for _, name, rank in _rank_uses(fdef):
+    for _, name, rank in _rank_uses(fdef, sliced=True):
         ranks.setdefault(name, rank)
     for n in ast.walk(fdef):  # `A.shape` / `len(A)` without subscripts
         if isinstance(n, ast.Attribute) and n.attr == "shape" and isinstance(n.value, ast.Name):
@@ -86,10 +86,14 @@ def infer_arg_kinds(fdef: ast.FunctionDef, names: list[str]) -> dict[str, ArrayT
     return out
 
 
-def _rank_uses(fdef: ast.FunctionDef) -> Iterator[tuple[ast.stmt | ast.expr, str, int]]:
+def _rank_uses(fdef: ast.FunctionDef, sliced: bool = False
+               ) -> Iterator[tuple[ast.stmt | ast.expr, str, int]]:
     """Each use that shows a name's rank, in walk order: ``A[i, j]`` and ``A[i][j]`` (2;
-    also ``A[i]`` for the inner subscript) and ``n, m = A.shape`` (2)."""
+    also ``A[i]`` for the inner subscript) and ``n, m = A.shape`` (2); subscripts with
+    slices only when ``sliced`` (they show no more than a lower bound)."""
     for n in ast.walk(fdef):
+        if isinstance(n, ast.Subscript) and not sliced and _sliced(n):
+            continue  # `C[:]` on a 2-D C is the whole array (python_arrays): no rank shown
         if isinstance(n, ast.Subscript):
             rank, cur = 0, n  # type: tuple[int, ast.expr]
             while isinstance(cur, ast.Subscript):
@@ -102,6 +106,16 @@ def _rank_uses(fdef: ast.FunctionDef) -> Iterator[tuple[ast.stmt | ast.expr, str
               and n.value.attr == "shape" and isinstance(n.value.value, ast.Name)
               and not any(isinstance(e, ast.Starred) for e in n.targets[0].elts)):
             yield n, n.value.value.id, len(n.targets[0].elts)
+
+
+def _sliced(n: ast.Subscript) -> bool:
+    """``A[1:, j]`` or ``A[i][:]``: a slice anywhere in the subscript chain."""
+    cur: ast.expr = n
+    while isinstance(cur, ast.Subscript):
+        if any(isinstance(p, ast.Slice) for p in ast.walk(cur.slice)):
+            return True
+        cur = cur.value
+    return False
 
 
 def _names_in_integer_positions(fdef: ast.FunctionDef) -> set[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from polyopt.frontends.python_arrays import ArrayLowering
 from polyopt.frontends.python_bindings import Bindings, allocation_kind
 from polyopt.frontends.python_choices import follow_cpython
 from polyopt.frontends.python_helpers import Helper, at_helper, inline_statements
@@ -52,6 +53,7 @@ class StatementWalker:
         self.bindings = Bindings(scope, scop)
         self.problems = problems
         self.buffers = DoubleBuffers(scope)
+        self.arrays = ArrayLowering(scope)  # NumPy array code -> loops (python_arrays)
 
     def block(self, body: list[ast.stmt], place: Place, top: bool = False) -> list[Node]:
         nodes: list[Node] = []
@@ -79,6 +81,9 @@ class StatementWalker:
         self.problems.append(self.src.problem(e.node, e.construct, e.reason))
 
     def _statement(self, st: ast.stmt, place: Place, last: bool) -> list[Node]:
+        lowered = self.arrays.lower(st, place)
+        if lowered is not None:
+            return self._lowered(lowered, place, last)
         if isinstance(st, ast.Pass):
             return []
         if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str):
@@ -113,6 +118,14 @@ class StatementWalker:
         self.problems[before:] = [replace(p, reason=p.reason + at_helper(helper))
                                   for p in self.problems[before:]]
         return nodes
+
+    def _lowered(self, body: list[ast.stmt], place: Place, last: bool) -> list[Node]:
+        """The loop code an array statement became; a returned array value last."""
+        *init, final = body
+        nodes = self.block(init, place)
+        if isinstance(final, ast.Return):
+            return nodes + self._return(final, place, last)
+        return nodes + self.block([final], place)
 
     def _for(self, st: ast.For, place: Place) -> list[Node]:
         unrolled = self.buffers.loop(st, place.top)

@@ -180,7 +180,7 @@ CASES = [
     (unknown_call, lambda: (_x(),), "unknown", "frobnicate(", ["frobnicate", "unknown function"]),
     (non_affine_bound, lambda: (np.zeros((3, 3)),), "nonaffine", "i * j", ["not affine"]),
     (data_dependent_if, lambda: (_x(),), "datadep", "x[i] > 0.0", ["data-dependent `if`", "x[i]"]),
-    (slicing, lambda: (_x(), _x()), "slice", "1:3", ["slic"]),
+    (slicing, lambda: (_x(), _x()), "slice", "x[1:3]", ["1-D value", "one element `y[i]`"]),
     (assigns_int_argument, lambda: (_x(), 3), "assignint", "n = n", ["assignment to argument `n`"]),
     (rebinds_array_argument, lambda: (_x(),), "assignarray", "x = np",
      ["assignment to array `x`"]),
@@ -275,7 +275,7 @@ def test_column_counts_the_indentation_of_a_nested_definition():
             x[i] = x[i:]  # !indented
 
     e = _raise(inner, (_x(),))
-    assert (e.filename, e.lineno, e.offset) == (THIS_FILE, *where("indented", "i:]"))
+    assert (e.filename, e.lineno, e.offset) == (THIS_FILE, *where("indented", "x[i:]"))
 
 
 def test_function_without_source():

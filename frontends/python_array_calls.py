@@ -1,0 +1,141 @@
+"""NumPy functions on array values: ufuncs and ``np.maximum``/``np.minimum``/
+``np.clip``/``np.where`` elementwise, the reductions ``np.sum/max/min/mean/prod``
+(with ``axis=``), ``@``/``np.dot`` on 1-D and 2-D operands, ``np.outer`` and
+``np.transpose``.
+
+``A @ B`` is the sum over ``k`` of the value ``P[i, j, k] = A[i, k] * B[k, j]``::
+
+    tmp[i, j] = 0                       # for i, j
+    tmp[i, j] += A[i, k] * B[k, j]      # for i, j, k
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from polyopt.frontends.python_array_nests import REDUCTIONS, Emitter
+from polyopt.frontends.python_array_values import (
+    ArrayValue,
+    Index,
+    binop,
+    join_dims,
+    located,
+    scalar,
+    transposed,
+)
+from polyopt.frontends.python_bindings import allocation_kind
+from polyopt.frontends.refusal import NotAffine
+
+Value = Callable[[ast.expr], ArrayValue]
+Elementwise = Callable[[ast.expr, list[ast.expr], Callable[[list[ast.expr]], ast.expr], bool],
+                       ArrayValue]
+
+_ARRAY_FUNCTIONS = {*REDUCTIONS, "dot", "outer", "transpose", "where", "clip"}
+
+
+class ArrayCalls:
+    def __init__(self, emit: Emitter, value: Value, elementwise: Elementwise) -> None:
+        self.emit = emit
+        self.value = value
+        self.elementwise = elementwise
+
+    def _np(self, func: ast.expr) -> bool:
+        return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+            self.emit.symbols.facts.env.module_alias(func.value.id) == "np"
+
+    def is_array_call(self, node: ast.Call) -> bool:
+        """A NumPy function that only array code uses."""
+        return self._np(node.func) and isinstance(node.func, ast.Attribute) and \
+            node.func.attr in _ARRAY_FUNCTIONS
+
+    def is_allocation(self, node: ast.expr) -> bool:
+        """``np.zeros(...)``, ``np.empty_like(...)``...: declarations, not array code."""
+        return allocation_kind(node, self.emit.symbols.facts.env) is not None
+
+    def call(self, node: ast.Call) -> ArrayValue:
+        func = node.func
+        if not (self._np(func) and isinstance(func, ast.Attribute)):
+            if any(isinstance(a, ast.Starred) for a in node.args):
+                return scalar(node)
+            return self.elementwise(node, list(node.args),
+                                    lambda a: ast.Call(func, a, node.keywords), False)
+        fn, module = func.attr, func.value
+        if fn in REDUCTIONS:
+            return self._reduction(node, fn, module)
+        if fn in ("dot", "outer", "transpose", "where", "clip") and node.keywords:
+            raise NotAffine(node, f"np.{fn}()", "keyword arguments are not supported")
+        if fn == "dot":
+            _arity(node, 2)
+            return self.matmul(self.value(node.args[0]), self.value(node.args[1]), node)
+        if fn == "outer":
+            _arity(node, 2)
+            return self._outer(node)
+        if fn == "transpose":
+            _arity(node, 1)
+            return transposed(self.value(node.args[0]))
+        if fn == "where":
+            _arity(node, 3)
+            return self.elementwise(node, list(node.args), lambda a: ast.IfExp(a[0], a[1], a[2]),
+                                    True)
+        if fn == "clip":
+            _arity(node, 3)
+            upper = located(ast.Attribute(module, "minimum", ast.Load()), node)
+            lower = located(ast.Attribute(module, "maximum", ast.Load()), node)
+            return self.elementwise(node, list(node.args), lambda a: ast.Call(
+                upper, [located(ast.Call(lower, [a[0], a[1]], []), node), a[2]], []), True)
+        return self.elementwise(node, list(node.args), lambda a: ast.Call(func, a, node.keywords),
+                                False)
+
+    def _reduction(self, node: ast.Call, fn: str, module: ast.expr) -> ArrayValue:
+        axis: ast.expr | None = node.args[1] if len(node.args) > 1 else None
+        for kw in node.keywords:
+            if kw.arg != "axis":
+                raise NotAffine(kw, f"np.{fn}(..., {kw.arg}=)", "only `axis=` is supported")
+            axis = kw.value
+        if not 1 <= len(node.args) <= 2 or len(node.args) == 2 and node.keywords:
+            raise NotAffine(node, f"np.{fn}()", "takes an array and an optional `axis`")
+        v = self.value(node.args[0])
+        if v.rank == 0:
+            raise NotAffine(node.args[0], f"np.{fn}()", "needs an array operand")
+        if axis is None or isinstance(axis, ast.Constant) and axis.value is None:
+            axes = tuple(range(v.rank))
+        else:
+            parts = axis.elts if isinstance(axis, ast.Tuple) else [axis]
+            try:
+                consts = [ast.literal_eval(p) for p in parts]
+            except ValueError:
+                consts = []
+            if not consts or not all(isinstance(c, int) and -v.rank <= c < v.rank for c in consts):
+                raise NotAffine(axis, "`axis=`", f"must be a constant axis of the {v.rank}-D operand")
+            axes = tuple(sorted({c % v.rank for c in consts}))
+        return self.emit.reduce(v, axes, fn, module, node)
+
+    def matmul(self, a: ArrayValue, b: ArrayValue, node: ast.expr) -> ArrayValue:
+        """``a @ b`` for 1-D and 2-D operands (NumPy's rules for vectors)."""
+        if a.rank not in (1, 2) or b.rank not in (1, 2):
+            raise NotAffine(node, f"`{ast.unparse(node)}`", "matrix products take 1-D or 2-D arrays")
+        k = join_dims(a.dims[-1], b.dims[0], node, f"`{ast.unparse(node)}`")
+        rows = a.dims[:-1]
+        cols = b.dims[1:]
+        dims = (*rows, *cols, k)
+        nr = len(rows)
+
+        def product(idx: Index) -> ast.expr:
+            i, j, kk = idx[:nr], idx[nr:-1], idx[-1]
+            return binop(a.element((*i, kk)), ast.Mult(), b.element((kk, *j)), node)
+
+        module = located(ast.Name("np", ast.Load()), node)
+        return self.emit.reduce(ArrayValue(dims, product), (len(dims) - 1,), "sum", module, node)
+
+    def _outer(self, node: ast.Call) -> ArrayValue:
+        a, b = self.value(node.args[0]), self.value(node.args[1])
+        if a.rank != 1 or b.rank != 1:
+            raise NotAffine(node, "np.outer()", "takes two 1-D arrays")
+        return ArrayValue((a.dims[0], b.dims[0]), lambda idx: binop(
+            a.element(idx[:1]), ast.Mult(), b.element(idx[1:]), node))
+
+
+def _arity(node: ast.Call, n: int) -> None:
+    if len(node.args) != n or any(isinstance(a, ast.Starred) for a in node.args):
+        raise NotAffine(node, f"`{ast.unparse(node.func)}()`", f"takes {n} arguments")

@@ -1,0 +1,164 @@
+"""The scalar code array statements become: loop nests over a shape, temporary
+arrays, accumulators and reductions, as Python ``ast`` statements that the statement
+walker converts like the user's own loops.
+
+``t = np.sum(A, axis=0)`` on an ``n x m`` array becomes::
+
+    for i1 in range(m):          # t[i1] = 0
+        t[i1] = 0
+    for i0 in range(n):
+        for i1 in range(m):
+            t[i1] += A[i0, i1]
+
+Every generated node is placed at the user's construct, so a refusal points there.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from polyopt.frontends.python_array_values import (
+    ArrayValue,
+    Dim,
+    Index,
+    binop,
+    call,
+    lin_ast,
+    located,
+    subscript,
+)
+from polyopt.frontends.python_scope import FunctionScope
+from polyopt.frontends.python_symbols import ArrayInfo
+from polyopt.frontends.refusal import NotAffine
+
+from polyopt.model.aff import Lin
+from polyopt.model.dtypes import DType, ValueType
+from polyopt.model.scop import ArrayKind
+
+#: reductions: (initial value or None for the first element, update operator)
+REDUCTIONS: dict[str, tuple[int | None, str]] = {
+    "sum": (0, "+"), "prod": (1, "*"), "mean": (0, "+"), "max": (None, "maximum"),
+    "min": (None, "minimum"),
+}
+
+
+class Emitter:
+    """Fresh names, temporaries and loop nests for the array statements of one pass
+    (names are numbered in statement order, so every pass makes the same ones)."""
+
+    def __init__(self, scope: FunctionScope) -> None:
+        self.scope = scope
+        self.symbols = scope.symbols
+        self._count = 0
+        self.iters: tuple[str, ...] = ()
+        self.prelude: list[ast.stmt] = []
+
+    def start(self, iters: tuple[str, ...]) -> None:
+        self.iters = iters
+        self.prelude = []
+
+    def fresh(self, base: str) -> str:
+        self._count += 1
+        return self.symbols.facts.fresh(f"{base}{self._count}", self.symbols.params)
+
+    def ivs(self, n: int) -> tuple[str, ...]:
+        return tuple(self.fresh("i") for _ in range(n))
+
+    def nest(self, dims: tuple[Dim, ...], ivs: tuple[str, ...], body: list[ast.stmt],
+             at: ast.AST) -> list[ast.stmt]:
+        """``for iv in range(extent)`` around ``body``, one loop per dimension; extents
+        that must agree run to their ``max`` (the bounds checks then demand equality)."""
+        out = body
+        for dim, iv in reversed(list(zip(dims, ivs, strict=True))):
+            ext = [lin_ast(e, at) for e in dim.extents]
+            stop = ext[0] if len(ext) == 1 else call(located(ast.Name("max", ast.Load()), at), ext, at)
+            rng = call(located(ast.Name("range", ast.Load()), at), [stop], at)
+            out = [located(ast.For(located(ast.Name(iv, ast.Store()), at), rng, out, []), at)]
+        return out
+
+    def type_of(self, element: ast.expr, ivs: tuple[str, ...]) -> ValueType:
+        """The type the statement walker will give ``element`` inside the nest."""
+        self.scope.enter(self.iters + ivs)
+        try:
+            return self.scope.values.convert(element).type
+        finally:
+            self.scope.values.choices.clear()
+            self.scope.enter(self.iters)
+
+    def temp(self, dims: tuple[Dim, ...], dtype: DType) -> str:
+        """A temporary array as large as any value of shape ``dims`` can be."""
+        name = self.fresh("tmp")
+        self.symbols.arrays[name] = ArrayInfo(dtype, len(dims), ArrayKind.TEMPORARY,
+                                              [d.cap for d in dims])
+        return name
+
+    def materialize(self, v: ArrayValue, at: ast.AST) -> ArrayValue:
+        """``v`` computed into a temporary before the statement (NumPy's order: an
+        operand is read entirely before the result is written)."""
+        ivs = self.ivs(v.rank)
+        idx = tuple(Lin.var(i) for i in ivs)
+        dtype = self.type_of(v.element(idx), ivs).dtype
+        name = self.temp(v.dims, dtype)
+        store = subscript(name, idx, ast.Store(), at)
+        self.prelude += self.nest(v.dims, ivs, [located(ast.Assign([store], v.element(idx)), at)], at)
+        return ArrayValue(v.dims, lambda i: subscript(name, i, ast.Load(), at))
+
+    def reduce(self, v: ArrayValue, axes: tuple[int, ...], kind: str, module: ast.expr,
+               at: ast.AST) -> ArrayValue:
+        """``np.<kind>(v, axis=axes)``: the kept dimensions, in order; a scalar (a local
+        accumulator) when every axis is reduced."""
+        init, update = REDUCTIONS[kind]
+        keep = tuple(d for d in range(v.rank) if d not in axes)
+        ivs = self.ivs(v.rank)
+        idx = tuple(Lin.var(i) for i in ivs)
+        etype = self.type_of(v.element(idx), ivs)
+        dtype = etype.dtype
+        if init is not None and not dtype.is_float:
+            dtype = DType.INT64  # NumPy sums and multiplies small integers in int64
+        dims = tuple(v.dims[d] for d in keep)
+        if keep:
+            name = self.temp(dims, dtype)
+
+            def target(i: Index, ctx: ast.expr_context) -> ast.Name | ast.Subscript:
+                return subscript(name, tuple(i[d] for d in keep) if len(i) == v.rank else i, ctx, at)
+        else:
+            name = self.fresh("acc")
+            self.symbols.local_types.setdefault(name, ValueType(dtype))
+
+            def target(i: Index, ctx: ast.expr_context) -> ast.Name | ast.Subscript:
+                return located(ast.Name(name, ctx), at)
+        kept = ivs[: len(keep)]
+        kidx = tuple(Lin.var(i) for i in kept)
+        if init is None:  # the first element along the reduced axes
+            first = iter(kidx)
+            start = v.element(tuple(next(first) if d in keep else Lin.constant(0) for d in range(v.rank)))
+        else:
+            start = located(ast.Constant(init), at)
+        self.prelude += self.nest(dims, kept, [located(ast.Assign([target(kidx, ast.Store())], start), at)], at)
+        if init is None:
+            fn = located(ast.Attribute(module, update, ast.Load()), at)
+            step: ast.stmt = ast.Assign([target(idx, ast.Store())],
+                                        call(fn, [target(idx, ast.Load()), v.element(idx)], at))
+        else:
+            op: ast.operator = ast.Add() if update == "+" else ast.Mult()
+            step = ast.AugAssign(target(idx, ast.Store()), op, v.element(idx))
+        self.prelude += self.nest(v.dims, ivs, [located(step, at)], at)
+        out = ArrayValue(dims, lambda i: target(i, ast.Load()))
+        if kind != "mean":
+            return out
+        count: ast.expr | None = None
+        for d in axes:
+            e = lin_ast(v.dims[d].extents[0], at)
+            count = e if count is None else binop(count, ast.Mult(), e, at)
+        assert count is not None
+        total = count
+        return ArrayValue(dims, lambda i: binop(out.element(i), ast.Div(), total, at))
+
+
+def param_only(dims: tuple[Dim, ...], params: list[str], node: ast.AST) -> None:
+    """Refuse a new array whose shape changes from one loop iteration to the next."""
+    for d in dims:
+        for e in d.extents:
+            if not e.names() <= set(params):
+                raise NotAffine(node, "array allocation", "the shape depends on a loop variable; "
+                                "allocate the array at the top level of the function")

@@ -1,0 +1,282 @@
+"""NumPy array code in a Python function, lowered to loop nests before the statement
+walker converts it: slices, whole-array statements, elementwise arithmetic and ufuncs
+with broadcasting, reductions, ``.T``, ``@``, ``np.dot`` and ``np.outer``.
+
+``B[1:-1] = 0.5 * (A[:-2] + A[2:])`` becomes::
+
+    for i1 in range(max(B_shape0 - 2, A_shape0 - 2)):
+        B[1 + i1] = 0.5 * (A[i1] + A[2 + i1])
+
+so array code is part of the same polyhedral model as loops (fused, tiled,
+parallelized with them).  A right-hand side that reads the target array elsewhere than
+the element being written (``a[1:] += a[:-1]``) is computed into a temporary first, as
+NumPy reads it entirely before writing.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from polyopt.frontends.python_array_calls import ArrayCalls
+from polyopt.frontends.python_array_nests import Emitter, param_only
+from polyopt.frontends.python_array_values import (
+    ArrayValue,
+    Dim,
+    SliceDim,
+    broadcast,
+    join_dims,
+    located,
+    scalar,
+    slice_dim,
+    stretched,
+    subscript,
+    transposed,
+)
+from polyopt.frontends.python_scope import FunctionScope
+from polyopt.frontends.python_symbols import ArrayInfo
+from polyopt.frontends.refusal import NotAffine
+from polyopt.frontends.scop_builder import Place
+
+from polyopt.model.aff import Lin, MinMax
+from polyopt.model.scop import ArrayKind
+
+_Make = Callable[[list[ast.expr]], ast.expr]
+
+
+class ArrayLowering:
+    """Rewrites the array statements of one pass into scalar loop code."""
+
+    def __init__(self, scope: FunctionScope) -> None:
+        self.scope = scope
+        self.symbols = scope.symbols
+        self.emit = Emitter(scope)
+        self.calls = ArrayCalls(self.emit, self.value, self._elementwise)
+
+    # --- statements -----------------------------------------------------------------------
+
+    def lower(self, st: ast.stmt, place: Place) -> list[ast.stmt] | None:
+        """The loop code of ``st``; None when ``st`` is not array code."""
+        if isinstance(st, ast.Return) and st.value is not None and \
+                not isinstance(st.value, ast.Name) and self._is_array_code(st.value):
+            name = self.emit.fresh("result")
+            assign = located(ast.Assign([located(ast.Name(name, ast.Store()), st)], st.value), st)
+            body = self._assign(assign, [located(ast.Name(name, ast.Store()), st)], place, fresh=True)
+            return [*body, located(ast.Return(located(ast.Name(name, ast.Load()), st)), st)]
+        if not isinstance(st, (ast.Assign, ast.AugAssign)) or not self._is_array_statement(st):
+            return None
+        targets: list[ast.expr] = list(st.targets) if isinstance(st, ast.Assign) else [st.target]
+        out = self._assign(st, targets, place, fresh=False)
+        unchanged = len(out) == 1 and isinstance(out[0], (ast.Assign, ast.AugAssign)) and \
+            out[0].value is st.value
+        return None if unchanged else out  # scalar code after all: the walker reports it
+
+    def _is_array_statement(self, st: ast.Assign | ast.AugAssign) -> bool:
+        targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+        if len(targets) != 1 or self.calls.is_allocation(st.value):
+            return False
+        t = targets[0]
+        if isinstance(t, ast.Name) and t.id in self.symbols.arrays:
+            return isinstance(st, ast.AugAssign)  # `A += x` updates A in place
+        return self._is_array_code(t) or self._is_array_code(st.value)
+
+    def _assign(self, st: ast.Assign | ast.AugAssign, targets: list[ast.expr], place: Place,
+                fresh: bool) -> list[ast.stmt]:
+        self.emit.start(place.iters)
+        self.scope.enter(place.iters)
+        target = targets[0]
+        value = self.value(st.value)
+        op = st.op if isinstance(st, ast.AugAssign) else None
+        if isinstance(target, ast.Name) and target.id not in self.symbols.arrays:
+            if value.rank == 0:
+                return [*self.emit.prelude, _statement(target, op, value.element(()), st)]
+            self._allocate(target, value, st, place, fresh)
+        view = self._view(target)
+        if view.rank == 0 and value.rank == 0:
+            return [*self.emit.prelude, _statement(target, op, value.element(()), st)]
+        dims = self._fit(view, value, st, target)
+        ivs = self.emit.ivs(len(dims))
+        idx = tuple(Lin.var(i) for i in ivs)
+        store = view.element(idx)
+        rhs = stretched(value, dims)
+        if self._overlaps(store, rhs.element(idx)):
+            rhs = self.emit.materialize(rhs, st)
+        body = [_statement(store, op, rhs.element(idx), st)]
+        return [*self.emit.prelude, *self.emit.nest(dims, ivs, body, st)]
+
+    def _allocate(self, target: ast.Name, value: ArrayValue, st: ast.stmt, place: Place,
+                  fresh: bool) -> None:
+        """``t = <array value>`` declares the new local array ``t``."""
+        if isinstance(st, ast.AugAssign):
+            raise NotAffine(target, f"`{target.id}`", "is read before it is assigned")
+        if not fresh and (not place.top or self.symbols.facts.assign_count.get(target.id, 0) != 1):
+            raise NotAffine(target, f"new array `{target.id}`", "an array value can be assigned to a "
+                            "new name only once, at the top level of the function (write "
+                            f"`{target.id}[:] = ...` to update it)")
+        param_only(value.dims, self.symbols.params, target)
+        ivs = self.emit.ivs(value.rank)
+        dtype = self.emit.type_of(value.element(tuple(Lin.var(i) for i in ivs)), ivs).dtype
+        self.symbols.arrays[target.id] = ArrayInfo(
+            dtype, value.rank, ArrayKind.TEMPORARY, [d.extents[0] for d in value.dims])
+
+    def _fit(self, view: ArrayValue, value: ArrayValue, st: ast.Assign | ast.AugAssign,
+             target: ast.expr) -> tuple[Dim, ...]:
+        """The target's shape, which the value must broadcast to (NumPy's rule)."""
+        if value.rank > view.rank:
+            what = "one element" if view.rank == 0 else f"the {view.rank}-D target"
+            raise NotAffine(st.value, "array assignment", f"assigns a {value.rank}-D value to "
+                            f"{what} `{ast.unparse(target)}` (NumPy raises a shape error)")
+        dims = list(view.dims)
+        lead = view.rank - value.rank
+        for k, dim in enumerate(value.dims):
+            cur = dims[lead + k]
+            if dim.is_one:
+                continue
+            if cur.is_one and all(e.is_constant() for e in dim.extents):
+                raise NotAffine(st, "array assignment", "the value does not fit the target's "
+                                "shape (a dimension of extent 1 cannot take more)")
+            dims[lead + k] = join_dims(cur, dim, st, "array assignment")
+        return tuple(dims)
+
+    def _overlaps(self, store: ast.expr, rhs: ast.expr) -> bool:
+        """The right-hand side reads the target array anywhere but the element written."""
+        assert isinstance(store, ast.Subscript) and isinstance(store.value, ast.Name)
+        name, written = store.value.id, ast.dump(store.slice)
+        for n in ast.walk(rhs):
+            if isinstance(n, ast.Subscript) and _base(n) == name and (
+                    not isinstance(n.value, ast.Name) or ast.dump(n.slice) != written):
+                return True
+        return False
+
+    # --- values ---------------------------------------------------------------------------
+
+    def value(self, node: ast.expr) -> ArrayValue:
+        """``node`` as an array value (a scalar one, the node itself, when it holds no
+        array code)."""
+        if self.scope.size(node) is not None:
+            return scalar(node)
+        if isinstance(node, ast.Name) and node.id in self.symbols.arrays:
+            return self._view(node)
+        if isinstance(node, ast.Subscript):
+            return self._view(node)
+        if isinstance(node, ast.Attribute) and node.attr == "T":
+            return transposed(self.value(node.value))
+        if isinstance(node, ast.BinOp):
+            if isinstance(node.op, ast.MatMult):
+                return self.calls.matmul(self.value(node.left), self.value(node.right), node)
+            return self._elementwise(node, [node.left, node.right],
+                                     lambda a: ast.BinOp(a[0], node.op, a[1]))
+        if isinstance(node, ast.UnaryOp):
+            return self._elementwise(node, [node.operand], lambda a: ast.UnaryOp(node.op, a[0]))
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            return self._elementwise(node, [node.left, node.comparators[0]],
+                                     lambda a: ast.Compare(a[0], node.ops, [a[1]]))
+        if isinstance(node, ast.Call):
+            return self.calls.call(node)
+        return scalar(node)
+
+    def _elementwise(self, node: ast.expr, operands: list[ast.expr], make: _Make,
+                     rewrite: bool = False) -> ArrayValue:
+        """``make`` applied to the operands' elements, broadcast; ``node`` itself when no
+        operand is array code (unless ``rewrite``: ``np.clip`` on scalars is rewritten)."""
+        values = [self.value(o) for o in operands]
+        if not rewrite and all(v.rank == 0 and v.element(()) is o for v, o in zip(values, operands, strict=True)):
+            return scalar(node)
+        dims, parts = broadcast(values, node)
+        return ArrayValue(dims, lambda idx: located(make([p.element(idx) for p in parts]), node))
+
+    def _view(self, node: ast.expr) -> ArrayValue:
+        """An array name or subscript as a view: its slices' shape and the element of the
+        array at each index of it (load or store, as ``node`` is used)."""
+        ctx = getattr(node, "ctx", ast.Load())
+        name, idx = _parts(node)
+        info = self.symbols.arrays.get(name) if name is not None else None
+        if info is None or name is None or len(idx) > info.rank:
+            return scalar(node)  # the statement walker reports it
+        idx += [ast.Slice()] * (info.rank - len(idx))
+        fixed: list[Lin | SliceDim] = []
+        for d, ix in enumerate(idx):
+            size = self.symbols.extent(name, d)
+            if isinstance(ix, ast.Slice):
+                fixed.append(slice_dim(ix, size, lambda b: self._aff(b, "slice bound")))
+                continue
+            if self.value(ix).rank > 0 or isinstance(ix, ast.Constant) and ix.value in (None, ...):
+                raise NotAffine(ix, "fancy indexing", f"`{ast.unparse(ix)}` is not an integer "
+                                "index; index with affine integers and slices `lo:hi:step`")
+            a = self._aff(ix, "subscript")
+            fixed.append(size + a if a.is_constant() and a.const < 0 else a)
+        if not any(isinstance(f, SliceDim) for f in fixed):
+            return scalar(node)
+        dims = tuple(f.dim for f in fixed if isinstance(f, SliceDim))
+
+        def element(at_idx: tuple[Lin, ...]) -> ast.expr:
+            it = iter(at_idx)
+            full = tuple(f.start + next(it).scale(f.step) if isinstance(f, SliceDim) else f
+                         for f in fixed)
+            return subscript(name, full, ctx, node)
+        return ArrayValue(dims, element)
+
+    def _aff(self, node: ast.expr, construct: str) -> Lin:
+        try:
+            a = self.scope.affine.aff(node)
+        except NotAffine as e:
+            raise NotAffine(node, construct,
+                            f"`{ast.unparse(node)}` must be affine in loop variables and sizes "
+                            f"({e.construct} {e.reason})") from None
+        if isinstance(a, MinMax):
+            raise NotAffine(node, "min/max subscript", "subscripts must be affine (no min/max)")
+        return a
+
+    def _is_array_code(self, node: ast.expr) -> bool:
+        """Whether ``node`` mentions array code (a cheap test before the lowering)."""
+        sym = self.symbols
+        for n in ast.walk(node):
+            if isinstance(n, ast.Slice) or isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
+                return True
+            if isinstance(n, ast.Attribute) and n.attr == "T":
+                return True
+            if isinstance(n, ast.Call) and self.calls.is_array_call(n):
+                return True
+            if isinstance(n, ast.Name) and n.id in sym.arrays and not _indexed(node, n):
+                return True
+            if isinstance(n, ast.Subscript) and not isinstance(n.value, ast.Subscript):
+                name, idx = _parts(n)
+                if name in sym.arrays and len(idx) < sym.arrays[name].rank:
+                    return True
+        return False
+
+
+def _statement(target: ast.expr, op: ast.operator | None, value: ast.expr, at: ast.stmt) -> ast.stmt:
+    if op is None:
+        return located(ast.Assign([target], value), at)
+    assert isinstance(target, (ast.Name, ast.Attribute, ast.Subscript))
+    return located(ast.AugAssign(target, op, value), at)
+
+
+def _parts(node: ast.expr) -> tuple[str | None, list[ast.expr]]:
+    """``A[i][1:]``: ``("A", [i, 1:])``; None for a subscript of something else."""
+    idx: list[ast.expr] = []
+    cur = node
+    while isinstance(cur, ast.Subscript):
+        sl = cur.slice
+        idx = (list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]) + idx
+        cur = cur.value
+    return (cur.id if isinstance(cur, ast.Name) else None), idx
+
+
+def _base(node: ast.Subscript) -> str | None:
+    return _parts(node)[0]
+
+
+def _indexed(root: ast.AST, name: ast.Name) -> bool:
+    """``name`` is subscripted, or an argument of ``len``, or has ``.shape``/``.dtype`` taken."""
+    for n in ast.walk(root):
+        if isinstance(n, ast.Subscript) and n.value is name:
+            return True
+        if isinstance(n, ast.Attribute) and n.value is name and n.attr in ("shape", "dtype"):
+            return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" \
+                and name in n.args:
+            return True
+    return False
+

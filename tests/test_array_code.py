@@ -1,0 +1,309 @@
+"""NumPy array code (slices, whole-array statements, ufuncs, broadcasting, reductions,
+``.T``, ``@``, ``np.dot``, ``np.outer``) lowered to loops: every kernel is compared
+with NumPy run by CPython (``check`` fixture: floats within tight tolerances, ints
+exactly), including right-hand sides that overlap the target, which NumPy reads
+entirely before writing.  What stays unsupported is refused at the construct."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from polyopt.frontends.python import parse_function
+
+import polyopt
+
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # after the installed polyopt
+from examples.polybench_numpy.lu import kernel as lu  # noqa: E402  (A[i, j] -= A[i, :j] @ A[:j, j])
+
+THIS_FILE = str(Path(__file__).resolve())
+_LINES = Path(__file__).read_text().splitlines()
+
+
+# --- slices and whole-array statements ---------------------------------------------------
+
+
+def shift_right(A):
+    A[1:] = A[:-1]
+
+
+def shift_add(a):
+    a[1:] += a[:-1]
+
+
+def shift_left(A):
+    A[:-1] = A[1:]
+
+
+def reverse_in_place(A):
+    A[:] = A[::-1]
+
+
+def copy_steps(A, B, n):
+    B[: n - 1] = A[1:n]
+    B[::2] = -A[::2]
+    B[-1:0:-1] = 2.0 * A[:-1]
+
+
+def jacobi_2d(TSTEPS, A, B):
+    for _t in range(1, TSTEPS):
+        B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
+        A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
+
+
+def stencil_in_place(A):
+    A[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
+
+
+def rows_and_columns(A, B, x):
+    n = A.shape[0]
+    for i in range(n):
+        B[i, :] = A[i, :] * x
+    for j in range(A.shape[1]):
+        A[:, j] = A[:, j] + B[:, j]
+
+
+def whole_2d(C, A):
+    C[:] = A
+    C += 1.5
+
+
+def int_slices(a, b):
+    a[1:] += a[:-1]
+    b[:] = a * 3 - b
+
+
+def gemm(alpha, beta, C, A, B):
+    C[:] = alpha * A @ B + beta * C
+
+
+SLICES = [
+    (shift_right, lambda r: (r.random(9),)),
+    (shift_add, lambda r: (r.random(9),)),
+    (shift_left, lambda r: (r.random(9),)),
+    (reverse_in_place, lambda r: (r.random(8),)),
+    (copy_steps, lambda r: (r.random(9), r.random(9), 6)),
+    (jacobi_2d, lambda r: (4, r.random((7, 6)), r.random((7, 6)))),
+    (stencil_in_place, lambda r: (r.random((6, 7)),)),
+    (rows_and_columns, lambda r: (r.random((5, 4)), r.random((5, 4)), r.random(4))),
+    (whole_2d, lambda r: (r.random((3, 4)), r.random((3, 4)))),
+    (int_slices, lambda r: (r.integers(-9, 9, 8), r.integers(-9, 9, 8))),
+    (gemm, lambda r: (1.5, 0.5, r.random((4, 5)), r.random((4, 3)), r.random((3, 5)))),
+    (lu, lambda r: (r.random((6, 6)) + 6 * np.eye(6),)),
+]
+
+
+# --- elementwise arithmetic, ufuncs and broadcasting -------------------------------------
+
+
+def ufuncs(A, B):
+    B[:] = np.sqrt(A) + np.exp(-A) * np.sin(A) - np.abs(A - 0.5)
+
+
+def broadcast_row(A, x):
+    A[:] = A + x
+
+
+def broadcast_column(A, B):
+    B[:] = A - A[:, 0:1]
+
+
+def broadcast_scalar_int(a, k):
+    a[:] = a * k + 1
+
+
+def choices(A, B, C):
+    C[:] = np.maximum(A, B) - np.minimum(A, 0.5) + np.clip(B, 0.2, 0.7)
+    C[:] += np.where(A > B, A, 2.0 * B)
+
+
+ELEMENTWISE = [
+    (ufuncs, lambda r: (r.random((4, 5)), r.random((4, 5)))),
+    (broadcast_row, lambda r: (r.random((4, 5)), r.random(5))),
+    (broadcast_column, lambda r: (r.random((4, 5)), r.random((4, 5)))),
+    (broadcast_scalar_int, lambda r: (r.integers(-9, 9, 7), 3)),
+    (choices, lambda r: (r.random((3, 4)), r.random((3, 4)), r.random((3, 4)))),
+]
+
+
+# --- reductions --------------------------------------------------------------------------
+
+
+def mean_axis0(data):
+    mean = np.mean(data, axis=0)
+    return mean
+
+
+def reductions(A, out):
+    out[0] = np.sum(A)
+    out[1] = np.max(A)
+    out[2] = np.min(A)
+    out[3] = np.mean(A)
+    out[4] = np.prod(A[0, :3])
+
+
+def reductions_axis(A, s, m):
+    s[:] = np.sum(A, axis=1) + np.max(A, axis=1)
+    m[:] = np.min(A, axis=0) * np.prod(A, axis=0) - np.mean(A, axis=-2)
+
+
+def int_sum(a):
+    return np.sum(a)
+
+
+def row_sums_in_loop(A, x):
+    for i in range(A.shape[0]):
+        x[i] = np.sum(A[i, : i + 1])
+
+
+REDUCTIONS = [
+    (mean_axis0, lambda r: (r.random((6, 4)),)),
+    (reductions, lambda r: (r.random((3, 4)) + 0.5, np.zeros(5))),
+    (reductions_axis, lambda r: (r.random((3, 4)) + 0.5, np.zeros(3), np.zeros(4))),
+    (int_sum, lambda r: (r.integers(-99, 99, 10).astype(np.int32),)),
+    (row_sums_in_loop, lambda r: (r.random((5, 5)), np.zeros(5))),
+]
+
+
+# --- transposes, matrix products, outer products, new arrays -----------------------------
+
+
+def transpose(A, B):
+    B[:] = A.T + np.transpose(A)
+
+
+def matvec(A, x):
+    y = A @ x
+    return y
+
+
+def vecmat_return(A, x):
+    return (A @ x) @ A
+
+
+def dots(A, x, y, out):
+    out[0] = np.dot(x, y)
+    out[1] = x @ y + 1.0
+
+
+def matmul_in_place(A):
+    A[:] = A @ A
+
+
+def outer(x, y, A):
+    A[:] = np.outer(x, y) + A.T @ A
+
+
+def two_mm(alpha, beta, A, B, C, D):
+    D[:] = alpha * A @ B @ C + beta * D
+
+
+PRODUCTS = [
+    (transpose, lambda r: (r.random((4, 4)), r.random((4, 4)))),
+    (matvec, lambda r: (r.random((4, 3)), r.random(3))),
+    (vecmat_return, lambda r: (r.random((4, 3)), r.random(3))),
+    (dots, lambda r: (r.random((4, 3)), r.random(5), r.random(5), np.zeros(2))),
+    (matmul_in_place, lambda r: (r.random((4, 4)),)),
+    (outer, lambda r: (r.random(4), r.random(4), r.random((4, 4)))),
+    (two_mm, lambda r: (1.5, 1.2, r.random((3, 4)), r.random((4, 5)), r.random((5, 2)),
+                        r.random((3, 2)))),
+]
+
+ALL = SLICES + ELEMENTWISE + REDUCTIONS + PRODUCTS
+
+
+@pytest.mark.parametrize(("fn", "make"), ALL, ids=[c[0].__name__ for c in ALL])
+def test_matches_numpy(fn, make, rng, check):
+    check(polyopt.jit(fn), *make(rng))
+
+
+def test_overlap_reads_the_whole_right_hand_side_first():
+    a = np.arange(6.0)
+    polyopt.jit(shift_add)(a)
+    np.testing.assert_array_equal(a, [0.0, 1.0, 3.0, 5.0, 7.0, 9.0])
+    b = np.arange(6.0)
+    polyopt.jit(shift_right)(b)
+    np.testing.assert_array_equal(b, [0.0, 0.0, 1.0, 2.0, 3.0, 4.0])
+
+
+def test_array_statements_are_statements_of_the_same_model():
+    scop = parse_function(jacobi_2d)
+    # two stencil statements inside the time loop: loops, no temporaries (no overlap)
+    assert len(scop.statements) == 2
+    assert set(scop.arrays) == {"A", "B"}
+    in_place = parse_function(stencil_in_place)
+    assert len(in_place.statements) == 2  # through a temporary, then copied back
+    assert len(in_place.arrays) == 2
+
+
+def test_dynamic_shape_mismatch_is_refused_at_the_call():
+    kernel = polyopt.jit(gemm)
+    with pytest.raises(IndexError, match="out of bounds"):
+        kernel(1.0, 1.0, np.zeros((4, 5)), np.zeros((4, 3)), np.zeros((2, 5)))
+    with pytest.raises(IndexError, match="out of bounds"):
+        polyopt.jit(jacobi_2d)(2, np.zeros((6, 6)), np.zeros((7, 6)))
+
+
+# --- refusals ------------------------------------------------------------------------------
+
+
+def where(marker: str, token: str) -> tuple[int, int]:
+    hits = [k for k, line in enumerate(_LINES, 1) if re.search(rf"# !{marker}\b", line)]
+    assert len(hits) == 1, marker
+    return hits[0], _LINES[hits[0] - 1].index(token) + 1
+
+
+def fancy(x, idx, y):
+    y[:] = x[idx]  # !fancy
+
+
+def nonaffine_bound(A, x):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            x[: i * j] = 0.0  # !nonaffine
+
+
+def negative_size_bound(A, k):
+    A[:-k] = 0.0  # !negsize
+
+
+def static_mismatch(A):
+    A[1:] = A[1:-1]  # !mismatch
+
+
+def rank_mismatch(A, x):
+    x[:] = A  # !rank
+
+
+def new_array_in_loop(A):
+    for i in range(A.shape[0]):
+        t = A[i, :i] * 2.0  # !inloop
+        A[i, 0] = t[0]
+
+
+REFUSED = [
+    (fancy, lambda: (np.zeros(4), np.zeros(4, dtype=np.int64), np.zeros(4)), "fancy", "idx",
+     ["fancy indexing"]),
+    (nonaffine_bound, lambda: (np.zeros((3, 3)), np.zeros(9)), "nonaffine", "i * j",
+     ["slice bound", "affine"]),
+    (negative_size_bound, lambda: (np.zeros(5), 2), "negsize", "-k", ["slice bound", "A.shape[d]"]),
+    (static_mismatch, lambda: (np.zeros(5),), "mismatch", "A[1:] =",
+     ["A_shape0 - 1", "A_shape0 - 2", "differ"]),
+    (rank_mismatch, lambda: (np.zeros((3, 3)), np.zeros(3)), "rank", "A  #",
+     ["2-D value", "1-D target"]),
+    (new_array_in_loop, lambda: (np.zeros((3, 3)),), "inloop", "t =", ["top level"]),
+]
+
+
+@pytest.mark.parametrize(("fn", "args", "marker", "token", "words"), REFUSED,
+                         ids=[c[0].__name__ for c in REFUSED])
+def test_refused_with_location(fn, args, marker, token, words):
+    with pytest.raises(polyopt.UnsupportedError) as info:
+        polyopt.jit(fn)(*args())
+    e = info.value
+    assert (e.filename, e.lineno, e.offset) == (THIS_FILE, *where(marker, token)), str(e)
+    for w in words:
+        assert w in str(e), str(e)
