@@ -109,7 +109,9 @@ def _call_paren(text: str) -> int | None:
         depth += {")": 1, "(": -1}.get(text[k], 0)
         if depth == 0:
             head = text[:k].strip()
-            return k if head and head != "array" else None
+            # a return type is one type: `a, array(...)` ends a list of arguments
+            one_type = head and not head.endswith("array") and len(_split_top(head)) == 1
+            return k if one_type else None
     return None  # unbalanced: _split_top names it
 
 

@@ -194,8 +194,10 @@ def _new_loops(phase: str, s0: Scop, dims0: dict[str, LoopDim], s1: Scop,
     for chain in groups:
         names = tuple(n for n, _ in chain)
         sizes = tuple(s for _, s in chain)
+        # no user step says it when a tile size is past what a user may ask for (a tile
+        # as large as the loop, from tile=MAX_TILE_SIZE) or a name repeats
         steps: tuple[Step, ...] = ((Tile(names, sizes),) if len(set(names)) == len(names)
-                                   else ())
+                                   and Tile.problem_with((names, sizes)) is None else ())
         out.append(Applied(phase, f"loops {', '.join(names)} tiled "
                                   f"{' x '.join(map(str, sizes))}", names, steps=steps))
     if rescheduled:
