@@ -8,12 +8,12 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from test_reports import _browser
 
 import polyopt
 from examples.polybench import adi, correlation, deriche
@@ -46,14 +46,6 @@ pre.id = "boxes";
 pre.textContent = JSON.stringify(out);
 document.body.appendChild(pre);
 </script>"""
-
-
-def _browser() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
 
 
 def _chromium(tmp_path: Path, page: Path, *args: str) -> str:
