@@ -9,6 +9,7 @@ import itertools
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +17,15 @@ import pytest
 from test_reports import _browser
 
 import polyopt
-from examples.polybench import adi, correlation, deriche
 from polyopt.cli.deps import build_report
 from polyopt.report import html as report_html
 from polyopt.report.graph import svg
 from polyopt.report.layout import WRAP, Box, place_label, text_width
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.append(str(ROOT))  # after the installed polyopt
+from examples.polybench import adi, correlation, deriche  # noqa: E402
+
 OUTPUT = ROOT / "test-output"
 KERNELS = ["deriche", "adi", "correlation"]
 
