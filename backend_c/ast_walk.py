@@ -16,7 +16,7 @@ accumulators (:mod:`~polyopt.backend_c.accumulators`), outlined bodies
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import replace
 
 import islpy as isl
@@ -56,14 +56,18 @@ class AstWalker:
         while any(u.startswith(prefix) and u[len(prefix):].isdigit() for u in taken):
             prefix += "_"
         self.prefix = prefix
-        self.pragmas = Pragmas(scop, openmp, dialect)
         self.statements = StatementWriter(self.code, scop, dialect)
+        self.pragmas = Pragmas(scop, openmp, dialect, self._named)
         self.copies = PrivateCopies(self.code, scop, self.pragmas, dialect, taken)
         self.outliner = None if outline_args is None else Outliner(
             self.code, scop, self.statements, self.pragmas, self.counters, outline_args,
             function, dialect.index_type)
         self.accumulators = Accumulators(self.code, scop, dialect, self.statements,
                                          self.pragmas, self.outliner, taken, self._print)
+
+    def _named(self, names: Iterable[str]) -> None:
+        """Scalars a pragma names count as used by the statements printed now."""
+        self.statements.usage.mentioned.update(names)
 
     def build_ast(self, tree: Node) -> isl.AstNode:
         """The isl AST of ``tree``, its loop counters named ``<prefix>0``, ``<prefix>1``..."""

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from polyopt.backend_c.dialect import Dialect
 from polyopt.backend_c.peeled import PeeledMark
 
@@ -17,13 +19,17 @@ class Pragmas:
     """Writes the OpenMP pragmas of one C function.
 
     ``team`` is the flag of ``parallel for ... if(flag)`` (small calls run on one
-    thread); ``team_used`` says whether some printed text reads it.
+    thread); ``team_used`` says whether some printed text reads it.  ``named`` hears of
+    every scalar a clause names: an outlined body must declare it even when no statement
+    of the body is printed (one that never runs still has its private scalar).
     """
 
-    def __init__(self, scop: Scop, openmp: bool, dialect: Dialect) -> None:
+    def __init__(self, scop: Scop, openmp: bool, dialect: Dialect,
+                 named: Callable[[Iterable[str]], None]) -> None:
         self.scop = scop
         self.openmp = openmp
         self.dialect = dialect
+        self.named = named
         self.team: str | None = None
         self.team_used = False
 
@@ -66,6 +72,7 @@ class Pragmas:
 
     def _line(self, head: list[str], mark: LoopMark, rename: dict[str, str]) -> str:
         parts = ["#pragma omp", *head]
+        self.named((*mark.private, *mark.firstprivate))
         if mark.private:
             parts.append(f"private({', '.join(mark.private)})")
         if mark.firstprivate and mark.parallel:
