@@ -26,11 +26,13 @@ from typing import Any
 from polyopt.analysis.dependences import Dependences, analyze
 from polyopt.frontends.python import parse_function
 from polyopt.kernel import Kernel, jit
+from polyopt.model.errors import IllegalTransformationError, PolyoptError
 from polyopt.model.names import user_text
 from polyopt.model.schedule_tree import Node, loops
 from polyopt.model.scop import Scop, loop_label
 from polyopt.scheduler.applied import Record
 from polyopt.scheduler.pipeline import automatic
+from polyopt.scheduler.replay import Requests
 from polyopt.scheduler.steps import (
     Align,
     Distribute,
@@ -44,6 +46,7 @@ from polyopt.scheduler.steps import (
     Tile,
     UnrollJam,
     Vectorize,
+    prange_requests,
     replay,
     steps_from_json,
     steps_to_json,
@@ -67,8 +70,24 @@ class Schedule:
         self.steps = steps
         self._source = _source or _source_of(kernel, _starts_auto(steps))
         # checks every step
-        self.tree, self.requests = replay(*self._source[:2], self._own_steps,
-                                          kernel.options.strict_fp, self._source[2])
+        self.tree, self.requests = self._replay(kernel.options.strict_fp)
+
+    def _replay(self, strict_fp: bool) -> tuple[Node, Requests]:
+        """Replay the steps, then each ``prange`` loop's request to run in parallel, as the
+        compiled kernel does: a step that makes a ``prange`` illegal (or fuses it away) is
+        refused when it is added, not when the schedule is compiled."""
+        pranges = prange_requests(self._source[0])
+        try:
+            return replay(*self._source[:2], (*self._own_steps, *pranges), strict_fp,
+                          self._source[2])
+        except PolyoptError as exc:
+            if not pranges:
+                raise
+            why = (f"{exc} (steps are checked with the requests of the prange loops "
+                   f"{', '.join(p.loop for p in pranges)} to run in parallel)")
+            if isinstance(exc, IllegalTransformationError):
+                raise IllegalTransformationError(why, exc.violated) from None
+            raise PolyoptError(why) from None
 
     @property
     def _own_steps(self) -> tuple[Step, ...]:
@@ -147,7 +166,7 @@ class Schedule:
         """
         opts = replace(self.kernel.options, **options) if options else self.kernel.options
         if opts.strict_fp != self.kernel.options.strict_fp:
-            replay(*self._source[:2], self._own_steps, opts.strict_fp, self._source[2])
+            self._replay(opts.strict_fp)
         return Kernel(self.kernel.py_func, opts, steps=self.steps)
 
     def __str__(self) -> str:

@@ -619,3 +619,24 @@ def test_every_problem_at_once_including_inside_a_refused_if():
                      (7, "data-dependent `if`"), (8, "call to `x.sum`")]
     reasons = [p.reason for p in info.value.problems]
     assert "conditional expression" in reasons[0] and "fallback=True" in reasons[1]
+
+
+def fused_into_prange(A, B, C):
+    n = A.shape[0]
+    for i in range(n):
+        A[i] = B[i] + 1.0
+    for j in polyopt.prange(1, n):
+        C[j] = A[j - 1] * 2.0
+
+
+def test_a_schedule_step_that_undoes_a_prange_is_refused_when_added():
+    """The compiled kernel replays the prange requests after the user's steps; the
+    schedule checks them the same way, so `.fuse()` is refused at once, not at compile."""
+    s = polyopt.schedule(fused_into_prange)
+    with pytest.raises(polyopt.PolyoptError, match=r"requests of the prange loops j@\d+"):
+        s.fuse("i", "j")
+    A, B, C = (np.random.default_rng(1).random(8) for _ in range(3))
+    expected = [x.copy() for x in (A, B, C)]
+    fused_into_prange(*expected)
+    s.compile()(A, B, C)  # the schedule without the step still runs, prange checked
+    assert all(np.array_equal(x, y) for x, y in zip((A, B, C), expected, strict=True))

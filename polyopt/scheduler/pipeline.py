@@ -10,13 +10,12 @@ from typing import TypedDict
 from polyopt.analysis.dependences import Dependences, analyze
 from polyopt.model.errors import Problem, TooComplexError, UnsupportedError, warn_user
 from polyopt.model.isl_budget import ANALYSIS_OPS, MARKING_OPS, SCHEDULING_OPS, budget
-from polyopt.model.names import user_text
 from polyopt.model.options import Options
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import Scop
 from polyopt.scheduler import applied, auto
 from polyopt.scheduler.applied import Applied, Record
-from polyopt.scheduler.steps import Parallelize, StartAuto, Step, replay
+from polyopt.scheduler.steps import StartAuto, Step, prange_requests, replay
 from polyopt.transforms import mark_parallel
 from polyopt.transforms.contract import contract
 
@@ -63,7 +62,7 @@ def plan(scop: Scop, options: Options, steps: tuple[Step, ...] | None = None) ->
         # scalars' is needed here; later phases ask for theirs under their own budget
         deps.uninitialized_reads  # noqa: B018
     _refuse_uninitialized(scop, deps)
-    requested = _prange_steps(scop)
+    requested = prange_requests(scop)
     if requested:  # checked as the user's own `.parallelize()` steps are
         steps = (*(steps or ()), *requested)
     marks = _Marks(parallel=options.parallel, vectorize=options.vectorize, licm=options.licm,
@@ -137,13 +136,6 @@ def _source_plan(scop: Scop, deps: Dependences, marks: _Marks, notes: list[str])
         notes[-1] += f"; {what}"
         warn_user("polyopt: " + "; ".join(notes))
     return Plan(scop, deps, tree, scop, deps, tuple(notes), tuple(applied.marks(scop, tree)))
-
-
-def _prange_steps(scop: Scop) -> tuple[Step, ...]:
-    """A ``.parallelize()`` step for each loop written ``for ... in prange(...)``: a
-    request, so its loops keep the order written and an illegal one is refused."""
-    return tuple(Parallelize(user_text(f"{lp.iterator}@{lp.location.line}"))
-                 for lp in scop.loops.values() if lp.prange)
 
 
 def _note(exc: TooComplexError) -> str:

@@ -15,8 +15,10 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from polyopt.model.errors import PolyoptError, ScheduleFormatError
+from polyopt.model.names import user_text
 from polyopt.model.options import MAX_SKEW_FACTOR, tile_sizes_problem
 from polyopt.model.schedule_tree import Node
+from polyopt.model.scop import Scop
 from polyopt.scheduler.replay import RequestKind, Requests, Source
 from polyopt.scheduler.replay import replay as replay  # the pipeline imports it from here
 from polyopt.transforms.align import align, parallel_alignment
@@ -381,3 +383,10 @@ def steps_to_json(steps: tuple[Step, ...], function: str) -> str:
         "steps": [{"op": s.op, "args": [list(x) if isinstance(x, tuple) else x
                                         for x in s.args]} for s in steps],
     }, indent=2)
+
+
+def prange_requests(scop: Scop) -> tuple[Parallelize, ...]:
+    """A ``.parallelize()`` step for each loop written ``for ... in prange(...)``: a
+    request, so its loops keep the order written and an illegal one is refused."""
+    return tuple(Parallelize(user_text(f"{lp.iterator}@{lp.location.line}"))
+                 for lp in scop.loops.values() if lp.prange)
