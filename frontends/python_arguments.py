@@ -74,6 +74,9 @@ def infer_arg_kinds(fdef: ast.FunctionDef, names: list[str]) -> dict[str, ArrayT
     for n in ast.walk(fdef):  # `A.shape` / `len(A)` without subscripts
         if isinstance(n, ast.Attribute) and n.attr == "shape" and isinstance(n.value, ast.Name):
             ranks.setdefault(n.value.id, 1)
+        elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len"
+              and len(n.args) == 1 and isinstance(n.args[0], ast.Name)):
+            ranks.setdefault(n.args[0].id, 1)
     ints = _names_in_integer_positions(fdef)
     out: dict[str, ArrayType | ScalarType] = {}
     for name in names:
