@@ -1,12 +1,13 @@
-"""The long fuzz run: random programs under the option matrix, one process per program.
+"""The long fuzz run: random programs under the option matrix, in child processes.
 
     python tests/fuzz_run.py --n 500 --seed 1 [--jobs 2] [--options all|default]
                              [--sanitize] [--findings fuzz-findings]
 
 Works from any directory with any Python that has polyopt installed (it imports the
-generator from beside this file).  Each program runs in its own subprocess, so a crash is
-counted (as the verdict of the option set that was running) and the other option sets
-still run.  Every failing (program, option set) is written to the findings directory
+generator from beside this file).  Programs run in child processes, ``--batch`` programs
+to a child (``--batch 1``: one process per program), so a crash is counted (as the
+verdict of the option set that was running) and a fresh child runs the other option sets
+and programs.  Every failing (program, option set) is written to the findings directory
 with a reproducer shrunk by :mod:`progen.shrink`.  The last line is
 
     fuzz: N programs x M option sets: ok A, wrong B, error C, crash D, refused E
@@ -60,7 +61,7 @@ def option_names(which: str) -> list[str]:
     return which.split(",")
 
 
-# --- the child: one program, several option sets ------------------------------------------------
+# --- the child: several programs, several option sets each ------------------------------------
 
 
 def emit(kind: str, payload: object) -> None:
@@ -69,7 +70,10 @@ def emit(kind: str, payload: object) -> None:
 
 
 def child(args: argparse.Namespace) -> int:
-    from progen import matrix, oracle
+    """Run the jobs of ``--jobs-spec`` (``index:seed:opt,opt;...``) in order: one process
+    runs several programs, since importing polyopt, islpy and NumPy is a fifth of a
+    program's time."""
+    from progen import oracle
 
     workdir = Path(tempfile.mkdtemp(prefix="progen-"))
     if args.check:
@@ -78,24 +82,37 @@ def child(args: argparse.Namespace) -> int:
         if prep is None:
             emit("UNUSABLE", {})
             return 0
+        run_options(args, -1, prep, args.options.split(","), workdir)
     else:
-        prep = oracle.draw_usable(args.program_seed, workdir)
+        for job in args.jobs_spec.split(";"):
+            index, pseed, options = job.split(":")
+            prep = oracle.draw_usable(int(pseed), workdir)
+            run_options(args, int(index), prep, options.split(","), workdir)
+    shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+def run_options(args: argparse.Namespace, index: int, prep, options: list[str],
+                workdir: Path) -> None:
+    from progen import matrix
+
     blob = base64.b64encode(pickle.dumps(prep.program)).decode()
-    emit("PROGRAM", blob)
+    emit("PROGRAM", {"index": index, "blob": blob})
     findings = Path(args.findings) if args.findings else None
     shrunk: set[tuple[str, str]] = set()  # one shrink per kind of failure and program
-    for name in args.options.split(","):
+    for name in options:
         option = matrix.BY_NAME[name]
-        emit("START", name)
+        emit("START", {"index": index, "option": name})
+        if os.environ.get("PROGEN_SELFTEST_CRASH") == f"{index}:{name}":
+            os.abort()  # the runner's own test: a crash must be counted, and the rest run
         r = matrix.run_option(prep, option, workdir)
-        emit("RESULT", {"option": name, "verdict": r.verdict, "detail": r.detail})
+        emit("RESULT", {"index": index, "option": name, "verdict": r.verdict,
+                        "detail": r.detail})
         if findings is not None and r.verdict not in ("ok",) and not args.check:
             kind = (r.verdict, _signature(r.detail))
             budget = 0.0 if kind in shrunk else args.shrink_s
             shrunk.add(kind)
             record(findings, prep.program, option, r.verdict, r.detail, workdir, budget)
-    shutil.rmtree(workdir, ignore_errors=True)
-    return 0
 
 
 def _signature(detail: str) -> str:
@@ -202,48 +219,52 @@ def _run_child(cmd: list[str], env: dict[str, str], timeout_s: float):
     return got, proc.returncode, "".join(err_chunks), timed_out
 
 
-def run_program(index: int, args: argparse.Namespace, env: dict[str, str],
-                names: list[str]) -> list[dict]:
-    """All option sets for program ``index``: a fresh child after each crash."""
-    pseed = program_seed(args.seed, index)
+def run_batch(indices: list[int], args: argparse.Namespace, env: dict[str, str],
+              names: list[str]) -> list[dict]:
+    """All option sets of the programs ``indices``, in one child while none crashes: after
+    a crash (or a hang) the option set that was running gets the verdict, and a fresh
+    child runs the rest."""
+    todo = {k: list(names) for k in indices}
+    blobs: dict[int, str] = {}
     results: list[dict] = []
-    remaining = list(names)
-    program_blob = None
-    while remaining:
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--program-seed",
-               str(pseed), "--options", ",".join(remaining), "--shrink-s", str(args.shrink_s)]
+    while any(todo.values()):
+        spec = ";".join(f"{k}:{program_seed(args.seed, k)}:{','.join(todo[k])}"
+                        for k in indices if todo[k])
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--jobs-spec", spec,
+               "--shrink-s", str(args.shrink_s)]
         if args.findings:
             cmd += ["--findings", args.findings]
         got, rc, stderr, timed_out = _run_child(cmd, env, OPTION_TIMEOUT_S)
-        current = None
+        current: tuple[int, str] | None = None
         for line in got:
             kind, _, payload = line.partition(" ")
+            msg = json.loads(payload)
             if kind == "PROGRAM":
-                program_blob = json.loads(payload)
+                blobs[msg["index"]] = msg["blob"]
             elif kind == "START":
-                current = json.loads(payload)
+                current = (msg["index"], msg["option"])
             elif kind == "RESULT":
-                r = json.loads(payload)
-                results.append(r)
-                remaining.remove(r["option"])
+                results.append(msg)
+                todo[msg["index"]].remove(msg["option"])
                 current = None
-        if not remaining:
+        if not any(todo.values()):
             break
-        if current is None and program_blob is not None and got and not timed_out:
-            continue  # died while shrinking a finding: run the rest in a fresh child
-        if current is None:  # died before running anything (drawing the program)
-            current = remaining[0]
+        if current is None:  # died outside an option set: drawing a program, or shrinking
+            k = next(k for k in indices if todo[k])
+            if k in blobs and not timed_out and rc != 0:
+                continue  # died while shrinking a finding: run the rest in a fresh child
+            current = (k, todo[k][0])
+        k, option = current
         verdict = "error" if timed_out else "crash"
         detail = (f"timed out after {OPTION_TIMEOUT_S}s" if timed_out else
                   f"exit status {rc}\n{stderr[-4000:]}")
-        results.append({"option": current, "verdict": verdict, "detail": detail})
-        remaining.remove(current)
-        if args.findings and program_blob is not None:
-            _record_crash(args, env, program_blob, current, verdict, detail)
+        results.append({"index": k, "option": option, "verdict": verdict, "detail": detail})
+        todo[k].remove(option)
+        if args.findings and k in blobs:
+            _record_crash(args, env, blobs[k], option, verdict, detail)
     for r in results:
-        r["index"] = index
-        r["seed"] = pseed
-    return results
+        r["seed"] = program_seed(args.seed, r["index"])
+    return sorted(results, key=lambda r: r["index"])
 
 
 def _sanitizer_report(stderr: str) -> bool:
@@ -286,15 +307,17 @@ def parent(args: argparse.Namespace) -> int:
     start = time.monotonic()
     try:
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            futures = [pool.submit(run_program, k, args, env, names) for k in range(args.n)]
-            for k, fut in enumerate(futures):
+            batches = [list(range(k, min(k + args.batch, args.n)))
+                       for k in range(0, args.n, args.batch)]
+            futures = [pool.submit(run_batch, b, args, env, names) for b in batches]
+            for fut in futures:
                 for r in fut.result():
                     counts[r["verdict"]] += 1
                     if log is not None:
                         log.write(json.dumps(r) + "\n")
                     if r["verdict"] != "ok" and not args.quiet:
                         first = (r["detail"].strip().splitlines() or [""])[-1][:160]
-                        print(f"program {k} (seed {r['seed']}) {r['option']}: {r['verdict']}: "
+                        print(f"program {r['index']} (seed {r['seed']}) {r['option']}: {r['verdict']}: "
                               f"{first}", flush=True)
                 if log is not None:
                     log.flush()
@@ -315,6 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=100, help="number of programs")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=8,
+                    help="programs per child process (a crash restarts the rest)")
     ap.add_argument("--options", default="all", help="all, default, or a comma-separated list")
     ap.add_argument("--sanitize", action="store_true")
     ap.add_argument("--findings", default="fuzz-findings",
@@ -322,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shrink-s", type=float, default=60.0, help="seconds to shrink each finding")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--program-seed", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--jobs-spec", help=argparse.SUPPRESS)
     ap.add_argument("--check", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
