@@ -2,26 +2,51 @@
 :mod:`polyopt.model.aff` expressions and formulas.
 
 ``min``/``max`` may be written as calls (``min(a, b)``, ``MIN(a, b)``) or as the
-ternaries such macros expand to (``a < b ? a : b``).  Integer ``/`` and ``%`` are
-refused here: C truncates toward zero, which is not a quasi-affine function of
-a possibly negative operand.
+ternaries such macros expand to (``a < b ? a : b``).
+
+Integer ``/`` and ``%`` by a positive constant truncate toward zero in C, which is
+not a quasi-affine function of a possibly negative dividend; in a condition each one
+splits the comparison by the dividend's sign, where it is a floor or a ceiling::
+
+    i % 2 == 1   =>   (i >= 0 and i - 2*floor(i/2) == 1) or (i < 0 and i + 2*floor(-i/2) == 1)
+
+so ``if (i % 2 == 1)`` stays an affine guard (isl simplifies the case that cannot
+happen).  In bounds and subscripts they are refused.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import product
 
 from polyopt.frontends.refusal import NotAffine, affine_product
 from pycparser import c_ast, c_generator
 
-from polyopt.model.aff import TRUE, Aff, And, Cmp, Const, Formula, Lin, MinMax, Not, Or, add, scale
+from polyopt.model.aff import (
+    TRUE,
+    Aff,
+    And,
+    Cmp,
+    Const,
+    Formula,
+    Lin,
+    MinMax,
+    Not,
+    Or,
+    add,
+    conj,
+    floordiv,
+    scale,
+)
 from polyopt.model.c_region import MIN_MAX_CALLS
 from polyopt.model.dtypes import DType
 
 COMPARISONS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}
 _INT = re.compile(r"^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
 _GEN = c_generator.CGenerator()
+#: the most truncating divisions one comparison may hold (each doubles its cases)
+MAX_DIVISIONS = 3
 
 
 def text(node: c_ast.Node) -> str:
@@ -76,6 +101,8 @@ class AffineConverter:
 
     def __init__(self, lookup: Callable[[c_ast.ID], Lin]) -> None:
         self.lookup = lookup
+        # while a comparison is split: each division's case (its dividend is >= 0 or < 0)
+        self._case: dict[int, bool] = {}
 
     def aff(self, node: c_ast.Node) -> Aff:
         if isinstance(node, c_ast.Constant):
@@ -108,12 +135,44 @@ class AffineConverter:
             return add(a, scale(b, -1) if node.op == "-" else b)
         if node.op == "*":
             return affine_product(node, self.aff(node.left), self.aff(node.right))
+        if node.op in ("/", "%") and id(node) in self._case:
+            return self._truncating(node, self._case[id(node)])
         if node.op in ("/", "%"):
             raise NotAffine(node, describe(node), "integer division and remainder are not "
-                            "supported in bounds, subscripts and conditions (C truncates toward "
-                            "zero, which is not affine)")
+                            "supported in bounds and subscripts (C truncates toward zero, which "
+                            "is not affine); in an `if` condition they are, by a positive "
+                            "constant")
         raise NotAffine(node, describe(node),
                         "is not an affine expression of loop iterators and parameters")
+
+    def _truncating(self, node: c_ast.BinaryOp, nonnegative: bool) -> Lin:
+        """``a / c`` or ``a % c`` where the dividend ``a`` is known non-negative (floor) or
+        negative (C rounds the quotient toward zero: a ceiling)."""
+        num = self.aff(node.left)
+        if not isinstance(num, Lin):
+            raise NotAffine(node, describe(node), "a min or max cannot be divided")
+        den = _positive_constant(node.right)
+        assert den is not None
+        quotient = floordiv(num, den) if nonnegative else -floordiv(-num, den)
+        return quotient if node.op == "/" else num - quotient.scale(den)
+
+    def _comparison(self, node: c_ast.BinaryOp) -> Formula:
+        """``node`` as a formula, split by the sign of each truncating division's dividend."""
+        found = list(divisions(node))
+        if len(found) > MAX_DIVISIONS:
+            raise NotAffine(node, describe(node), f"more than {MAX_DIVISIONS} integer divisions "
+                            "or remainders in one comparison are not supported")
+        cases: list[Formula] = []
+        for signs in product((True, False), repeat=len(found)):
+            self._case = {id(d): s for d, s in zip(found, signs, strict=True)}
+            try:
+                guards = [Cmp(">=" if s else "<", self.aff(d.left), Lin.constant(0))
+                          for d, s in zip(found, signs, strict=True)]
+                cases.append(conj(*guards, Cmp(COMPARISONS[node.op], self.aff(node.left),
+                                               self.aff(node.right))))
+            finally:
+                self._case = {}
+        return cases[0] if len(cases) == 1 else Or(tuple(cases))
 
     def _ternary(self, node: c_ast.TernaryOp) -> Aff:
         """``a < b ? a : b`` (and the other spellings of min and max)."""
@@ -138,9 +197,29 @@ class AffineConverter:
         if isinstance(node, c_ast.Constant) and (node.type == "char" or node.type.endswith("int")):
             return TRUE if int_literal(node)[0] else Const(False)
         if isinstance(node, c_ast.BinaryOp) and node.op in COMPARISONS:
-            return Cmp(COMPARISONS[node.op], self.aff(node.left), self.aff(node.right))
+            return self._comparison(node)
         raise NotAffine(node, describe(node), "is not an affine condition (compare loop "
                         "iterators and parameters with < <= > >= == !=)")
+
+
+def _positive_constant(node: c_ast.Node) -> int | None:
+    if isinstance(node, c_ast.Constant) and node.type.endswith("int"):
+        try:
+            value = int_literal(node)[0]
+        except NotAffine:
+            return None
+        return value if value > 0 else None
+    return None
+
+
+def divisions(node: c_ast.Node) -> Iterator[c_ast.BinaryOp]:
+    """The truncating ``a / c`` and ``a % c`` (``c`` a positive constant) in ``node``, inner ones
+    first."""
+    for _, child in node.children():
+        yield from divisions(child)
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("/", "%") and \
+            _positive_constant(node.right) is not None:
+        yield node
 
 
 def _is_int_cast(node: c_ast.Cast) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from polyopt.frontends.c_affine import AffineConverter
+from polyopt.frontends.c_affine import AffineConverter, describe, divisions
 from polyopt.frontends.c_types import CType, TypeTable
 from polyopt.frontends.refusal import NotAffine
 from pycparser import c_ast
@@ -80,6 +80,9 @@ def loop_bound(st: c_ast.For, var: str, step: int, affine: AffineConverter) -> F
     _conjuncts(st.cond, parts)
     out: list[Formula] = []
     for p in parts:
+        for d in divisions(p):  # a split by the dividend's sign is no bound
+            raise NotAffine(d, describe(d), "integer division and remainder are not supported "
+                            "in loop bounds (C truncates toward zero, which is not affine)")
         f = affine.formula(p)
         if not isinstance(f, Cmp) or f.op not in ("<", "<=", ">", ">="):
             raise NotAffine(p, "loop condition", f"must compare `{var}` with < <= > >= "

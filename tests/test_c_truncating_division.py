@@ -1,0 +1,121 @@
+"""C's ``/`` and ``%`` by a positive constant in ``if`` conditions (they truncate toward
+zero): exact guards, checked point by point and by running the optimized region."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import islpy as isl
+import pytest
+from polyopt.frontends.c import parse_c_file
+
+from polyopt.model.errors import UnsupportedError
+
+
+def c_div(a: int, b: int) -> int:
+    q = abs(a) // b
+    return q if a >= 0 else -q
+
+
+def c_mod(a: int, b: int) -> int:
+    return a - b * c_div(a, b)
+
+
+CONDITIONS = {  # C text -> the same test in Python, with C's semantics
+    "(i - 9) % 2 == -1": lambda i, j: c_mod(i - 9, 2) == -1,
+    "(i - j) / 3 == 1": lambda i, j: c_div(i - j, 3) == 1,
+    "(j - 11) / 3 < i - 8 && (i + j - 20) % 3 != 0":
+        lambda i, j: c_div(j - 11, 3) < i - 8 and c_mod(i + j - 20, 3) != 0,
+    "((i - 4) / 2 - j) % 5 >= 2": lambda i, j: c_mod(c_div(i - 4, 2) - j, 5) >= 2,
+    "!(i % 4 < -1) || j % 3 == 0": lambda i, j: not (c_mod(i, 4) < -1) or c_mod(j, 3) == 0,
+}
+
+
+def region_file(tmp_path: Path, cond: str) -> Path:
+    path = tmp_path / "k.c"
+    path.write_text(textwrap.dedent(f"""\
+        void f(int n, double A[41][41]) {{
+          int i, j;
+        #pragma scop
+          for (i = -20; i <= 20; i++)
+            for (j = -20; j <= 20; j++)
+              if ({cond})
+                A[i + 20][j + 20] = 1.0;
+        #pragma endscop
+        }}
+        """))
+    return path
+
+
+@pytest.mark.parametrize("cond", list(CONDITIONS))
+def test_the_guard_holds_exactly_where_c_runs_the_statement(tmp_path: Path, cond: str) -> None:
+    (st,) = parse_c_file(region_file(tmp_path, cond)).regions[0].scop.statements
+    points: set[tuple[int, int]] = set()
+    st.domain.foreach_point(lambda p: points.add(
+        (p.get_coordinate_val(isl.dim_type.set, 0).to_python(),
+         p.get_coordinate_val(isl.dim_type.set, 1).to_python())))
+    expected = {(i, j) for i in range(-20, 21) for j in range(-20, 21) if CONDITIONS[cond](i, j)}
+    assert points == expected
+
+
+def test_division_in_a_loop_bound_or_by_a_variable_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "k.c"
+    path.write_text("void f(int n, int m, double A[100]) {\n  int i;\n#pragma scop\n"
+                    "  for (i = 0; i < n / 2; i++)\n    A[i] = 0.0;\n"
+                    "  for (i = 0; i < n; i++)\n    if (i % m == 0)\n      A[i] = 1.0;\n"
+                    "#pragma endscop\n}\n")
+    with pytest.raises(UnsupportedError) as info:
+        parse_c_file(path)
+    text = str(info.value)
+    assert "`n / 2`" in text and "not supported in loop bounds" in text
+    assert "`i % m`" in text
+
+
+HARNESS = """
+#include <stdio.h>
+int main(void) {
+  static double A[41][41];
+  for (int r = 0; r < 41; r++)
+    for (int c = 0; c < 41; c++)
+      A[r][c] = 0.5 * r - 0.25 * c;
+  f(41, A);
+  for (int r = 0; r < 41; r++)
+    for (int c = 0; c < 41; c++)
+      printf("%a\\n", A[r][c]);
+  return 0;
+}
+"""
+
+
+def test_the_optimized_region_computes_what_the_original_does(tmp_path: Path) -> None:
+    cond = " && ".join(f"({c})" for c in list(CONDITIONS)[:3])
+    src = tmp_path / "k.c"
+    src.write_text(textwrap.dedent(f"""\
+        void f(int n, double A[41][41]) {{
+          int i, j;
+        #pragma scop
+          for (i = 0; i < n; i++)
+            for (j = 0; j < n; j++) {{
+              if ({cond.replace("i", "(i - 20)").replace("j", "(j - 20)")})
+                A[i][j] = A[i][j] * 2.0 + A[j][i];
+              if ((i - 30) % 4 == -2)
+                A[j][i] -= A[i][0];
+            }}
+        #pragma endscop
+        }}
+        """) + HARNESS)
+    opt = tmp_path / "k.opt.c"
+    proc = subprocess.run([sys.executable, "-m", "polyopt", "opt", str(src), "-o", str(opt),
+                           "--tile", "--parallel"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    outputs = []
+    for path, flags in ((src, ["-O0"]), (opt, ["-O3", "-fopenmp"])):
+        exe = tmp_path / f"{path.stem}.exe"
+        subprocess.run(["cc", *flags, str(path), "-o", str(exe), "-lm"], check=True)
+        outputs.append(subprocess.run([str(exe)], capture_output=True, text=True,
+                                      check=True).stdout)
+    assert outputs[0] == outputs[1]
+    assert len(set(outputs[0].split())) > 100  # the guards let most statements run
