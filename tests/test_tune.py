@@ -241,3 +241,21 @@ def test_bench_tune_suite_runs_at_mini(small_space, tmp_path: Path):
     assert [r.kernel for r in rows] == ["gemm"] and rows[0].trials >= 2
     TuneResult.from_json((tmp_path / "tune" / "gemm.tune.json").read_text())
     assert "| gemm |" in tune_suite.markdown(rows, "MINI", 60, [])
+
+
+def test_reports_and_c_show_the_tuned_build(small_space, rng):
+    args = gemm_args(rng)
+    sig = signature(gemm, args)
+    forced = Choice(Options(tile=(8, 16, 8), unroll_jam=False, fuse="none"), 12345)
+    before = polyopt.jit(gemm, cache=False).c_source(*args)  # earlier tests may have tuned gemm
+    with parallel_min_fixed(forced.parallel_min):
+        expected = polyopt.jit(gemm, tile=(8, 16, 8), unroll_jam=False, fuse="none").c_source(*args)
+    assert expected != before
+    result = polyopt.tune(gemm, *args, budget=0.01, store=False)
+    polyopt.tune.load(dataclasses.replace(result, chosen=forced), gemm)
+    front = Kernel(gemm, Options()).cache_key(sig)
+    assert front is not None and tuned.load(front, Options()) == forced
+    fresh = polyopt.jit(gemm)
+    assert fresh.c_source(*args) == expected  # what calls build and run
+    assert "16" in str(fresh.report(*args))  # the tile sizes applied are reported
+    assert polyopt.jit(gemm, cache=False).c_source(*args) == before  # no cache, no tuning

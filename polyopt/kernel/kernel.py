@@ -12,7 +12,8 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -187,8 +188,8 @@ class Kernel:
         """Build (or load from the cache) the specialization for ``sig``."""
         tc = build.toolchain(self._extra_flags())
         front = self.cache_key(sig)
-        choice = tuned.load(front, self.options) if front is not None and use_tuned else None
-        if choice is not None and choice != tuned.Choice(self.options, parallel_min_instances()):
+        choice = self._tuned_choice(sig) if use_tuned else None
+        if choice is not None:
             with parallel_min_fixed(choice.parallel_min):
                 return Kernel(self.py_func, choice.options, self.steps).compile(sig, False)
         if front is not None:
@@ -210,6 +211,26 @@ class Kernel:
         if front is not None:
             index.store(front, build.library_key(kernel.source, tc), iface)
         return compiled
+
+    def _tuned_choice(self, sig: Signature | None) -> tuned.Choice | None:
+        """What ``polyopt.tune`` stored for ``sig``, where it differs from this kernel's
+        own options and threshold."""
+        front = self.cache_key(sig) if sig is not None else None
+        choice = tuned.load(front, self.options) if front is not None else None
+        if choice is None or choice == tuned.Choice(self.options, parallel_min_instances()):
+            return None
+        return choice
+
+    @contextmanager
+    def _as_built(self, sig: Signature | None) -> Iterator[pipeline.Plan]:
+        """The plan for ``sig`` as calls build it: with the tuned options and threshold
+        where ``polyopt.tune`` stored some, so that reports and C show what runs."""
+        choice = self._tuned_choice(sig)
+        if choice is None:
+            yield self.plan(sig)
+            return
+        with parallel_min_fixed(choice.parallel_min):
+            yield Kernel(self.py_func, choice.options, self.steps).plan(sig)
 
     def cache_key(self, sig: Signature) -> str | None:
         """The disk-cache key of the specialization for ``sig``, under which its build and
@@ -268,7 +289,8 @@ class Kernel:
     def report(self, *args: Any, **kwargs: Any) -> KernelReport:
         """The dependences and, for every loop, whether it runs in parallel and why not;
         then what was done.  A str; a notebook shows it as HTML."""
-        return kernel_report(self.plan(self._sig_for(args, kwargs)), self.py_func, self.__name__)
+        with self._as_built(self._sig_for(args, kwargs)) as p:
+            return kernel_report(p, self.py_func, self.__name__)
 
     def dependences(self, *args: Any, **kwargs: Any) -> Analysis:
         """The dependence analysis as data (:class:`polyopt.report.Analysis`)."""
@@ -283,9 +305,9 @@ class Kernel:
 
     def c_source(self, *args: Any, **kwargs: Any) -> str:
         """The C code compiled for these arguments' types."""
-        p = self.plan(self._sig_for(args, kwargs))
-        return emit(p.scop, p.tree, _c_name(self.__name__),
-                    vector_math=self._vector_math).source
+        with self._as_built(self._sig_for(args, kwargs)) as p:
+            return emit(p.scop, p.tree, _c_name(self.__name__),
+                        vector_math=self._vector_math).source
 
     # --- other processes ----------------------------------------------------------------
 
