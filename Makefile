@@ -8,6 +8,7 @@ VENV ?= .venv
 PY := $(abspath $(VENV))/bin/python
 ROOT := $(CURDIR)
 N ?= 200
+JOBS ?= 1
 TESTS ?= tests
 SEED ?= $(shell od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 
@@ -71,8 +72,9 @@ lint: $(DEPS)  ## ruff, and mypy --strict on the package
 bench: $(INSTALLED)  ## benchmarks (SIZE=MINI|SMALL|MEDIUM|LARGE)
 	$(call IN_TREE,bench) $(if $(SIZE),--size $(SIZE),)
 
-fuzz: $(INSTALLED)  ## random programs against CPython (N=200 SEED=random)
-	$(OUTSIDE) $(PY) $(ROOT)/tests/fuzz_run.py --n $(N) --seed $(SEED)
+fuzz: $(INSTALLED)  ## random programs against CPython (N=200 SEED=random JOBS=1)
+	$(OUTSIDE) $(PY) $(ROOT)/tests/fuzz_run.py --n $(N) --seed $(SEED) --jobs $(JOBS) \
+		--findings $(CURDIR)/fuzz-findings
 
 clean:  ## remove the virtual environment and build leftovers
 	rm -rf $(VENV) build *.egg-info
