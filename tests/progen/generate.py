@@ -16,6 +16,8 @@ from dataclasses import dataclass, replace
 
 from progen.draw import Draw
 from progen.nodes import (
+    LIBM,
+    MATH1,
     Alloc,
     ArrayArg,
     Assign,
@@ -45,7 +47,6 @@ LOOP_NAMES = ("i", "j", "k")
 ARRAY_NAMES = ("A", "B", "C")
 DTYPES = (("float64", 6), ("float32", 2), ("int64", 2), ("int32", 1))
 FLOAT_CONSTS = (0.5, 1.25, 2.0, -0.75, 3.0, 0.1)
-MATH1 = ("sin", "cos", "tanh", "fabs", "sqrt", "exp", "log")
 
 Interval = tuple[int, int] | None  # None: the loop never runs
 
@@ -606,7 +607,7 @@ class Gen:
         if kind == "float":
             form = d.weighted((("leaf", 4), ("arith", 8), ("div", 1), ("neg", 1), ("math", 3),
                                ("pow", 1), ("minmax", 2), ("abs", 1), ("ifexp", 2), ("ifdata", 1),
-                               ("floordiv", 1), ("square", 1)))
+                               ("floordiv", 1), ("square", 1), ("libm", 2)))
         else:
             form = d.weighted((("leaf", 4), ("arith", 8), ("neg", 1), ("intdiv", 2), ("minmax", 1),
                                ("abs", 1), ("ifexp", 2), ("toint", 1)))
@@ -639,6 +640,26 @@ class Gen:
         elif fn == "log":
             arg = Bin("+", Num(1.0), Call("abs", (arg,)))
         return Call(fn, (arg,), d.choice(("math", "math", "np") if self.np_forms else ("math",)))
+
+    def _x_libm(self, kind: str, scope: Scope, depth: int) -> Expr:
+        d = self.d
+        fn = d.choice(sorted(LIBM))
+        f = LIBM[fn]
+        arg = self.expr(kind, scope, depth - 1)
+        if f.domain == "bounded":
+            arg = Call("tanh", (arg,), "math")
+        elif f.domain == "positive":
+            arg = Call("abs", (arg,))
+        elif f.domain == "above1":
+            arg = Bin("+", Num(1.0), Call("abs", (arg,)))
+        if fn == "fmod":  # a constant divisor, never 0
+            args: tuple[Expr, ...] = (arg, Num(d.choice((1.5, 2.5, -2.0))))
+        elif f.arity == 2:
+            args = (arg, self.expr(kind, scope, depth - 1))
+        else:
+            args = (arg,)
+        module = d.choice(("math", "np")) if f.numpy and self.np_forms else "math"
+        return Call(fn, args, module)
 
     def _x_pow(self, kind: str, scope: Scope, depth: int) -> Expr:
         d = self.d

@@ -167,3 +167,30 @@ class Program:
 
 def is_float_dtype(dtype: str) -> bool:
     return dtype.startswith("float")
+
+
+#: the math functions programs call: one-argument ones with NumPy forms of the same name
+MATH1 = ("sin", "cos", "tanh", "fabs", "sqrt", "exp", "log")
+
+
+@dataclass(frozen=True)
+class LibmFunction:
+    """One of the rest of C99's math library that Python's ``math`` mirrors: how many
+    arguments, how its argument is kept in its domain, and whether NumPy has it under the
+    same name (``np.arctan`` is not ``atan``)."""
+
+    arity: int
+    domain: str = ""  # "" | "bounded" (tanh) | "positive" (abs) | "above1" (1 + abs)
+    numpy: bool = False
+
+
+LIBM = {
+    "floor": LibmFunction(1, numpy=True), "ceil": LibmFunction(1, numpy=True),
+    "trunc": LibmFunction(1, numpy=True), "atan": LibmFunction(1),
+    "sinh": LibmFunction(1, "bounded", True), "cosh": LibmFunction(1, "bounded", True),
+    "asinh": LibmFunction(1), "erf": LibmFunction(1), "erfc": LibmFunction(1),
+    "expm1": LibmFunction(1, "bounded", True), "log1p": LibmFunction(1, "positive", True),
+    "log2": LibmFunction(1, "above1", True), "log10": LibmFunction(1, "above1", True),
+    "atan2": LibmFunction(2), "hypot": LibmFunction(2, numpy=True),
+    "copysign": LibmFunction(2, numpy=True), "fmod": LibmFunction(2, numpy=True),
+}

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 
 from progen.nodes import (
+    LIBM,
+    MATH1,
     Assign,
     Bin,
     BoolOp,
@@ -136,10 +138,16 @@ def module(p: Program) -> str:
     if p.helpers:  # `math.sin(x)` as `_math_sin(x)`, a helper polyopt inlines
         text = _HELPED.sub(r"_\1_\2(", text)
         used = sorted(set(_HELPER_CALL.findall(text)))
-        helpers = "".join(f"def _{m}_{f}(x):\n    return {m}.{f}(x)\n\n\n" for m, f in used)
+        helpers = "".join(_helper(m, f) for m, f in used)
     return f"import math\n\nimport numpy as np\n{uses}\n\n{helpers}" + text
 
 
-#: the one-argument math functions the generator calls (progen.generate.MATH1)
-_HELPED = re.compile(r"\b(math|np)\.(sin|cos|tanh|fabs|sqrt|exp|log)\(")
-_HELPER_CALL = re.compile(r"\b_(math|np)_(sin|cos|tanh|fabs|sqrt|exp|log)\(")
+def _helper(module: str, fn: str) -> str:
+    params = ", ".join("xy"[:LIBM[fn].arity]) if fn in LIBM else "x"
+    return f"def _{module}_{fn}({params}):\n    return {module}.{fn}({params})\n\n\n"
+
+
+#: the math functions the generator calls (progen.generate.MATH1 and LIBM)
+_FUNCTIONS = "|".join(sorted({*MATH1, *LIBM}, key=len, reverse=True))
+_HELPED = re.compile(rf"\b(math|np)\.({_FUNCTIONS})\(")
+_HELPER_CALL = re.compile(rf"\b_(math|np)_({_FUNCTIONS})\(")

@@ -127,6 +127,60 @@ def _unary(f, deriv):
     return g
 
 
+#: an error bound that allows any difference: a result past a jump (floor, a sign) that
+#: rounding elsewhere may move it across
+ANY = 2.0**80
+
+
+def _near_jump(distance: float, err: float) -> bool:
+    """Whether rounding errors of ``err`` units may move a value ``distance`` away onto a
+    discontinuity (a unit roundoff is at most 2**-24, and the comparison allows 64 of them
+    per unit of bound: 2**-18 covers both)."""
+    return distance <= err * 2.0**-18
+
+
+def _stepped(f):
+    """floor, ceil, trunc: exact, but one unit apart on either side of an integer."""
+    def g(x: Any) -> EF:
+        x = lift(x)
+        r = float(f(x.v))
+        near = x.e > 0 and _near_jump(abs(x.v - round(x.v)), x.e)
+        return EF(r, ANY if near else 0.0)
+    return g
+
+
+def _atan2(y: Any, x: Any) -> EF:
+    y, x = lift(y), lift(x)
+    r = math.atan2(y.v, x.v)
+    r2 = x.v * x.v + y.v * y.v
+    if r2 == 0.0 or (x.v < 0 and _near_jump(abs(y.v), y.e)):  # the branch cut at y = 0
+        return EF(r, ANY)
+    return EF(r, (abs(x.v) * y.e + abs(y.v) * x.e) / r2 + abs(r))
+
+
+def _hypot(x: Any, y: Any) -> EF:
+    x, y = lift(x), lift(y)
+    r = math.hypot(x.v, y.v)
+    return EF(r, x.e + y.e + abs(r))
+
+
+def _copysign(x: Any, y: Any) -> EF:
+    x, y = lift(x), lift(y)
+    r = math.copysign(x.v, y.v)
+    if y.v == 0.0 or _near_jump(abs(y.v), y.e):  # the sign of a zero may differ too
+        return EF(r, ANY)
+    return EF(r, x.e)
+
+
+def _fmod(x: Any, y: Any) -> EF:
+    x, y = lift(x), lift(y)
+    r = math.fmod(x.v, y.v)
+    q = x.v / y.v
+    if _near_jump(abs(q - round(q)) * abs(y.v), x.e + y.e * abs(q)):
+        return EF(r, ANY)
+    return EF(r, x.e + y.e * abs(q) + abs(r))
+
+
 class _S:
     """What the shadow program calls instead of math/np functions and conversions."""
 
@@ -136,6 +190,23 @@ class _S:
     exp = staticmethod(_unary(math.exp, lambda x, r: r))
     log = staticmethod(_unary(math.log, lambda x, r: 1.0 / x))
     fabs = staticmethod(lambda x: abs(lift(x)))
+    floor = staticmethod(_stepped(math.floor))
+    ceil = staticmethod(_stepped(math.ceil))
+    trunc = staticmethod(_stepped(math.trunc))
+    atan = staticmethod(_unary(math.atan, lambda x, r: 1.0 / (1.0 + x * x)))
+    sinh = staticmethod(_unary(math.sinh, lambda x, r: math.cosh(x)))
+    cosh = staticmethod(_unary(math.cosh, lambda x, r: math.sinh(x)))
+    asinh = staticmethod(_unary(math.asinh, lambda x, r: 1.0 / math.sqrt(1.0 + x * x)))
+    erf = staticmethod(_unary(math.erf, lambda x, r: 1.13 * math.exp(-x * x)))
+    erfc = staticmethod(_unary(math.erfc, lambda x, r: 1.13 * math.exp(-x * x)))
+    expm1 = staticmethod(_unary(math.expm1, lambda x, r: math.exp(x)))
+    log1p = staticmethod(_unary(math.log1p, lambda x, r: 1.0 / (1.0 + x)))
+    log2 = staticmethod(_unary(math.log2, lambda x, r: 1.0 / (x * math.log(2.0))))
+    log10 = staticmethod(_unary(math.log10, lambda x, r: 1.0 / (x * math.log(10.0))))
+    atan2 = staticmethod(_atan2)
+    hypot = staticmethod(_hypot)
+    copysign = staticmethod(_copysign)
+    fmod = staticmethod(_fmod)
 
     @staticmethod
     def sqrt(x: Any) -> EF:
