@@ -96,6 +96,9 @@ class BodyPrinter:
         # float32 results of exp/log/sin/cos through glibc's vector variants (prelude)
         self.vector_math = False
         self.vector_math_used = False  # whether some printed text calls them
+        # ``x ** 2`` as CPython computes it, through libm's pow (strict_fp): glibc's pow
+        # misses the exactly rounded ``x * x`` by an ulp for about 1 double in 1,000
+        self.libm_square = False
         self.lgamma_used = False  # whether some printed text calls polyopt_lgamma (prelude)
         # Python's integer contract (README "Integers"): wrapping +, -, *; a division by
         # a value that may be zero, and a float converted to an int, set the error flag
@@ -218,7 +221,8 @@ class BodyPrinter:
                 return f"polyopt_{fn}_{suffix}_chk({a}, {b}, {ERROR_FLAG})"
             return f"polyopt_{fn}_{suffix}({a}, {b})"
         if e.op == "**":
-            if isinstance(e.rhs, Literal) and e.rhs.value == 2:
+            if isinstance(e.rhs, Literal) and e.rhs.value == 2 and not (
+                    self.libm_square and t.dtype.is_float):
                 pure = _pure(e.lhs) and not wrap
                 return f"({a} * {a})" if pure else f"polyopt_square_{suffix}({a})"
             if not t.dtype.is_float:

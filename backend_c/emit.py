@@ -49,11 +49,13 @@ class CKernel:
 
 
 def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
-         vector_math: bool = False) -> CKernel:
+         vector_math: bool = False, libm_square: bool = False) -> CKernel:
     """The C source of ``scop`` executed in the order of ``tree``.
 
     ``vector_math``: float32 results of ``exp``/``log``/``sin``/``cos`` (computed in
     float64, as Python does) may use glibc's vector variants; off under ``strict_fp``.
+    ``libm_square``: a float ``x ** 2`` calls ``pow`` as CPython does, not ``x * x``
+    (``strict_fp``; the build passes ``-fno-builtin-pow`` so that gcc does not fold it).
     """
     args = c_args(scop)
     ret = None
@@ -61,6 +63,7 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
         ret = ctype(scop.scalars[scop.returns.name].type)
     dialect = KernelDialect(scop)
     dialect.body.vector_math = vector_math and openmp
+    dialect.body.libm_square = libm_square
     dialect.body.checked = True
     taken = set(scop.params) | set(scop.arrays) | set(scop.scalars)
     for s in scop.statements:

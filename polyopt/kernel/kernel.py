@@ -197,7 +197,8 @@ class Kernel:
             if hit is not None:
                 return hit
         p = self.plan(sig)
-        kernel = emit(p.scop, p.tree, _c_name(self.__name__), vector_math=self._vector_math)
+        kernel = emit(p.scop, p.tree, _c_name(self.__name__), vector_math=self._vector_math,
+                      libm_square=self.options.strict_fp)
         iface = interface_of(p.scop, kernel)
         lib = build.build(kernel.source, tc, self.__name__, use_cache=self.options.cache)
         try:
@@ -242,8 +243,9 @@ class Kernel:
 
     def _extra_flags(self) -> tuple[str, ...]:
         if self.options.strict_fp:
-            # no fused multiply-add either: `a*b - c` must round like Python's
-            return ("-ffp-contract=off",)
+            # no fused multiply-add either: `a*b - c` must round like Python's; and
+            # `pow(x, 2.0)` stays libm's pow, as in CPython, not gcc's `x * x`
+            return ("-ffp-contract=off", "-fno-builtin-pow", "-fno-builtin-powf")
         return ("-ffast-math",) if self.options.fastmath else ()
 
     def _rebind(self) -> None:
@@ -306,8 +308,8 @@ class Kernel:
     def c_source(self, *args: Any, **kwargs: Any) -> str:
         """The C code compiled for these arguments' types."""
         with self._as_built(self._sig_for(args, kwargs)) as p:
-            return emit(p.scop, p.tree, _c_name(self.__name__),
-                        vector_math=self._vector_math).source
+            return emit(p.scop, p.tree, _c_name(self.__name__), vector_math=self._vector_math,
+                        libm_square=self.options.strict_fp).source
 
     # --- other processes ----------------------------------------------------------------
 
