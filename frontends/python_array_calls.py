@@ -17,6 +17,7 @@ from collections.abc import Callable
 from polyopt.frontends.python_array_nests import REDUCTIONS, Emitter
 from polyopt.frontends.python_array_values import (
     ArrayValue,
+    Equate,
     Index,
     binop,
     join_dims,
@@ -35,8 +36,10 @@ _ARRAY_FUNCTIONS = {*REDUCTIONS, "dot", "outer", "transpose", "where", "clip"}
 
 
 class ArrayCalls:
-    def __init__(self, emit: Emitter, value: Value, elementwise: Elementwise) -> None:
+    def __init__(self, emit: Emitter, value: Value, elementwise: Elementwise,
+                 equate: Equate) -> None:
         self.emit = emit
+        self.equate = equate
         self.value = value
         self.elementwise = elementwise
 
@@ -115,7 +118,7 @@ class ArrayCalls:
         """``a @ b`` for 1-D and 2-D operands (NumPy's rules for vectors)."""
         if a.rank not in (1, 2) or b.rank not in (1, 2):
             raise NotAffine(node, f"`{ast.unparse(node)}`", "matrix products take 1-D or 2-D arrays")
-        k = join_dims(a.dims[-1], b.dims[0], node, f"`{ast.unparse(node)}`")
+        k = join_dims(a.dims[-1], b.dims[0], node, f"`{ast.unparse(node)}`", self.equate)
         rows = a.dims[:-1]
         cols = b.dims[1:]
         dims = (*rows, *cols, k)

@@ -4,7 +4,7 @@ with broadcasting, reductions, ``.T``, ``@``, ``np.dot`` and ``np.outer``.
 
 ``B[1:-1] = 0.5 * (A[:-2] + A[2:])`` becomes::
 
-    for i1 in range(max(B_shape0 - 2, A_shape0 - 2)):
+    for i1 in range(B_shape0 - 2):          # A_shape0 is B_shape0: checked at the call
         B[1 + i1] = 0.5 * (A[i1] + A[2 + i1])
 
 so array code is part of the same polyhedral model as loops (fused, tiled,
@@ -51,7 +51,11 @@ class ArrayLowering:
         self.scope = scope
         self.symbols = scope.symbols
         self.emit = Emitter(scope)
-        self.calls = ArrayCalls(self.emit, self.value, self._elementwise)
+        self.calls = ArrayCalls(self.emit, self.value, self._elementwise, self.equate)
+
+    def equate(self, left: Lin, right: Lin, node: ast.AST) -> bool:
+        """Record that two extents must be equal (the call checks it)."""
+        return self.symbols.shapes.equate(left, right, node, self.symbols.params)
 
     # --- statements -----------------------------------------------------------------------
 
@@ -135,7 +139,7 @@ class ArrayLowering:
             if cur.is_one and all(e.is_constant() for e in dim.extents):
                 raise NotAffine(st, "array assignment", "the value does not fit the target's "
                                 "shape (a dimension of extent 1 cannot take more)")
-            dims[lead + k] = join_dims(cur, dim, st, "array assignment")
+            dims[lead + k] = join_dims(cur, dim, st, "array assignment", self.equate)
         return tuple(dims)
 
     def _overlaps(self, store: ast.expr, rhs: ast.expr) -> bool:
@@ -182,7 +186,7 @@ class ArrayLowering:
         values = [self.value(o) for o in operands]
         if not rewrite and all(v.rank == 0 and v.element(()) is o for v, o in zip(values, operands, strict=True)):
             return scalar(node)
-        dims, parts = broadcast(values, node)
+        dims, parts = broadcast(values, node, self.equate)
         return ArrayValue(dims, lambda idx: located(make([p.element(idx) for p in parts]), node))
 
     def _view(self, node: ast.expr) -> ArrayValue:
