@@ -13,8 +13,9 @@ dimension as the others' expression::
 
 Every eliminated dimension, and every equality no parameter can absorb (``C[0:3] =
 B[0:k]``: ``3 == k``), becomes a :class:`SizeCheck` that the call tests before the C
-runs, raising ``ValueError`` as NumPy does.  Extents that involve loop variables are
-not recorded (a call-time check cannot see them): their loops run to the ``max``.
+runs, raising ``ValueError`` as NumPy does.  Extents whose difference involves loop
+variables are not recorded (a call-time check cannot see them): their loops run to
+the ``max``.
 """
 
 from __future__ import annotations
@@ -78,11 +79,14 @@ class ShapeEquations:
         return f"{loc.filename}:{loc.line}: `{text}`"
 
     def equate(self, left: Lin, right: Lin, node: ast.AST, params: Collection[str]) -> bool:
-        """Record ``left == right`` when both are in sizes only (then a loop may run to
-        either); False for extents that involve loop variables."""
-        if not (left.names() | right.names()) <= set(params):
+        """Record ``left == right`` when their difference is in sizes only (then a loop
+        may run to either: ``A.shape[0] - i`` against ``B.shape[0] - i`` needs
+        ``A.shape[0] == B.shape[0]``); False when it involves loop variables."""
+        d = left - right
+        if not d.names() <= set(params):
             return False
-        self.equations.append(Equation(left, right, self.where(node)))
+        pos = Lin(tuple(t for t in d.terms if t[1] > 0), d.const)
+        self.equations.append(Equation(pos, pos - d, self.where(node)))
         return True
 
 

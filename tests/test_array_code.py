@@ -297,6 +297,26 @@ def test_equal_extents_share_one_size_parameter():
         kernel(x, np.arange(2.0), z)  # NumPy broadcasts y[1:] of extent 1: a known limit
 
 
+def tails_dot(a, b, out):
+    for i in range(out.shape[0]):
+        out[i] = np.dot(a[i + 1:], b[i + 1:])
+
+
+def test_extents_with_loop_variables_check_their_difference():
+    """`a[i + 1:]` against `b[i + 1:]` needs len(a) == len(b) at every i: a check of
+    sizes only, made at the call."""
+    kernel = polyopt.jit(tails_dot)
+    a, b = np.arange(6.0), np.arange(6.0) * 0.5
+    ref, got = np.zeros(4), np.zeros(4)
+    tails_dot(a, b, ref)
+    kernel(a, b, got)
+    assert np.array_equal(got, ref)
+    with pytest.raises(ValueError):
+        tails_dot(a, np.arange(7.0), np.zeros(4))
+    with pytest.raises(ValueError, match=r"needs b.shape\[0\] == a.shape\[0\], but they are 7 and 6"):
+        kernel(a, np.arange(7.0), np.zeros(4))
+
+
 # --- refusals ------------------------------------------------------------------------------
 
 
