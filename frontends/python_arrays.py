@@ -19,18 +19,16 @@ import ast
 from collections.abc import Callable
 
 from polyopt.frontends.python_array_calls import ArrayCalls
+from polyopt.frontends.python_array_index import ArrayIndexing, is_ellipsis, parts
 from polyopt.frontends.python_array_nests import Emitter, param_only
 from polyopt.frontends.python_array_values import (
     ArrayValue,
     Dim,
-    SliceDim,
     broadcast,
     join_dims,
     located,
     scalar,
-    slice_dim,
     stretched,
-    subscript,
     transposed,
 )
 from polyopt.frontends.python_scope import FunctionScope
@@ -38,7 +36,7 @@ from polyopt.frontends.python_symbols import ArrayInfo
 from polyopt.frontends.refusal import NotAffine
 from polyopt.frontends.scop_builder import Place
 
-from polyopt.model.aff import Lin, MinMax
+from polyopt.model.aff import Lin
 from polyopt.model.scop import ArrayKind
 
 _Make = Callable[[list[ast.expr]], ast.expr]
@@ -52,6 +50,7 @@ class ArrayLowering:
         self.symbols = scope.symbols
         self.emit = Emitter(scope)
         self.calls = ArrayCalls(self.emit, self.value, self._elementwise, self.equate)
+        self.indexing = ArrayIndexing(scope, self.value)
 
     def equate(self, left: Lin, right: Lin, node: ast.AST) -> bool:
         """Record that two extents must be equal (the call checks it)."""
@@ -95,7 +94,7 @@ class ArrayLowering:
             if value.rank == 0:
                 return [*self.emit.prelude, _statement(target, op, value.element(()), st)]
             self._allocate(target, value, st, place, fresh)
-        view = self._view(target)
+        view = self.indexing.view(target)
         if view.rank == 0 and value.rank == 0:
             return [*self.emit.prelude, _statement(target, op, value.element(()), st)]
         dims = self._fit(view, value, st, target)
@@ -160,9 +159,9 @@ class ArrayLowering:
         if self.scope.size(node) is not None:
             return scalar(node)
         if isinstance(node, ast.Name) and node.id in self.symbols.arrays:
-            return self._view(node)
+            return self.indexing.view(node)
         if isinstance(node, ast.Subscript):
-            return self._view(node)
+            return self.indexing.view(node)
         if isinstance(node, ast.Attribute) and node.attr == "T":
             return transposed(self.value(node.value))
         if isinstance(node, ast.BinOp):
@@ -189,100 +188,6 @@ class ArrayLowering:
         dims, parts = broadcast(values, node, self.equate)
         return ArrayValue(dims, lambda idx: located(make([p.element(idx) for p in parts]), node))
 
-    def _view(self, node: ast.expr, ctx: ast.expr_context | None = None,
-              at: ast.expr | None = None) -> ArrayValue:
-        """An array name, or a subscript of an array value, as a view: its shape and the
-        element of the array at each index of it (load or store, as ``node`` is used).
-        ``A[1:][0]`` indexes the view ``A[1:]``; ``(A + B)[i, :]`` the sum's values."""
-        own = node.ctx if isinstance(node, (ast.Name, ast.Subscript, ast.Attribute)) else ast.Load()
-        use = ctx or own
-        where = at or node
-        if isinstance(node, ast.Name):
-            info = self.symbols.arrays.get(node.id)
-            if info is None:
-                return scalar(node)
-            name = node.id
-            extents = [self.symbols.extent(name, d) for d in range(info.rank)]
-            return ArrayValue(tuple(Dim((e,), e) for e in extents),
-                              lambda idx: subscript(name, idx, use, where))
-        if isinstance(node, ast.Attribute) and node.attr == "T":
-            return transposed(self._view(node.value, use, where))
-        if not isinstance(node, ast.Subscript):
-            return self.value(node)
-        base = self._view(node.value, use, where)
-        sl = node.slice
-        out = self._index(base, list(sl.elts) if isinstance(sl, ast.Tuple) else [sl], node)
-        if out is None or out.rank == 0 and _parts(node)[0] is not None:
-            return scalar(node)  # an element (or too many indices): the walker's
-        return out
-
-    def _index(self, v: ArrayValue, idx: list[ast.expr], node: ast.expr) -> ArrayValue | None:
-        """``v[idx]`` with NumPy's basic indexing: affine integers, slices, ``None`` /
-        ``np.newaxis`` (a new dimension of extent 1) and ``...``; None when there are more
-        indices than dimensions."""
-        real = [ix for ix in idx if not self._newaxis(ix)]
-        dots = [k for k, ix in enumerate(idx) if _is_ellipsis(ix)]
-        if len(dots) > 1:
-            raise NotAffine(node, "subscript", "an index can have only one `...`")
-        if dots:
-            fill = [ast.Slice()] * (v.rank - len(real) + 1)
-            idx = idx[:dots[0]] + fill + idx[dots[0] + 1:]
-            real = [ix for ix in idx if not self._newaxis(ix)]
-        if v.rank == 0 or len(real) > v.rank:
-            return None
-        idx = idx + [ast.Slice()] * (v.rank - len(real))
-        parts: list[Lin | SliceDim | None] = []
-        dims = iter(v.dims)
-        for ix in idx:
-            if self._newaxis(ix):
-                parts.append(None)
-                continue
-            dim = next(dims)
-            size = dim.extents[0]
-            if isinstance(ix, ast.Slice):
-                sd = slice_dim(ix, size, lambda b: self._aff(b, "slice bound"))
-                parts.append(SliceDim(sd.start, sd.step, Dim(sd.dim.extents, dim.cap)))
-                continue
-            if self.value(ix).rank > 0 or isinstance(ix, ast.Constant) and not isinstance(ix.value, int):
-                raise NotAffine(ix, "fancy indexing", f"`{ast.unparse(ix)}` is not an integer "
-                                "index; index with affine integers, slices `lo:hi:step` and "
-                                "`None`")
-            a = self._aff(ix, "subscript")
-            parts.append(size + a if a.is_constant() and a.const < 0 else a)
-        one = Dim((Lin.constant(1),), Lin.constant(1))
-        shape = tuple(one if p is None else p.dim for p in parts if not isinstance(p, Lin))
-
-        def element(at_idx: tuple[Lin, ...]) -> ast.expr:
-            it = iter(at_idx)
-            full: list[Lin] = []
-            for p in parts:
-                i = next(it) if not isinstance(p, Lin) else None
-                if isinstance(p, SliceDim):
-                    assert i is not None
-                    full.append(p.start + i.scale(p.step))
-                elif isinstance(p, Lin):
-                    full.append(p)
-            return v.element(tuple(full))
-        return ArrayValue(shape, element)
-
-    def _newaxis(self, ix: ast.expr) -> bool:
-        """``None`` or ``np.newaxis`` in a subscript."""
-        if isinstance(ix, ast.Constant):
-            return ix.value is None
-        return isinstance(ix, ast.Attribute) and ix.attr == "newaxis" and \
-            isinstance(ix.value, ast.Name) and self.symbols.facts.env.module_alias(ix.value.id) == "np"
-
-    def _aff(self, node: ast.expr, construct: str) -> Lin:
-        try:
-            a = self.scope.affine.aff(node)
-        except NotAffine as e:
-            raise NotAffine(node, construct,
-                            f"`{ast.unparse(node)}` must be affine in loop variables and sizes "
-                            f"({e.construct} {e.reason})") from None
-        if isinstance(a, MinMax):
-            raise NotAffine(node, "min/max subscript", "subscripts must be affine (no min/max)")
-        return a
-
     def _is_array_code(self, node: ast.expr) -> bool:
         """Whether ``node`` mentions array code (a cheap test before the lowering)."""
         sym = self.symbols
@@ -296,10 +201,10 @@ class ArrayLowering:
             if isinstance(n, ast.Name) and n.id in sym.arrays and not _indexed(node, n):
                 return True
             if isinstance(n, ast.Subscript) and any(
-                    self._newaxis(ix) or _is_ellipsis(ix) for ix in _parts(n)[1]):
+                    self.indexing.newaxis(ix) or is_ellipsis(ix) for ix in parts(n)[1]):
                 return True
             if isinstance(n, ast.Subscript) and not isinstance(n.value, ast.Subscript):
-                name, idx = _parts(n)
+                name, idx = parts(n)
                 if name in sym.arrays and len(idx) < sym.arrays[name].rank:
                     return True
         return False
@@ -312,23 +217,8 @@ def _statement(target: ast.expr, op: ast.operator | None, value: ast.expr, at: a
     return located(ast.AugAssign(target, op, value), at)
 
 
-def _parts(node: ast.expr) -> tuple[str | None, list[ast.expr]]:
-    """``A[i][1:]``: ``("A", [i, 1:])``; None for a subscript of something else."""
-    idx: list[ast.expr] = []
-    cur = node
-    while isinstance(cur, ast.Subscript):
-        sl = cur.slice
-        idx = (list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]) + idx
-        cur = cur.value
-    return (cur.id if isinstance(cur, ast.Name) else None), idx
-
-
-def _is_ellipsis(ix: ast.expr) -> bool:
-    return isinstance(ix, ast.Constant) and ix.value is ...
-
-
 def _base(node: ast.Subscript) -> str | None:
-    return _parts(node)[0]
+    return parts(node)[0]
 
 
 def _indexed(root: ast.AST, name: ast.Name) -> bool:
