@@ -22,7 +22,10 @@ def _program(loop: For, dtype: str = "float64") -> Program:
     return Program(arrays, (), {"n": 6}, (SizeDef("n", "A", 0),), body=(loop,))
 
 
-def _loop(value, target=Index("A", (Name("i"),)), start=Num(1), stop=Name("n"), op=""):
+TARGET, ONE, N = Index("A", (Name("i"),)), Num(1), Name("n")
+
+
+def _loop(value, target=TARGET, start=ONE, stop=N, op=""):
     return For("i", start, stop, 1, (Assign(target, op, value),), sliced=True)
 
 
