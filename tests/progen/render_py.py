@@ -27,19 +27,20 @@ from progen.nodes import (
     Program,
     Stmt,
 )
-from progen.slices import slice_statement
+from progen.slices import Sub, slice_statement
 
 FUNCTION = "kernel"
 
 
-def expr(e: Expr, shadow: bool = False) -> str:
-    r = lambda x: expr(x, shadow)  # noqa: E731
+def expr(e: Expr, shadow: bool = False, sub: Sub | None = None) -> str:
+    """``e`` as Python; ``sub`` renders subscripts (slices: :mod:`progen.slices`)."""
+    r = lambda x: expr(x, shadow, sub)  # noqa: E731
     if isinstance(e, Num):
         return repr(e.value) if e.value >= 0 else f"({e.value!r})"
     if isinstance(e, Name):
         return e.id
     if isinstance(e, Index):
-        return f"{e.array}[{', '.join(r(i) for i in e.idx)}]"
+        return f"{e.array}[{', '.join((sub or r)(i) for i in e.idx)}]"
     if isinstance(e, Bin):
         return f"({r(e.left)} {e.op} {r(e.right)})"
     if isinstance(e, Neg):
@@ -61,9 +62,9 @@ def expr(e: Expr, shadow: bool = False) -> str:
     raise TypeError(e)
 
 
-def _top(e: Expr, shadow: bool) -> str:
+def _top(e: Expr, shadow: bool, sub: Sub | None = None) -> str:
     """An expression at statement level, without its outer parentheses."""
-    text = expr(e, shadow)
+    text = expr(e, shadow, sub)
     if isinstance(e, (Bin, Cmp, BoolOp, IfExp)) and text.startswith("(") and text.endswith(")"):
         return text[1:-1]
     return text
@@ -85,7 +86,7 @@ def stmts(body: tuple[Stmt, ...], indent: int, shadow: bool = False,
     pad = "    " * indent
     out: list[str] = []
     for s in body:
-        sliced = slice_statement(s, p, lambda e: _top(e, False)) \
+        sliced = slice_statement(s, p, lambda e, sub: _top(e, False, sub)) \
             if isinstance(s, For) and p is not None and not shadow else None
         if sliced is not None:
             out.append(f"{pad}{sliced}")

@@ -1,7 +1,7 @@
 """Loops the Python rendering writes as one NumPy slice statement, so the main program
 fuzzer also exercises array code inside and outside nests::
 
-    for k in range(1, n - 1):              A[1:n - 1, j] = (B[1 + 1:n - 1 + 1, j] * 2.0)
+    for k in range(1, n - 1):              A[1:n - 1, j] = B[1 + 1:n - 1 + 1, j] * 2.0
         A[k, j] = (B[k + 1, j] * 2.0)
 
 The generator marks sliceable loops ``For.sliced`` by chance, last (:func:`with_slices`,
@@ -43,6 +43,8 @@ from progen.nodes import (
     is_float_dtype,
 )
 
+#: renders a subscript
+Sub = Callable[[Expr], str]
 #: the chance (percent) that a sliceable loop is written as a slice statement
 CHANCE = 70
 
@@ -133,32 +135,23 @@ def sliceable(s: For, p: Program) -> bool:
     return _index_ok(a.target, s, p, lo, hi) and _value_ok(a.value, s, p, a.target, lo, hi)
 
 
-def slice_statement(s: For, p: Program, expr: Callable[[Expr], str]) -> str | None:
-    """``s`` as one slice statement (``expr`` renders bounds and values), or None."""
+def slice_statement(s: For, p: Program, text: Callable[[Expr, Sub | None], str]) -> str | None:
+    """``s`` as one slice statement, or None; ``text`` renders an expression, its
+    subscripts through the function given (:func:`progen.render_py.expr`)."""
     if not s.sliced or not sliceable(s, p):
         return None
     a = s.body[0]
     assert isinstance(a, Assign) and isinstance(a.target, Index)
-    lo, hi = expr(s.start), expr(s.stop)
+    lo, hi = text(s.start, None), text(s.stop, None)
 
     def sub(i: Expr) -> str:
-        if not _mentions(i, s.var):
-            return expr(i)
         c = _shift(i, s.var)
-        assert c is not None
+        if c is None:
+            return text(i, None)
         tail = "" if c == 0 else f" + {c}" if c > 0 else f" - {-c}"
         return f"{lo}{tail}:{hi}{tail}"
 
-    def render(e: Expr) -> str:
-        if isinstance(e, Index):
-            return f"{e.array}[{', '.join(sub(i) for i in e.idx)}]"
-        if isinstance(e, Bin):
-            return f"({render(e.left)} {e.op} {render(e.right)})"
-        if isinstance(e, Neg):
-            return f"(-{render(e.operand)})"
-        return expr(e)
-
-    return f"{render(a.target)} {a.op}= {render(a.value)}"
+    return f"{text(a.target, sub)} {a.op}= {text(a.value, sub)}"
 
 
 def with_slices(p: Program, d: Draw) -> Program:
