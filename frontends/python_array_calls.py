@@ -132,7 +132,7 @@ class ArrayCalls:
             if len(node.args) > 1 or node.args and node.keywords:
                 raise NotAffine(node, what, "takes an optional `axis` only")
             module = self._numpy_name(node, what, fn)
-            return self._reduce(v, node, fn, module, list(node.args), f"`{ast.unparse(func)}`")
+            return self._reduce(v, node, fn, module, list(node.args), ast.unparse(func))
         if node.keywords:
             raise NotAffine(node, what, "keyword arguments are not supported")
         if fn in ("copy", "transpose") and not node.args:

@@ -83,6 +83,10 @@ def reshaped(A, out):
     out[:] = A.reshape(4)
 
 
+def keepdims(A, out):
+    out[:] = A.sum(keepdims=True)
+
+
 def two_ellipses(T, out):
     out[:] = T[..., 0, ...]
 
@@ -94,6 +98,7 @@ def fancy(x, idx, y):
 @pytest.mark.parametrize("fn, args, construct, advice", [
     (reshaped, (np.zeros((2, 2)), np.zeros(4)), "`A.reshape()`", "np.sum/max/min/mean/prod"),
     (two_ellipses, (np.zeros((2, 2, 2)), np.zeros(2)), "subscript", "only one `...`"),
+    (keepdims, (np.zeros((2, 2)), np.zeros(1)), "A.sum(..., keepdims=)", "only `axis=`"),
     (fancy, (np.zeros(4), np.zeros(4, dtype=np.int64), np.zeros(4)), "fancy indexing",
      "`None`"),
 ])
