@@ -64,6 +64,8 @@ class CompiledKernel:
                 raise OverflowError(f"Python integer {v} out of bounds for int32")
         env = self._arrays(args)
         sizes = self._sizes(args, env)
+        if self.iface.size_checks:
+            check_shapes(self.iface, env, sizes)
         bad = self.check(*[sizes[p] for p in self.param_names])
         if bad:
             raise IndexError(self._bounds_message(bad, sizes))
@@ -161,6 +163,20 @@ class CompiledKernel:
         shown = ", ".join(f"{n}={v}" for n, v in sizes.items())
         # internal names (polyopt.model.names) spelled as the user wrote them
         return user_text(f"out of bounds: {what} leaves the array for these sizes ({shown})")
+
+
+def check_shapes(iface: KernelInterface, env: dict[str, Any], sizes: dict[str, int]) -> None:
+    """The equalities of sizes NumPy's shape rules require (``C[0:3] = B[0:k]``: ``k ==
+    3``); a ValueError before the C runs, as NumPy raises one."""
+    values = dict(sizes)
+    for name, (array, dim) in iface.check_sources.items():
+        values[name] = env[array].shape[dim]
+    for left, right, text in iface.size_checks:
+        a, b = eval_lin(left, values), eval_lin(right, values)
+        if a != b:
+            note = " (a size that is 1 only at run time does not broadcast)" if 1 in (a, b) else ""
+            raise ValueError(user_text(f"operands could not be broadcast together: {text}, "
+                                       f"but they are {a} and {b}{note}"))
 
 
 #: The error flag's bits (backend_c/prelude.py) and what Python raises for each.

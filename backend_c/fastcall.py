@@ -56,6 +56,7 @@ def make_fast_call(ck: Any, type_key: tuple[Any, ...]) -> Callable[[tuple[Any, .
     w.arrays()
     w.overlap()
     w.sizes()
+    w.shapes()
     w.bounds()
     w.temporaries()
     w.call()
@@ -121,6 +122,15 @@ class _Writer:
                 self.env[name] = f"s_{name}"
                 self.src.append(f"    s_{name} = a{self.pos[name]}")
                 self.guard(f"not {-limit} <= s_{name} <= {limit}")
+
+    def shapes(self) -> None:
+        """The equalities NumPy's shape rules require; the slow path raises their error."""
+        env = dict(self.env)
+        for name, (array, dim) in getattr(self.iface, "check_sources", {}).items():
+            env[name] = f"c_{name}"
+            self.src.append(f"    c_{name} = a{self.pos[array]}.shape[{dim}]")
+        for left, right, _ in getattr(self.iface, "size_checks", ()):
+            self.guard(f"{_lin_py(left, env)} != {_lin_py(right, env)}")
 
     def overlap(self) -> None:
         """A written array sharing memory with another array argument: cdata pointers

@@ -150,8 +150,16 @@ def _lin(d: object, params: set[str]) -> bool:
 
 _FIELDS = {"function", "check_function", "arg_names", "c_args", "param_sources", "arrays",
            "scalar_args", "returns", "return_ctype", "check_messages", "return_numpy",
-           "param_limit", "raises", "int32_args"}
+           "param_limit", "raises", "int32_args", "size_checks", "check_sources"}
 _ARRAY_FIELDS = {"name", "dtype", "rank", "kind", "written", "shape"}
+
+
+def _array_dims(sources: object, by_name: dict[str, Any]) -> bool:
+    """``{name: [argument array, dimension]}``."""
+    return isinstance(sources, dict) and all(
+        isinstance(v, list) and len(v) == 2 and v[0] in by_name
+        and by_name[v[0]]["kind"] == "argument" and _int(v[1]) and 0 <= v[1] < by_name[v[0]]["rank"]
+        for v in sources.values())
 
 
 def _interface(d: dict[str, Any]) -> KernelInterface:
@@ -176,10 +184,7 @@ def _interface(d: dict[str, Any]) -> KernelInterface:
         and all(_lin(e, params) for e in a["shape"]) for a in arrays), "arrays")
     by_name = {a["name"]: a for a in arrays}
     sources = d["param_sources"]
-    _require(isinstance(sources, dict) and all(
-        k in params and isinstance(v, list) and len(v) == 2 and v[0] in by_name
-        and by_name[v[0]]["kind"] == "argument" and _int(v[1]) and 0 <= v[1] < by_name[v[0]]["rank"]
-        for k, v in sources.items()), "size sources")
+    _require(_array_dims(sources, by_name) and set(sources) <= params, "size sources")
     _require(isinstance(d["scalar_args"], list) and all(
         _str_list(s, 2) and s[1] in _CTYPES for s in d["scalar_args"]), "scalar arguments")
     # every C argument is an array, a scalar argument or a size, of the type it has there
@@ -206,6 +211,12 @@ def _interface(d: dict[str, Any]) -> KernelInterface:
     _require(isinstance(d["raises"], bool), "error flag")
     _require(_str_list(d["int32_args"]) and set(d["int32_args"]) <= set(d["arg_names"]),
              "int32-checked arguments")
+    checked = d["check_sources"]
+    _require(_array_dims(checked, by_name) and not set(checked) & params, "checked sizes")
+    _require(isinstance(d["size_checks"], list) and all(
+        isinstance(c, list) and len(c) == 3 and _lin(c[0], params | set(checked))
+        and _lin(c[1], params | set(checked)) and isinstance(c[2], str)
+        for c in d["size_checks"]), "size checks")
     try:
         return KernelInterface.from_json(d)
     except (KeyError, TypeError, ValueError) as exc:

@@ -7,7 +7,7 @@ without re-running the frontend, the analysis or code generation.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from polyopt.backend_c.emit import CKernel
@@ -51,6 +51,11 @@ class KernelInterface:
     # Python int arguments that meet an int32 value: NumPy converts them to int32 first and
     # raises OverflowError when they do not fit (NEP 50); the call checks them
     int32_args: tuple[str, ...] = ()
+    # equalities of sizes that NumPy's shape rules require, tested before the C runs:
+    # (left, right, text), serialized Lins over the sizes and check_sources (array
+    # dimensions that no parameter stands for)
+    size_checks: tuple[tuple[dict[str, Any], dict[str, Any], str], ...] = ()
+    check_sources: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def cdef(self) -> str:
         params = ", ".join(
@@ -76,6 +81,8 @@ class KernelInterface:
             return_ctype=d["return_ctype"], check_messages=tuple(d["check_messages"]),
             return_numpy=d.get("return_numpy"), param_limit=d["param_limit"],
             raises=d["raises"], int32_args=tuple(d.get("int32_args", ())),
+            size_checks=tuple((c[0], c[1], c[2]) for c in d.get("size_checks", ())),
+            check_sources={k: (v[0], v[1]) for k, v in d.get("check_sources", {}).items()},
         )
 
 
@@ -122,6 +129,9 @@ def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
         returns=returns, return_ctype=kernel.return_ctype, check_messages=kernel.check_messages,
         return_numpy=return_numpy, param_limit=param_limit(scop), raises=kernel.raises,
         int32_args=int32_arguments(scop),
+        size_checks=tuple((lin_to_json(c.left), lin_to_json(c.right), c.text)
+                          for c in scop.size_checks),
+        check_sources=dict(scop.check_sources),
     )
 
 

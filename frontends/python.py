@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from polyopt.frontends.python_arguments import check_argument_kinds, declare_arguments
+from polyopt.frontends.python_array_shapes import Key, Unified, size_checks, solve
 from polyopt.frontends.python_environment import Environment
 from polyopt.frontends.python_names import renamed_signature, renamed_source, renaming
 from polyopt.frontends.python_scope import FunctionScope
@@ -57,14 +58,15 @@ def parse_function(fn: object, signature: Signature | None = None) -> Scop:
     env.check_builtins(src)
     facts = FunctionFacts.of(src, env)
     local_types: dict[str, ValueType] = {}
+    unified: dict[Key, Unified] = {}
     for _ in range(_TYPE_PASSES):
         try:
-            attempt = _convert(facts, signature, local_types)
+            attempt = _convert(facts, signature, local_types, unified)
         except RecursionError:
             raise _too_deep(src) from None
-        if attempt.local_types == local_types:
+        if attempt.local_types == local_types and attempt.unified == unified:
             break
-        local_types = attempt.local_types
+        local_types, unified = attempt.local_types, attempt.unified
     if attempt.problems:
         raise UnsupportedError(sorted(attempt.problems, key=lambda p: (p.location.line, p.location.col)))
     assert attempt.scop is not None
@@ -73,24 +75,27 @@ def parse_function(fn: object, signature: Signature | None = None) -> Scop:
 
 @dataclass(frozen=True)
 class _Attempt:
-    """One pass: the scop (None when there are problems) and the local scalar types."""
+    """One pass: the scop (None when there are problems), the local scalar types and
+    the array dimensions unified with others (for the next pass)."""
 
     scop: Scop | None
     problems: tuple[Problem, ...]
     local_types: dict[str, ValueType]
+    unified: dict[Key, Unified]
 
 
 def _convert(facts: FunctionFacts, signature: Signature | None,
-             prior_types: Mapping[str, ValueType]) -> _Attempt:
-    symbols = Symbols(facts, dict(prior_types))
+             prior_types: Mapping[str, ValueType], unified: Mapping[Key, Unified]) -> _Attempt:
+    symbols = Symbols(facts, dict(prior_types), unified)
     problems = declare_arguments(symbols, signature)
     scop = ScopBuilder()
     walker = StatementWalker(FunctionScope(symbols), scop, problems)
     nodes = walker.block(list(facts.src.tree.body), Place(), top=True)
+    solved = solve(symbols.shapes.equations, unified, symbols.param_sources, _auto(symbols))
     if problems:
-        return _Attempt(None, tuple(problems), symbols.local_types)
+        return _Attempt(None, tuple(problems), symbols.local_types, solved)
     return _Attempt(_assemble(symbols, scop, [*walker.bindings.fills, *nodes]), (),
-                    symbols.local_types)
+                    symbols.local_types, solved)
 
 
 def _assemble(symbols: Symbols, scop: ScopBuilder, nodes: list[Node]) -> Scop:
@@ -106,13 +111,23 @@ def _assemble(symbols: Symbols, scop: ScopBuilder, nodes: list[Node]) -> Scop:
     scalars = {n: Scalar(n, t, ScalarKind.ARGUMENT) for n, t in symbols.scalar_args.items()}
     for n, t in symbols.local_types.items():
         scalars[n] = Scalar(n, symbols.prior_types.get(n, t), ScalarKind.LOCAL)
+    taken = set(symbols.params)
+    check_names = {k: symbols.facts.fresh(f"{k[0]}_shape{k[1]}", taken) for k in symbols.unified}
+    checks = size_checks(symbols.unified, symbols.extent, symbols.shapes.equations, check_names,
+                         _auto(symbols))
     src = symbols.facts.src
     return Scop(
         name=src.tree.name, filename=src.filename, params=params, context=context,
         arrays=arrays, scalars=scalars, statements=scop.statements(params, symbols.local_types),
         loops=dict(scop.loops), schedule=sequence(nodes), returns=symbols.returns,
         arg_order=symbols.arg_order, param_sources=dict(symbols.param_sources),
+        size_checks=checks, check_sources={n: k for k, n in check_names.items()},
     )
+
+
+def _auto(symbols: Symbols) -> dict[str, Key]:
+    """The size parameters polyopt named (``A_shape1``), not the user (``n, m = A.shape``)."""
+    return {n: k for n, k in symbols.param_sources.items() if n.startswith(f"{k[0]}_shape{k[1]}")}
 
 
 def _too_deep(src: FunctionSource) -> UnsupportedError:

@@ -112,10 +112,12 @@ def _rank_uses(fdef: ast.FunctionDef, sliced: bool = False
 
 
 def _sliced(n: ast.Subscript) -> bool:
-    """``A[1:, j]`` or ``A[i][:]``: a slice anywhere in the subscript chain."""
+    """``A[1:, j]``, ``A[i][:]``, ``x[:, None]``, ``T[..., 0]``: a slice, a new axis or
+    an ellipsis anywhere in the subscript chain (array code: no rank shown)."""
     cur: ast.expr = n
     while isinstance(cur, ast.Subscript):
-        if any(isinstance(p, ast.Slice) for p in ast.walk(cur.slice)):
+        if any(isinstance(p, ast.Slice) or isinstance(p, ast.Constant) and p.value in (None, ...)
+               or isinstance(p, ast.Attribute) and p.attr == "newaxis" for p in ast.walk(cur.slice)):
             return True
         cur = cur.value
     return False

@@ -1,7 +1,8 @@
 """NumPy functions on array values: ufuncs and ``np.maximum``/``np.minimum``/
 ``np.clip``/``np.where`` elementwise, the reductions ``np.sum/max/min/mean/prod``
 (with ``axis=``), ``@``/``np.dot`` on 1-D and 2-D operands, ``np.outer`` and
-``np.transpose``.
+``np.transpose``; the array methods ``A.sum(axis=0)``, ``A.max()``..., ``A.copy()``,
+``A.transpose()``, ``A.dot(B)`` and ``A.astype(t)``.
 
 ``A @ B`` is the sum over ``k`` of the value ``P[i, j, k] = A[i, k] * B[k, j]``::
 
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from polyopt.frontends.python_array_nests import REDUCTIONS, Emitter
 from polyopt.frontends.python_array_values import (
     ArrayValue,
+    Equate,
     Index,
     binop,
     join_dims,
@@ -35,8 +37,10 @@ _ARRAY_FUNCTIONS = {*REDUCTIONS, "dot", "outer", "transpose", "where", "clip"}
 
 
 class ArrayCalls:
-    def __init__(self, emit: Emitter, value: Value, elementwise: Elementwise) -> None:
+    def __init__(self, emit: Emitter, value: Value, elementwise: Elementwise,
+                 equate: Equate) -> None:
         self.emit = emit
+        self.equate = equate
         self.value = value
         self.elementwise = elementwise
 
@@ -55,6 +59,10 @@ class ArrayCalls:
 
     def call(self, node: ast.Call) -> ArrayValue:
         func = node.func
+        if isinstance(func, ast.Attribute) and not self._np(func):
+            receiver = self.value(func.value)
+            if receiver.rank > 0:
+                return self._method(node, func, receiver)
         if not (self._np(func) and isinstance(func, ast.Attribute)):
             if any(isinstance(a, ast.Starred) for a in node.args):
                 return scalar(node)
@@ -88,16 +96,21 @@ class ArrayCalls:
                                 False)
 
     def _reduction(self, node: ast.Call, fn: str, module: ast.expr) -> ArrayValue:
-        axis: ast.expr | None = node.args[1] if len(node.args) > 1 else None
-        for kw in node.keywords:
-            if kw.arg != "axis":
-                raise NotAffine(kw, f"np.{fn}(..., {kw.arg}=)", "only `axis=` is supported")
-            axis = kw.value
         if not 1 <= len(node.args) <= 2 or len(node.args) == 2 and node.keywords:
             raise NotAffine(node, f"np.{fn}()", "takes an array and an optional `axis`")
         v = self.value(node.args[0])
         if v.rank == 0:
             raise NotAffine(node.args[0], f"np.{fn}()", "needs an array operand")
+        return self._reduce(v, node, fn, module, node.args[1:], f"np.{fn}")
+
+    def _reduce(self, v: ArrayValue, node: ast.Call, fn: str, module: ast.expr,
+                args: list[ast.expr], what: str) -> ArrayValue:
+        """``v`` reduced by ``fn`` along the ``axis`` given by ``args`` or a keyword."""
+        axis: ast.expr | None = args[0] if args else None
+        for kw in node.keywords:
+            if kw.arg != "axis":
+                raise NotAffine(kw, f"{what}(..., {kw.arg}=)", "only `axis=` is supported")
+            axis = kw.value
         if axis is None or isinstance(axis, ast.Constant) and axis.value is None:
             axes = tuple(range(v.rank))
         else:
@@ -111,11 +124,45 @@ class ArrayCalls:
             axes = tuple(sorted({c % v.rank for c in consts}))
         return self.emit.reduce(v, axes, fn, module, node)
 
+    def _method(self, node: ast.Call, func: ast.Attribute, v: ArrayValue) -> ArrayValue:
+        """``A.sum(axis=0)``, ``A.max()``..., ``A.copy()``, ``A.transpose()``, ``A.dot(B)``
+        and ``A.astype(np.float32)`` as the NumPy functions they are."""
+        fn, what = func.attr, f"`{ast.unparse(func)}()`"
+        if fn in REDUCTIONS:
+            if len(node.args) > 1 or node.args and node.keywords:
+                raise NotAffine(node, what, "takes an optional `axis` only")
+            module = self._numpy_name(node, what, fn)
+            return self._reduce(v, node, fn, module, list(node.args), ast.unparse(func))
+        if node.keywords:
+            raise NotAffine(node, what, "keyword arguments are not supported")
+        if fn in ("copy", "transpose") and not node.args:
+            # a copy is read entirely before the statement writes, as every operand is
+            return v if fn == "copy" else transposed(v)
+        if fn == "dot" and len(node.args) == 1:
+            return self.matmul(v, self.value(node.args[0]), node)
+        if fn == "astype" and len(node.args) == 1:
+            cast = node.args[0]
+            return ArrayValue(v.dims, lambda idx: located(ast.Call(cast, [v.element(idx)], []), node))
+        raise NotAffine(node, what, "is not an array method polyopt compiles; write "
+                        "`np.sum/max/min/mean/prod(A, axis=...)`, `A.copy()`, `A.T`, `A.dot(B)` "
+                        "or `A.astype(np.float32)`, or loop over the elements")
+
+    def _numpy_name(self, node: ast.Call, what: str, fn: str) -> ast.expr:
+        """A name of the module numpy in the function's globals (``np.maximum``...)."""
+        env = self.emit.symbols.facts.env
+        name = next((n for n in env.values if env.module_alias(n) == "np"), None)
+        if name is None:
+            if fn in ("sum", "prod", "mean"):
+                return located(ast.Name("np", ast.Load()), node)  # not used by the update
+            raise NotAffine(node, what, "needs numpy imported in the function's module "
+                            f"(`import numpy as np`, then `np.{fn}(A)`)")
+        return located(ast.Name(name, ast.Load()), node)
+
     def matmul(self, a: ArrayValue, b: ArrayValue, node: ast.expr) -> ArrayValue:
         """``a @ b`` for 1-D and 2-D operands (NumPy's rules for vectors)."""
         if a.rank not in (1, 2) or b.rank not in (1, 2):
             raise NotAffine(node, f"`{ast.unparse(node)}`", "matrix products take 1-D or 2-D arrays")
-        k = join_dims(a.dims[-1], b.dims[0], node, f"`{ast.unparse(node)}`")
+        k = join_dims(a.dims[-1], b.dims[0], node, f"`{ast.unparse(node)}`", self.equate)
         rows = a.dims[:-1]
         cols = b.dims[1:]
         dims = (*rows, *cols, k)

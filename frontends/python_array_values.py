@@ -7,11 +7,12 @@ at ``(i0, i1)`` is ``A[1 + i0, i1]``; ``x.T`` permutes the indices; a row ``r`` 
 (:mod:`python_arrays`) loop over such a shape and assign the element expression, so the
 statement walker only ever sees scalar code.
 
-An extent is a tuple of affine expressions that must be equal at run time (``A[1:]``
-against ``B[:n]``): the loop runs to their ``max`` and every operand is read up to it,
+Extents that must be equal at run time (``A[1:]`` against ``B[:n]``) are one extent
+when both are in sizes only: the equality is recorded (:mod:`python_array_shapes`)
+and the call checks it.  Extents with loop variables cannot be checked at the call:
+they stay a tuple, the loop runs to their ``max`` and every operand is read up to it,
 so the bounds checks the backend derives from the accesses refuse the call unless they
-agree (NumPy raises there too).  Extents that differ by a known constant are refused
-at compile time.  Broadcasting follows NumPy on the static shapes: an extent of 1
+agree.  Extents that differ by a known constant are refused at compile time.  Broadcasting follows NumPy on the static shapes: an extent of 1
 (a constant) stretches, every other extent must match.
 """
 
@@ -28,6 +29,9 @@ from polyopt.model.aff import Lin, floordiv, python_text
 
 Index = tuple[Lin, ...]
 Element = Callable[[Index], ast.expr]
+#: records that two extents in sizes only must be equal (python_array_shapes); False
+#: when they involve loop variables
+Equate = Callable[[Lin, Lin, ast.AST], bool]
 _N = TypeVar("_N", bound=ast.AST)
 
 
@@ -65,8 +69,9 @@ def same(a: Lin, b: Lin) -> bool:
     return d.is_constant() and d.const == 0
 
 
-def join_dims(a: Dim, b: Dim, node: ast.AST, what: str) -> Dim:
-    """The dimension where ``a`` and ``b`` meet; a known mismatch is refused."""
+def join_dims(a: Dim, b: Dim, node: ast.AST, what: str, equate: Equate) -> Dim:
+    """The dimension where ``a`` and ``b`` meet; a known mismatch is refused, and two
+    extents in sizes only are recorded as equal (``equate``) and run to the first."""
     out = list(a.extents)
     for e in b.extents:
         for f in out:
@@ -74,12 +79,14 @@ def join_dims(a: Dim, b: Dim, node: ast.AST, what: str) -> Dim:
             if d.is_constant() and d.const != 0:
                 raise NotAffine(node, what, f"has extents {python_text(f)} and {python_text(e)}, "
                                 "which differ (NumPy raises a shape mismatch)")
-        if not any(same(e, f) for f in out):
-            out.append(e)
+        if any(same(e, f) for f in out) or len(out) == 1 and equate(out[0], e, node):
+            continue
+        out.append(e)
     return Dim(tuple(out), a.cap)
 
 
-def broadcast(values: list[ArrayValue], node: ast.AST) -> tuple[tuple[Dim, ...], list[ArrayValue]]:
+def broadcast(values: list[ArrayValue], node: ast.AST, equate: Equate
+              ) -> tuple[tuple[Dim, ...], list[ArrayValue]]:
     """NumPy broadcasting of ``values``: the common shape, and each value read at an
     index of it (trailing dimensions aligned, extents of 1 stretched)."""
     rank = max(v.rank for v in values)
@@ -91,7 +98,7 @@ def broadcast(values: list[ArrayValue], node: ast.AST) -> tuple[tuple[Dim, ...],
             if cur is None or cur.is_one:
                 dims[d] = dim
             elif not dim.is_one:
-                dims[d] = join_dims(cur, dim, node, f"`{ast.unparse(node)}`")
+                dims[d] = join_dims(cur, dim, node, f"`{ast.unparse(node)}`", equate)
     shape = tuple(d for d in dims if d is not None)
     return shape, [stretched(v, shape) for v in values]
 

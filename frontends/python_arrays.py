@@ -4,7 +4,7 @@ with broadcasting, reductions, ``.T``, ``@``, ``np.dot`` and ``np.outer``.
 
 ``B[1:-1] = 0.5 * (A[:-2] + A[2:])`` becomes::
 
-    for i1 in range(max(B_shape0 - 2, A_shape0 - 2)):
+    for i1 in range(B_shape0 - 2):          # A_shape0 is B_shape0: checked at the call
         B[1 + i1] = 0.5 * (A[i1] + A[2 + i1])
 
 so array code is part of the same polyhedral model as loops (fused, tiled,
@@ -19,18 +19,16 @@ import ast
 from collections.abc import Callable
 
 from polyopt.frontends.python_array_calls import ArrayCalls
+from polyopt.frontends.python_array_index import ArrayIndexing, is_ellipsis, parts
 from polyopt.frontends.python_array_nests import Emitter, param_only
 from polyopt.frontends.python_array_values import (
     ArrayValue,
     Dim,
-    SliceDim,
     broadcast,
     join_dims,
     located,
     scalar,
-    slice_dim,
     stretched,
-    subscript,
     transposed,
 )
 from polyopt.frontends.python_scope import FunctionScope
@@ -38,7 +36,7 @@ from polyopt.frontends.python_symbols import ArrayInfo
 from polyopt.frontends.refusal import NotAffine
 from polyopt.frontends.scop_builder import Place
 
-from polyopt.model.aff import Lin, MinMax
+from polyopt.model.aff import Lin
 from polyopt.model.scop import ArrayKind
 
 _Make = Callable[[list[ast.expr]], ast.expr]
@@ -51,7 +49,12 @@ class ArrayLowering:
         self.scope = scope
         self.symbols = scope.symbols
         self.emit = Emitter(scope)
-        self.calls = ArrayCalls(self.emit, self.value, self._elementwise)
+        self.calls = ArrayCalls(self.emit, self.value, self._elementwise, self.equate)
+        self.indexing = ArrayIndexing(scope, self.value)
+
+    def equate(self, left: Lin, right: Lin, node: ast.AST) -> bool:
+        """Record that two extents must be equal (the call checks it)."""
+        return self.symbols.shapes.equate(left, right, node, self.symbols.params)
 
     # --- statements -----------------------------------------------------------------------
 
@@ -91,7 +94,7 @@ class ArrayLowering:
             if value.rank == 0:
                 return [*self.emit.prelude, _statement(target, op, value.element(()), st)]
             self._allocate(target, value, st, place, fresh)
-        view = self._view(target)
+        view = self.indexing.view(target)
         if view.rank == 0 and value.rank == 0:
             return [*self.emit.prelude, _statement(target, op, value.element(()), st)]
         dims = self._fit(view, value, st, target)
@@ -135,7 +138,7 @@ class ArrayLowering:
             if cur.is_one and all(e.is_constant() for e in dim.extents):
                 raise NotAffine(st, "array assignment", "the value does not fit the target's "
                                 "shape (a dimension of extent 1 cannot take more)")
-            dims[lead + k] = join_dims(cur, dim, st, "array assignment")
+            dims[lead + k] = join_dims(cur, dim, st, "array assignment", self.equate)
         return tuple(dims)
 
     def _overlaps(self, store: ast.expr, rhs: ast.expr) -> bool:
@@ -156,9 +159,9 @@ class ArrayLowering:
         if self.scope.size(node) is not None:
             return scalar(node)
         if isinstance(node, ast.Name) and node.id in self.symbols.arrays:
-            return self._view(node)
+            return self.indexing.view(node)
         if isinstance(node, ast.Subscript):
-            return self._view(node)
+            return self.indexing.view(node)
         if isinstance(node, ast.Attribute) and node.attr == "T":
             return transposed(self.value(node.value))
         if isinstance(node, ast.BinOp):
@@ -182,50 +185,8 @@ class ArrayLowering:
         values = [self.value(o) for o in operands]
         if not rewrite and all(v.rank == 0 and v.element(()) is o for v, o in zip(values, operands, strict=True)):
             return scalar(node)
-        dims, parts = broadcast(values, node)
+        dims, parts = broadcast(values, node, self.equate)
         return ArrayValue(dims, lambda idx: located(make([p.element(idx) for p in parts]), node))
-
-    def _view(self, node: ast.expr) -> ArrayValue:
-        """An array name or subscript as a view: its slices' shape and the element of the
-        array at each index of it (load or store, as ``node`` is used)."""
-        ctx = getattr(node, "ctx", ast.Load())
-        name, idx = _parts(node)
-        info = self.symbols.arrays.get(name) if name is not None else None
-        if info is None or name is None or len(idx) > info.rank:
-            return scalar(node)  # the statement walker reports it
-        idx += [ast.Slice()] * (info.rank - len(idx))
-        fixed: list[Lin | SliceDim] = []
-        for d, ix in enumerate(idx):
-            size = self.symbols.extent(name, d)
-            if isinstance(ix, ast.Slice):
-                fixed.append(slice_dim(ix, size, lambda b: self._aff(b, "slice bound")))
-                continue
-            if self.value(ix).rank > 0 or isinstance(ix, ast.Constant) and ix.value in (None, ...):
-                raise NotAffine(ix, "fancy indexing", f"`{ast.unparse(ix)}` is not an integer "
-                                "index; index with affine integers and slices `lo:hi:step`")
-            a = self._aff(ix, "subscript")
-            fixed.append(size + a if a.is_constant() and a.const < 0 else a)
-        if not any(isinstance(f, SliceDim) for f in fixed):
-            return scalar(node)
-        dims = tuple(f.dim for f in fixed if isinstance(f, SliceDim))
-
-        def element(at_idx: tuple[Lin, ...]) -> ast.expr:
-            it = iter(at_idx)
-            full = tuple(f.start + next(it).scale(f.step) if isinstance(f, SliceDim) else f
-                         for f in fixed)
-            return subscript(name, full, ctx, node)
-        return ArrayValue(dims, element)
-
-    def _aff(self, node: ast.expr, construct: str) -> Lin:
-        try:
-            a = self.scope.affine.aff(node)
-        except NotAffine as e:
-            raise NotAffine(node, construct,
-                            f"`{ast.unparse(node)}` must be affine in loop variables and sizes "
-                            f"({e.construct} {e.reason})") from None
-        if isinstance(a, MinMax):
-            raise NotAffine(node, "min/max subscript", "subscripts must be affine (no min/max)")
-        return a
 
     def _is_array_code(self, node: ast.expr) -> bool:
         """Whether ``node`` mentions array code (a cheap test before the lowering)."""
@@ -239,8 +200,11 @@ class ArrayLowering:
                 return True
             if isinstance(n, ast.Name) and n.id in sym.arrays and not _indexed(node, n):
                 return True
+            if isinstance(n, ast.Subscript) and any(
+                    self.indexing.newaxis(ix) or is_ellipsis(ix) for ix in parts(n)[1]):
+                return True
             if isinstance(n, ast.Subscript) and not isinstance(n.value, ast.Subscript):
-                name, idx = _parts(n)
+                name, idx = parts(n)
                 if name in sym.arrays and len(idx) < sym.arrays[name].rank:
                     return True
         return False
@@ -253,19 +217,8 @@ def _statement(target: ast.expr, op: ast.operator | None, value: ast.expr, at: a
     return located(ast.AugAssign(target, op, value), at)
 
 
-def _parts(node: ast.expr) -> tuple[str | None, list[ast.expr]]:
-    """``A[i][1:]``: ``("A", [i, 1:])``; None for a subscript of something else."""
-    idx: list[ast.expr] = []
-    cur = node
-    while isinstance(cur, ast.Subscript):
-        sl = cur.slice
-        idx = (list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]) + idx
-        cur = cur.value
-    return (cur.id if isinstance(cur, ast.Name) else None), idx
-
-
 def _base(node: ast.Subscript) -> str | None:
-    return _parts(node)[0]
+    return parts(node)[0]
 
 
 def _indexed(root: ast.AST, name: ast.Name) -> bool:

@@ -15,6 +15,7 @@ import ast
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
+from polyopt.frontends.python_array_shapes import Key, ShapeEquations, Unified, resolve
 from polyopt.frontends.python_environment import Environment
 from polyopt.frontends.python_source import FunctionSource
 from polyopt.frontends.refusal import NotAffine
@@ -96,8 +97,12 @@ class Symbols:
     """Names the function has declared so far; ``prior_types`` are the local scalar types
     an earlier pass settled on (a scalar's type is the join of all its assignments)."""
 
-    def __init__(self, facts: FunctionFacts, prior_types: Mapping[str, ValueType]) -> None:
+    def __init__(self, facts: FunctionFacts, prior_types: Mapping[str, ValueType],
+                 unified: Mapping[Key, Unified] | None = None) -> None:
         self.facts = facts
+        # array dimensions an earlier pass found equal to others' (python_array_shapes)
+        self.unified: Mapping[Key, Unified] = unified or {}
+        self.shapes = ShapeEquations(facts.src)
         self.prior_types = prior_types
         self.local_types: dict[str, ValueType] = {}
         self.arrays: dict[str, ArrayInfo] = {}
@@ -136,6 +141,8 @@ class Symbols:
             assert known is not None
             return known
         key = (array, d)
+        if key in self.unified:
+            return resolve(self.unified[key].value, self.extent)
         if key not in self.dim_params:
             name = f"{array}_shape{d}"
             while name in self.facts.used_names:
@@ -146,7 +153,8 @@ class Symbols:
     def bind_dim(self, node: ast.AST, alias: str, array: str, d: int) -> None:
         """``alias = array.shape[d]``: the parameter takes the user's name when it can."""
         info = self.arrays[array]
-        if info.kind is ArrayKind.ARGUMENT and (array, d) not in self.dim_params and (
+        if info.kind is ArrayKind.ARGUMENT and (array, d) not in self.dim_params and \
+                (array, d) not in self.unified and (
             self.facts.assign_count.get(alias, 0) == 1 and alias not in self.params
         ):
             self._name_extent((array, d), alias)

@@ -6,6 +6,7 @@ entirely before writing.  What stays unsupported is refused at the construct."""
 
 from __future__ import annotations
 
+import copy
 import re
 import sys
 from pathlib import Path
@@ -239,12 +240,81 @@ def test_array_statements_are_statements_of_the_same_model():
     assert len(in_place.arrays) == 2
 
 
-def test_dynamic_shape_mismatch_is_refused_at_the_call():
-    kernel = polyopt.jit(gemm)
-    with pytest.raises(IndexError, match="out of bounds"):
-        kernel(1.0, 1.0, np.zeros((4, 5)), np.zeros((4, 3)), np.zeros((2, 5)))
-    with pytest.raises(IndexError, match="out of bounds"):
-        polyopt.jit(jacobi_2d)(2, np.zeros((6, 6)), np.zeros((7, 6)))
+def test_dynamic_shape_mismatch_raises_numpys_value_error():
+    """Extents that must agree share one size parameter; the call checks the arrays
+    against it before the C runs, and raises the ValueError NumPy raises."""
+    cases = [(gemm, (1.0, 1.0, np.zeros((4, 5)), np.zeros((4, 3)), np.zeros((2, 5)))),
+             (jacobi_2d, (2, np.zeros((6, 6)), np.zeros((7, 6))))]
+    for fn, bad in cases:
+        kernel = polyopt.jit(fn)
+        with pytest.raises(ValueError):
+            fn(*copy.deepcopy(bad))
+        with pytest.raises(ValueError, match="could not be broadcast together"):
+            kernel(*bad)
+
+
+def slice_into(C, B, k):
+    C[0:3] = B[0:k] * 2.0
+
+
+def test_slice_extents_checked_at_the_call():
+    """`C[0:3] = B[0:k]` runs only for k == 3, as in NumPy; the failing call comes both
+    first (the slow path) and after a good one (the generated fast path)."""
+    kernel = polyopt.jit(slice_into)
+    for k in (4, 3, 2, 3, 0):
+        ref, got = np.zeros(5), np.zeros(5)
+        b = np.arange(6.0)
+        if k != 3:
+            with pytest.raises(ValueError):
+                slice_into(ref, b, k)
+            with pytest.raises(ValueError, match=r"needs 3 == k, but they are 3 and " + str(k)):
+                kernel(got, b, k)
+            assert not got.any()  # nothing ran
+        else:
+            slice_into(ref, b, k)
+            kernel(got, b, k)
+            assert np.array_equal(got, ref)
+    with pytest.raises(ValueError, match="1 only at run time does not broadcast"):
+        kernel(np.zeros(5), np.arange(6.0), 1)  # NumPy broadcasts B[0:1]: a known limit
+
+
+def shared_size(x, y, z):
+    z[:] = x + 2.0 * y[1:]
+
+
+def test_equal_extents_share_one_size_parameter():
+    kernel = polyopt.jit(shared_size)
+    x, y, z = np.arange(4.0), np.arange(5.0), np.zeros(4)
+    kernel(x, y, z)
+    assert np.array_equal(z, x + 2.0 * y[1:])
+    assert len(kernel.plan().scop.params) == 1
+    for bad in ((x, np.arange(4.0), z), (x, y, np.zeros(5)), (np.arange(5.0), y, z)):
+        with pytest.raises(ValueError):
+            shared_size(*copy.deepcopy(bad))
+        with pytest.raises(ValueError, match=r"could not be broadcast together: .*test_array_code\.py:\d+: "):
+            kernel(*bad)
+    with pytest.raises(ValueError, match="could not be broadcast together"):
+        kernel(x, np.arange(2.0), z)  # NumPy broadcasts y[1:] of extent 1: a known limit
+
+
+def tails_dot(a, b, out):
+    for i in range(out.shape[0]):
+        out[i] = np.dot(a[i + 1:], b[i + 1:])
+
+
+def test_extents_with_loop_variables_check_their_difference():
+    """`a[i + 1:]` against `b[i + 1:]` needs len(a) == len(b) at every i: a check of
+    sizes only, made at the call."""
+    kernel = polyopt.jit(tails_dot)
+    a, b = np.arange(6.0), np.arange(6.0) * 0.5
+    ref, got = np.zeros(4), np.zeros(4)
+    tails_dot(a, b, ref)
+    kernel(a, b, got)
+    assert np.array_equal(got, ref)
+    with pytest.raises(ValueError):
+        tails_dot(a, np.arange(7.0), np.zeros(4))
+    with pytest.raises(ValueError, match=r"needs b.shape\[0\] == a.shape\[0\], but they are 7 and 6"):
+        kernel(a, np.arange(7.0), np.zeros(4))
 
 
 # --- refusals ------------------------------------------------------------------------------

@@ -187,3 +187,11 @@ def test_overhead_report_says_when_numba_is_missing() -> None:
     without = compile_markdown([], Overhead(3e-6, 1e-6, None, "Numba is not installed"), [])
     assert "| 3.00 µs | 1.00 µs | 2.00 µs | MISS | – | – |" in without
     assert "Numba: Numba is not installed." in without
+
+
+def test_numpy_plan_emit_measures_both_versions_of_a_kernel() -> None:
+    """bench.numpy_plan_emit (the compile-time table of docs/design/array-code.md)."""
+    from bench.numpy_plan_emit import plan_emit_seconds
+
+    for suite in ("polybench", "polybench-numpy"):
+        assert 0 < plan_emit_seconds(suite, "jacobi-1d", 1) < 60

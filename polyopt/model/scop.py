@@ -20,6 +20,7 @@ from polyopt.model.dtypes import DType, ValueType
 from polyopt.model.errors import SourceLocation
 from polyopt.model.expr import Expr
 from polyopt.model.schedule_tree import LoopDim, Node
+from polyopt.model.size_checks import SizeCheck
 
 
 class ArrayKind(enum.Enum):
@@ -143,6 +144,10 @@ class Scop:
     returns: ReturnValue | None = None
     arg_order: tuple[str, ...] = ()  # the function's arguments, in order
     param_sources: dict[str, tuple[str, int]] = field(default_factory=dict)  # param -> (array, dim)
+    # equalities of sizes the call checks first (NumPy's shape errors), and the array
+    # dimensions they read that no parameter stands for: name -> (array, dim)
+    size_checks: tuple[SizeCheck, ...] = ()
+    check_sources: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def statement(self, name: str) -> Statement:
         return self._by_name[name]

@@ -41,6 +41,7 @@ from progen.nodes import (
     is_float_dtype,
 )
 from progen.parallel import with_prange
+from progen.slices import with_slices
 
 SIZE_NAMES = ("n", "m", "p")
 LOOP_NAMES = ("i", "j", "k")
@@ -58,6 +59,7 @@ class Features:
 
     np_forms: bool = True  # np.sin & co. beside math.sin
     prange: bool = True  # loops that may run in parallel written `prange`
+    slices: bool = True  # loops that mean the same as a slice statement written as one
     helpers: bool = True  # math functions called through helper functions
     float32: bool = True
     temps: int = 4  # scalar temporaries per body, at most
@@ -204,7 +206,8 @@ class Gen:
         # helpers
         if self.f.prange:
             program = with_prange(program, d)
-        return replace(program, helpers=self.f.helpers and d.chance(40))
+        program = replace(program, helpers=self.f.helpers and d.chance(40))
+        return with_slices(program, d) if self.f.slices else program
 
     def fill_nest(self, name: str, scope: Scope) -> Stmt:
         dtype, dims = self.arrays[name]
@@ -358,7 +361,11 @@ class Gen:
         d = self.d
         kind = d.weighted((("store", 6), ("temp", 4 if self.temps_left > 0 else 0), ("aug", 4),
                            ("acc", 4 if scope.accs else 0),
-                           ("rec", 2), ("if", 3 if allow_if else 0)))
+                           ("rec", 2), ("if", 3 if allow_if else 0),
+                           ("slice", 2 if self.f.slices and len(scope.loops) < len(LOOP_NAMES)
+                            else 0)))
+        if kind == "slice":
+            return self.slice_loop(scope), scope
         if kind == "temp":
             self.temps_left -= 1
             k = d.weighted((("float", 3), ("int", 1)))
@@ -377,6 +384,44 @@ class Gen:
         if kind == "store":
             return Assign(target, "", self.expr(tk, scope, 3)), scope
         return self.aug(target, tk, scope), scope
+
+    def slice_loop(self, scope: Scope) -> For | None:
+        """A loop of one store to a float array over a range in sizes only, reading other
+        arrays at the same, shifted, position: written as a NumPy slice statement when it
+        means the same (:mod:`progen.slices`), else as the loop."""
+        d = self.d
+        var = LOOP_NAMES[len(scope.loops)]
+        floats = [(x, k) for x in sorted(self.readable) if self.kind_of(self.arrays[x][0]) == "float"
+                  for k in range(len(self.arrays[x][1]))]
+        if not floats:
+            return None
+        name, k = d.choice(floats)
+        size = self.arrays[name][1][k]
+        lo, cut = d.int(0, 2), d.int(0, 2)
+        stop: Expr = Bin("-", Name(size), Num(cut)) if cut else Name(size)
+        span = (lo, self.sizes[size] - cut - 1)
+        inner = replace(scope, loops=(*scope.loops, Loop(var, span if span[0] <= span[1] else None, 1)))
+        self.written.add(name)
+        target = self._sliced_index(name, k, Name(var), scope)
+        reads: list[Expr] = []
+        for _ in range(d.int(1, 2)):
+            other, j = d.choice([(x, j) for x, j in floats if self.arrays[x][1][j] == size])
+            shifts = [c for c in (0, 0, 1, -1) if -lo <= c <= cut]  # in bounds: same size
+            shift = d.choice(shifts) if other != name else 0
+            at = Bin("+", Name(var), Num(shift)) if shift > 0 else \
+                Bin("-", Name(var), Num(-shift)) if shift < 0 else Name(var)
+            reads.append(target if other == name else self._sliced_index(other, j, at, scope))
+        value = reads[0]
+        for r in reads[1:]:
+            value = Bin(d.choice(("+", "-")), value, r)
+        value = Bin(d.choice(("*", "+", "-")), value, self.leaf("float", inner))
+        return For(var, Num(lo), stop, 1, (Assign(target, d.choice(("", "", "+")), value),))
+
+    def _sliced_index(self, name: str, k: int, at: Expr, scope: Scope) -> Index:
+        """``name`` at the outer loops' subscripts, but ``at`` in dimension ``k``."""
+        idx = list(self.subscripts(name, scope))
+        idx[k] = at
+        return Index(name, tuple(idx))
 
     def aug(self, target: Name | Index, tk: str, scope: Scope) -> Assign:
         d = self.d

@@ -92,6 +92,7 @@ class For:
     step: int
     body: tuple[Stmt, ...]
     parallel: bool = False  # written `prange` in Python (legal by construction: progen.parallel)
+    sliced: bool = False  # written as one NumPy slice statement in Python (progen.slices)
 
 
 @dataclass(frozen=True)

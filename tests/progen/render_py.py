@@ -29,18 +29,20 @@ from progen.nodes import (
     Program,
     Stmt,
 )
+from progen.slices import Sub, slice_statement
 
 FUNCTION = "kernel"
 
 
-def expr(e: Expr, shadow: bool = False) -> str:
-    r = lambda x: expr(x, shadow)  # noqa: E731
+def expr(e: Expr, shadow: bool = False, sub: Sub | None = None) -> str:
+    """``e`` as Python; ``sub`` renders subscripts (slices: :mod:`progen.slices`)."""
+    r = lambda x: expr(x, shadow, sub)  # noqa: E731
     if isinstance(e, Num):
         return repr(e.value) if e.value >= 0 else f"({e.value!r})"
     if isinstance(e, Name):
         return e.id
     if isinstance(e, Index):
-        return f"{e.array}[{', '.join(r(i) for i in e.idx)}]"
+        return f"{e.array}[{', '.join((sub or r)(i) for i in e.idx)}]"
     if isinstance(e, Bin):
         return f"({r(e.left)} {e.op} {r(e.right)})"
     if isinstance(e, Neg):
@@ -62,9 +64,9 @@ def expr(e: Expr, shadow: bool = False) -> str:
     raise TypeError(e)
 
 
-def _top(e: Expr, shadow: bool) -> str:
+def _top(e: Expr, shadow: bool, sub: Sub | None = None) -> str:
     """An expression at statement level, without its outer parentheses."""
-    text = expr(e, shadow)
+    text = expr(e, shadow, sub)
     if isinstance(e, (Bin, Cmp, BoolOp, IfExp)) and text.startswith("(") and text.endswith(")"):
         return text[1:-1]
     return text
@@ -79,11 +81,18 @@ def _range(s: For, shadow: bool) -> str:
     return f"range({start}, {stop})"
 
 
-def stmts(body: tuple[Stmt, ...], indent: int, shadow: bool = False) -> list[str]:
+def stmts(body: tuple[Stmt, ...], indent: int, shadow: bool = False,
+          p: Program | None = None) -> list[str]:
+    """The statements; with the program ``p``, loops marked ``sliced`` as NumPy slice
+    statements where they still mean the same (the shadow run keeps the loops)."""
     pad = "    " * indent
     out: list[str] = []
     for s in body:
-        if isinstance(s, Assign):
+        sliced = slice_statement(s, p, lambda e, sub: _top(e, False, sub)) \
+            if isinstance(s, For) and p is not None and not shadow else None
+        if sliced is not None:
+            out.append(f"{pad}{sliced}")
+        elif isinstance(s, Assign):
             target = expr(s.target, shadow)
             out.append(f"{pad}{target} {s.op}= {_top(s.value, shadow)}")
         elif isinstance(s, For):
@@ -91,23 +100,23 @@ def stmts(body: tuple[Stmt, ...], indent: int, shadow: bool = False) -> list[str
             if s.parallel and not shadow:  # the shadow run is sequential Python
                 loop = "p" + loop
             out.append(f"{pad}for {s.var} in {loop}:")
-            out += stmts(s.body, indent + 1, shadow) or [f"{pad}    pass"]
+            out += stmts(s.body, indent + 1, shadow, p) or [f"{pad}    pass"]
         elif isinstance(s, If):
-            out += _if(s, indent, shadow, "if")
+            out += _if(s, indent, shadow, "if", p)
         else:
             raise TypeError(s)
     return out
 
 
-def _if(s: If, indent: int, shadow: bool, word: str) -> list[str]:
+def _if(s: If, indent: int, shadow: bool, word: str, p: Program | None) -> list[str]:
     pad = "    " * indent
     out = [f"{pad}{word} {_top(s.cond, shadow)}:"]
-    out += stmts(s.body, indent + 1, shadow) or [f"{pad}    pass"]
+    out += stmts(s.body, indent + 1, shadow, p) or [f"{pad}    pass"]
     if len(s.orelse) == 1 and isinstance(s.orelse[0], If):
-        out += _if(s.orelse[0], indent, shadow, "elif")
+        out += _if(s.orelse[0], indent, shadow, "elif", p)
     elif s.orelse:
         out.append(f"{pad}else:")
-        out += stmts(s.orelse, indent + 1, shadow)
+        out += stmts(s.orelse, indent + 1, shadow, p)
     return out
 
 
@@ -124,7 +133,7 @@ def function(p: Program, shadow: bool = False, name: str = FUNCTION) -> str:
             lines.append(f"    {a.name} = np.{a.fill}({shape})")
         else:
             lines.append(f"    {a.name} = np.{a.fill}({shape}, np.{a.dtype})")
-    lines += stmts(p.body, 1, shadow)
+    lines += stmts(p.body, 1, shadow, p)
     if p.ret is not None:
         lines.append(f"    return {_top(p.ret, shadow)}")
     return "\n".join(lines) + "\n"
