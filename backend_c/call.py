@@ -14,8 +14,9 @@ from typing import Any
 
 import cffi
 import numpy as np
-from polyopt.backend_c.interface import KernelInterface, eval_lin
+from polyopt.backend_c.interface import KernelInterface, cffi_type, eval_lin
 
+from polyopt.model.dtypes import DType
 from polyopt.model.errors import CompileError
 from polyopt.model.names import user_text
 
@@ -168,7 +169,7 @@ _ERRORS = (
     (1, ZeroDivisionError, "integer division or modulo by zero"),
     (2, ValueError, "cannot convert float NaN to integer"),
     (4, OverflowError, "a float too large for the integer it is converted to "
-                       "(int64, or the int32 of an array)"),
+                       "(int64, or the narrower int of an array)"),
 )
 
 
@@ -182,4 +183,4 @@ def python_error(flag: int) -> Exception:
 
 
 def _ctype(dtype: str) -> str:
-    return {"float64": "double", "float32": "float", "int64": "int64_t", "int32": "int32_t"}[dtype]
+    return cffi_type(DType(dtype).c_name)

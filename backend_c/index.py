@@ -22,13 +22,14 @@ from polyopt.backend_c import build
 from polyopt.backend_c.call import CompiledKernel
 from polyopt.backend_c.interface import KernelInterface
 
+from polyopt.model.dtypes import DType
 from polyopt.model.errors import PolyoptError, warn_user
 from polyopt.model.signature import ArrayType, ScalarType, Signature
 
 INDEX_VERSION = 2
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _KEY = re.compile(r"[0-9a-f]{32}\Z")
-_DTYPES = {"float64": "double", "float32": "float", "int64": "int64_t", "int32": "int32_t"}
+_DTYPES = {d.value: d.c_name for d in DType}
 _CTYPES = set(_DTYPES.values())
 _KINDS = {"argument", "temporary", "returned"}
 

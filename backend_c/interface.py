@@ -54,7 +54,8 @@ class KernelInterface:
 
     def cdef(self) -> str:
         params = ", ".join(
-            [f"{ct} *{n}" if kind == "array" else f"{ct} {n}" for n, kind, ct in self.c_args]
+            [f"{cffi_type(ct)} *{n}" if kind == "array" else f"{ct} {n}"
+             for n, kind, ct in self.c_args]
             + (["int32_t *polyopt_err"] if self.raises else [])
         ) or "void"
         sizes = ", ".join(f"int64_t {n}" for n, kind, _ in self.c_args if kind == "param") or "void"
@@ -77,6 +78,12 @@ class KernelInterface:
             return_numpy=d.get("return_numpy"), param_limit=d["param_limit"],
             raises=d["raises"], int32_args=tuple(d.get("int32_args", ())),
         )
+
+
+def cffi_type(ctype: str) -> str:
+    """How cffi declares an element of C type ``ctype``: it has no _Float16, and a pointer
+    to uint16_t passes a float16 array's buffer all the same."""
+    return "uint16_t" if ctype == "_Float16" else ctype
 
 
 def lin_to_json(e: Lin) -> dict[str, Any]:
