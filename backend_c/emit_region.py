@@ -32,7 +32,10 @@ from polyopt.model.schedule_tree import LoopMark, Node
 from polyopt.model.scop import ScalarKind, Scop, Statement
 
 C_TYPES = {DType.INT32: "int", DType.INT64: "long long", DType.FLOAT32: "float",
-           DType.FLOAT64: "double"}
+           DType.FLOAT64: "double", DType.BOOL: "_Bool", DType.INT8: "signed char",
+           DType.INT16: "short", DType.UINT8: "unsigned char", DType.UINT16: "unsigned short",
+           DType.UINT32: "unsigned int", DType.UINT64: "unsigned long long",
+           DType.FLOAT16: "_Float16"}
 _HELPERS = {
     "polyopt_floord": "#define polyopt_floord(n, d) "
                       "(((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))",
@@ -53,9 +56,12 @@ def c_literal(value: int | float, t: ValueType) -> str:
         text = float_text(float(value), '__builtin_nan("")', "__builtin_inf()")
         if t.dtype is DType.FLOAT32:
             return f"{text}f" if "builtin" not in text else f"((float){text})"
-        return text
+        return f"((_Float16){text})" if t.dtype is DType.FLOAT16 else text
     v = int(value)
-    text = c_int(v) if t.dtype is DType.INT32 else f"{v}LL"
+    if t.dtype.bits < 32 or t.dtype is DType.INT32:  # char, short: int constants, as C's
+        text = c_int(v)
+    else:
+        text = f"{v}{'U' if t.dtype.is_unsigned else ''}{'' if t.dtype.bits == 32 else 'LL'}"
     return f"({text})" if v < 0 else text
 
 
