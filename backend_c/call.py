@@ -55,6 +55,7 @@ class CompiledKernel:
         self.int_params = [(n, pos[n]) for n, kind, _ in iface.c_args if kind == "param" and n in pos]
         self.scalar_pos = [(n, pos[n]) for n, _ in iface.scalar_args]
         self.int32_pos = [pos[n] for n in getattr(iface, "int32_args", ()) if n in pos]
+        self.narrow_pos = [(pos[n], t, *DType(t).bounds) for n, t in iface.narrow_args if n in pos]
         self.order = [n for n, _, _ in iface.c_args]
         self.param_names = [n for n, kind, _ in iface.c_args if kind == "param"]
 
@@ -63,6 +64,9 @@ class CompiledKernel:
             v = args[k]
             if not -2**31 <= v < 2**31:  # NumPy's own message (NEP 50 conversion)
                 raise OverflowError(f"Python integer {v} out of bounds for int32")
+        for k, dtype, low, high in self.narrow_pos:
+            if not low <= args[k] <= high:
+                raise OverflowError(f"Python integer {args[k]} out of bounds for {dtype}")
         env = self._arrays(args)
         sizes = self._sizes(args, env)
         bad = self.check(*[sizes[p] for p in self.param_names])

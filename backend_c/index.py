@@ -151,12 +151,13 @@ def _lin(d: object, params: set[str]) -> bool:
 
 _FIELDS = {"function", "check_function", "arg_names", "c_args", "param_sources", "arrays",
            "scalar_args", "returns", "return_ctype", "check_messages", "return_numpy",
-           "param_limit", "raises", "int32_args"}
+           "param_limit", "raises", "int32_args", "narrow_args"}
 _ARRAY_FIELDS = {"name", "dtype", "rank", "kind", "written", "shape"}
 
 
 def _interface(d: dict[str, Any]) -> KernelInterface:
     """The interface of a JSON object of exactly the expected shape."""
+    d = {"narrow_args": [], **d}  # entries written before narrow dtypes have none
     _require(set(d) == _FIELDS, "interface fields")
     fn = d["function"]
     _require(isinstance(fn, str) and _IDENT.match(fn) is not None, "function name")
@@ -207,6 +208,9 @@ def _interface(d: dict[str, Any]) -> KernelInterface:
     _require(isinstance(d["raises"], bool), "error flag")
     _require(_str_list(d["int32_args"]) and set(d["int32_args"]) <= set(d["arg_names"]),
              "int32-checked arguments")
+    _require(isinstance(d["narrow_args"], list) and all(
+        _str_list(a, 2) and a[0] in d["arg_names"] and a[1] in _DTYPES for a in d["narrow_args"]),
+        "range-checked arguments")
     try:
         return KernelInterface.from_json(d)
     except (KeyError, TypeError, ValueError) as exc:

@@ -51,6 +51,8 @@ class KernelInterface:
     # Python int arguments that meet an int32 value: NumPy converts them to int32 first and
     # raises OverflowError when they do not fit (NEP 50); the call checks them
     int32_args: tuple[str, ...] = ()
+    # the same for the other fixed-width ints (uint8_array[i] + k): (argument, dtype)
+    narrow_args: tuple[tuple[str, str], ...] = ()
 
     def cdef(self) -> str:
         params = ", ".join(
@@ -77,6 +79,7 @@ class KernelInterface:
             return_ctype=d["return_ctype"], check_messages=tuple(d["check_messages"]),
             return_numpy=d.get("return_numpy"), param_limit=d["param_limit"],
             raises=d["raises"], int32_args=tuple(d.get("int32_args", ())),
+            narrow_args=tuple((n, t) for n, t in d.get("narrow_args", ())),
         )
 
 
@@ -128,24 +131,26 @@ def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
         param_sources=dict(scop.param_sources), arrays=arrays, scalar_args=scalars,
         returns=returns, return_ctype=kernel.return_ctype, check_messages=kernel.check_messages,
         return_numpy=return_numpy, param_limit=param_limit(scop), raises=kernel.raises,
-        int32_args=int32_arguments(scop),
+        int32_args=converted_arguments(scop, DType.INT32),
+        narrow_args=tuple((n, d.value) for d in DType if d.is_int and d.bits < 64
+                          and d is not DType.INT32 for n in converted_arguments(scop, d)),
     )
 
 
 _NOT_CONVERTING = frozenset({"<", "<=", ">", ">=", "==", "!=", "and", "or"})
 
 
-def int32_arguments(scop: Scop) -> tuple[str, ...]:
-    """The Python int arguments that are an operand of arithmetic with an int32 value, or
-    are stored into or combined with an int32 target (``x32[i] = k``, ``x32[i] += k``).
-    NumPy converts such a Python int to int32 and raises OverflowError when it does not
-    fit; NumPy's comparisons take any Python int, so they are not counted.  Only a direct
+def converted_arguments(scop: Scop, dtype: DType) -> tuple[str, ...]:
+    """The Python int arguments that are an operand of arithmetic with a value of the
+    fixed-width int ``dtype`` (int32, uint8...), or are stored into or combined with such a
+    target (``x32[i] = k``, ``x32[i] += k``).  NumPy converts such a Python int to
+    ``dtype`` and raises OverflowError when it does not fit; NumPy's comparisons take any Python int, so they are not counted.  Only a direct
     operand counts: ``x32[i] + (k + 1)`` converts the value ``k + 1``, which is not checked.
     A store converts even an np.int64 ``k``."""
     ints = {n: s.type for n, s in scop.scalars.items()
             if s.kind is ScalarKind.ARGUMENT and s.type.dtype is DType.INT64}
     weak = {n for n, t in ints.items() if t == WEAK_INT}
-    i32 = ValueType(DType.INT32)
+    narrow = ValueType(dtype)
     found: set[str] = set()
 
     def direct(e: Expr, names: Collection[str]) -> str | None:
@@ -154,7 +159,7 @@ def int32_arguments(scop: Scop) -> tuple[str, ...]:
         return e.name if isinstance(e, Name) and e.name in names else None
 
     for st in scop.statements:
-        if st.target not in scop.arrays or scop.arrays[st.target].dtype is not DType.INT32:
+        if st.target not in scop.arrays or scop.arrays[st.target].dtype is not dtype:
             pass
         elif st.update_op is None and (n := direct(st.value, ints)) is not None:
             found.add(n)  # NumPy's item assignment converts even an np.int64 k
@@ -163,7 +168,7 @@ def int32_arguments(scop: Scop) -> tuple[str, ...]:
         for node in walk(st.value):
             if isinstance(node, Binary) and node.op not in _NOT_CONVERTING:
                 for x, y in ((node.lhs, node.rhs), (node.rhs, node.lhs)):
-                    if (n := direct(x, weak)) is not None and y.type == i32:
+                    if (n := direct(x, weak)) is not None and y.type == narrow:
                         found.add(n)
     return tuple(sorted(found))
 

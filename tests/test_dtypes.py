@@ -340,3 +340,21 @@ def test_wrong_dtype_is_refused_by_a_declared_signature() -> None:
     out = np.zeros(3, np.uint8)
     k(x, out)
     assert out.tolist() == [144, 200, 0]
+
+
+def add_python_int(a, k, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] + k
+
+
+@pytest.mark.parametrize(("dt", "bad"), [("uint8", 256), ("uint8", -1), ("int8", 128),
+                                         ("uint16", 70000), ("uint32", -5)])
+def test_python_int_argument_out_of_the_narrow_range_raises(dt: str, bad: int) -> None:
+    kernel = polyopt.jit(add_python_int)
+    x = np.array([1, 2], dt)
+    with pytest.raises(OverflowError, match=f"Python integer {bad} out of bounds for {dt}"):
+        add_python_int(x, bad, np.zeros(2, dt))
+    check_against_python(kernel, x, 3, np.zeros(2, dt))
+    for _ in range(2):  # the first call's checks, then the fast path's
+        with pytest.raises(OverflowError, match=f"Python integer {bad} out of bounds for {dt}"):
+            kernel(x, bad, np.zeros(2, dt))
