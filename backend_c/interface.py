@@ -132,8 +132,8 @@ def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
         returns=returns, return_ctype=kernel.return_ctype, check_messages=kernel.check_messages,
         return_numpy=return_numpy, param_limit=param_limit(scop), raises=kernel.raises,
         int32_args=converted_arguments(scop, DType.INT32),
-        narrow_args=tuple((n, d.value) for d in DType if d.is_int and d.bits < 64
-                          and d is not DType.INT32 for n in converted_arguments(scop, d)),
+        narrow_args=tuple((n, d.value) for d in DType if d.is_int and d not in (DType.INT32, DType.INT64)
+                          for n in converted_arguments(scop, d)),
     )
 
 

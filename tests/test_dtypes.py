@@ -348,7 +348,7 @@ def add_python_int(a, k, out):
 
 
 @pytest.mark.parametrize(("dt", "bad"), [("uint8", 256), ("uint8", -1), ("int8", 128),
-                                         ("uint16", 70000), ("uint32", -5)])
+                                         ("uint16", 70000), ("uint32", -5), ("uint64", -1)])
 def test_python_int_argument_out_of_the_narrow_range_raises(dt: str, bad: int) -> None:
     kernel = polyopt.jit(add_python_int)
     x = np.array([1, 2], dt)
