@@ -88,3 +88,16 @@ def test_unsupported_types_still_point_at_the_declaration(tmp_path: Path) -> Non
             "  for (int i = 0; i < n; i++) A[i] = 0;\n#pragma endscop\n}\n")
     with pytest.raises(UnsupportedError, match="long double"):
         parse_c_file(_write(tmp_path, code))
+
+
+@pytest.mark.parametrize(("decl", "stmt"), [
+    ("unsigned u;", "for (int i = 0; i < n; i++) A[i - u] = 0;"),
+    ("_Bool b;", "for (int i = 0; i < n; i++) if (i < b) A[i] = 0;"),
+    ("", "for (unsigned i = 0; i < n; i++) A[i] = 0;"),
+])
+def test_unsigned_and_bool_are_refused_in_affine_positions(tmp_path: Path, decl: str,
+                                                           stmt: str) -> None:
+    code = (f"void f(int n, double A[10]) {{\n  {decl}\n#pragma scop\n  {stmt}\n"
+            "#pragma endscop\n}\n")
+    with pytest.raises(UnsupportedError, match="signed integers|int or long variable"):
+        parse_c_file(_write(tmp_path, code))
