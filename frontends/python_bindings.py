@@ -18,6 +18,7 @@ import ast
 from polyopt.frontends.python_environment import Environment
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_symbols import ArrayInfo
+from polyopt.frontends.python_values import check_fits
 from polyopt.frontends.refusal import NotAffine
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band
 
@@ -128,6 +129,7 @@ class Bindings:
         if kind.startswith(("zeros", "ones")):
             fill = Literal(0 if kind.startswith("zeros") else 1, WEAK_INT)
         if fill is not None:
+            check_fits(fill, dtype, call.args[1] if n_args == 2 else call)
             self._fill(target, target.id, shape, dtype, fill)
 
     def _shape(self, node: ast.expr) -> list[Lin]:

@@ -301,12 +301,19 @@ def _check_python_int(a: Expr, b: Expr, node: ast.AST) -> None:
     raises OverflowError when it does not fit (``uint8_array[i] + 300``, ``- 1`` is fine:
     a constant that does not fit is refused here (arguments are checked at the call)."""
     for x, y in ((a, b), (b, a)):
-        value = _int_constant(x)
-        if value is not None and x.type.weak and y.type.dtype.is_int and not y.type.weak:
-            low, high = y.type.dtype.bounds
-            if not low <= value <= high:
-                raise NotAffine(node, f"Python integer {value}", f"is out of bounds for "
-                                f"{y.type.dtype.value} (NumPy raises OverflowError)")
+        if not y.type.weak:
+            check_fits(x, y.type.dtype, node)
+
+
+def check_fits(e: Expr, dtype: DType, node: ast.AST) -> None:
+    """Refuse ``e`` when it is a Python int constant that NumPy cannot convert to the
+    fixed-width int ``dtype`` (it raises OverflowError there)."""
+    value = _int_constant(e)
+    if value is not None and e.type.weak and dtype.is_int:
+        low, high = dtype.bounds
+        if not low <= value <= high:
+            raise NotAffine(node, f"Python integer {value}", f"is out of bounds for "
+                            f"{dtype.value} (NumPy raises OverflowError)")
 
 
 def _int_constant(e: Expr) -> int | None:

@@ -358,3 +358,24 @@ def test_python_int_argument_out_of_the_narrow_range_raises(dt: str, bad: int) -
     for _ in range(2):  # the first call's checks, then the fast path's
         with pytest.raises(OverflowError, match=f"Python integer {bad} out of bounds for {dt}"):
             kernel(x, bad, np.zeros(2, dt))
+
+
+def full_out_of_range(n):
+    t = np.full(n, 300, np.uint8)
+    return t[0]
+
+
+def test_fill_value_out_of_the_dtypes_range_is_refused() -> None:
+    with pytest.raises(OverflowError):
+        full_out_of_range(3)
+    with pytest.raises(polyopt.UnsupportedError, match="Python integer 300: is out of bounds "
+                       "for uint8"):
+        polyopt.jit(full_out_of_range)(3)
+
+
+def test_declared_return_types_of_narrow_scalars() -> None:
+    assert polyopt.jit("u1(u1[:])")(total)(np.array([200, 100], np.uint8)) == np.uint8(44)
+    got = polyopt.jit("f2(f2[:])")(total)(np.array([1.5, 2.25], np.float16))
+    assert type(got) is np.float16 and got == np.float16(3.75)
+    with pytest.raises(TypeError, match="it returns float16, not float32"):
+        polyopt.jit("f4(f2[:])")(total)
