@@ -65,6 +65,12 @@ def c_literal(value: int | float, t: ValueType) -> str:
     return f"({text})" if v < 0 else text
 
 
+def _implicit(source: DType, target: DType) -> bool:
+    """No cast is printed: the same type, or char, short or _Bool to int, which C's integer
+    promotion does by itself."""
+    return source == target or (target is DType.INT32 and source.bits < 32 and not source.is_float)
+
+
 class CBodyPrinter(BodyPrinter):
     """Statement bodies of a C region: the file's arrays and scalars, C's operators.
 
@@ -104,7 +110,7 @@ class CBodyPrinter(BodyPrinter):
         if isinstance(e, Name):
             return self.env.get(e.name, e.name)
         if isinstance(e, Cast):
-            if e.operand.type.dtype == e.type.dtype:
+            if _implicit(e.operand.type.dtype, e.type.dtype):
                 return texts[id(e.operand)]
             return f"(({C_TYPES[e.type.dtype]}){texts[id(e.operand)]})"
         if isinstance(e, Call):
@@ -112,7 +118,7 @@ class CBodyPrinter(BodyPrinter):
         return super()._node(e, texts)
 
     def _typed(self, e: Expr, text: str, t: ValueType) -> str:
-        if e.type.dtype == t.dtype:
+        if _implicit(e.type.dtype, t.dtype):
             return text
         if isinstance(e, Literal):
             return c_literal(e.value, t)
