@@ -379,3 +379,26 @@ def test_declared_return_types_of_narrow_scalars() -> None:
     assert type(got) is np.float16 and got == np.float16(3.75)
     with pytest.raises(TypeError, match="it returns float16, not float32"):
         polyopt.jit("f4(f2[:])")(total)
+
+
+def matmul_acc(A, B, C):
+    n, m = A.shape
+    p = B.shape[1]
+    for i in range(n):
+        for j in range(p):
+            for k in range(m):
+                C[i, j] += A[i, k] * B[k, j]
+
+
+def test_user_schedule_on_narrow_ints_wraps_as_numpy() -> None:
+    # uint8 * uint8 wraps in uint8, then adds into uint16: the order of the steps does
+    # not change a modular sum
+    rng = np.random.default_rng(0)
+    A = rng.integers(0, 256, (20, 30), dtype=np.uint8)
+    B = rng.integers(0, 256, (30, 25), dtype=np.uint8)
+    expected, got = np.zeros((20, 25), np.uint16), np.zeros((20, 25), np.uint16)
+    with np.errstate(all="ignore"):
+        matmul_acc(A, B, expected)
+    s = polyopt.schedule(matmul_acc).interchange("j", "k").tile(["i", "k"], [8, 8])
+    s.parallelize("i").compile()(A, B, got)
+    np.testing.assert_array_equal(got, expected)
