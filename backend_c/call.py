@@ -14,8 +14,9 @@ from typing import Any
 
 import cffi
 import numpy as np
-from polyopt.backend_c.interface import KernelInterface, eval_lin
+from polyopt.backend_c.interface import KernelInterface, cffi_type, eval_lin
 
+from polyopt.model.dtypes import DType
 from polyopt.model.errors import CompileError
 from polyopt.model.names import user_text
 
@@ -54,6 +55,7 @@ class CompiledKernel:
         self.int_params = [(n, pos[n]) for n, kind, _ in iface.c_args if kind == "param" and n in pos]
         self.scalar_pos = [(n, pos[n]) for n, _ in iface.scalar_args]
         self.int32_pos = [pos[n] for n in getattr(iface, "int32_args", ()) if n in pos]
+        self.narrow_pos = [(pos[n], t, *DType(t).bounds) for n, t in iface.narrow_args if n in pos]
         self.order = [n for n, _, _ in iface.c_args]
         self.param_names = [n for n, kind, _ in iface.c_args if kind == "param"]
 
@@ -62,6 +64,9 @@ class CompiledKernel:
             v = args[k]
             if not -2**31 <= v < 2**31:  # NumPy's own message (NEP 50 conversion)
                 raise OverflowError(f"Python integer {v} out of bounds for int32")
+        for k, dtype, low, high in self.narrow_pos:
+            if not low <= args[k] <= high:
+                raise OverflowError(f"Python integer {args[k]} out of bounds for {dtype}")
         env = self._arrays(args)
         sizes = self._sizes(args, env)
         if self.iface.size_checks:
@@ -184,7 +189,7 @@ _ERRORS = (
     (1, ZeroDivisionError, "integer division or modulo by zero"),
     (2, ValueError, "cannot convert float NaN to integer"),
     (4, OverflowError, "a float too large for the integer it is converted to "
-                       "(int64, or the int32 of an array)"),
+                       "(int64, or the narrower int of an array)"),
 )
 
 
@@ -198,4 +203,4 @@ def python_error(flag: int) -> Exception:
 
 
 def _ctype(dtype: str) -> str:
-    return {"float64": "double", "float32": "float", "int64": "int64_t", "int32": "int32_t"}[dtype]
+    return cffi_type(DType(dtype).c_name)

@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Mapping
 
 from polyopt.model.aff import FloorDiv, Lin
-from polyopt.model.dtypes import BOOL, DType, ValueType, compare_type
+from polyopt.model.dtypes import DType, ValueType, compare_type
 from polyopt.model.expr import Binary, Call, Cast, Expr, Literal, Load, Name, Select, Unary
 
 
@@ -53,6 +53,12 @@ def flat_index(indices: tuple[Lin, ...], shape: tuple[Lin, ...],
 
 def ctype(t: ValueType | DType) -> str:
     return (t.dtype if isinstance(t, ValueType) else t).c_name
+
+
+def scalar_ctype(t: ValueType) -> str:
+    """The C type of a scalar passed to or returned from the kernel: float16 travels as a
+    float (cffi has no _Float16; a float holds every float16 exactly)."""
+    return "float" if t.dtype is DType.FLOAT16 else t.dtype.c_name
 
 
 _MATH = frozenset((
@@ -138,7 +144,7 @@ class BodyPrinter:
         return self._typed(e, self.expr(e), t)
 
     def _typed(self, e: Expr, text: str, t: ValueType) -> str:
-        if e.type.dtype == t.dtype and e.type != BOOL:
+        if e.type.dtype == t.dtype:
             return text
         if isinstance(e, Literal):
             return literal(e.value, t)
@@ -146,7 +152,7 @@ class BodyPrinter:
 
     def _convert(self, source: ValueType, text: str, t: ValueType) -> str:
         """``text``, of type ``source``, converted to ``t``."""
-        if self.checked and source.dtype.is_float and not t.dtype.is_float and source != BOOL:
+        if self.checked and source.dtype.is_float and t.dtype.is_int:
             self.raises = True
             return f"polyopt_to_{_suffix(t.dtype)}({text}, {ERROR_FLAG})"
         return f"(({ctype(t)}){text})"
@@ -166,7 +172,7 @@ class BodyPrinter:
         if isinstance(e, Load):
             return self.load(e.array, e.indices)
         if isinstance(e, Cast):
-            if e.operand.type.dtype == e.type.dtype and e.operand.type != BOOL:
+            if e.operand.type.dtype == e.type.dtype:
                 return sub(e.operand)
             if self.vector_math and e.type.dtype is DType.FLOAT32 and _vectorizable_call(e.operand):
                 # rounded to float32, a <= 4-ulp float64 result is almost always the
@@ -190,7 +196,7 @@ class BodyPrinter:
     def _unary(self, e: Unary, operand: str) -> str:
         if e.op == "not":
             return f"(!{operand})"
-        if self.checked and not e.type.dtype.is_float:
+        if self.checked and e.type.dtype.is_int:
             value = _constant(e)
             if isinstance(value, int) and -(2**31) < value < 2**31:  # `-1`: a literal
                 return literal(value, e.type)
@@ -207,9 +213,14 @@ class BodyPrinter:
         t = e.type
         a, b = typed(e.lhs, t), typed(e.rhs, t)
         suffix = _suffix(t.dtype)
-        wrap = self.checked and not t.dtype.is_float
+        wrap = self.checked and t.dtype.is_int
         if wrap and e.op in _WRAPPING:
             return f"polyopt_{_WRAPPING[e.op]}_{suffix}({a}, {b})"
+        if t.dtype.is_bool and e.op in _LOGICAL:  # NumPy: bool + bool is or, * is and
+            return f"({a} {_LOGICAL[e.op]} {b})"
+        if t.dtype is DType.FLOAT16 and e.op in ("+", "-", "*", "/"):
+            # NumPy computes each float16 operation in float32 and rounds it to float16
+            return f"((_Float16)((float){a} {e.op} (float){b}))"
         if e.op in ("+", "-", "*", "/"):
             return f"({a} {e.op} {b})"
         if e.op in ("c/", "c%"):  # C's integer division and remainder (truncating)
@@ -223,11 +234,11 @@ class BodyPrinter:
         if e.op == "**":
             if isinstance(e.rhs, Literal) and e.rhs.value == 2 and not (
                     self.libm_square and t.dtype.is_float):
-                pure = _pure(e.lhs) and not wrap
+                pure = _pure(e.lhs) and not wrap and t.dtype is not DType.FLOAT16
                 return f"({a} * {a})" if pure else f"polyopt_square_{suffix}({a})"
             if not t.dtype.is_float:
                 return f"polyopt_ipow_{suffix}({a}, {b})"
-            return f"{'powf' if t.dtype is DType.FLOAT32 else 'pow'}({a}, {b})"
+            return _float_call("pow", t.dtype, f"{a}, {b}")
         raise NotImplementedError(e.op)
 
     def _call(self, e: Call, typed: Callable[[Expr, ValueType], str]) -> str:
@@ -239,21 +250,24 @@ class BodyPrinter:
                 out = f"polyopt_{e.fn}_{suffix}({out}, {typed(a, t)})"
             return out
         if e.fn == "abs" or (e.fn == "fabs" and not t.dtype.is_float):
+            if t.dtype.is_bool:
+                return typed(e.args[0], t)
             if not t.dtype.is_float:
                 return f"polyopt_abs_{suffix}({typed(e.args[0], t)})"
-            return f"{'fabsf' if t.dtype is DType.FLOAT32 else 'fabs'}({typed(e.args[0], t)})"
+            return _float_call("fabs", t.dtype, typed(e.args[0], t))
         if e.fn in _CLASSIFY:  # C's macros give any nonzero int for true
             x = e.args[0]
-            at = x.type if x.type.dtype.is_float else ValueType(DType.FLOAT64)
+            at = x.type if x.type.dtype in (DType.FLOAT32, DType.FLOAT64) else ValueType(
+                DType.FLOAT32 if x.type.dtype is DType.FLOAT16 else DType.FLOAT64)
             return f"({e.fn}({typed(x, at)}) != 0)"
         if e.fn in _ROUNDING and not t.dtype.is_float:  # np.floor(k) is k
             return typed(e.args[0], t)
         assert e.fn in _MATH, e.fn
-        name = e.fn + ("f" if t.dtype is DType.FLOAT32 else "")
+        name = e.fn
         if e.fn == "lgamma":  # lgamma sets the global signgam: a race in a parallel loop
             self.lgamma_used = True
             name = "polyopt_" + name
-        return f"{name}({', '.join(typed(a, t) for a in e.args)})"
+        return _float_call(name, t.dtype, ", ".join(typed(a, t) for a in e.args))
 
 
 def _children(e: Expr) -> tuple[Expr, ...]:
@@ -271,6 +285,7 @@ def _children(e: Expr) -> tuple[Expr, ...]:
 #: The C name of the kernel's error flag (an ``int32_t *``), set where Python raises.
 ERROR_FLAG = "polyopt_err"
 _WRAPPING = {"+": "add", "-": "sub", "*": "mul"}
+_LOGICAL = {"+": "|", "*": "&"}
 
 _VECTOR_MATH = {"exp", "log", "sin", "cos"}
 
@@ -296,7 +311,17 @@ def _pure(e: Expr) -> bool:
 
 
 def _suffix(d: DType) -> str:
-    return {DType.FLOAT64: "f64", DType.FLOAT32: "f32", DType.INT64: "i64", DType.INT32: "i32"}[d]
+    """The suffix of the prelude's helpers for ``d`` (``polyopt_add_u8``)."""
+    return "b" if d.is_bool else f"{d.value[0]}{d.bits}"
+
+
+def _float_call(name: str, d: DType, args: str) -> str:
+    """The C library's ``name`` in the precision of ``d``: ``sinf`` for float32; float16
+    computes in float32 and rounds the result, as NumPy's float16 loops do."""
+    if d is DType.FLOAT64:
+        return f"{name}({args})"
+    call = f"{name}f({args})"
+    return f"((_Float16){call})" if d is DType.FLOAT16 else call
 
 
 def float_text(v: float, nan: str = "NAN", inf: str = "INFINITY") -> str:
@@ -312,8 +337,12 @@ def float_text(v: float, nan: str = "NAN", inf: str = "INFINITY") -> str:
 def literal(value: int | float, t: ValueType) -> str:
     if t.dtype.is_float:
         text = float_text(float(value))
-        return f"((float){text})" if t.dtype is DType.FLOAT32 else text
+        return text if t.dtype is DType.FLOAT64 else f"(({t.dtype.c_name}){text})"
+    if t.dtype.is_bool:
+        return "1" if value else "0"
     v = int(value)
-    if t.dtype is DType.INT32:
-        return f"((int32_t){v})"
-    return int64_literal(v)
+    if t.dtype is DType.INT64:
+        return int64_literal(v)
+    if t.dtype is DType.UINT64:
+        return f"UINT64_C({v % 2**64})"
+    return f"(({t.dtype.c_name}){int64_literal(v)})"

@@ -32,7 +32,10 @@ from polyopt.model.schedule_tree import LoopMark, Node
 from polyopt.model.scop import ScalarKind, Scop, Statement
 
 C_TYPES = {DType.INT32: "int", DType.INT64: "long long", DType.FLOAT32: "float",
-           DType.FLOAT64: "double"}
+           DType.FLOAT64: "double", DType.BOOL: "_Bool", DType.INT8: "signed char",
+           DType.INT16: "short", DType.UINT8: "unsigned char", DType.UINT16: "unsigned short",
+           DType.UINT32: "unsigned int", DType.UINT64: "unsigned long long",
+           DType.FLOAT16: "_Float16"}
 _HELPERS = {
     "polyopt_floord": "#define polyopt_floord(n, d) "
                       "(((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))",
@@ -53,10 +56,19 @@ def c_literal(value: int | float, t: ValueType) -> str:
         text = float_text(float(value), '__builtin_nan("")', "__builtin_inf()")
         if t.dtype is DType.FLOAT32:
             return f"{text}f" if "builtin" not in text else f"((float){text})"
-        return text
+        return f"((_Float16){text})" if t.dtype is DType.FLOAT16 else text
     v = int(value)
-    text = c_int(v) if t.dtype is DType.INT32 else f"{v}LL"
+    if t.dtype.bits < 32 or t.dtype is DType.INT32:  # char, short: int constants, as C's
+        text = c_int(v)
+    else:
+        text = f"{v}{'U' if t.dtype.is_unsigned else ''}{'' if t.dtype.bits == 32 else 'LL'}"
     return f"({text})" if v < 0 else text
+
+
+def _implicit(source: DType, target: DType) -> bool:
+    """No cast is printed: the same type, or char, short or _Bool to int, which C's integer
+    promotion does by itself."""
+    return source == target or (target is DType.INT32 and source.bits < 32 and not source.is_float)
 
 
 class CBodyPrinter(BodyPrinter):
@@ -98,7 +110,7 @@ class CBodyPrinter(BodyPrinter):
         if isinstance(e, Name):
             return self.env.get(e.name, e.name)
         if isinstance(e, Cast):
-            if e.operand.type.dtype == e.type.dtype:
+            if _implicit(e.operand.type.dtype, e.type.dtype):
                 return texts[id(e.operand)]
             return f"(({C_TYPES[e.type.dtype]}){texts[id(e.operand)]})"
         if isinstance(e, Call):
@@ -106,7 +118,7 @@ class CBodyPrinter(BodyPrinter):
         return super()._node(e, texts)
 
     def _typed(self, e: Expr, text: str, t: ValueType) -> str:
-        if e.type.dtype == t.dtype:
+        if _implicit(e.type.dtype, t.dtype):
             return text
         if isinstance(e, Literal):
             return c_literal(e.value, t)

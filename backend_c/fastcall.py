@@ -36,6 +36,8 @@ from typing import Any
 import numpy as np
 from polyopt.backend_c.call import python_error
 
+from polyopt.model.dtypes import DType
+
 MISS = object()
 
 
@@ -100,6 +102,9 @@ class _Writer:
     def int32_args(self) -> None:
         for n in getattr(self.iface, "int32_args", ()):
             self.guard(f"not -2147483648 <= a{self.pos[n]} <= 2147483647")
+        for n, dtype in self.iface.narrow_args:
+            low, high = DType(dtype).bounds
+            self.guard(f"not {low} <= a{self.pos[n]} <= {high}")
 
     def arrays(self) -> None:
         """The buffers: cffi refuses non-C-contiguous arrays, and read-only ones where the

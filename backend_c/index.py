@@ -22,13 +22,14 @@ from polyopt.backend_c import build
 from polyopt.backend_c.call import CompiledKernel
 from polyopt.backend_c.interface import KernelInterface
 
+from polyopt.model.dtypes import DType
 from polyopt.model.errors import PolyoptError, warn_user
 from polyopt.model.signature import ArrayType, ScalarType, Signature
 
 INDEX_VERSION = 2
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _KEY = re.compile(r"[0-9a-f]{32}\Z")
-_DTYPES = {"float64": "double", "float32": "float", "int64": "int64_t", "int32": "int32_t"}
+_DTYPES = {d.value: d.c_name for d in DType}
 _CTYPES = set(_DTYPES.values())
 _KINDS = {"argument", "temporary", "returned"}
 
@@ -150,7 +151,8 @@ def _lin(d: object, params: set[str]) -> bool:
 
 _FIELDS = {"function", "check_function", "arg_names", "c_args", "param_sources", "arrays",
            "scalar_args", "returns", "return_ctype", "check_messages", "return_numpy",
-           "param_limit", "raises", "int32_args", "size_checks", "check_sources"}
+           "param_limit", "raises", "int32_args", "size_checks", "check_sources",
+           "narrow_args"}
 _ARRAY_FIELDS = {"name", "dtype", "rank", "kind", "written", "shape"}
 
 
@@ -164,6 +166,7 @@ def _array_dims(sources: object, by_name: dict[str, Any]) -> bool:
 
 def _interface(d: dict[str, Any]) -> KernelInterface:
     """The interface of a JSON object of exactly the expected shape."""
+    d = {"narrow_args": [], **d}  # entries written before narrow dtypes have none
     _require(set(d) == _FIELDS, "interface fields")
     fn = d["function"]
     _require(isinstance(fn, str) and _IDENT.match(fn) is not None, "function name")
@@ -217,6 +220,9 @@ def _interface(d: dict[str, Any]) -> KernelInterface:
         isinstance(c, list) and len(c) == 3 and _lin(c[0], params | set(checked))
         and _lin(c[1], params | set(checked)) and isinstance(c[2], str)
         for c in d["size_checks"]), "size checks")
+    _require(isinstance(d["narrow_args"], list) and all(
+        _str_list(a, 2) and a[0] in d["arg_names"] and a[1] in _DTYPES for a in d["narrow_args"]),
+        "range-checked arguments")
     try:
         return KernelInterface.from_json(d)
     except (KeyError, TypeError, ValueError) as exc:

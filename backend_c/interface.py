@@ -56,10 +56,13 @@ class KernelInterface:
     # dimensions that no parameter stands for)
     size_checks: tuple[tuple[dict[str, Any], dict[str, Any], str], ...] = ()
     check_sources: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # the same for the other fixed-width ints (uint8_array[i] + k): (argument, dtype)
+    narrow_args: tuple[tuple[str, str], ...] = ()
 
     def cdef(self) -> str:
         params = ", ".join(
-            [f"{ct} *{n}" if kind == "array" else f"{ct} {n}" for n, kind, ct in self.c_args]
+            [f"{cffi_type(ct)} *{n}" if kind == "array" else f"{ct} {n}"
+             for n, kind, ct in self.c_args]
             + (["int32_t *polyopt_err"] if self.raises else [])
         ) or "void"
         sizes = ", ".join(f"int64_t {n}" for n, kind, _ in self.c_args if kind == "param") or "void"
@@ -83,7 +86,14 @@ class KernelInterface:
             raises=d["raises"], int32_args=tuple(d.get("int32_args", ())),
             size_checks=tuple((c[0], c[1], c[2]) for c in d.get("size_checks", ())),
             check_sources={k: (v[0], v[1]) for k, v in d.get("check_sources", {}).items()},
+            narrow_args=tuple((n, t) for n, t in d.get("narrow_args", ())),
         )
+
+
+def cffi_type(ctype: str) -> str:
+    """How cffi declares an element of C type ``ctype``: it has no _Float16, and a pointer
+    to uint16_t passes a float16 array's buffer all the same."""
+    return "uint16_t" if ctype == "_Float16" else ctype
 
 
 def lin_to_json(e: Lin) -> dict[str, Any]:
@@ -128,27 +138,29 @@ def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
         param_sources=dict(scop.param_sources), arrays=arrays, scalar_args=scalars,
         returns=returns, return_ctype=kernel.return_ctype, check_messages=kernel.check_messages,
         return_numpy=return_numpy, param_limit=param_limit(scop), raises=kernel.raises,
-        int32_args=int32_arguments(scop),
         size_checks=tuple((lin_to_json(c.left), lin_to_json(c.right), c.text)
                           for c in scop.size_checks),
         check_sources=dict(scop.check_sources),
+        int32_args=converted_arguments(scop, DType.INT32),
+        narrow_args=tuple((n, d.value) for d in DType if d.is_int and d not in (DType.INT32, DType.INT64)
+                          for n in converted_arguments(scop, d)),
     )
 
 
 _NOT_CONVERTING = frozenset({"<", "<=", ">", ">=", "==", "!=", "and", "or"})
 
 
-def int32_arguments(scop: Scop) -> tuple[str, ...]:
-    """The Python int arguments that are an operand of arithmetic with an int32 value, or
-    are stored into or combined with an int32 target (``x32[i] = k``, ``x32[i] += k``).
-    NumPy converts such a Python int to int32 and raises OverflowError when it does not
-    fit; NumPy's comparisons take any Python int, so they are not counted.  Only a direct
+def converted_arguments(scop: Scop, dtype: DType) -> tuple[str, ...]:
+    """The Python int arguments that are an operand of arithmetic with a value of the
+    fixed-width int ``dtype`` (int32, uint8...), or are stored into or combined with such a
+    target (``x32[i] = k``, ``x32[i] += k``).  NumPy converts such a Python int to
+    ``dtype`` and raises OverflowError when it does not fit; NumPy's comparisons take any Python int, so they are not counted.  Only a direct
     operand counts: ``x32[i] + (k + 1)`` converts the value ``k + 1``, which is not checked.
     A store converts even an np.int64 ``k``."""
     ints = {n: s.type for n, s in scop.scalars.items()
             if s.kind is ScalarKind.ARGUMENT and s.type.dtype is DType.INT64}
     weak = {n for n, t in ints.items() if t == WEAK_INT}
-    i32 = ValueType(DType.INT32)
+    narrow = ValueType(dtype)
     found: set[str] = set()
 
     def direct(e: Expr, names: Collection[str]) -> str | None:
@@ -157,7 +169,7 @@ def int32_arguments(scop: Scop) -> tuple[str, ...]:
         return e.name if isinstance(e, Name) and e.name in names else None
 
     for st in scop.statements:
-        if st.target not in scop.arrays or scop.arrays[st.target].dtype is not DType.INT32:
+        if st.target not in scop.arrays or scop.arrays[st.target].dtype is not dtype:
             pass
         elif st.update_op is None and (n := direct(st.value, ints)) is not None:
             found.add(n)  # NumPy's item assignment converts even an np.int64 k
@@ -166,7 +178,7 @@ def int32_arguments(scop: Scop) -> tuple[str, ...]:
         for node in walk(st.value):
             if isinstance(node, Binary) and node.op not in _NOT_CONVERTING:
                 for x, y in ((node.lhs, node.rhs), (node.rhs, node.lhs)):
-                    if (n := direct(x, weak)) is not None and y.type == i32:
+                    if (n := direct(x, weak)) is not None and y.type == narrow:
                         found.add(n)
     return tuple(sorted(found))
 

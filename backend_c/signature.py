@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from polyopt.backend_c.cexpr import ERROR_FLAG, ctype
+from polyopt.backend_c.cexpr import ERROR_FLAG, ctype, scalar_ctype
 
 from polyopt.model.scop import ScalarKind, Scop
 
@@ -40,7 +40,7 @@ def c_args(scop: Scop) -> tuple[CArg, ...]:
     out = [CArg(p, ArgKind.PARAM, "int64_t") for p in scop.params]
     for n, s in scop.scalars.items():
         if s.kind is ScalarKind.ARGUMENT and n not in scop.params:
-            out.append(CArg(n, ArgKind.SCALAR, ctype(s.type)))
+            out.append(CArg(n, ArgKind.SCALAR, scalar_ctype(s.type)))
     for n, a in scop.arrays.items():
         out.append(CArg(n, ArgKind.ARRAY, ctype(a.dtype)))
     return tuple(out)

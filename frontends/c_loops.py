@@ -26,19 +26,24 @@ def loop_init(st: c_ast.For, affine: AffineConverter, types: TypeTable,
     if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init:
         d = init.decls[0]
         t = types.of(d.type)
-        if t.dtype is None or t.dtype.is_float or t.rank:
+        if not _signed_int(t):
             raise NotAffine(d, f"loop iterator `{d.name}`", "must be an int or long variable")
         return d.name, affine.aff(d.init)
     if isinstance(init, c_ast.Assignment) and init.op == "=" and \
             isinstance(init.lvalue, c_ast.ID):
         name = init.lvalue.name
         declared = ctype_of(name)
-        if declared is not None and (declared.dtype is None or declared.dtype.is_float or declared.rank):
+        if declared is not None and not _signed_int(declared):
             raise NotAffine(init.lvalue, f"loop iterator `{name}`",
                             "must be an int or long variable")
         return name, affine.aff(init.rvalue)
     raise NotAffine(init if init is not None else st, "loop initialization",
                     "must assign the iterator (`i = start` or `int i = start`)")
+
+def _signed_int(t: CType) -> bool:
+    """A signed integer variable (an unsigned iterator's ``i - 1`` would wrap)."""
+    return t.dtype is not None and t.dtype.is_int and not t.dtype.is_unsigned and not t.rank
+
 
 def loop_step(st: c_ast.For, var: str, affine: AffineConverter) -> int:
     """The constant step: ``i++``, ``i--``, ``i += c``, ``i -= c``, ``i = i + c``..."""

@@ -76,6 +76,9 @@ class RegionScope:
             if t.dtype.is_float:
                 raise NotAffine(node, f"`{n}`", "is a floating-point variable; loop bounds, "
                                 "subscripts and `if` conditions must be integers")
+            if t.dtype.is_unsigned or t.dtype.is_bool:  # C's arithmetic on them wraps
+                raise NotAffine(node, f"`{n}`", f"is `{t.base}`; loop bounds, subscripts and "
+                                "`if` conditions must be signed integers")
         return self.param(n, t)
 
     def _affine_test(self, node: c_ast.Node) -> Formula | None:

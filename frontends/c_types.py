@@ -3,8 +3,10 @@
 A declaration's type is flattened into the subscripts it accepts: ``double
 A[N][M]`` and ``double (*A)[M]`` both take two subscripts, the first of unknown
 extent in the pointer form.  Element types map to the dtypes polyopt computes
-with; ``char`` and ``short`` compute as ``int``, which is what C's integer
-promotions do to them anyway.
+with: ``char`` is int8 (signed, as on x86-64 and in NumPy's byte), ``short`` int16,
+``unsigned char`` uint8 ... ``unsigned long`` uint64, ``_Bool`` (and ``bool``) bool,
+``_Float16`` float16.  Their values compute as C computes them, after the integer
+promotions (:func:`polyopt.frontends.c_values.convert_types`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pycparser import c_ast
 from polyopt.model.dtypes import DType
 
 _INT_WORDS = frozenset({"int", "signed", "short", "char", "long"})
+_SIGNED = {8: DType.INT8, 16: DType.INT16, 32: DType.INT32, 64: DType.INT64}
+_UNSIGNED = {8: DType.UINT8, 16: DType.UINT16, 32: DType.UINT32, 64: DType.UINT64}
 
 
 @dataclass(frozen=True)
@@ -47,19 +51,21 @@ class CType:
 def element_dtype(words: tuple[str, ...]) -> tuple[DType | None, str]:
     """The dtype of C type specifier words (``("long", "int")``), or None and a reason."""
     ws = set(words)
-    if "unsigned" in ws:
-        return None, "unsigned types are not supported (their wrap-around arithmetic differs)"
+    if ws == {"_Bool"}:
+        return DType.BOOL, ""
+    if ws == {"_Float16"}:
+        return DType.FLOAT16, ""
     if ws == {"double"}:
         return DType.FLOAT64, ""
     if ws == {"float"}:
         return DType.FLOAT32, ""
     if "double" in ws:
         return None, "`long double` is not supported"
-    if ws and ws <= _INT_WORDS:
-        return (DType.INT64 if "long" in ws else DType.INT32), ""
-    if ws == {"_Bool"}:
-        return None, "`_Bool` is not supported"
-    return None, f"type `{' '.join(words)}` is not supported (use int, long, float or double)"
+    if ws and ws <= _INT_WORDS | {"unsigned"} and not ws >= {"signed", "unsigned"}:
+        bits = 64 if "long" in ws else 8 if "char" in ws else 16 if "short" in ws else 32
+        return (_UNSIGNED if "unsigned" in ws else _SIGNED)[bits], ""
+    return None, (f"type `{' '.join(words)}` is not supported (use an int, unsigned, float, "
+                  "double, _Bool or _Float16 type)")
 
 
 class TypeTable:
@@ -88,7 +94,9 @@ class TypeTable:
             elif isinstance(node, c_ast.TypeDecl):
                 inner = node.type
                 if isinstance(inner, c_ast.IdentifierType):
-                    if len(inner.names) == 1 and inner.names[0] in self.typedefs:
+                    # _Float16 is gcc's keyword, a typedef name only to pycparser
+                    if inner.names[0] != "_Float16" and len(inner.names) == 1 and \
+                            inner.names[0] in self.typedefs:
                         node = self.typedefs[inner.names[0]]
                         continue
                     words = tuple(inner.names)

@@ -19,6 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 from polyopt.frontends.c_affine import describe, int_literal, is_unsigned
+from polyopt.frontends.c_types import element_dtype
 from polyopt.frontends.refusal import NotAffine
 from pycparser import c_ast
 
@@ -30,7 +31,6 @@ INT = ValueType(DType.INT32)
 LONG = ValueType(DType.INT64)
 FLOAT = ValueType(DType.FLOAT32)
 DOUBLE = ValueType(DType.FLOAT64)
-_RANK = {DType.INT32: 0, DType.INT64: 1, DType.FLOAT32: 2, DType.FLOAT64: 3}
 
 _D1 = ("sqrt exp exp2 expm1 log log2 log10 log1p fabs sin cos tan asin acos atan sinh cosh "
        "tanh asinh acosh atanh floor ceil round trunc rint nearbyint cbrt erf erfc tgamma "
@@ -57,8 +57,21 @@ _CMP = {"<", "<=", ">", ">=", "==", "!="}
 
 
 def convert_types(a: ValueType, b: ValueType) -> ValueType:
-    """C's usual arithmetic conversions (after integer promotion) of two operand types."""
-    return a if _RANK[a.dtype] >= _RANK[b.dtype] else b
+    """C's usual arithmetic conversions of two operand types: the wider float; else the
+    integer promotions (bool, char and short become int), then the wider type, unsigned
+    when the unsigned one is at least as wide (``unsigned + long`` is long, as in LP64)."""
+    if a.dtype.is_float or b.dtype.is_float:
+        floats = [t for t in (a, b) if t.dtype.is_float]
+        return max(floats, key=lambda t: t.dtype.bits)
+    a, b = _promoted(a), _promoted(b)
+    if a.dtype.is_unsigned == b.dtype.is_unsigned:
+        return a if a.dtype.bits >= b.dtype.bits else b
+    u, s = (a, b) if a.dtype.is_unsigned else (b, a)
+    return u if u.dtype.bits >= s.dtype.bits else s
+
+
+def _promoted(t: ValueType) -> ValueType:
+    return INT if t.dtype.bits < 32 else t
 
 
 def cast(e: Expr, t: ValueType) -> Expr:
@@ -93,8 +106,8 @@ def _is_double(body: str, value: float) -> bool:
 
 
 def _round(v: float, dtype: DType) -> float:
-    if dtype is DType.FLOAT32:
-        return float(np.float32(v))
+    if dtype is not DType.FLOAT64:
+        return float(np.dtype(dtype.value).type(v))
     return v
 
 
@@ -242,18 +255,13 @@ class ValueConverter:
     def _Cast(self, node: c_ast.Cast) -> Expr:
         target = node.to_type.type
         if not (isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.IdentifierType)):
-            raise NotAffine(node, describe(node), "only casts to int, long, float and double are "
-                            "supported")
-        words = set(target.type.names)
-        types = {frozenset({"double"}): DOUBLE, frozenset({"float"}): FLOAT,
-                 frozenset({"int"}): INT, frozenset({"long"}): LONG,
-                 frozenset({"long", "int"}): LONG, frozenset({"signed", "int"}): INT}
-        t = types.get(frozenset(words))
-        if t is None and words == {"long"}:
-            t = LONG
-        if t is None:
-            raise NotAffine(node, describe(node), "only casts to int, long, float and double are "
-                            "supported")
+            raise NotAffine(node, describe(node), "only casts to C's arithmetic types (int, "
+                            "unsigned char, long, float, double, _Bool...) are supported")
+        dtype, _ = element_dtype(tuple(target.type.names))
+        if dtype is None:
+            raise NotAffine(node, describe(node), "only casts to C's arithmetic types (int, "
+                            "unsigned char, long, float, double, _Bool...) are supported")
+        t = ValueType(dtype)
         inner = self.convert(node.expr)
         if isinstance(inner, Literal) and id(inner) in self._long_double and t.dtype.is_float:
             # (double)1.79...e+308L

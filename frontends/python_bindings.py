@@ -18,11 +18,12 @@ import ast
 from polyopt.frontends.python_environment import Environment
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_symbols import ArrayInfo
+from polyopt.frontends.python_values import check_fits
 from polyopt.frontends.refusal import NotAffine
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band
 
 from polyopt.model.aff import Cmp, Formula, Lin, MinMax, conj
-from polyopt.model.dtypes import BOOL, WEAK_INT, DType, ValueType
+from polyopt.model.dtypes import WEAK_INT, DType, ValueType, numpy_named
 from polyopt.model.expr import Cast, Expr, Literal, Load, Name, walk
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import ArrayKind
@@ -30,7 +31,7 @@ from polyopt.model.scop import ArrayKind
 _ALLOC = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like"}
 
 
-_DTYPES = frozenset(d.value for d in DType)
+_BUILTIN_DTYPES = {"float": DType.FLOAT64, "int": DType.INT64, "bool": DType.BOOL}
 
 
 def allocation_kind(value: ast.AST, env: Environment) -> str | None:
@@ -128,6 +129,7 @@ class Bindings:
         if kind.startswith(("zeros", "ones")):
             fill = Literal(0 if kind.startswith("zeros") else 1, WEAK_INT)
         if fill is not None:
+            check_fits(fill, dtype, call.args[1] if n_args == 2 else call)
             self._fill(target, target.id, shape, dtype, fill)
 
     def _shape(self, node: ast.expr) -> list[Lin]:
@@ -155,8 +157,6 @@ class Bindings:
             if isinstance(e, Load) or (isinstance(e, Name) and self.symbols.is_local(e.name)):
                 raise NotAffine(node, "fill value", "may use only arguments and constants "
                                 "(allocations are filled before the function's statements run)")
-        if value.type == BOOL:
-            raise NotAffine(node, "bool fill value", "bool arrays are not supported; fill with 0 or 1")
         return value
 
     def _fill(self, node: ast.AST, name: str, shape: list[Lin], dtype: DType, value: Expr) -> None:
@@ -183,23 +183,22 @@ class Bindings:
         self.fills += nodes
 
     def _dtype(self, node: ast.AST) -> DType:
+        named: DType | None = None
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                return DType(node.value)
-            except ValueError:
-                pass
-        if isinstance(node, ast.Name) and node.id in ("float", "int"):
-            return DType.FLOAT64 if node.id == "float" else DType.INT64
-        imported = self.symbols.facts.env.imported(node.id) if isinstance(node, ast.Name) else None
-        if imported is not None and imported[1] == "np" and imported[0] in _DTYPES:
-            return DType(imported[0])  # `from numpy import float32`
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            named = numpy_named(node.value)
+        elif isinstance(node, ast.Name) and node.id in _BUILTIN_DTYPES:
+            named = _BUILTIN_DTYPES[node.id]
+        elif isinstance(node, ast.Name):
+            imported = self.symbols.facts.env.imported(node.id)
+            if imported is not None and imported[1] == "np":  # `from numpy import float32`
+                named = numpy_named(imported[0])
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             if node.attr == "dtype" and node.value.id in self.symbols.arrays:
-                return self.symbols.arrays[node.value.id].dtype
-            if self.symbols.facts.env.module_alias(node.value.id) == "np":
-                try:
-                    return DType(node.attr)
-                except ValueError:
-                    pass
+                named = self.symbols.arrays[node.value.id].dtype
+            elif self.symbols.facts.env.module_alias(node.value.id) == "np":
+                named = numpy_named(node.attr)
+        if named is not None:
+            return named
         raise NotAffine(node, f"dtype `{ast.unparse(node)}`",
-                        "use np.float64, np.float32, np.int64, np.int32, float, int or A.dtype")
+                        "use a NumPy type (np.float64, np.float32, np.int8, np.uint8, np.bool_...), "
+                        "float, int, bool or A.dtype")

@@ -29,7 +29,16 @@ from polyopt.frontends.python_math import MATH_FUNCTIONS, call_type
 from polyopt.frontends.python_values import binary, choice_type
 from polyopt.frontends.refusal import NotAffine
 
-from polyopt.model.dtypes import BOOL, DType, ValueType, compare_type, promote, true_divide
+from polyopt.model.dtypes import (
+    BOOL,
+    DType,
+    ValueType,
+    arithmetic_type,
+    compare_type,
+    comparison_result,
+    promote,
+    true_divide,
+)
 from polyopt.model.expr import (
     COMPARISONS,
     Binary,
@@ -157,9 +166,10 @@ class _Hoister:
                 dtype = compare_type(types[0], types[1]).dtype
                 if relaxed and dtype is DType.FLOAT32:
                     dtype = DType.FLOAT64
-                return dtype, BOOL
+                return dtype, comparison_result(types[0], types[1])
             if isinstance(node, Binary):
-                t = true_divide(*types) if node.op == "/" else promote(*types)
+                t = true_divide(*types) if node.op == "/" else (
+                    arithmetic_type(node.op, *types) or promote(*types))
                 return t.dtype, t
             assert isinstance(node, Call)
             t = _call_type(node, types)

@@ -19,7 +19,7 @@ import ast
 
 from polyopt.frontends.refusal import NotAffine
 
-from polyopt.model.dtypes import BOOL, WEAK_FLOAT, DType, ValueType, promote
+from polyopt.model.dtypes import BOOL, NP_BOOL, WEAK_FLOAT, DType, ValueType, promote
 from polyopt.model.expr import Call, Cast, Expr, Select
 
 #: float functions of one argument, in both modules unless listed in _MATH_ONLY
@@ -36,10 +36,9 @@ NP_ALIASES = {"absolute": "abs", "power": "pow", "minimum": "min",
               "maximum": "max", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
               "arctan2": "atan2", "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
 #: NumPy's scalar types, called as casts
-NP_CASTS = {"float64": DType.FLOAT64, "float32": DType.FLOAT32, "int64": DType.INT64,
-            "int32": DType.INT32}
+NP_CASTS = {d.value: d for d in DType} | {"bool_": DType.BOOL}
 SUPPORTED = ("math and NumPy functions " + " ".join(sorted(MATH_FUNCTIONS)) + ", np.where, "
-             "np.float32/float64/int32/int64, abs, min, max, int, float")
+             "np.float64/float32/float16/int64.../uint8/bool_, abs, min, max, int, float")
 
 
 def is_library(module: str, fn: str) -> bool:
@@ -83,7 +82,7 @@ def library_call(module: str, fn: str, args: list[Expr], node: ast.Call) -> Expr
 def call_type(module: str, fn: str, types: list[ValueType]) -> ValueType:
     """The type of ``module.fn(...)`` on operands of ``types`` (a math function)."""
     if fn in CLASSIFY:
-        return BOOL
+        return BOOL if module == "math" else NP_BOOL
     if module == "math":
         return WEAK_FLOAT
     t = types[0]
@@ -92,8 +91,11 @@ def call_type(module: str, fn: str, types: list[ValueType]) -> ValueType:
     if fn in ROUNDING and not t.dtype.is_float:
         return ValueType(t.dtype)  # np.floor(k) is k, as a NumPy int
     # a ufunc returns a NumPy scalar, never a Python one: np.cos(-0.75) is a strong
-    # float64, so a float32 array times it computes in float64 (NEP 50)
-    return ValueType(t.dtype if t.dtype.is_float else DType.FLOAT64)
+    # float64, so a float32 array times it computes in float64 (NEP 50); an int computes
+    # in the smallest float that holds it (np.sin of an int8 is a float16)
+    if t.weak:
+        return ValueType(t.dtype if t.dtype.is_float else DType.FLOAT64)
+    return promote(ValueType(t.dtype), ValueType(DType.FLOAT16))
 
 
 def _arity(node: ast.Call, args: list[Expr], n: int) -> None:

@@ -26,7 +26,7 @@ def type_of_value(value: object) -> ArgType:
         if dt is None:
             raise TypeError(
                 f"arrays of dtype {value.dtype} are not supported "
-                "(supported: float64, float32, int64, int32)"
+                f"(supported: {', '.join(d.value for d in DType)})"
             )
         return ArrayType(dt, value.ndim)
     if isinstance(value, (bool, np.bool_)):

@@ -15,7 +15,17 @@ from polyopt.frontends.python_affine import NotAffine
 from polyopt.frontends.python_math import NP_ALIASES, is_library, library_call, unknown_reason
 
 from polyopt.model.aff import FloorDiv, Formula, Lin, Not, conj
-from polyopt.model.dtypes import BOOL, WEAK_FLOAT, WEAK_INT, DType, ValueType, promote, true_divide
+from polyopt.model.dtypes import (
+    BOOL,
+    WEAK_FLOAT,
+    WEAK_INT,
+    DType,
+    ValueType,
+    arithmetic_type,
+    comparison_result,
+    promote,
+    true_divide,
+)
 from polyopt.model.expr import (
     COMPARISONS,
     Binary,
@@ -120,6 +130,11 @@ class ValueConverter:
         if isinstance(node.op, ast.UAdd):
             return inner
         if isinstance(node.op, ast.USub):
+            if inner.type.dtype.is_bool:
+                if not inner.type.weak:
+                    raise NotAffine(node, "`-` on a NumPy bool", "NumPy raises TypeError "
+                                    "(use `not`, or convert with int() first)")
+                inner = Cast(inner, WEAK_INT)  # -True is -1
             return Unary("-", inner, inner.type)
         if isinstance(node.op, ast.Not):
             return Unary("not", inner, BOOL)
@@ -139,8 +154,8 @@ class ValueConverter:
             if type(op) not in _CMP:
                 raise NotAffine(node, _describe(node), "`is`/`in` comparisons are not supported")
             right = self.convert(right_node)
-            part = Binary(_CMP[type(op)], left, right, BOOL)
-            out = part if out is None else Binary("and", out, part, BOOL)
+            part = binary(_CMP[type(op)], left, right, node)
+            out = part if out is None else Binary("and", out, part, comparison_result(out.type, part.type))
             left = right
         assert out is not None
         return out
@@ -156,14 +171,14 @@ class ValueConverter:
             if test is not None:
                 reached.append(test if op == "and" else Not(test))
         for value in values:
-            if value.type != BOOL:
+            if not value.type.dtype.is_bool:
                 raise NotAffine(
                     node, f"`{op}`", "operands must be comparisons (Python's value-returning "
                     "`and`/`or` on numbers is not supported)"
                 )
         out = values[0]
         for value in values[1:]:
-            out = Binary(op, out, value, BOOL)
+            out = Binary(op, out, value, comparison_result(out.type, value.type))
         return out
 
     def _IfExp(self, node: ast.IfExp) -> Expr:
@@ -239,9 +254,9 @@ def choice_type(types: list[ValueType]) -> ValueType:
     """The one static type of ``max``, ``min`` and ``a if c else b``, which CPython
     evaluates to one operand with that operand's own type: the type of a choice that is
     stored, converted or returned (arithmetic on a choice whose operand types would
-    change it follows the operand chosen: :mod:`python_choices`).  A float32 (or int32)
-    meeting a Python scalar gives a Python scalar's type (weak float64, weak int64): it
-    holds either operand's value exactly (``max(x32[i], 0.1)`` may be the double 0.1,
+    change it follows the operand chosen: :mod:`python_choices`).  A float32 or float16
+    (or an int narrower than int64) meeting a Python scalar gives a Python scalar's type
+    (weak float64, weak int64): it holds either operand's value exactly (``max(x32[i], 0.1)`` may be the double 0.1,
     which a float64 array stores as it is).  Otherwise NumPy's promotion of the operands
     (documented in the README: ``max(x32[i], y64[i])`` is a float64)."""
     t = types[0]
@@ -250,25 +265,69 @@ def choice_type(types: list[ValueType]) -> ValueType:
     strong = [u for u in types if not u.weak]
     if t.weak or len(strong) == len(types):
         return t
-    if t.dtype is DType.FLOAT32:
+    if t.dtype.is_float and t.dtype is not DType.FLOAT64:
         return WEAK_FLOAT
-    if t.dtype is DType.INT32 and not any(u.dtype.is_float for u in types):
+    narrow_int = t.dtype.is_int and t.dtype not in (DType.INT64, DType.UINT64)
+    if narrow_int and not any(u.dtype.is_float for u in types):
         return WEAK_INT
     return t
 
 
 def binary(op: str, a: Expr, b: Expr, node: ast.AST) -> Expr:
     """A typed arithmetic node, NumPy's promotion applied."""
+    _check_python_int(a, b, node)
     if op in COMPARISONS:
-        return Binary(op, a, b, BOOL)
+        if any(x.type.dtype is DType.UINT64 and y.type.weak and not y.type.dtype.is_float
+               and not _non_negative(y) for x, y in ((a, b), (b, a))):
+            raise NotAffine(node, "comparison of a uint64 with a Python int", "may be negative "
+                            "(NumPy compares them exactly); compare with np.uint64(k) or a "
+                            "non-negative constant")
+        return Binary(op, a, b, comparison_result(a.type, b.type))
     if op == "/":
         return Binary(op, a, b, true_divide(a.type, b.type))
-    t = promote(a.type, b.type)
+    t = arithmetic_type(op, a.type, b.type)
+    if t is None:
+        raise NotAffine(node, f"`{op}` on NumPy bools", "NumPy raises TypeError (use "
+                        "`!=` for exclusive or, or convert with int() first)")
     if op == "**" and not t.dtype.is_float:
         if not (isinstance(b, Literal) and isinstance(b.value, int) and b.value >= 0):
             raise NotAffine(node, "`**` on integers", "the exponent must be a non-negative "
                             "integer constant (use float values for other powers)")
     return Binary(op, a, b, t)
+
+
+def _check_python_int(a: Expr, b: Expr, node: ast.AST) -> None:
+    """NumPy converts a Python int operand to the other operand's fixed-width int type and
+    raises OverflowError when it does not fit (``uint8_array[i] + 300``, ``- 1`` is fine:
+    a constant that does not fit is refused here (arguments are checked at the call)."""
+    for x, y in ((a, b), (b, a)):
+        if not y.type.weak:
+            check_fits(x, y.type.dtype, node)
+
+
+def check_fits(e: Expr, dtype: DType, node: ast.AST) -> None:
+    """Refuse ``e`` when it is a Python int constant that NumPy cannot convert to the
+    fixed-width int ``dtype`` (it raises OverflowError there)."""
+    value = _int_constant(e)
+    if value is not None and e.type.weak and dtype.is_int:
+        low, high = dtype.bounds
+        if not low <= value <= high:
+            raise NotAffine(node, f"Python integer {value}", f"is out of bounds for "
+                            f"{dtype.value} (NumPy raises OverflowError)")
+
+
+def _int_constant(e: Expr) -> int | None:
+    if isinstance(e, Literal) and isinstance(e.value, int):
+        return e.value
+    if isinstance(e, Unary) and e.op == "-":
+        inner = _int_constant(e.operand)
+        return None if inner is None else -inner
+    return None
+
+
+def _non_negative(e: Expr) -> bool:
+    value = _int_constant(e)
+    return value is not None and value >= 0
 
 
 def _arity(node: ast.Call, args: list[Expr], n: int) -> None:

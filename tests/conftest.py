@@ -64,6 +64,7 @@ def rng() -> np.random.Generator:
 TOLERANCES = {
     np.dtype(np.float64): {"rtol": 1e-9, "atol": 1e-12},
     np.dtype(np.float32): {"rtol": 1e-4, "atol": 1e-5},
+    np.dtype(np.float16): {"rtol": 1e-2, "atol": 1e-3},
 }
 
 

@@ -315,7 +315,7 @@ def test_several_regions_in_file_order(tmp_path: Path) -> None:
 ])
 def test_unsupported_constructs_point_at_the_source(tmp_path: Path, stmt: str, line: int, col: int,
                                                     construct: str) -> None:
-    code = f"void f(int n, double A[100], int idx[100], unsigned u) {{\n  int i;\n#pragma scop\n" \
+    code = f"void f(int n, double A[100], int idx[100], long double u) {{\n  int i;\n#pragma scop\n" \
            f"  {stmt}\n\n#pragma endscop\n}}\n"
     code = code.replace("#pragma scop\n", "#pragma scop\n\n")
     if not construct:  # integer division is fine in values

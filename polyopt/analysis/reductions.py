@@ -70,6 +70,8 @@ def recognize(s: Statement) -> Reduction | None:
         return None
     if not value.type.dtype.is_float and op in ("min", "max") and value.type != s.value.type:
         return None
+    if value.type.dtype.is_bool:  # NumPy's bool + is or: OpenMP's + would count past 1
+        return None
     return Reduction(s.name, op, s.target, bool(s.indices))
 
 

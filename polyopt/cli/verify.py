@@ -334,7 +334,7 @@ def _close(a: np.ndarray, b: np.ndarray) -> bool:
     if a.shape != b.shape:
         return False
     if a.dtype.kind == "f":
-        rtol = 1e-4 if a.dtype == np.float32 else 1e-9
+        rtol = {np.dtype(np.float32): 1e-4, np.dtype(np.float16): 1e-2}.get(a.dtype, 1e-9)
         return bool(np.allclose(a, b, rtol=rtol, atol=rtol * 1e-3 * float(np.max(np.abs(a), initial=0)),
                                 equal_nan=True))
     return bool(np.array_equal(a, b))

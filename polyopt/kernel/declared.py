@@ -22,8 +22,7 @@ from polyopt.model.signature import ArgType, ArrayType, Declared, ScalarType, pa
 #: the dispatch key of one call: its arguments' types (dtype and rank for arrays)
 TypeKey = tuple[Any, ...]
 
-_CTYPES = {"double": DType.FLOAT64, "float": DType.FLOAT32, "int64_t": DType.INT64,
-           "int32_t": DType.INT32}
+_CTYPES = {d.c_name: d for d in DType}
 
 
 def declared_list(spec: object) -> list[Declared]:
@@ -109,4 +108,6 @@ def _returned(iface: KernelInterface) -> ArgType | None:
         info = next(a for a in iface.arrays if a.name == name)
         return ArrayType(DType(info.dtype), info.rank)
     assert iface.return_ctype is not None
+    if iface.return_numpy is not None:  # a NumPy scalar (float16 travels as a C float)
+        return ScalarType(ValueType(DType(iface.return_numpy)))
     return ScalarType(ValueType(_CTYPES[iface.return_ctype]))

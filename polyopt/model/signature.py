@@ -62,7 +62,10 @@ class Signature:
 #: Numba's spellings of the element types polyopt compiles (``numba.f8``, ``numba.double``...)
 _NAMES = {"f8": DType.FLOAT64, "double": DType.FLOAT64, "f4": DType.FLOAT32,
           "i8": DType.INT64, "intp": DType.INT64, "int_": DType.INT64,
-          "i4": DType.INT32, "intc": DType.INT32}
+          "i4": DType.INT32, "intc": DType.INT32, "i2": DType.INT16, "i1": DType.INT8,
+          "u8": DType.UINT64, "uintp": DType.UINT64, "u4": DType.UINT32, "u2": DType.UINT16,
+          "u1": DType.UINT8, "f2": DType.FLOAT16, "b1": DType.BOOL, "bool_": DType.BOOL,
+          "boolean": DType.BOOL}
 
 
 @dataclass(frozen=True)
@@ -158,8 +161,9 @@ def _dtype(name: str) -> DType:
     try:
         return DType(name)
     except ValueError:
-        raise ValueError(f"unknown type {name!r} (use float64 or f8, float32 or f4, "
-                         "int64 or i8, int32 or i4)") from None
+        raise ValueError(f"unknown type {name!r} (use float64 or f8, float32 or f4, float16 "
+                         "or f2, int64 or i8, int32 or i4, int16 or i2, int8 or i1, uint64 or "
+                         "u8, uint32 or u4, uint16 or u2, uint8 or u1, bool_ or b1)") from None
 
 
 def _split_top(text: str) -> list[str]:

@@ -46,7 +46,7 @@ from progen.slices import with_slices
 SIZE_NAMES = ("n", "m", "p")
 LOOP_NAMES = ("i", "j", "k")
 ARRAY_NAMES = ("A", "B", "C")
-DTYPES = (("float64", 6), ("float32", 2), ("int64", 2), ("int32", 1))
+DTYPES = (("float64", 6), ("float32", 2), ("int64", 2), ("int32", 1), ("int16", 1), ("uint8", 1))
 FLOAT_CONSTS = (0.5, 1.25, 2.0, -0.75, 3.0, 0.1)
 
 Interval = tuple[int, int] | None  # None: the loop never runs

@@ -321,7 +321,8 @@ def bit_exact_possible(program: Program) -> bool:
 
 _SAMPLES: dict[str, Any] = {
     "bool": True, "int": 1, "float": 1.0, "int32": np.int32(1), "int64": np.int64(1),
-    "float32": np.float32(1), "float64": np.float64(1),
+    "float32": np.float32(1), "float64": np.float64(1), "int16": np.int16(1),
+    "uint8": np.uint8(1),
 }
 _BINOPS = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,

@@ -32,7 +32,8 @@ from progen.nodes import (
     Stmt,
 )
 
-CTYPE = {"float64": "double", "float32": "float", "int64": "long", "int32": "int"}
+CTYPE = {"float64": "double", "float32": "float", "int64": "long", "int32": "int", "int16": "short",
+         "uint8": "unsigned char"}
 FN = "kernel"
 
 
