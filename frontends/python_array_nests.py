@@ -114,7 +114,10 @@ class Emitter:
         etype = self.type_of(v.element(idx), ivs)
         dtype = etype.dtype
         if init is not None and not dtype.is_float:
-            dtype = DType.INT64  # NumPy sums and multiplies small integers in int64
+            # NumPy sums and multiplies integers in its widest int of their signedness,
+            # and averages them in float64
+            dtype = (DType.FLOAT64 if kind == "mean" else
+                     DType.UINT64 if dtype.is_unsigned else DType.INT64)
         dims = tuple(v.dims[d] for d in keep)
         if keep:
             name = self.temp(dims, dtype)

@@ -402,3 +402,31 @@ def test_user_schedule_on_narrow_ints_wraps_as_numpy() -> None:
     s = polyopt.schedule(matmul_acc).interchange("j", "k").tile(["i", "k"], [8, 8])
     s.parallelize("i").compile()(A, B, got)
     np.testing.assert_array_equal(got, expected)
+
+
+def whole_sum(a):
+    return np.sum(a)
+
+
+def whole_mean(a):
+    return np.mean(a)
+
+
+def column_sums(a):
+    return np.sum(a, axis=0)
+
+
+def whole_prod(a):
+    return np.prod(a)
+
+
+@pytest.mark.parametrize("dt", [d for d in DTYPES if not d.startswith("float")])
+@pytest.mark.parametrize("fn", [whole_sum, whole_mean, column_sums, whole_prod],
+                         ids=lambda f: f.__name__)
+def test_array_reductions_of_ints_have_numpys_type(dt: str, fn) -> None:
+    """NumPy sums an unsigned array in uint64 and a signed one in int64, and averages
+    ints in float64."""
+    a = np.random.default_rng(1).integers(0, 120, (7, 5)).astype(dt)
+    expected, got = np.asarray(fn(a)), np.asarray(polyopt.jit(fn)(a))
+    assert got.dtype == expected.dtype
+    assert np.array_equal(got, expected)
