@@ -158,7 +158,8 @@ class AstWalker:
         for line in prologue:
             emit(depth + 1, line)
         inner = depth + 1 + (1 if prologue else 0)
-        if mark is not None and self.outliner is not None and self.outliner.outlines_body(mark):
+        if mark is not None and self.outliner is not None and \
+                self.outliner.outlines_body(mark, node.for_get_body()):
             self.outliner.parallel_body(node.for_get_body(), inner, mark, self._print)
         else:
             self.node(node.for_get_body(), inner, None)

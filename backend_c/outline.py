@@ -8,10 +8,12 @@
                                                       kernel_body0(A, ..., c0);
                                                     }
 
-- A ``parallel for`` body: gcc compiles it as a function that reaches the arrays
-  through a struct, without ``restrict``; an accumulator like ``tmp[i]`` then goes
-  through memory on every inner iteration.  The outlined body's array parameters
-  are ``restrict``, as the kernel's are.
+- A ``parallel for`` body that holds a loop: gcc compiles it as a function that
+  reaches the arrays through a struct, without ``restrict``; an accumulator like
+  ``tmp[i]`` then goes through memory on every inner iteration.  The outlined body's
+  array parameters are ``restrict``, as the kernel's are.  A body without a loop
+  stays: a call per iteration would stop gcc vectorizing a one-dimensional
+  ``parallel for simd`` loop.
 - A register-tiled micro-kernel: gcc 12 vectorizes its reduction loop across rows,
   which is much slower; only a function attribute stops that without also
   disabling the ``omp simd`` loops elsewhere.
@@ -58,12 +60,13 @@ class Outliner:
         self.index_type = index_type
         self.helpers: list[str] = []
 
-    def outlines_body(self, mark: LoopMark) -> bool:
-        """Whether a loop's body is outlined: a parallel body with no reduction and no
-        copied-in or copied-out scalars."""
+    def outlines_body(self, mark: LoopMark, body: isl.AstNode) -> bool:
+        """Whether a loop's body is outlined: a parallel body that holds a loop, with no
+        reduction and no copied-in or copied-out scalars."""
         return (self.pragmas.openmp and mark.parallel and not mark.reductions
                 and not mark.firstprivate
-                and not (isinstance(mark, PeeledMark) and mark.lastprivate))
+                and not (isinstance(mark, PeeledMark) and mark.lastprivate)
+                and _holds_loop(body))
 
     def parallel_body(self, body: isl.AstNode, depth: int, mark: LoopMark,
                       print_node: Callable[[isl.AstNode, int], None]) -> None:
@@ -116,3 +119,19 @@ class Outliner:
             params.append(ERROR_PARAM)
             args.append(ERROR_FLAG)
         return params, args
+
+
+def _holds_loop(node: isl.AstNode) -> bool:
+    """Whether the isl AST ``node`` contains a ``for`` loop."""
+    kind = node.get_type()
+    if kind == isl.ast_node_type.for_:
+        return True
+    if kind == isl.ast_node_type.block:
+        children = node.block_get_children()
+        return any(_holds_loop(children.get_at(k)) for k in range(children.n_ast_node()))
+    if kind == isl.ast_node_type.if_:
+        return _holds_loop(node.if_get_then_node()) or (
+            node.if_has_else_node() and _holds_loop(node.if_get_else_node()))
+    if kind == isl.ast_node_type.mark:
+        return _holds_loop(node.mark_get_node())
+    return False

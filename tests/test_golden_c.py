@@ -80,3 +80,27 @@ def test_golden_files_are_the_ones_tested() -> None:
     if UPDATE:
         pytest.skip("rewriting")
     assert sorted(p.stem for p in GOLDEN.glob("*.c")) == sorted(SETTINGS)
+
+
+def axpy(a, x, y):
+    for i in range(x.shape[0]):
+        y[i] = a * x[i] + y[i]
+
+
+def row_sums(A, s):
+    for i in range(A.shape[0]):
+        t = 0.0
+        for j in range(A.shape[1]):
+            t += A[i, j]
+        s[i] = t
+
+
+def test_only_a_parallel_body_with_a_loop_is_outlined(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call per iteration would keep gcc from vectorizing a one-dimensional
+    ``parallel for simd`` loop; a body with a loop is outlined for its restrict pointers."""
+    monkeypatch.setattr(target, "vector_unit", lambda: AVX2)
+    x = np.ones(8)
+    flat = polyopt.jit(axpy).c_source(2.0, x, x.copy())
+    assert "#pragma omp parallel for simd" in flat and "_body0" not in flat
+    nested = polyopt.jit(row_sums).c_source(np.ones((8, 8)), x)
+    assert "#pragma omp parallel for" in nested and "polyopt_row_sums_body0(" in nested

@@ -102,15 +102,6 @@ static void polyopt_kernel_body0(int64_t m, int64_t n, int64_t x_shape0, int64_t
 {
   {
     const int64_t i = c0;
-    y[i] = 0.0;  /* y[i] = 0.0 */
-  }
-}
-
-__attribute__((noinline))
-static void polyopt_kernel_body1(int64_t m, int64_t n, int64_t x_shape0, int64_t y_shape0, int64_t tmp_shape0, double *restrict A, double *restrict x, double *restrict y, double *restrict tmp, int64_t c0)
-{
-  {
-    const int64_t i = c0;
     tmp[i] = 0.0;  /* tmp[i] = 0.0 */
   }
   if ((0) < n) {
@@ -147,7 +138,10 @@ void polyopt_kernel(int64_t m, int64_t n, int64_t x_shape0, int64_t y_shape0, in
   const int polyopt_team = ((double)n + (double)m + (double)(((m >= 1) && (n >= 1)) ? m : 0) * (double)(((m >= 1) && (n >= 1)) ? n : 0) + (double)(((m >= 1) && (n >= 1)) ? m : 0) * (double)(((m >= 1) && (n >= 1)) ? n : 0)) >= 1048576.0;
   #pragma omp parallel for simd schedule(static) if(polyopt_team)
   for (int64_t c0 = 0; c0 < n; c0 += 1) {
-    polyopt_kernel_body0(m, n, x_shape0, y_shape0, tmp_shape0, A, x, y, tmp, c0);
+    {
+      const int64_t i = c0;
+      y[i] = 0.0;  /* y[i] = 0.0 */
+    }
   }
   {
     const size_t polyopt_n_y = (size_t)((y_shape0));
@@ -159,7 +153,7 @@ void polyopt_kernel(int64_t m, int64_t n, int64_t x_shape0, int64_t y_shape0, in
       #pragma omp for schedule(static)
       for (int64_t c0 = 0; c0 < m; c0 += 1) {
         { double *restrict y = polyopt_own_y;
-          polyopt_kernel_body1(m, n, x_shape0, y_shape0, tmp_shape0, A, x, y, tmp, c0);
+          polyopt_kernel_body0(m, n, x_shape0, y_shape0, tmp_shape0, A, x, y, tmp, c0);
         }
       }
       if (polyopt_pool_y) {
