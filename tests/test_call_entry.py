@@ -205,3 +205,17 @@ def test_trampolines_call_through_pointers():
     assert f"*(int64_t *)r = {iface.function}(*(const int64_t *)a[0], " \
            "*(const int64_t *)a[1], (int32_t *)a[2]);" in text
     assert f"return {iface.function}_check(p[0], p[1]);" in text
+
+
+def test_the_python_wrapper_on_request(monkeypatch):
+    monkeypatch.setenv("POLYOPT_CALL_ENTRY", "python")
+    monkeypatch.setattr(call_entry_build, "_loaded", {})
+    assert call_entry_build.extension() is None
+    assert call_entry_build.unavailable() == "POLYOPT_CALL_ENTRY=python"
+
+
+def test_a_kernel_loaded_from_the_disk_cache_gets_the_entry():
+    args = (np.ones(3), np.ones(3), np.zeros(3))
+    _entered(add3, *args)
+    again = _entered(add3, *args)  # a new kernel object: its build comes from the index
+    check_against_python(again, *args)
