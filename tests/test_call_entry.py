@@ -7,6 +7,7 @@ same error, before any C runs.  Without the extension the Python wrapper is the 
 from __future__ import annotations
 
 import copy
+import threading
 
 import numpy as np
 import pytest
@@ -219,3 +220,28 @@ def test_a_kernel_loaded_from_the_disk_cache_gets_the_entry():
     _entered(add3, *args)
     again = _entered(add3, *args)  # a new kernel object: its build comes from the index
     check_against_python(again, *args)
+
+
+def test_threads_calling_one_entry_with_other_sizes_get_their_own_results():
+    kernel = _entered(add3, np.ones(4), np.ones(4), np.zeros(4))
+    wrong: list[int] = []
+
+    def calls(n: int) -> None:
+        a, b = np.arange(n, dtype=np.float64), np.full(n, 2.0)
+        for _ in range(300):
+            c = np.zeros(n)
+            kernel(a, b, c)
+            if not np.array_equal(c, a + 2.0):
+                wrong.append(n)
+        try:
+            kernel(a, b[:-1], np.zeros(n))  # the bounds check, between others' calls
+        except IndexError:
+            return
+        wrong.append(-n)
+
+    threads = [threading.Thread(target=calls, args=(n,)) for n in (3, 5, 8, 13)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
