@@ -15,5 +15,6 @@ def packages() -> list[str]:
     return sorted(found)
 
 
-# py.typed: the package ships its type hints (PEP 561)
-setup(packages=packages(), package_dir=ROOTS, package_data={"polyopt": ["py.typed"]})
+# py.typed: the package ships its type hints (PEP 561); call_entry.c is compiled at run time
+setup(packages=packages(), package_dir=ROOTS, package_data={"polyopt": ["py.typed"],
+                                                                "polyopt.backend_c": ["*.c"]})

@@ -100,11 +100,13 @@ def _not_found(cc: str, source: str) -> CompileError:
     )
 
 
-def library_key(source: str, tc: Toolchain) -> str:
+def library_key(source: str, tc: Toolchain, entry: str = "") -> str:
     h = hashlib.sha256()
     for part in (FORMAT_VERSION, sys.platform, tc.identity, " ".join(tc.compiler), " ".join(tc.flags), source):
         h.update(part.encode())
         h.update(b"\0")
+    if entry:  # the call entry's trampolines (entry.c), compiled into the same library
+        h.update(entry.encode())
     return h.hexdigest()[:32]
 
 
@@ -174,14 +176,16 @@ def _private_dir(prefix: str) -> Path:
     return private
 
 
-def build(source: str, tc: Toolchain, name_hint: str = "kernel", use_cache: bool = True) -> Path:
+def build(source: str, tc: Toolchain, name_hint: str = "kernel", use_cache: bool = True,
+          entry: str = "") -> Path:
     """Compile ``source`` (or reuse the cached build) and return the library's path.
+    ``entry``: a second translation unit (``entry.c``) linked into the same library.
 
     With ``use_cache=False`` the cache is neither read nor written: the library is
     built in a private temporary directory, removed when the process exits.  So is it
     when the cache cannot be written (read-only, full, not a directory), with a warning.
     """
-    key = library_key(source, tc)
+    key = library_key(source, tc, entry)
     if use_cache:
         hit = cached_library(key)
         if hit is not None:
@@ -189,20 +193,20 @@ def build(source: str, tc: Toolchain, name_hint: str = "kernel", use_cache: bool
     if tc.identity.startswith(_MISSING):
         raise _not_found(tc.compiler[0], source)
     if not use_cache:
-        return _compile(_private_dir("polyopt-nocache-"), source, tc, name_hint)
+        return _compile(_private_dir("polyopt-nocache-"), source, tc, name_hint, entry)
     root = cache_root() / "lib"
     try:
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=root))
     except OSError as exc:
         warn_unusable(exc)
-        return _compile(_private_dir("polyopt-nocache-"), source, tc, name_hint)
+        return _compile(_private_dir("polyopt-nocache-"), source, tc, name_hint, entry)
     try:
         try:
-            _compile(tmp, source, tc, name_hint)
+            _compile(tmp, source, tc, name_hint, entry)
         except OSError as exc:  # the cache filled up, or stopped being writable
             warn_unusable(exc)
-            return _compile(_private_dir("polyopt-nocache-"), source, tc, name_hint)
+            return _compile(_private_dir("polyopt-nocache-"), source, tc, name_hint, entry)
         return _publish(tmp, root / key)
     finally:
         if tmp.exists():
@@ -227,12 +231,16 @@ def _publish(tmp: Path, final: Path) -> Path:
     return private / "kernel.so"
 
 
-def _compile(where: Path, source: str, tc: Toolchain, name_hint: str) -> Path:
-    """Compile ``source`` into ``where/kernel.so`` with a manifest beside it."""
+def _compile(where: Path, source: str, tc: Toolchain, name_hint: str, entry: str = "") -> Path:
+    """Compile ``source`` (and ``entry``) into ``where/kernel.so`` with a manifest beside it."""
     c_path = where / "kernel.c"
     c_path.write_text(source)
+    sources = [str(c_path)]
+    if entry:
+        (where / "entry.c").write_text(entry)
+        sources.append(str(where / "entry.c"))
     lib = where / "kernel.so"
-    cmd = [*tc.compiler, *tc.flags, str(c_path), "-o", str(lib), "-lm"]
+    cmd = [*tc.compiler, *tc.flags, *sources, "-o", str(lib), "-lm"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     except FileNotFoundError:

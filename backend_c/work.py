@@ -55,16 +55,27 @@ def instance_estimate(scop: Scop) -> str | None:
     or None when isl cannot bound some statement's domain."""
     build = isl.AstBuild.from_context(scop.context)
     terms: list[str] = []
+    # statements of one nest share their domain but for its name: each is bounded once
+    # (the same set, printed alike, gives the same bound)
+    bounded: dict[str, str] = {}
     for st in scop.statements:
-        factors: list[str] = []
-        try:
-            extents = names.dim_extents(st.domain)
-        except isl.Error:
-            return None
-        for e in extents:
-            # 0 where the domain is empty: a total function of the parameters
-            zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(e.get_domain_space()))
-            total = e.union_max(zero.intersect_domain(scop.context)).gist(scop.context)
-            factors.append(ast_expr(build.expr_from_pw_aff(total)))
-        terms.append(" * ".join(f"(double){f}" for f in factors) or "1.0")
+        shape = str(st.domain.reset_tuple_id())
+        if shape not in bounded:
+            try:
+                extents = names.dim_extents(st.domain)
+            except isl.Error:
+                return None
+            bounded[shape] = _product(build, scop, extents)
+        terms.append(bounded[shape])
     return " + ".join(terms) or None
+
+
+def _product(build: isl.AstBuild, scop: Scop, extents: list[isl.PwAff]) -> str:
+    """The product of a domain's extents, in C."""
+    factors: list[str] = []
+    for e in extents:
+        # 0 where the domain is empty: a total function of the parameters
+        zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(e.get_domain_space()))
+        total = e.union_max(zero.intersect_domain(scop.context)).gist(scop.context)
+        factors.append(ast_expr(build.expr_from_pw_aff(total)))
+    return " * ".join(f"(double){f}" for f in factors) or "1.0"

@@ -5,7 +5,10 @@ The kernel is :func:`bench.kernels.add3` (``c[i] = a[i] + b[i]`` on one-element
 arrays).  After polyopt has compiled it, its cached ``kernel.so`` is loaded again here
 with cffi in ABI mode and the C function is called directly, with the buffers prepared
 once.  The difference per call is what polyopt's dispatch and checks (types,
-contiguity, writability, overlap, bounds) cost.  ``numba.njit`` of the same function
+contiguity, writability, overlap, bounds) cost; polyopt's compiled call entry
+(backend_c/call_entry.c) skips libffi, so it may be negative.  The same kernel called
+through the generated Python wrapper (the fallback, and the warm path before the entry)
+is timed beside them.  ``numba.njit`` of the same function
 is timed beside it when Numba is installed (the report says when it is not).  The
 three are timed in interleaved rounds, so a machine under load slows them alike and
 their ratios hold.
@@ -40,6 +43,8 @@ class Overhead:
     direct_call_s: float
     numba_call_s: float | None = None  # None: Numba is not installed
     numba_missing: str = ""  # why Numba was not timed
+    python_wrapper_call_s: float | None = None  # the fallback path, the same kernel
+    entry: str = ""  # the path polyopt's warm call took
 
     @property
     def overhead_s(self) -> float:
@@ -99,14 +104,20 @@ def _per_call(fn: Callable[[], Any], calls: int) -> float:
 
 def _measure(rounds: int, calls: int) -> dict[str, Any]:
     import numpy as np
+    from polyopt.backend_c.call_entry_build import unavailable
+    from polyopt.backend_c.fastcall import make_fast_call
 
     import polyopt
     from bench.kernels import add3
 
     arrays = {"a": np.ones(1), "b": np.full(1, 2.0), "c": np.zeros(1)}
     a, b, c = arrays["a"], arrays["b"], arrays["c"]
-    kernel = polyopt.jit(add3)
+    kernel, wrapped = polyopt.jit(add3), polyopt.jit(add3)
     kernel(a, b, c)
+    kernel(a, b, c)  # the first warm call: the compiled entry takes over
+    wrapped(a, b, c)
+    ((key, compiled),) = wrapped._specializations.items()
+    wrapped._fast = wrapped._wrappers[key] = make_fast_call(compiled, key)
     direct = _direct_call(Path(os.environ["POLYOPT_CACHE_DIR"]), arrays)
     c[0] = 0.0
     direct()
@@ -116,7 +127,11 @@ def _measure(rounds: int, calls: int) -> dict[str, Any]:
 
     def via_polyopt() -> None:
         kernel(a, b, c)
-    timed = {"polyopt_call_s": via_polyopt, "direct_call_s": direct}
+
+    def via_wrapper() -> None:
+        wrapped(a, b, c)
+    timed = {"polyopt_call_s": via_polyopt, "direct_call_s": direct,
+             "python_wrapper_call_s": via_wrapper}
     if numba_call is not None:
         timed["numba_call_s"] = numba_call
     samples: dict[str, list[float]] = {k: [] for k in timed}
@@ -127,6 +142,8 @@ def _measure(rounds: int, calls: int) -> dict[str, Any]:
             samples[k].append(_per_call(f, calls))
     out: dict[str, Any] = {k: median(v) for k, v in samples.items()}
     out["numba_missing"] = missing
+    out["entry"] = ("the compiled entry" if type(kernel._fast).__name__ == "Entry"
+                    else f"the Python wrapper ({unavailable()})")
     return out
 
 

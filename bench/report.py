@@ -390,6 +390,12 @@ def compile_markdown(times: Sequence[CompileTimes], overhead: Overhead | None,
                   f"| {_goal(ov, OVERHEAD_GOAL_S)} "
                   f"| {DASH if nb is None else f'{nb * 1e6:.2f} µs'} "
                   f"| {DASH if nb is None else _ratio(overhead.polyopt_call_s / nb)} |"]
+        pw = overhead.python_wrapper_call_s
+        if pw is not None:
+            lines += ["", f"The warm call took {overhead.entry or 'polyopt'}'s path; the same "
+                      f"kernel through the Python wrapper (the fallback): {pw * 1e6:.2f} µs per "
+                      f"call ({_ratio(pw / overhead.polyopt_call_s)} the entry's), timed in the "
+                      "same interleaved rounds."]
         if nb is None:
             lines += ["", f"Numba: {overhead.numba_missing}."]
     return "\n".join(lines) + "\n"

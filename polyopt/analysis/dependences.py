@@ -227,13 +227,14 @@ def _analyze(scop: Scop) -> Dependences:
                 if not (src.is_write or dst.is_write):
                     continue
                 rel = src.relation.apply_range(dst.relation.reverse())
-                dep = isl.UnionMap.from_map(rel).intersect(tl.before)
+                # only this pair's piece of the program's order: the whole of it costs
+                # a lex_lt per pair of statements, most of which share no array
+                dep = rel.intersect(tl.before(src.statement, dst.statement))
                 if dep.is_empty():
                     continue
                 kind = DepKind.OUTPUT if src.is_write and dst.is_write else (
                     DepKind.FLOW if src.is_write else DepKind.ANTI)
-                for m in names.maps_of(dep):
-                    memory.append(build.dependence(kind, False, src, dst, coalesce(m)))
+                memory.append(build.dependence(kind, False, src, dst, coalesce(dep)))
     return Dependences(scop, tuple(memory), reds,
                        lambda r: _dataflow(scop, tl, memory, build, r))
 

@@ -47,6 +47,7 @@ class Timeline:
         self.scop = scop
         self.tree = tree
         self._same_prefixes: dict[tuple[str, bool], isl.UnionMap] = {}
+        self._before: dict[tuple[str, str], isl.Map] = {}
 
     @cached_property
     def vectors(self) -> dict[str, list[Lin]]:
@@ -105,10 +106,14 @@ class Timeline:
         return _respected.get((relation, at_src, at_dst), lambda: relation.apply_domain(
             at_src).apply_range(at_dst).is_subset(self._lex_lt))
 
-    @cached_property
-    def before(self) -> isl.UnionMap:
-        """Instance pairs (a, b) where a runs strictly before b."""
-        return self.schedule.lex_lt_union_map(self.schedule)
+    def before(self, src: str, dst: str) -> isl.Map:
+        """Instance pairs (a of ``src``, b of ``dst``) where a runs strictly before b: the
+        piece for these two statements of the whole program's order, which isl builds
+        pair by pair alike (``lex_lt_union_map``) but for every pair of statements."""
+        found = self._before.get((src, dst))
+        if found is None:
+            found = self._before[src, dst] = self._padded[src].lex_lt_map(self._padded[dst])
+        return found
 
     def _prefix_exprs(self, loop_id: str, inclusive: bool) -> tuple[tuple[str, tuple[Lin, ...]], ...]:
         """The statements inside the loop with their time vectors above it (and at it)."""

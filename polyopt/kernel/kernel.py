@@ -18,10 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from polyopt.backend_c import build, index, tuned
+from polyopt.backend_c import build, index, trampoline, tuned
 from polyopt.backend_c.call import CompiledKernel
+from polyopt.backend_c.call_entry import warm_call
 from polyopt.backend_c.emit import emit
-from polyopt.backend_c.fastcall import MISS, make_fast_call
+from polyopt.backend_c.fastcall import MISS
 from polyopt.backend_c.interface import interface_of
 from polyopt.backend_c.work import parallel_min_fixed, parallel_min_instances
 from polyopt.frontends.python import parse_function
@@ -114,9 +115,17 @@ class Kernel:
                 warn_user(f"polyopt: running {self.__name__} as plain Python: {exc}")
                 return self.py_func(*args)
             self._specializations[key] = compiled
-            self._wrappers[key] = make_fast_call(compiled, key)
+            self._wrappers[key] = warm_call(compiled, key, self.options.cache, self._install)
         self._fast = self._wrappers[key]
         return compiled(args)
+
+    def _install(self, stand_in: FastCall, fast: FastCall) -> None:
+        """Replace a signature's stand-in wrapper by the call it made (call_entry.warm_call)."""
+        for key, w in self._wrappers.items():
+            if w is stand_in:
+                self._wrappers[key] = fast
+        if self._fast is stand_in:
+            self._fast = fast
 
     def _bind(self, what: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         """The arguments in the function's order, defaults applied; an unknown keyword is
@@ -167,7 +176,7 @@ class Kernel:
         if wrong is not None:
             raise TypeError(f"{self.__name__} does not match its signature {str(d)!r}: {wrong}")
         self._specializations[key] = compiled
-        self._wrappers[key] = make_fast_call(compiled, key)
+        self._wrappers[key] = warm_call(compiled, key, self.options.cache, self._install)
         return compiled
 
     def _call_declared(self, args: tuple[Any, ...]) -> Any:
@@ -200,17 +209,18 @@ class Kernel:
         kernel = emit(p.scop, p.tree, _c_name(self.__name__), vector_math=self._vector_math,
                       libm_square=self.options.strict_fp)
         iface = interface_of(p.scop, kernel)
-        lib = build.build(kernel.source, tc, self.__name__, use_cache=self.options.cache)
+        entry = trampoline.trampolines(iface)  # for the compiled call entry
+        lib = build.build(kernel.source, tc, self.__name__, self.options.cache, entry)
         try:
             compiled = CompiledKernel(iface, lib, lib.with_name("kernel.c"))
         except CompileError:
             if not self.options.cache:
                 raise
             build.discard(lib.parent)  # a cached library that passed its hash but cannot load
-            lib = build.build(kernel.source, tc, self.__name__)
+            lib = build.build(kernel.source, tc, self.__name__, entry=entry)
             compiled = CompiledKernel(iface, lib, lib.with_name("kernel.c"))
         if front is not None:
-            index.store(front, build.library_key(kernel.source, tc), iface)
+            index.store(front, build.library_key(kernel.source, tc, entry), iface)
         return compiled
 
     def _tuned_choice(self, sig: Signature | None) -> tuned.Choice | None:
