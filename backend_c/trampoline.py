@@ -43,7 +43,7 @@ def trampolines(iface: KernelInterface) -> str:
     body = f"*({iface.return_ctype} *)r = {call};" if iface.return_ctype else f"(void)r; {call};"
     n_sizes = sum(kind == "param" for _, kind, _ in iface.c_args)
     sizes = ", ".join(f"p[{k}]" for k in range(n_sizes))
-    return ("#include <stdint.h>\n" + iface.cdef()
+    return ("#include <stdbool.h>\n#include <stdint.h>\n" + iface.cdef()
             + f"\nvoid {entry_name(iface)}(void *const *a, void *r)\n{{\n  {body}\n}}\n"
             f"int64_t {check_name(iface)}(const int64_t *p)\n{{\n"
             f"  {'(void)p; ' if not n_sizes else ''}return {iface.check_function}({sizes});\n}}\n")
