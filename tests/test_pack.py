@@ -1,9 +1,10 @@
-"""Packing of a register-tiled matmul's column operand (polyopt.transforms.pack).
+"""Packing of a register-tiled matmul's operands (polyopt.transforms.pack): the column
+operand in panels of NR columns, the row operand in panels of MR rows.
 
 Differential: every kernel whose operand is packed computes what CPython computes,
 at sizes that leave ragged register tiles (the rest keeps reading the operand
 itself).  Structural: the panels are read in the micro-kernel with constant lane
-offsets.  Refusals: an operand the nest writes, a nest inside other loops.
+offsets.  Refusals: an operand the nest writes (column or row), a nest inside other loops.
 """
 
 from __future__ import annotations
@@ -44,6 +45,15 @@ def self_update(C, A):
                 C[i, j] += A[i, k] * C[k, j]
 
 
+def row_self_update(C, B):
+    """Reads its own output as the row operand: packing C's rows would read stale values."""
+    n = C.shape[0]
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                C[i, j] += C[i, k] * B[k, j]
+
+
 def nested(C, A, B):
     """The matmul nest sits inside a time loop."""
     n = C.shape[0]
@@ -79,7 +89,13 @@ def test_panels_are_read_with_constant_lane_offsets():
     lanes = [re.fullmatch(r"B_pk\[\(c\d+ \* \w+ \+ c\d+\) \* 8 \+ (\d)\]", x) for x in loads]
     assert all(lanes), loads  # no division left in the micro-kernel's subscripts
     assert sorted({int(m.group(1)) for m in lanes}) == list(range(8))
+    # the row operand: 6 rows (avx2's float64 tile, conftest) per panel
+    rows = re.findall(r"= (A_pk\[[^\]]*\]);", c)
+    lanes = [re.fullmatch(r"A_pk\[\(c\d+ \* \w+ \+ c\d+\) \* 6 \+ (\d)\]", x) for x in rows]
+    assert rows and all(lanes), rows
+    assert sorted({int(m.group(1)) for m in lanes}) == list(range(6))
     assert "B_pk" not in polyopt.jit(matmul, pack=False).c_source(*args)
+    assert "A_pk" not in polyopt.jit(matmul, pack=False).c_source(*args)
     assert "A_pk" in polyopt.jit(syrk_like).c_source(args[2], args[0])
 
 
@@ -96,6 +112,24 @@ def test_pack_refuses_an_operand_the_nest_writes():
     assert all(d.array == "C" and d.source.statement == d.sink.statement == "S0"
                and read.tag in (d.source.tag, d.sink.tag) for d in info.value.violated)
     assert "line" in str(info.value) and "C" in str(info.value)
+
+
+def test_pack_refuses_a_row_operand_the_nest_writes():
+    scop = parse_function(row_self_update)
+    (read,) = panel_operands(scop.statement("S0"), "k", "i")
+    assert read.target == "C" and [ix.as_name() for ix in read.indices] == ["i", "k"]
+    top = scop.schedule.dims[0].loop_id
+    with pytest.raises(IllegalTransformationError, match="S0 writes it") as info:
+        pack(scop, scop.schedule, "S0", read, "k", "i", 6, top)
+    assert info.value.violated
+
+
+@pytest.mark.parametrize("n", (13, 20, 37))  # at least one 6 x 8 register tile
+def test_row_self_update_is_not_packed_and_matches_python(n):
+    rng = np.random.default_rng(n)
+    f = polyopt.jit(row_self_update)
+    assert "C_pk" not in f.c_source(rng.random((n, n)), rng.random((n, n)))
+    check_against_python(f, rng.random((n, n)), rng.random((n, n)))
 
 
 def test_self_update_still_matches_python():

@@ -1,5 +1,5 @@
-"""Packing: a register-tiled matmul reads its column operand from a copy laid out
-as the micro-kernel walks it.
+"""Packing: a register-tiled matmul reads its operands from copies laid out as the
+micro-kernel walks them.
 
 A micro-kernel of ``C[i, j] += A[i, k] * B[k, j]`` with ``NR`` columns reads, at
 every step of ``k``, the ``NR`` elements ``B[k, j0:j0+NR]``: one new cache line
@@ -12,7 +12,10 @@ micro-kernel's whole walk over ``k`` is one contiguous stream::
             C[i, j] += A[i, k] * B[k, j]   =>  ... C[i, j] += A[i, k] * B_pk[j // 8, k, j % 8]
 
 An operand read transposed (``A[j, k]`` in syrk) gains most: its ``NR`` elements
-lie ``NR`` rows apart.  The copy is exact because the copy statement runs just
+lie ``NR`` rows apart.  The row operand is packed the same way, with the row
+iterator in the place of ``j`` and ``MR`` for ``NR``: ``A_pk[i // MR, k, i % MR] =
+A[i, k]``, so the ``MR`` elements a micro-kernel broadcasts at each ``k`` step are
+adjacent instead of ``MR`` rows apart (BLIS's packed A).  The copy is exact because the copy statement runs just
 before the register-tiled nest and nothing in that nest writes the operand, so
 every element read from the panel equals the one the original read found; that
 is checked, and a request that would break it is refused.
