@@ -133,7 +133,10 @@ class Accumulators:
         if len(tile.locals) > 1 and self.outliner is not None:
             self._micro_kernel(node, stmt, depth, mark, loop.it, (needed, tile, base, calls))
             return True
+        if len(tile.locals) > 1:  # a register tile printed in place (a C region's)
+            self.dialect.body.hoisted = Hoisted(fresh("v", self.taken))
         self._accumulate(node, stmt, depth, mark, loop, needed, tile)
+        self.dialect.body.hoisted = None
         return True
 
     def _tile(self, calls: list[isl.AstExpr], stmt: Statement, needed: list[str], it: str,
