@@ -41,7 +41,7 @@ def test_packed_panels_live_in_the_region_block() -> None:
         assert region.count(f"if (!{panel}) __builtin_abort();") == 1
         assert region.count(f"__builtin_free({panel});") == 1
     # read through the panels in the micro-kernel, written by the copies
-    assert re.search(r"A_pk\[c\d+\]\[c\d+\]\[c\d+\] = A\[", region)
+    assert re.search(r"A_pk\[c\d+\]\[c\d+\]\[c\d+\] = \(alpha \* A\[", region)  # scaled once
     assert re.search(r"B_pk\[c\d+\]\[c\d+\]\[c\d+\] = B\[", region)
     # freed before the block closes, after the last use
     assert region.rindex("__builtin_free(A_pk)") > region.rindex("A_pk[")

@@ -54,6 +54,28 @@ def row_self_update(C, B):
                 C[i, j] += C[i, k] * B[k, j]
 
 
+def scaled(alpha, C, A, B):
+    """gemm's product: ``alpha * A[i, k]`` is packed already scaled."""
+    n, m = C.shape
+    p = A.shape[1]
+    for i in range(n):
+        for j in range(m):
+            for k in range(p):
+                C[i, j] += alpha * A[i, k] * B[k, j]
+
+
+def scaled_by_a_local(C, A, B):
+    """The factor is a local the function writes: not packed into the panel."""
+    n, m = C.shape
+    p = A.shape[1]
+    s = 0.5
+    for i in range(n):
+        for j in range(m):
+            for k in range(p):
+                C[i, j] += s * A[i, k] * B[k, j]
+        s = s + 1.0
+
+
 def nested(C, A, B):
     """The matmul nest sits inside a time loop."""
     n = C.shape[0]
@@ -147,3 +169,30 @@ def test_pack_refuses_a_nest_inside_other_loops():
     # not supported, rather than illegal: no dependence is involved
     assert not isinstance(info.value, IllegalTransformationError)
 
+
+
+def test_a_scaled_row_operand_is_packed_with_its_factor_and_exact():
+    """``alpha * A[i, k]`` computed once per element in the copy: the same product,
+    rounded the same way, so strict_fp's bit-exact result is unchanged."""
+    rng = np.random.default_rng(5)
+    n = 37
+    args = (1.7, rng.random((n, n + 3)), rng.random((n, n + 1)), rng.random((n + 1, n + 3)))
+    f = polyopt.jit(scaled, strict_fp=True)
+    c = f.c_source(*args)
+    assert re.search(r"A_pk\[[^\]]*\] = \(alpha \* A\[", c), c
+    micro = re.sub(r"/\*.*?\*/", "", c[c.index("_micro"):])  # without the comments
+    assert "alpha" not in micro[micro.index("{"):micro.index("\n}\n")]
+    expected = args[1].copy()
+    scaled(args[0], expected, args[2], args[3])
+    actual = args[1].copy()
+    f(args[0], actual, args[2], args[3])
+    np.testing.assert_array_equal(actual, expected)  # bit for bit
+
+
+@pytest.mark.parametrize("n", (13, 37))
+def test_a_factor_the_function_writes_is_not_packed(n):
+    rng = np.random.default_rng(n)
+    f = polyopt.jit(scaled_by_a_local)
+    args = (rng.random((n, n + 3)), rng.random((n, n + 1)), rng.random((n + 1, n + 3)))
+    assert not re.search(r"A_pk\[[^\]]*\] = \(s", f.c_source(*args))
+    check_against_python(f, *args)

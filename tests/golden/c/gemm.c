@@ -46,7 +46,7 @@ static void polyopt_gemm_body1(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
         const int64_t i_panel = c0;
         const int64_t k = c1;
         const int64_t i_lane = c2;
-        A_pk[(i_panel * nk + k) * 2 + i_lane] = A[(2 * i_panel + i_lane) * nk + k];  /* packing A for C[i, j] += alpha * A[i, k] * B[k, j] */
+        A_pk[(i_panel * nk + k) * 2 + i_lane] = (alpha * A[(2 * i_panel + i_lane) * nk + k]);  /* packing A for C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
   }
@@ -92,25 +92,25 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
         const int64_t i = o0;
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc0 = (C_acc0 + ((alpha * v0) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc0 = (C_acc0 + (v0 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc1 = (C_acc1 + ((alpha * v0) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc1 = (C_acc1 + (v0 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc2 = (C_acc2 + ((alpha * v3) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc2 = (C_acc2 + (v3 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc3 = (C_acc3 + ((alpha * v3) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc3 = (C_acc3 + (v3 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
     {

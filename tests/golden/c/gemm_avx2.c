@@ -46,7 +46,7 @@ static void polyopt_gemm_body1(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
         const int64_t i_panel = c0;
         const int64_t k = c1;
         const int64_t i_lane = c2;
-        A_pk[(i_panel * nk + k) * 6 + i_lane] = A[(6 * i_panel + i_lane) * nk + k];  /* packing A for C[i, j] += alpha * A[i, k] * B[k, j] */
+        A_pk[(i_panel * nk + k) * 6 + i_lane] = (alpha * A[(6 * i_panel + i_lane) * nk + k]);  /* packing A for C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
   }
@@ -322,289 +322,289 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
         const int64_t i = o0;
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc0 = (C_acc0 + ((alpha * v0) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc0 = (C_acc0 + (v0 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc1 = (C_acc1 + ((alpha * v0) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc1 = (C_acc1 + (v0 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc2 = (C_acc2 + ((alpha * v0) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc2 = (C_acc2 + (v0 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc3 = (C_acc3 + ((alpha * v0) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc3 = (C_acc3 + (v0 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc4 = (C_acc4 + ((alpha * v0) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc4 = (C_acc4 + (v0 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc5 = (C_acc5 + ((alpha * v0) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc5 = (C_acc5 + (v0 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc6 = (C_acc6 + ((alpha * v0) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc6 = (C_acc6 + (v0 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc7 = (C_acc7 + ((alpha * v0) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc7 = (C_acc7 + (v0 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc8 = (C_acc8 + ((alpha * v9) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc8 = (C_acc8 + (v9 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc9 = (C_acc9 + ((alpha * v9) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc9 = (C_acc9 + (v9 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc10 = (C_acc10 + ((alpha * v9) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc10 = (C_acc10 + (v9 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc11 = (C_acc11 + ((alpha * v9) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc11 = (C_acc11 + (v9 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc12 = (C_acc12 + ((alpha * v9) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc12 = (C_acc12 + (v9 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc13 = (C_acc13 + ((alpha * v9) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc13 = (C_acc13 + (v9 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc14 = (C_acc14 + ((alpha * v9) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc14 = (C_acc14 + (v9 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc15 = (C_acc15 + ((alpha * v9) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc15 = (C_acc15 + (v9 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc16 = (C_acc16 + ((alpha * v10) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc16 = (C_acc16 + (v10 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc17 = (C_acc17 + ((alpha * v10) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc17 = (C_acc17 + (v10 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc18 = (C_acc18 + ((alpha * v10) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc18 = (C_acc18 + (v10 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc19 = (C_acc19 + ((alpha * v10) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc19 = (C_acc19 + (v10 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc20 = (C_acc20 + ((alpha * v10) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc20 = (C_acc20 + (v10 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc21 = (C_acc21 + ((alpha * v10) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc21 = (C_acc21 + (v10 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc22 = (C_acc22 + ((alpha * v10) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc22 = (C_acc22 + (v10 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc23 = (C_acc23 + ((alpha * v10) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc23 = (C_acc23 + (v10 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc24 = (C_acc24 + ((alpha * v11) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc24 = (C_acc24 + (v11 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc25 = (C_acc25 + ((alpha * v11) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc25 = (C_acc25 + (v11 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc26 = (C_acc26 + ((alpha * v11) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc26 = (C_acc26 + (v11 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc27 = (C_acc27 + ((alpha * v11) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc27 = (C_acc27 + (v11 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc28 = (C_acc28 + ((alpha * v11) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc28 = (C_acc28 + (v11 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc29 = (C_acc29 + ((alpha * v11) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc29 = (C_acc29 + (v11 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc30 = (C_acc30 + ((alpha * v11) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc30 = (C_acc30 + (v11 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc31 = (C_acc31 + ((alpha * v11) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc31 = (C_acc31 + (v11 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc32 = (C_acc32 + ((alpha * v12) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc32 = (C_acc32 + (v12 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc33 = (C_acc33 + ((alpha * v12) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc33 = (C_acc33 + (v12 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc34 = (C_acc34 + ((alpha * v12) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc34 = (C_acc34 + (v12 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc35 = (C_acc35 + ((alpha * v12) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc35 = (C_acc35 + (v12 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc36 = (C_acc36 + ((alpha * v12) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc36 = (C_acc36 + (v12 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc37 = (C_acc37 + ((alpha * v12) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc37 = (C_acc37 + (v12 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc38 = (C_acc38 + ((alpha * v12) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc38 = (C_acc38 + (v12 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc39 = (C_acc39 + ((alpha * v12) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc39 = (C_acc39 + (v12 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc40 = (C_acc40 + ((alpha * v13) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc40 = (C_acc40 + (v13 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc41 = (C_acc41 + ((alpha * v13) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc41 = (C_acc41 + (v13 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc42 = (C_acc42 + ((alpha * v13) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc42 = (C_acc42 + (v13 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc43 = (C_acc43 + ((alpha * v13) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc43 = (C_acc43 + (v13 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc44 = (C_acc44 + ((alpha * v13) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc44 = (C_acc44 + (v13 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc45 = (C_acc45 + ((alpha * v13) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc45 = (C_acc45 + (v13 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc46 = (C_acc46 + ((alpha * v13) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc46 = (C_acc46 + (v13 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc47 = (C_acc47 + ((alpha * v13) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc47 = (C_acc47 + (v13 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
     {

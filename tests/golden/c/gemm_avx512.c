@@ -46,7 +46,7 @@ static void polyopt_gemm_body1(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
         const int64_t i_panel = c0;
         const int64_t k = c1;
         const int64_t i_lane = c2;
-        A_pk[(i_panel * nk + k) * 8 + i_lane] = A[(8 * i_panel + i_lane) * nk + k];  /* packing A for C[i, j] += alpha * A[i, k] * B[k, j] */
+        A_pk[(i_panel * nk + k) * 8 + i_lane] = (alpha * A[(8 * i_panel + i_lane) * nk + k]);  /* packing A for C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
   }
@@ -732,769 +732,769 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
         const int64_t i = o0;
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc0 = (C_acc0 + ((alpha * v0) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc0 = (C_acc0 + (v0 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc1 = (C_acc1 + ((alpha * v0) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc1 = (C_acc1 + (v0 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc2 = (C_acc2 + ((alpha * v0) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc2 = (C_acc2 + (v0 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc3 = (C_acc3 + ((alpha * v0) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc3 = (C_acc3 + (v0 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc4 = (C_acc4 + ((alpha * v0) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc4 = (C_acc4 + (v0 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc5 = (C_acc5 + ((alpha * v0) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc5 = (C_acc5 + (v0 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc6 = (C_acc6 + ((alpha * v0) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc6 = (C_acc6 + (v0 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc7 = (C_acc7 + ((alpha * v0) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc7 = (C_acc7 + (v0 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 8);
         const int64_t k = c5;
-        C_acc8 = (C_acc8 + ((alpha * v0) * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc8 = (C_acc8 + (v0 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 9);
         const int64_t k = c5;
-        C_acc9 = (C_acc9 + ((alpha * v0) * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc9 = (C_acc9 + (v0 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 10);
         const int64_t k = c5;
-        C_acc10 = (C_acc10 + ((alpha * v0) * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc10 = (C_acc10 + (v0 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 11);
         const int64_t k = c5;
-        C_acc11 = (C_acc11 + ((alpha * v0) * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc11 = (C_acc11 + (v0 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 12);
         const int64_t k = c5;
-        C_acc12 = (C_acc12 + ((alpha * v0) * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc12 = (C_acc12 + (v0 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 13);
         const int64_t k = c5;
-        C_acc13 = (C_acc13 + ((alpha * v0) * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc13 = (C_acc13 + (v0 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 14);
         const int64_t k = c5;
-        C_acc14 = (C_acc14 + ((alpha * v0) * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc14 = (C_acc14 + (v0 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 15);
         const int64_t k = c5;
-        C_acc15 = (C_acc15 + ((alpha * v0) * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc15 = (C_acc15 + (v0 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc16 = (C_acc16 + ((alpha * v17) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc16 = (C_acc16 + (v17 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc17 = (C_acc17 + ((alpha * v17) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc17 = (C_acc17 + (v17 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc18 = (C_acc18 + ((alpha * v17) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc18 = (C_acc18 + (v17 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc19 = (C_acc19 + ((alpha * v17) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc19 = (C_acc19 + (v17 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc20 = (C_acc20 + ((alpha * v17) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc20 = (C_acc20 + (v17 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc21 = (C_acc21 + ((alpha * v17) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc21 = (C_acc21 + (v17 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc22 = (C_acc22 + ((alpha * v17) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc22 = (C_acc22 + (v17 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc23 = (C_acc23 + ((alpha * v17) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc23 = (C_acc23 + (v17 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 8);
         const int64_t k = c5;
-        C_acc24 = (C_acc24 + ((alpha * v17) * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc24 = (C_acc24 + (v17 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 9);
         const int64_t k = c5;
-        C_acc25 = (C_acc25 + ((alpha * v17) * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc25 = (C_acc25 + (v17 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 10);
         const int64_t k = c5;
-        C_acc26 = (C_acc26 + ((alpha * v17) * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc26 = (C_acc26 + (v17 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 11);
         const int64_t k = c5;
-        C_acc27 = (C_acc27 + ((alpha * v17) * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc27 = (C_acc27 + (v17 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 12);
         const int64_t k = c5;
-        C_acc28 = (C_acc28 + ((alpha * v17) * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc28 = (C_acc28 + (v17 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 13);
         const int64_t k = c5;
-        C_acc29 = (C_acc29 + ((alpha * v17) * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc29 = (C_acc29 + (v17 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 14);
         const int64_t k = c5;
-        C_acc30 = (C_acc30 + ((alpha * v17) * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc30 = (C_acc30 + (v17 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 15);
         const int64_t k = c5;
-        C_acc31 = (C_acc31 + ((alpha * v17) * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc31 = (C_acc31 + (v17 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc32 = (C_acc32 + ((alpha * v18) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc32 = (C_acc32 + (v18 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc33 = (C_acc33 + ((alpha * v18) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc33 = (C_acc33 + (v18 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc34 = (C_acc34 + ((alpha * v18) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc34 = (C_acc34 + (v18 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc35 = (C_acc35 + ((alpha * v18) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc35 = (C_acc35 + (v18 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc36 = (C_acc36 + ((alpha * v18) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc36 = (C_acc36 + (v18 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc37 = (C_acc37 + ((alpha * v18) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc37 = (C_acc37 + (v18 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc38 = (C_acc38 + ((alpha * v18) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc38 = (C_acc38 + (v18 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc39 = (C_acc39 + ((alpha * v18) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc39 = (C_acc39 + (v18 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 8);
         const int64_t k = c5;
-        C_acc40 = (C_acc40 + ((alpha * v18) * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc40 = (C_acc40 + (v18 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 9);
         const int64_t k = c5;
-        C_acc41 = (C_acc41 + ((alpha * v18) * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc41 = (C_acc41 + (v18 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 10);
         const int64_t k = c5;
-        C_acc42 = (C_acc42 + ((alpha * v18) * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc42 = (C_acc42 + (v18 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 11);
         const int64_t k = c5;
-        C_acc43 = (C_acc43 + ((alpha * v18) * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc43 = (C_acc43 + (v18 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 12);
         const int64_t k = c5;
-        C_acc44 = (C_acc44 + ((alpha * v18) * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc44 = (C_acc44 + (v18 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 13);
         const int64_t k = c5;
-        C_acc45 = (C_acc45 + ((alpha * v18) * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc45 = (C_acc45 + (v18 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 14);
         const int64_t k = c5;
-        C_acc46 = (C_acc46 + ((alpha * v18) * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc46 = (C_acc46 + (v18 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 15);
         const int64_t k = c5;
-        C_acc47 = (C_acc47 + ((alpha * v18) * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc47 = (C_acc47 + (v18 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc48 = (C_acc48 + ((alpha * v19) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc48 = (C_acc48 + (v19 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc49 = (C_acc49 + ((alpha * v19) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc49 = (C_acc49 + (v19 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc50 = (C_acc50 + ((alpha * v19) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc50 = (C_acc50 + (v19 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc51 = (C_acc51 + ((alpha * v19) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc51 = (C_acc51 + (v19 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc52 = (C_acc52 + ((alpha * v19) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc52 = (C_acc52 + (v19 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc53 = (C_acc53 + ((alpha * v19) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc53 = (C_acc53 + (v19 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc54 = (C_acc54 + ((alpha * v19) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc54 = (C_acc54 + (v19 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc55 = (C_acc55 + ((alpha * v19) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc55 = (C_acc55 + (v19 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 8);
         const int64_t k = c5;
-        C_acc56 = (C_acc56 + ((alpha * v19) * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc56 = (C_acc56 + (v19 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 9);
         const int64_t k = c5;
-        C_acc57 = (C_acc57 + ((alpha * v19) * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc57 = (C_acc57 + (v19 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 10);
         const int64_t k = c5;
-        C_acc58 = (C_acc58 + ((alpha * v19) * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc58 = (C_acc58 + (v19 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 11);
         const int64_t k = c5;
-        C_acc59 = (C_acc59 + ((alpha * v19) * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc59 = (C_acc59 + (v19 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 12);
         const int64_t k = c5;
-        C_acc60 = (C_acc60 + ((alpha * v19) * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc60 = (C_acc60 + (v19 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 13);
         const int64_t k = c5;
-        C_acc61 = (C_acc61 + ((alpha * v19) * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc61 = (C_acc61 + (v19 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 14);
         const int64_t k = c5;
-        C_acc62 = (C_acc62 + ((alpha * v19) * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc62 = (C_acc62 + (v19 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 15);
         const int64_t k = c5;
-        C_acc63 = (C_acc63 + ((alpha * v19) * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc63 = (C_acc63 + (v19 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc64 = (C_acc64 + ((alpha * v20) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc64 = (C_acc64 + (v20 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc65 = (C_acc65 + ((alpha * v20) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc65 = (C_acc65 + (v20 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc66 = (C_acc66 + ((alpha * v20) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc66 = (C_acc66 + (v20 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc67 = (C_acc67 + ((alpha * v20) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc67 = (C_acc67 + (v20 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc68 = (C_acc68 + ((alpha * v20) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc68 = (C_acc68 + (v20 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc69 = (C_acc69 + ((alpha * v20) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc69 = (C_acc69 + (v20 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc70 = (C_acc70 + ((alpha * v20) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc70 = (C_acc70 + (v20 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc71 = (C_acc71 + ((alpha * v20) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc71 = (C_acc71 + (v20 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 8);
         const int64_t k = c5;
-        C_acc72 = (C_acc72 + ((alpha * v20) * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc72 = (C_acc72 + (v20 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 9);
         const int64_t k = c5;
-        C_acc73 = (C_acc73 + ((alpha * v20) * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc73 = (C_acc73 + (v20 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 10);
         const int64_t k = c5;
-        C_acc74 = (C_acc74 + ((alpha * v20) * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc74 = (C_acc74 + (v20 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 11);
         const int64_t k = c5;
-        C_acc75 = (C_acc75 + ((alpha * v20) * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc75 = (C_acc75 + (v20 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 12);
         const int64_t k = c5;
-        C_acc76 = (C_acc76 + ((alpha * v20) * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc76 = (C_acc76 + (v20 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 13);
         const int64_t k = c5;
-        C_acc77 = (C_acc77 + ((alpha * v20) * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc77 = (C_acc77 + (v20 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 14);
         const int64_t k = c5;
-        C_acc78 = (C_acc78 + ((alpha * v20) * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc78 = (C_acc78 + (v20 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 15);
         const int64_t k = c5;
-        C_acc79 = (C_acc79 + ((alpha * v20) * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc79 = (C_acc79 + (v20 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc80 = (C_acc80 + ((alpha * v21) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc80 = (C_acc80 + (v21 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc81 = (C_acc81 + ((alpha * v21) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc81 = (C_acc81 + (v21 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc82 = (C_acc82 + ((alpha * v21) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc82 = (C_acc82 + (v21 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc83 = (C_acc83 + ((alpha * v21) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc83 = (C_acc83 + (v21 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc84 = (C_acc84 + ((alpha * v21) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc84 = (C_acc84 + (v21 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc85 = (C_acc85 + ((alpha * v21) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc85 = (C_acc85 + (v21 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc86 = (C_acc86 + ((alpha * v21) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc86 = (C_acc86 + (v21 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc87 = (C_acc87 + ((alpha * v21) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc87 = (C_acc87 + (v21 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 8);
         const int64_t k = c5;
-        C_acc88 = (C_acc88 + ((alpha * v21) * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc88 = (C_acc88 + (v21 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 9);
         const int64_t k = c5;
-        C_acc89 = (C_acc89 + ((alpha * v21) * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc89 = (C_acc89 + (v21 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 10);
         const int64_t k = c5;
-        C_acc90 = (C_acc90 + ((alpha * v21) * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc90 = (C_acc90 + (v21 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 11);
         const int64_t k = c5;
-        C_acc91 = (C_acc91 + ((alpha * v21) * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc91 = (C_acc91 + (v21 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 12);
         const int64_t k = c5;
-        C_acc92 = (C_acc92 + ((alpha * v21) * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc92 = (C_acc92 + (v21 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 13);
         const int64_t k = c5;
-        C_acc93 = (C_acc93 + ((alpha * v21) * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc93 = (C_acc93 + (v21 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 14);
         const int64_t k = c5;
-        C_acc94 = (C_acc94 + ((alpha * v21) * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc94 = (C_acc94 + (v21 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 15);
         const int64_t k = c5;
-        C_acc95 = (C_acc95 + ((alpha * v21) * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc95 = (C_acc95 + (v21 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc96 = (C_acc96 + ((alpha * v22) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc96 = (C_acc96 + (v22 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc97 = (C_acc97 + ((alpha * v22) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc97 = (C_acc97 + (v22 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc98 = (C_acc98 + ((alpha * v22) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc98 = (C_acc98 + (v22 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc99 = (C_acc99 + ((alpha * v22) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc99 = (C_acc99 + (v22 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc100 = (C_acc100 + ((alpha * v22) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc100 = (C_acc100 + (v22 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc101 = (C_acc101 + ((alpha * v22) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc101 = (C_acc101 + (v22 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc102 = (C_acc102 + ((alpha * v22) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc102 = (C_acc102 + (v22 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc103 = (C_acc103 + ((alpha * v22) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc103 = (C_acc103 + (v22 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 8);
         const int64_t k = c5;
-        C_acc104 = (C_acc104 + ((alpha * v22) * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc104 = (C_acc104 + (v22 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 9);
         const int64_t k = c5;
-        C_acc105 = (C_acc105 + ((alpha * v22) * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc105 = (C_acc105 + (v22 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 10);
         const int64_t k = c5;
-        C_acc106 = (C_acc106 + ((alpha * v22) * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc106 = (C_acc106 + (v22 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 11);
         const int64_t k = c5;
-        C_acc107 = (C_acc107 + ((alpha * v22) * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc107 = (C_acc107 + (v22 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 12);
         const int64_t k = c5;
-        C_acc108 = (C_acc108 + ((alpha * v22) * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc108 = (C_acc108 + (v22 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 13);
         const int64_t k = c5;
-        C_acc109 = (C_acc109 + ((alpha * v22) * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc109 = (C_acc109 + (v22 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 14);
         const int64_t k = c5;
-        C_acc110 = (C_acc110 + ((alpha * v22) * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc110 = (C_acc110 + (v22 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 15);
         const int64_t k = c5;
-        C_acc111 = (C_acc111 + ((alpha * v22) * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc111 = (C_acc111 + (v22 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc112 = (C_acc112 + ((alpha * v23) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc112 = (C_acc112 + (v23 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc113 = (C_acc113 + ((alpha * v23) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc113 = (C_acc113 + (v23 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 2);
         const int64_t k = c5;
-        C_acc114 = (C_acc114 + ((alpha * v23) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc114 = (C_acc114 + (v23 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 3);
         const int64_t k = c5;
-        C_acc115 = (C_acc115 + ((alpha * v23) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc115 = (C_acc115 + (v23 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 4);
         const int64_t k = c5;
-        C_acc116 = (C_acc116 + ((alpha * v23) * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc116 = (C_acc116 + (v23 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 5);
         const int64_t k = c5;
-        C_acc117 = (C_acc117 + ((alpha * v23) * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc117 = (C_acc117 + (v23 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 6);
         const int64_t k = c5;
-        C_acc118 = (C_acc118 + ((alpha * v23) * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc118 = (C_acc118 + (v23 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 7);
         const int64_t k = c5;
-        C_acc119 = (C_acc119 + ((alpha * v23) * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc119 = (C_acc119 + (v23 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 8);
         const int64_t k = c5;
-        C_acc120 = (C_acc120 + ((alpha * v23) * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc120 = (C_acc120 + (v23 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 9);
         const int64_t k = c5;
-        C_acc121 = (C_acc121 + ((alpha * v23) * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc121 = (C_acc121 + (v23 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 10);
         const int64_t k = c5;
-        C_acc122 = (C_acc122 + ((alpha * v23) * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc122 = (C_acc122 + (v23 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 11);
         const int64_t k = c5;
-        C_acc123 = (C_acc123 + ((alpha * v23) * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc123 = (C_acc123 + (v23 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 12);
         const int64_t k = c5;
-        C_acc124 = (C_acc124 + ((alpha * v23) * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc124 = (C_acc124 + (v23 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 13);
         const int64_t k = c5;
-        C_acc125 = (C_acc125 + ((alpha * v23) * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc125 = (C_acc125 + (v23 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 14);
         const int64_t k = c5;
-        C_acc126 = (C_acc126 + ((alpha * v23) * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc126 = (C_acc126 + (v23 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 15);
         const int64_t k = c5;
-        C_acc127 = (C_acc127 + ((alpha * v23) * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc127 = (C_acc127 + (v23 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
     {
