@@ -243,10 +243,12 @@ def heap_buffers(scop: Scop, arrays: list[str],
     scoped to the region's block: on the heap (a panel copy of a whole operand is too
     large for the stack), as pointers to variable-length rows so that the statements
     index them ``A_pk[ip][k][il]`` like the file's own arrays.  ``__builtin_malloc``
-    needs no header; one element more than the size keeps ``malloc(0)`` from
-    returning NULL::
+    needs no header.  The size is computed in ``size_t`` (``sizeof`` first), a
+    negative extent counts as 0 (the loops then do not run; a row type keeps at least
+    1, as C requires), and one element more keeps ``malloc(0)`` from returning NULL::
 
-        double (*A_pk)[nk][8] = __builtin_malloc(sizeof(double) * (((ni + 7) / 8) * nk * 8 + 1));
+        double (*A_pk)[(nk > 0 ? nk : 1)][8] = __builtin_malloc(sizeof(double)
+            * (((ni + 7) / 8) > 0 ? ...) * (nk > 0 ? nk : 0) * 8 + sizeof(double));
         if (!A_pk) __builtin_abort();
         ...
         __builtin_free(A_pk);
@@ -256,14 +258,21 @@ def heap_buffers(scop: Scop, arrays: list[str],
     for name in arrays:
         ctype = C_TYPES[scop.arrays[name].dtype]
         dims = [dialect.body.index(d) for d in scop.arrays[name].shape]
-        rows = "".join(f"[{d}]" for d in dims[1:])
-        count = " * ".join(f"({d})" for d in dims) or "1"
-        allocate += [f"  {ctype} (*{name}){rows} = __builtin_malloc(sizeof({ctype}) * "
-                     f"({count} + 1));" if rows else
-                     f"  {ctype} *{name} = __builtin_malloc(sizeof({ctype}) * ({count} + 1));",
+        rows = "".join(f"[{_at_least(d, 1)}]" for d in dims[1:])
+        size = "".join(f" * {_at_least(d, 0)}" for d in dims)
+        declared = f"(*{name}){rows}" if rows else f"*{name}"
+        allocate += [f"  {ctype} {declared} = __builtin_malloc(sizeof({ctype}){size} + "
+                     f"sizeof({ctype}));",
                      f"  if (!{name}) __builtin_abort();"]
         free.append(f"  __builtin_free({name});")
     return allocate, free
+
+
+def _at_least(extent: str, low: int) -> str:
+    """``extent``, or ``low`` where it is smaller (a constant stays as it is)."""
+    if extent.lstrip("-").isdigit():
+        return str(max(int(extent), low))
+    return f"(({extent}) > {low} ? ({extent}) : {low})"
 
 
 def replace_regions(text: str, blocks: list[tuple[CRegion, str]]) -> str:
