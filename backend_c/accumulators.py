@@ -20,7 +20,7 @@ packs the row's accumulators into fewer, narrower vectors).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -38,32 +38,45 @@ from polyopt.backend_c.isl_ast import (
 from polyopt.backend_c.outline import Outliner
 from polyopt.backend_c.pragma import Pragmas
 from polyopt.backend_c.statements import Replacement, StatementWriter
+from polyopt.backend_c.unroll import copies, substitute, unrolled_loop
 
-from polyopt.model.schedule_tree import LoopMark
+from polyopt.model.schedule_tree import LoopDim, LoopMark
 from polyopt.model.scop import Scop, Statement
 
 
-def user_calls(node: isl.AstNode) -> tuple[list[isl.AstExpr], bool]:
-    """The statement calls in a loop body made only of blocks, ifs and statements,
-    and whether some are guarded by an ``if``; ([], False) for any other body."""
+def user_calls(node: isl.AstNode, marks: Mapping[str, LoopDim],
+               values: Mapping[str, isl.AstExpr] | None = None) -> tuple[list[isl.AstExpr], bool]:
+    """The statement calls in a loop body made only of blocks, ifs, statements and loops
+    the printer unrolls (their counters replaced by ``values`` in each copy), and
+    whether some are guarded by an ``if``; ([], False) for any other body."""
+    values = values or {}
     kind = node_kind(node)
     if kind is NodeKind.USER:
-        return [node.user_get_expr()], False
-    if kind is NodeKind.BLOCK:
+        return [substitute(node.user_get_expr(), values)], False
+    if kind is NodeKind.MARK and (loop := unrolled_loop(node, marks)) is not None:
         out: list[isl.AstExpr] = []
+        for counter, value in copies(loop):
+            sub, _ = user_calls(loop.for_get_body(), marks,
+                                {**values, counter: substitute(value, values)})
+            if not sub:
+                return [], False
+            out += sub
+        return out, False
+    if kind is NodeKind.BLOCK:
+        out = []
         guarded = False
         for child in block_children(node):
-            sub, g = user_calls(child)
+            sub, g = user_calls(child, marks, values)
             if not sub:
                 return [], False
             out += sub
             guarded = guarded or g
         return out, guarded
     if kind is NodeKind.IF and not node.if_has_else_node():
-        sub, _ = user_calls(node.if_get_then_node())
+        sub, _ = user_calls(node.if_get_then_node(), marks, values)
         return sub, bool(sub)
-    if kind is NodeKind.MARK:  # the mark of a fully unrolled loop
-        return user_calls(node.mark_get_node())
+    if kind is NodeKind.MARK:  # the mark of a loop isl unrolled
+        return user_calls(node.mark_get_node(), marks, values)
     return [], False
 
 
@@ -93,11 +106,12 @@ class Accumulators:
         self.outliner = outliner
         self.taken = taken
         self.print_node = print_node
+        self.marks: Mapping[str, LoopDim] = {}  # the AST's loops by mark (the walker's)
 
     def write(self, node: isl.AstNode, depth: int, mark: LoopMark, loop: LoopHeader) -> bool:
         """Print the loop with its accumulators in locals; False if the AST does not
         have the expected shape (then the loop is printed normally)."""
-        calls, guarded = user_calls(node.for_get_body())
+        calls, guarded = user_calls(node.for_get_body(), self.marks)
         if not calls:
             return False
         names = {call_statement(c) for c in calls}
@@ -119,7 +133,10 @@ class Accumulators:
         if len(tile.locals) > 1 and self.outliner is not None:
             self._micro_kernel(node, stmt, depth, mark, loop.it, (needed, tile, base, calls))
             return True
+        if len(tile.locals) > 1:  # a register tile printed in place (a C region's)
+            self.dialect.body.hoisted = Hoisted(fresh("v", self.taken))
         self._accumulate(node, stmt, depth, mark, loop, needed, tile)
+        self.dialect.body.hoisted = None
         return True
 
     def _tile(self, calls: list[isl.AstExpr], stmt: Statement, needed: list[str], it: str,

@@ -31,6 +31,7 @@ from polyopt.backend_c.pragma import Pragmas
 from polyopt.backend_c.private_copies import PrivateCopies, array_reductions, without_array_copies
 from polyopt.backend_c.signature import CArg
 from polyopt.backend_c.statements import StatementWriter
+from polyopt.backend_c.unroll import copies, expandable, substitute, unrolled_loop
 
 from polyopt.model import names
 from polyopt.model.schedule_tree import LoopDim, LoopMark, Node, to_isl
@@ -52,6 +53,7 @@ class AstWalker:
         self.code = Code()
         self.counters: list[str] = []  # loop counters in scope, outermost first
         self.marks: dict[str, LoopDim] = {}
+        self.values: dict[str, isl.AstExpr] = {}  # counters of the unrolled copy printed now
         prefix = "c"
         while any(u.startswith(prefix) and u[len(prefix):].isdigit() for u in taken):
             prefix += "_"
@@ -73,11 +75,16 @@ class AstWalker:
         """The isl AST of ``tree``, its loop counters named ``<prefix>0``, ``<prefix>1``..."""
         iterators = {s.name: s.iterators for s in self.scop.statements}
         domains = {s.name: s.domain for s in self.scop.statements}
-        sched, self.marks = to_isl(tree, self.scop.params, iterators, domains)
-        build = isl.AstBuild.from_context(self.scop.context)
         depth = max(len(s.iterators) for s in self.scop.statements) + 8
-        build = build.set_iterators(names.id_list([f"{self.prefix}{k}" for k in range(4 * depth)]))
-        return build.node_from_schedule(sched)
+        counters = names.id_list([f"{self.prefix}{k}" for k in range(4 * depth)])
+        for unroll in (False, True):  # the printer unrolls, where it can (unroll.py)
+            sched, self.marks = to_isl(tree, self.scop.params, iterators, domains, unroll)
+            build = isl.AstBuild.from_context(self.scop.context).set_iterators(counters)
+            ast = build.node_from_schedule(sched)
+            if unroll or expandable(ast, self.marks):
+                break
+        self.accumulators.marks = self.marks
+        return ast
 
     def node(self, node: isl.AstNode, depth: int, pending: LoopMark | None) -> None:
         """Print ``node``; ``pending`` is the mark of the loop it starts with."""
@@ -86,6 +93,12 @@ class AstWalker:
         if kind is NodeKind.BLOCK:
             for child in block_children(node):
                 self.node(child, depth, pending)
+        elif kind is NodeKind.MARK and (loop := unrolled_loop(node, self.marks)) is not None:
+            outer = self.values
+            for counter, value in copies(loop):
+                self.values = {**outer, counter: substitute(value, outer)}
+                self.node(loop.for_get_body(), depth, None)
+            self.values = outer
         elif kind is NodeKind.MARK:
             dim = self.marks[node.mark_get_id().get_name()]
             inner = node.mark_get_node()
@@ -107,6 +120,7 @@ class AstWalker:
 
     def _user(self, node: isl.AstNode, depth: int) -> None:
         name, args = user_call(node)
+        args = [substitute(a, self.values) for a in args]
         stmt = self.scop.statement(name)
         values = [self.dialect.text(a) for a in args]
         line = None if self.statements.replacing(stmt) else \

@@ -29,7 +29,7 @@ from polyopt.model.dtypes import DType, ValueType
 from polyopt.model.errors import PolyoptError
 from polyopt.model.expr import Binary, Call, Cast, Expr, Literal, Load, Name
 from polyopt.model.schedule_tree import LoopMark, Node
-from polyopt.model.scop import ScalarKind, Scop, Statement
+from polyopt.model.scop import ArrayKind, ScalarKind, Scop, Statement
 
 C_TYPES = {DType.INT32: "int", DType.INT64: "long long", DType.FLOAT32: "float",
            DType.FLOAT64: "double", DType.BOOL: "_Bool", DType.INT8: "signed char",
@@ -102,7 +102,18 @@ class CBodyPrinter(BodyPrinter):
         local = self.substitute.get((array, indices))
         if local is not None:
             return local
-        return array + "".join(f"[{self.index(ix)}]" for ix in indices)
+        if self.hoisted is None:
+            return array + "".join(f"[{self.index(ix)}]" for ix in indices)
+        # in a register tile: each element read once per iteration, its subscripts in the
+        # loop counters, simplified (the panel element A_pk[(8 * c4 + 3) / 8][k][3])
+        if self.lin_env and all(v in self.lin_env for ix in indices for v in ix.names()):
+            env, self.env = self.env, {}
+            text = array + "".join(f"[{self.index(ix.substitute(self.lin_env))}]"
+                                   for ix in indices)
+            self.env = env
+        else:
+            text = array + "".join(f"[{self.index(ix)}]" for ix in indices)
+        return self.hoisted.local(array, text)
 
     def _node(self, e: Expr, texts: dict[int, str]) -> str:
         if isinstance(e, Literal):
@@ -142,7 +153,10 @@ class RegionDialect:
         self.index_type = "long" if wide else "int"
 
     def element(self, target: str, indices: tuple[Lin, ...]) -> str:
-        return self.body.load(target, indices)
+        hoisted, self.body.hoisted = self.body.hoisted, None  # an element written: never hoisted
+        text = self.body.load(target, indices)
+        self.body.hoisted = hoisted
+        return text
 
     def element_ctype(self, target: str) -> str:
         arr = self.region.arrays.get(target)
@@ -207,9 +221,10 @@ def emit_region(region: CRegion, tree: Node, scop: Scop | None = None,
     """
     scop = region.scop if scop is None else scop
     extra = sorted(set(scop.arrays) - set(region.arrays) - set(region.scalars))
-    if extra:
-        raise PolyoptError(f"{region.label}: the schedule introduces temporary arrays "
-                           f"({', '.join(extra)}), which C regions do not support yet")
+    unsupported = [a for a in extra if scop.arrays[a].kind is not ArrayKind.TEMPORARY]
+    if unsupported:
+        raise PolyoptError(f"{region.label}: the schedule introduces arrays "
+                           f"({', '.join(unsupported)}), which C regions do not support yet")
     dialect = RegionDialect(region, scop)
     taken = set(region.names_in_file) | set(scop.params) | set(scop.arrays)
     taken |= set(scop.scalars) | set(region.iterator_types)
@@ -217,6 +232,7 @@ def emit_region(region: CRegion, tree: Node, scop: Scop | None = None,
     if scop.statements:
         walker.node(walker.build_ast(tree), 1, None)
     body = walker.code.lines
+    allocate, free = heap_buffers(scop, extra, dialect)
     outer = [f"{s.base} {s.name};" for s in region.scalars.values()
              if s.declared_in_region and s.top_level]
     inner = [f"  {s.base} {s.name};" for s in region.scalars.values()
@@ -227,10 +243,48 @@ def emit_region(region: CRegion, tree: Node, scop: Scop | None = None,
     lines = [f"/* polyopt: optimized scop region (lines {region.start_line}-{region.end_line}) */",
              *outer, "{", *inner]
     lines += [f"  {_HELPERS[name]}" for name in used]
-    lines += body
+    lines += allocate + body + free
     lines += [f"  #undef {name}" for name in used]
     lines.append("}")
     return "".join(f"{region.indent}{x}\n" if x else "\n" for x in lines)
+
+
+def heap_buffers(scop: Scop, arrays: list[str],
+                 dialect: RegionDialect) -> tuple[list[str], list[str]]:
+    """Declarations and frees of the temporary arrays a schedule added (packed panels),
+    scoped to the region's block: on the heap (a panel copy of a whole operand is too
+    large for the stack), as pointers to variable-length rows so that the statements
+    index them ``A_pk[ip][k][il]`` like the file's own arrays.  ``__builtin_malloc``
+    needs no header.  The size is computed in ``size_t`` (``sizeof`` first), a
+    negative extent counts as 0 (the loops then do not run; a row type keeps at least
+    1, as C requires), and one element more keeps ``malloc(0)`` from returning NULL::
+
+        double (*A_pk)[(nk > 0 ? nk : 1)][8] = __builtin_malloc(sizeof(double)
+            * (((ni + 7) / 8) > 0 ? ...) * (nk > 0 ? nk : 0) * 8 + sizeof(double));
+        if (!A_pk) __builtin_abort();
+        ...
+        __builtin_free(A_pk);
+    """
+    allocate: list[str] = []
+    free: list[str] = []
+    for name in arrays:
+        ctype = C_TYPES[scop.arrays[name].dtype]
+        dims = [dialect.body.index(d) for d in scop.arrays[name].shape]
+        rows = "".join(f"[{_at_least(d, 1)}]" for d in dims[1:])
+        size = "".join(f" * {_at_least(d, 0)}" for d in dims)
+        declared = f"(*{name}){rows}" if rows else f"*{name}"
+        allocate += [f"  {ctype} {declared} = __builtin_malloc(sizeof({ctype}){size} + "
+                     f"sizeof({ctype}));",
+                     f"  if (!{name}) __builtin_abort();"]
+        free.append(f"  __builtin_free({name});")
+    return allocate, free
+
+
+def _at_least(extent: str, low: int) -> str:
+    """``extent``, or ``low`` where it is smaller (a constant stays as it is)."""
+    if extent.lstrip("-").isdigit():
+        return str(max(int(extent), low))
+    return f"(({extent}) > {low} ? ({extent}) : {low})"
 
 
 def replace_regions(text: str, blocks: list[tuple[CRegion, str]]) -> str:

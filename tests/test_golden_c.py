@@ -40,7 +40,12 @@ SETTINGS: dict[str, tuple[target.VectorUnit, dict[str, Any]]] = {
     "prefix_sum": (AVX2, {}),
     "dot": (AVX2, {}),
     "mm_exp_mm": (AVX2, {"unroll_jam": False}),
+    "gemm_avx2": (target.NAMED["avx2"], {}),
+    "gemm_avx512": (target.NAMED["avx512"], {}),
 }
+#: golden files of a kernel on another target: name -> (kernel, size), the size large
+#: enough for one full register tile (AVX-512's float64 tile is 8 x 16)
+VARIANTS = {"gemm_avx2": ("gemm", 8), "gemm_avx512": ("gemm", 16)}
 PRELUDES = {"prelude": PRELUDE, "vector math": VECTOR_MATH, "private arrays": PRIVATE_ARRAYS}
 UPDATE = os.environ.get("POLYOPT_UPDATE_GOLDEN") == "1"
 
@@ -48,9 +53,10 @@ UPDATE = os.environ.get("POLYOPT_UPDATE_GOLDEN") == "1"
 def generated_c(name: str, monkeypatch: pytest.MonkeyPatch) -> str:
     unit, options = SETTINGS[name]
     monkeypatch.setattr(target, "vector_unit", lambda: unit)
-    case = CASES[name]
+    kernel_name, size = VARIANTS.get(name, (name, 8))
+    case = CASES[kernel_name]
     kernel = polyopt.jit(case.fn, **options)
-    text = kernel.c_source(*case.make(np.random.default_rng(0), 8))
+    text = kernel.c_source(*case.make(np.random.default_rng(0), size))
     for part, block in PRELUDES.items():
         text = text.replace(block, f"/* polyopt {part}: backend_c/prelude.py */\n")
     return text.replace(str(Path(kernels.__file__).resolve()), "tests/kernels.py")

@@ -1,9 +1,10 @@
-"""Packing of a register-tiled matmul's column operand (polyopt.transforms.pack).
+"""Packing of a register-tiled matmul's operands (polyopt.transforms.pack): the column
+operand in panels of NR columns, the row operand in panels of MR rows.
 
 Differential: every kernel whose operand is packed computes what CPython computes,
 at sizes that leave ragged register tiles (the rest keeps reading the operand
 itself).  Structural: the panels are read in the micro-kernel with constant lane
-offsets.  Refusals: an operand the nest writes, a nest inside other loops.
+offsets.  Refusals: an operand the nest writes (column or row), a nest inside other loops.
 """
 
 from __future__ import annotations
@@ -44,6 +45,37 @@ def self_update(C, A):
                 C[i, j] += A[i, k] * C[k, j]
 
 
+def row_self_update(C, B):
+    """Reads its own output as the row operand: packing C's rows would read stale values."""
+    n = C.shape[0]
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                C[i, j] += C[i, k] * B[k, j]
+
+
+def scaled(alpha, C, A, B):
+    """gemm's product: ``alpha * A[i, k]`` is packed already scaled."""
+    n, m = C.shape
+    p = A.shape[1]
+    for i in range(n):
+        for j in range(m):
+            for k in range(p):
+                C[i, j] += alpha * A[i, k] * B[k, j]
+
+
+def scaled_by_a_local(C, A, B):
+    """The factor is a local the function writes: not packed into the panel."""
+    n, m = C.shape
+    p = A.shape[1]
+    s = 0.5
+    for i in range(n):
+        for j in range(m):
+            for k in range(p):
+                C[i, j] += s * A[i, k] * B[k, j]
+        s = s + 1.0
+
+
 def nested(C, A, B):
     """The matmul nest sits inside a time loop."""
     n = C.shape[0]
@@ -79,7 +111,13 @@ def test_panels_are_read_with_constant_lane_offsets():
     lanes = [re.fullmatch(r"B_pk\[\(c\d+ \* \w+ \+ c\d+\) \* 8 \+ (\d)\]", x) for x in loads]
     assert all(lanes), loads  # no division left in the micro-kernel's subscripts
     assert sorted({int(m.group(1)) for m in lanes}) == list(range(8))
+    # the row operand: 6 rows (avx2's float64 tile, conftest) per panel
+    rows = re.findall(r"= (A_pk\[[^\]]*\]);", c)
+    lanes = [re.fullmatch(r"A_pk\[\(c\d+ \* \w+ \+ c\d+\) \* 6 \+ (\d)\]", x) for x in rows]
+    assert rows and all(lanes), rows
+    assert sorted({int(m.group(1)) for m in lanes}) == list(range(6))
     assert "B_pk" not in polyopt.jit(matmul, pack=False).c_source(*args)
+    assert "A_pk" not in polyopt.jit(matmul, pack=False).c_source(*args)
     assert "A_pk" in polyopt.jit(syrk_like).c_source(args[2], args[0])
 
 
@@ -98,6 +136,24 @@ def test_pack_refuses_an_operand_the_nest_writes():
     assert "line" in str(info.value) and "C" in str(info.value)
 
 
+def test_pack_refuses_a_row_operand_the_nest_writes():
+    scop = parse_function(row_self_update)
+    (read,) = panel_operands(scop.statement("S0"), "k", "i")
+    assert read.target == "C" and [ix.as_name() for ix in read.indices] == ["i", "k"]
+    top = scop.schedule.dims[0].loop_id
+    with pytest.raises(IllegalTransformationError, match="S0 writes it") as info:
+        pack(scop, scop.schedule, "S0", read, "k", "i", 6, top)
+    assert info.value.violated
+
+
+@pytest.mark.parametrize("n", (13, 20, 37))  # at least one 6 x 8 register tile
+def test_row_self_update_is_not_packed_and_matches_python(n):
+    rng = np.random.default_rng(n)
+    f = polyopt.jit(row_self_update)
+    assert "C_pk" not in f.c_source(rng.random((n, n)), rng.random((n, n)))
+    check_against_python(f, rng.random((n, n)), rng.random((n, n)))
+
+
 def test_self_update_still_matches_python():
     rng = np.random.default_rng(3)
     f = polyopt.jit(self_update)
@@ -113,3 +169,30 @@ def test_pack_refuses_a_nest_inside_other_loops():
     # not supported, rather than illegal: no dependence is involved
     assert not isinstance(info.value, IllegalTransformationError)
 
+
+
+def test_a_scaled_row_operand_is_packed_with_its_factor_and_exact():
+    """``alpha * A[i, k]`` computed once per element in the copy: the same product,
+    rounded the same way, so strict_fp's bit-exact result is unchanged."""
+    rng = np.random.default_rng(5)
+    n = 37
+    args = (1.7, rng.random((n, n + 3)), rng.random((n, n + 1)), rng.random((n + 1, n + 3)))
+    f = polyopt.jit(scaled, strict_fp=True)
+    c = f.c_source(*args)
+    assert re.search(r"A_pk\[[^\]]*\] = \(alpha \* A\[", c), c
+    micro = re.sub(r"/\*.*?\*/", "", c[c.index("_micro"):])  # without the comments
+    assert "alpha" not in micro[micro.index("{"):micro.index("\n}\n")]
+    expected = args[1].copy()
+    scaled(args[0], expected, args[2], args[3])
+    actual = args[1].copy()
+    f(args[0], actual, args[2], args[3])
+    np.testing.assert_array_equal(actual, expected)  # bit for bit
+
+
+@pytest.mark.parametrize("n", (13, 37))
+def test_a_factor_the_function_writes_is_not_packed(n):
+    rng = np.random.default_rng(n)
+    f = polyopt.jit(scaled_by_a_local)
+    args = (rng.random((n, n + 3)), rng.random((n, n + 1)), rng.random((n + 1, n + 3)))
+    assert not re.search(r"A_pk\[[^\]]*\] = \(s", f.c_source(*args))
+    check_against_python(f, *args)

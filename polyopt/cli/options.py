@@ -45,11 +45,11 @@ def options_from(args: argparse.Namespace, base: Options) -> Options:
 
 
 def region_defaults() -> Options:
-    """A C region cannot allocate the panel copies that packing needs, nor per-thread
-    copies of its arrays: the rewritten region declares no arrays of its own."""
+    """A C region keeps its arrays' declared types, so it makes no per-thread copies of
+    them (packed panels are new arrays, on the heap in the region's block)."""
     base = Options()
     have = {f.name for f in dataclasses.fields(base)}
-    off: dict[str, Any] = {f: False for f in ("pack", "array_copies") if f in have}
+    off: dict[str, Any] = {f: False for f in ("array_copies",) if f in have}
     return dataclasses.replace(base, **off)
 
 

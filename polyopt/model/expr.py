@@ -125,6 +125,11 @@ def names_read(e: Expr) -> set[str]:
 
 def map_leaves(e: Expr, fn: Callable[[Expr], Expr]) -> Expr:
     """``e`` rebuilt with ``fn`` applied to every leaf (literal, name, array read)."""
+    return map_nodes(e, lambda x: x if children(x) else fn(x))
+
+
+def map_nodes(e: Expr, fn: Callable[[Expr], Expr]) -> Expr:
+    """``e`` rebuilt bottom-up, ``fn`` applied to every node once its children are."""
     done: dict[int, Expr] = {}
     stack: list[tuple[Expr, bool]] = [(e, False)]
     while stack:  # children before parents, without recursion (see walk)
@@ -135,14 +140,14 @@ def map_leaves(e: Expr, fn: Callable[[Expr], Expr]) -> Expr:
         elif ready:
             new = [done[id(c)] for c in kids]
             if isinstance(node, (Unary, Cast)):
-                done[id(node)] = replace(node, operand=new[0])
+                done[id(node)] = fn(replace(node, operand=new[0]))
             elif isinstance(node, Binary):
-                done[id(node)] = replace(node, lhs=new[0], rhs=new[1])
+                done[id(node)] = fn(replace(node, lhs=new[0], rhs=new[1]))
             elif isinstance(node, Call):
-                done[id(node)] = replace(node, args=tuple(new))
+                done[id(node)] = fn(replace(node, args=tuple(new)))
             else:
                 assert isinstance(node, Select)
-                done[id(node)] = replace(node, cond=new[0], then=new[1], otherwise=new[2])
+                done[id(node)] = fn(replace(node, cond=new[0], then=new[1], otherwise=new[2]))
         else:
             stack.append((node, True))
             stack.extend((c, False) for c in reversed(kids))

@@ -175,27 +175,31 @@ def _positions(node: Node, depth: int, out: dict[str, Position]) -> None:
 
 def to_isl(
     node: Node, params: tuple[str, ...], iterators: dict[str, tuple[str, ...]],
-    domains: dict[str, isl.Set],
+    domains: dict[str, isl.Set], unroll: bool = True,
 ) -> tuple[isl.Schedule, dict[str, LoopDim]]:
     """An isl schedule tree, with a mark node (id ``loop<k>``) above every loop.
+
+    ``unroll``: isl unrolls the loops marked ``unroll``; without it they stay loops,
+    for the printer to unroll (backend_c/unroll.py).
 
     Returns the schedule and the loops by mark name, for the code generator.
     """
     marks: dict[str, LoopDim] = {}
-    return _to_isl(node, params, iterators, domains, marks), marks
+    return _to_isl(node, params, iterators, domains, marks, unroll), marks
 
 
 def _to_isl(node: Node, params: tuple[str, ...], iterators: dict[str, tuple[str, ...]],
-            domains: dict[str, isl.Set], marks: dict[str, LoopDim]) -> isl.Schedule:
+            domains: dict[str, isl.Set], marks: dict[str, LoopDim],
+            unroll: bool) -> isl.Schedule:
     if isinstance(node, Leaf):
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domains[node.stmt]))
     if isinstance(node, Sequence):
-        scheds = [_to_isl(c, params, iterators, domains, marks) for c in node.children]
+        scheds = [_to_isl(c, params, iterators, domains, marks, unroll) for c in node.children]
         out = scheds[0]
         for s in scheds[1:]:
             out = out.sequence(s)
         return out
-    sched = _to_isl(node.child, params, iterators, domains, marks)
+    sched = _to_isl(node.child, params, iterators, domains, marks, unroll)
     for d in reversed(node.dims):
         pieces = "; ".join(
             f"{stmt}[{', '.join(iterators[stmt])}] -> [{isl_text.lin(e)}]" for stmt, e in d.exprs
@@ -204,7 +208,7 @@ def _to_isl(node: Node, params: tuple[str, ...], iterators: dict[str, tuple[str,
         mupa = isl.MultiUnionPwAff.read_from_str(isl.DEFAULT_CONTEXT, text)
         sched = sched.insert_partial_schedule(mupa)
         band = sched.get_root().child(0)
-        if d.mark.unroll:
+        if d.mark.unroll and unroll:
             band = band.band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll)
         elif d.mark.separate:
             band = band.band_member_set_ast_loop_type(0, isl.ast_loop_type.separate)

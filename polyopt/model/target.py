@@ -1,10 +1,13 @@
-"""What the machine's vector unit offers, for choosing register tiles.
+"""What the machine's vector unit and caches offer, for choosing register tiles and
+the cache blocks around them.
 
-Read once from ``/proc/cpuinfo`` (Linux x86-64); elsewhere a conservative
-128-bit, 16-register unit is assumed.  The default CFLAGS compile with
+Read once from ``/proc/cpuinfo`` and ``/sys/devices/system/cpu/cpu0/cache`` (Linux
+x86-64); elsewhere a conservative 128-bit, 16-register unit is assumed, with
+typical cache sizes.  The default CFLAGS compile with
 ``-march=native``, so code is generated for the machine polyopt runs on.
 ``POLYOPT_TARGET`` (``avx512``, ``avx2``, ``sse``, ``neon``) fixes the unit instead:
-tests that check generated code set it, so they pass on any host.
+tests that check generated code set it, so they pass on any host (the named
+targets carry fixed cache sizes too).
 """
 
 from __future__ import annotations
@@ -12,26 +15,43 @@ from __future__ import annotations
 import functools
 import os
 import platform
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from polyopt.model.dtypes import DType
+
+KIB = 1024
+
+
+@dataclass(frozen=True)
+class Caches:
+    """Data cache sizes in bytes: L1 and L2 per core, L3 as the core sees it."""
+
+    l1: int = 32 * KIB
+    l2: int = 512 * KIB
+    l3: int = 8192 * KIB
 
 
 @dataclass(frozen=True)
 class VectorUnit:
     bits: int  # widest vector register
     registers: int  # architectural vector registers
+    # the caches the register tiles are blocked for: part of this object (and of its
+    # repr, which the kernel cache key holds) so that code made for other block sizes
+    # is never reused
+    caches: Caches = field(default_factory=Caches)
 
     def lanes(self, dtype: DType) -> int:
         return self.bits // dtype.bits
 
 
-NAMED = {
-    "avx512": VectorUnit(512, 32),
-    "avx2": VectorUnit(256, 16),
-    "sse": VectorUnit(128, 16),
-    "neon": VectorUnit(128, 32),
+NAMED = {  # the caches of the hosts seen with each unit: Zen 4 (AVX-512), Zen 3 (AVX2)
+    "avx512": VectorUnit(512, 32, Caches(32 * KIB, 1024 * KIB, 32768 * KIB)),
+    "avx2": VectorUnit(256, 16, Caches(32 * KIB, 512 * KIB, 32768 * KIB)),
+    "sse": VectorUnit(128, 16, Caches()),
+    "neon": VectorUnit(128, 32, Caches(64 * KIB, 1024 * KIB, 8192 * KIB)),
 }
+CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
 
 
 def vector_unit() -> VectorUnit:
@@ -57,10 +77,34 @@ def _host_vector_unit() -> VectorUnit:
         except OSError:
             pass
     if "avx512f" in flags:
-        return NAMED["avx512"]
-    if "avx2" in flags or "avx" in flags:
-        return NAMED["avx2"]
-    return NAMED["sse"] if platform.machine() in ("x86_64", "AMD64") else NAMED["neon"]
+        unit = NAMED["avx512"]
+    elif "avx2" in flags or "avx" in flags:
+        unit = NAMED["avx2"]
+    else:
+        unit = NAMED["sse"] if platform.machine() in ("x86_64", "AMD64") else NAMED["neon"]
+    return VectorUnit(unit.bits, unit.registers, host_caches(CACHE_DIR, unit.caches))
+
+
+def host_caches(root: Path, default: Caches) -> Caches:
+    """The data caches listed under ``root`` (``index*/level``, ``type``, ``size`` as
+    in sysfs: ``Data``/``Unified``, ``32K``); a level not listed keeps ``default``'s."""
+    sizes = {1: default.l1, 2: default.l2, 3: default.l3}
+    for index in sorted(root.glob("index*")):
+        try:
+            level = int((index / "level").read_text())
+            kind = (index / "type").read_text().strip()
+            size = _bytes((index / "size").read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if kind in ("Data", "Unified") and level in sizes and size > 0:
+            sizes[level] = size
+    return Caches(sizes[1], sizes[2], sizes[3])
+
+
+def _bytes(text: str) -> int:
+    """``32K`` -> 32768, ``1M`` -> 1048576, ``512`` -> 512."""
+    scale = {"K": KIB, "M": KIB * KIB, "G": KIB ** 3}.get(text[-1:].upper(), 1)
+    return int(text[:-1] if scale > 1 else text) * scale
 
 
 def micro_tile(dtype: DType) -> tuple[int, int]:

@@ -3,7 +3,7 @@
 For a statement ``X[i, j] += f(.., i, k, ..) * g(.., k, j, ..)`` nested in
 loops over ``i``, ``j`` and a reduction loop ``k``, the scheduler builds::
 
-    for i.tile, k.tile, j.tile:            # cache tiles (parallel outer loop)
+    for i.tile, k.tile, j.tile:            # cache blocks mc, kc, nc (scheduler/blocking.py)
         for i.reg, j.reg:                  # one MR x NR register tile
             for k:                         # MR*NR accumulators stay in registers (LICM)
                 X[i0+0, j0+0] += ...       # the i and j point loops, fully unrolled
@@ -13,7 +13,9 @@ loops over ``i``, ``j`` and a reduction loop ``k``, the scheduler builds::
 The statement is first split into its full register tiles and the ragged rest
 (:mod:`polyopt.transforms.split`), so the unrolled micro-kernel has no guards;
 the rest keeps the ordinary tiled, vectorized schedule.  Every step is checked
-against the exact dependences of the split program.
+against the exact dependences of the split program.  Both operands are then read
+from packed copies (:mod:`polyopt.transforms.pack`): ``A[i, k]`` in panels of ``MR``
+rows, ``B[k, j]`` in panels of ``NR`` columns.
 """
 
 from __future__ import annotations
@@ -22,20 +24,21 @@ from dataclasses import dataclass, replace
 
 from polyopt.analysis.dependences import Dependences, analyze
 from polyopt.analysis.legality import is_legal
+from polyopt.model import target
 from polyopt.model.aff import floordiv
+from polyopt.model.dtypes import DType
 from polyopt.model.errors import PolyoptError
 from polyopt.model.options import Options
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, statements
 from polyopt.model.scop import Scop
 from polyopt.model.target import micro_tile
+from polyopt.scheduler.blocking import blocks
 from polyopt.scheduler.nests import band_at, loops_around
 from polyopt.transforms.fuse import distribute
 from polyopt.transforms.pack import pack, panel_operands
 from polyopt.transforms.split import split_full_tiles
 from polyopt.transforms.tile import tile
 from polyopt.transforms.tree import build_chain, find, replace_at
-
-CACHE_TILE = {"i": 16, "k": 256, "j": 32}  # i and j in register tiles: 16 x 32 of them
 
 
 def _iterator(dim: LoopDim, stmt: str) -> str | None:
@@ -108,12 +111,14 @@ def register_tile_all(scop: Scop, deps: Dependences, tree: Node,
 
 @dataclass(frozen=True)
 class _Nest:
-    """A register-tiled nest: its statement, reduction and column iterators, register
-    tile width and outermost loop."""
+    """A register-tiled nest: its statement, row, reduction and column iterators,
+    register tile height and width, and outermost loop."""
 
     stmt: str
+    i: str
     k: str
     j: str
+    mr: int
     nr: int
     top: str
 
@@ -124,9 +129,9 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     roles = _roles(scop, stmt, dims)
     if roles is None:
         return None
-    mr, nr = options.unroll_jam if isinstance(options.unroll_jam, tuple) else \
-        micro_tile(scop.arrays[scop.statement(stmt).target].dtype)
-    cache = _cache_tiles(options, mr, nr)
+    dtype = scop.arrays[scop.statement(stmt).target].dtype
+    mr, nr = options.unroll_jam if isinstance(options.unroll_jam, tuple) else micro_tile(dtype)
+    cache = _cache_tiles(options, dtype, mr, nr)
     row_tile = None
     if cache is not None:
         tree, row_tile = _shared_row_tile(scop, deps, tree, stmt, roles[0], cache[0])
@@ -169,7 +174,7 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     # operands are packed before the outermost loop of the nest: the shared row tiles
     # when there are some (the nest is fused with its neighbours inside them)
     top = loops_around(result, full)[0].loop_id if row_tile is not None else new_chain[0].loop_id
-    return scop2, deps2, result, _Nest(full, k, j, nr, top)
+    return scop2, deps2, result, _Nest(full, i, k, j, mr, nr, top)
 
 
 def _shared_row_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str, di: LoopDim,
@@ -214,27 +219,31 @@ def _pack_operands(scop: Scop, tree: Node, nests: list[_Nest]) -> tuple[Scop, No
     (:func:`polyopt.transforms.pack.pack` refuses the rest)."""
     packed = False
     for n in nests:
-        for read in panel_operands(scop.statement(n.stmt), n.k, n.j):
-            current = next(r for r in scop.statement(n.stmt).reads if r.tag == read.tag)
-            try:
-                scop, tree = pack(scop, tree, n.stmt, current, n.k, n.j, n.nr, n.top)
-            except PolyoptError:  # illegal (the nest writes it) or not at the top level
-                continue
-            packed = True
+        # column operands (B[k, j]) in panels of NR columns, row operands (A[i, k]) in
+        # panels of MR rows: each micro-kernel then streams two contiguous panels
+        for across, width in ((n.j, n.nr), (n.i, n.mr)):
+            for read in panel_operands(scop.statement(n.stmt), n.k, across):
+                current = next(r for r in scop.statement(n.stmt).reads if r.tag == read.tag)
+                try:
+                    scop, tree = pack(scop, tree, n.stmt, current, n.k, across, width, n.top)
+                except PolyoptError:  # illegal (the nest writes it) or not at the top level
+                    continue
+                packed = True
     return scop, tree, packed
 
 
-def _cache_tiles(options: Options, mr: int, nr: int) -> tuple[int, int, int] | None:
-    """Cache tile sizes for (i, k, j): the default, the user's (rounded up to whole
-    register tiles), or None when tiling is off."""
+def _cache_tiles(options: Options, dtype: DType, mr: int,
+                 nr: int) -> tuple[int, int, int] | None:
+    """Cache tile sizes for (i, k, j): BLIS's blocks for the target's caches, the user's
+    (rounded up to whole register tiles), or None when tiling is off."""
     if options.tile is False:
         return None
     if isinstance(options.tile, tuple):
         sizes = list(options.tile) + [options.tile[-1]] * 3
         ti, tk, tj = sizes[0], sizes[1], sizes[2]
         return (-(-ti // mr) * mr, tk, -(-tj // nr) * nr)
-    # whole register tiles per cache tile, or the unrolled copies would need guards
-    return CACHE_TILE["i"] * mr, CACHE_TILE["k"], CACHE_TILE["j"] * nr
+    b = blocks(target.vector_unit(), dtype, mr, nr)  # through the module: tests patch it
+    return b.mc, b.kc, b.nc
 
 
 def _tiled(d: LoopDim, size: int, kind: str) -> LoopDim:

@@ -1,5 +1,5 @@
-"""Packing: a register-tiled matmul reads its column operand from a copy laid out
-as the micro-kernel walks it.
+"""Packing: a register-tiled matmul reads its operands from copies laid out as the
+micro-kernel walks them.
 
 A micro-kernel of ``C[i, j] += A[i, k] * B[k, j]`` with ``NR`` columns reads, at
 every step of ``k``, the ``NR`` elements ``B[k, j0:j0+NR]``: one new cache line
@@ -12,7 +12,10 @@ micro-kernel's whole walk over ``k`` is one contiguous stream::
             C[i, j] += A[i, k] * B[k, j]   =>  ... C[i, j] += A[i, k] * B_pk[j // 8, k, j % 8]
 
 An operand read transposed (``A[j, k]`` in syrk) gains most: its ``NR`` elements
-lie ``NR`` rows apart.  The copy is exact because the copy statement runs just
+lie ``NR`` rows apart.  The row operand is packed the same way, with the row
+iterator in the place of ``j`` and ``MR`` for ``NR``: ``A_pk[i // MR, k, i % MR] =
+A[i, k]``, so the ``MR`` elements a micro-kernel broadcasts at each ``k`` step are
+adjacent instead of ``MR`` rows apart (BLIS's packed A).  The copy is exact because the copy statement runs just
 before the register-tiled nest and nothing in that nest writes the operand, so
 every element read from the panel equals the one the original read found; that
 is checked, and a request that would break it is refused.
@@ -21,15 +24,16 @@ is checked, and a request that would break it is refused.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TypeGuard
 
 from polyopt.analysis.dependences import analyze
 from polyopt.analysis.describe import describe
 from polyopt.model import isl_text, names
 from polyopt.model.aff import TRUE, Lin, floordiv
 from polyopt.model.errors import IllegalTransformationError, PolyoptError
-from polyopt.model.expr import Expr, Load, loads, map_leaves
+from polyopt.model.expr import Binary, Expr, Literal, Load, Name, loads, map_leaves, map_nodes, walk
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence, statements
-from polyopt.model.scop import Access, Array, ArrayKind, Scop, Statement
+from polyopt.model.scop import Access, Array, ArrayKind, ScalarKind, Scop, Statement
 from polyopt.transforms.tree import at, find, fresh
 
 
@@ -90,7 +94,8 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
     panel = (floordiv(jv, nr), kv, jv - floordiv(jv, nr).scale(nr))
     j_extent, k_extent = _extents(scop, read, k, j)
     shape = (floordiv(j_extent + Lin.constant(nr - 1), nr), k_extent, Lin.constant(nr))
-    dtype = scop.arrays[array].dtype
+    product = _scaled(scop, st.value, read)
+    dtype = scop.arrays[array].dtype if product is None else product.type.dtype
 
     # the copy: every (k, j) the nest reads, in its own statement over (panel, k, lane)
     # so that its subscripts need no division: B_pk[jp, k, jl] = B[k, nr * jp + jl]
@@ -101,22 +106,27 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
     dst = (Lin.var(jp), kv, Lin.var(jl))
     src = tuple(ix.substitute({j: Lin.var(jp).scale(nr) + Lin.var(jl)}) for ix in read.indices)
     load = Load(array, src, _loads(st.value, read)[0].type)
+    copied: Expr = load if product is None else (
+        replace(product, lhs=load) if _is_read(product.lhs, read) else replace(product, rhs=load))
     write = Access(f"{pname}.w", pname, buf, dst, True, isl_text.make_map(
         scop.params, pname, iters, buf, dst).intersect_domain(domain))
     source = Access(f"{pname}.r0", pname, array, src, False, isl_text.make_map(
         scop.params, pname, iters, array, src).intersect_domain(domain))
     loops = dict(zip(st.iterators, st.loops, strict=False))
     where = replace(st.location, text=f"packing {array} for {st.source}")
-    copy = Statement(pname, iters, domain, buf, dst, load, None,
+    copy = Statement(pname, iters, domain, buf, dst, copied, None,
                      tuple(loops[v] for v in (j, k, j) if v in loops), where, write, (source,))
 
     # the nest reads the panels
     rel = isl_text.make_map(scop.params, st.name, st.iterators, buf, panel).intersect_domain(st.domain)
     reads = tuple(replace(r, target=buf, indices=panel, relation=rel) if r is read else r
                   for r in st.reads)
-    value = map_leaves(st.value, lambda x: replace(x, array=buf, indices=panel)
-                       if isinstance(x, Load) and x.array == array and x.indices == read.indices
-                       else x)
+    if product is None:
+        value = map_leaves(st.value, lambda x: replace(x, array=buf, indices=panel)
+                           if _is_read(x, read) else x)
+    else:
+        scaled = Load(buf, panel, product.type)
+        value = map_nodes(st.value, lambda x: scaled if x == product else x)
     new_st = replace(st, value=value, reads=reads)
     stmts: list[Statement] = []
     for s in scop.statements:
@@ -140,6 +150,38 @@ def _extents(scop: Scop, read: Access, k: str, j: str) -> tuple[Lin, Lin]:
     shape = scop.arrays[read.target].shape
     ext = {ix.as_name(): shape[d] for d, ix in enumerate(read.indices)}
     return ext[j], ext[k]
+
+
+def _scaled(scop: Scop, value: Expr, read: Access) -> Binary | None:
+    """The product of ``read`` with a factor that the copy can apply once per element,
+    when that product is the read's only use: a literal, or an argument scalar (never
+    written).  gemm's ``(alpha * A[i, k]) * B[k, j]`` then reads ``alpha * A[i, k]``
+    from the panel, the same product rounded the same way, and its micro-kernel
+    broadcasts it from memory instead of multiplying every element of A by alpha
+    again for every panel of B::
+
+        A_pk[ip, k, il] = A[MR * ip + il, k]         A_pk[ip, k, il] = alpha * A[MR * ip + il, k]
+        C += (alpha * A_pk[..]) * B_pk[..]     =>    C += A_pk[..] * B_pk[..]
+    """
+    if len(_loads(value, read)) != 1:
+        return None
+    for x in walk(value):
+        if isinstance(x, Binary) and x.op == "*":
+            for operand, factor in ((x.lhs, x.rhs), (x.rhs, x.lhs)):
+                if _is_read(operand, read) and _invariant(scop, factor):
+                    return x
+    return None
+
+
+def _invariant(scop: Scop, e: Expr) -> bool:
+    if isinstance(e, Literal):
+        return True
+    return isinstance(e, Name) and e.name in scop.scalars \
+        and scop.scalars[e.name].kind is ScalarKind.ARGUMENT
+
+
+def _is_read(e: Expr, read: Access) -> TypeGuard[Load]:
+    return isinstance(e, Load) and e.array == read.target and e.indices == read.indices
 
 
 def _loads(value: Expr, read: Access) -> list[Load]:

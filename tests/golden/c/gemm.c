@@ -11,15 +11,17 @@ int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0,
   (void)B_shape1;
   if ((((((((ni >= 2) && (nj >= 2)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 1)) || ((((((ni >= 2) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (nj >= (((B_shape1 % 2) + B_shape1) + 2))))) return 1;
   if ((((((((ni >= 2) && (nj >= 2)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) || ((((((ni >= 2) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (B_shape1 >= 0)) && (nj >= ((((B_shape1 + 1) % 2) + B_shape1) + 1))))) return 2;
-  if ((((((((ni >= 2) && (nj >= 2)) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= (((ni % 2) + A_shape0) + 1)))) return 3;
-  if ((((((((ni >= 2) && (nj >= 2)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 1)) || ((((((ni >= 2) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (nj >= (((B_shape1 % 2) + B_shape1) + 2))))) return 4;
-  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0)))) return 5;
-  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0)) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0))) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0)))) return 6;
+  if ((((((((nj >= 2) && (nk >= 1)) && (ni >= (A_shape0 + 2))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= (((A_shape0 % 2) + A_shape0) + 2)))) return 3;
+  if ((((((((nj >= 2) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= ((((A_shape0 + 1) % 2) + A_shape0) + 1)))) return 4;
+  if ((((((((nj >= 2) && (nk >= 1)) && (ni >= (A_shape0 + 2))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= (((A_shape0 % 2) + A_shape0) + 2)))) return 5;
+  if ((((((((ni >= 2) && (nj >= 2)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 1)) || ((((((ni >= 2) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (nj >= (((B_shape1 % 2) + B_shape1) + 2))))) return 6;
+  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0)))) return 7;
+  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0)) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0))) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0)))) return 8;
   return 0;
 }
 
 __attribute__((noinline))
-static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0)
+static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
 {
   for (int64_t c1 = 0; c1 < nk; c1 += 1) {
     #pragma omp simd
@@ -34,16 +36,32 @@ static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
   }
 }
 
+__attribute__((noinline))
+static void polyopt_gemm_body1(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
+{
+  for (int64_t c1 = 0; c1 < nk; c1 += 1) {
+    #pragma omp simd
+    for (int64_t c2 = 0; c2 <= 1; c2 += 1) {
+      {
+        const int64_t i_panel = c0;
+        const int64_t k = c1;
+        const int64_t i_lane = c2;
+        A_pk[(i_panel * nk + k) * 2 + i_lane] = (alpha * A[(2 * i_panel + i_lane) * nk + k]);  /* packing A for C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+    }
+  }
+}
+
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((noinline, optimize("no-tree-loop-vectorize")))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_gemm_micro1(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
+static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
 {
   const int64_t o0 = (2 * c4);
   const int64_t o1 = (2 * c3);
-  if (((256 * c1)) <= polyopt_imin((nk - 1), ((256 * c1) + 255))) {
+  if (((512 * c1)) <= polyopt_imin((nk - 1), ((512 * c1) + 511))) {
     double C_acc0, C_acc1, C_acc2, C_acc3;
     {
       const int64_t i = o0;
@@ -65,34 +83,34 @@ static void polyopt_gemm_micro1(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
       const int64_t j = (o1 + 1);
       C_acc3 = C[i * nj + j];
     }
-    for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((nk - 1), ((256 * c1) + 255)); c5 += 1) {
-      const double v0 = A[2 * c4 * nk + c5];
+    for (int64_t c5 = (512 * c1); c5 <= polyopt_imin((nk - 1), ((512 * c1) + 511)); c5 += 1) {
+      const double v0 = A_pk[(c4 * nk + c5) * 2 + 0];
       const double v1 = B_pk[(c3 * B_shape0 + c5) * 2 + 0];
       const double v2 = B_pk[(c3 * B_shape0 + c5) * 2 + 1];
-      const double v3 = A[(2 * c4 + 1) * nk + c5];
+      const double v3 = A_pk[(c4 * nk + c5) * 2 + 1];
       {
         const int64_t i = o0;
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc0 = (C_acc0 + ((alpha * v0) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc0 = (C_acc0 + (v0 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc1 = (C_acc1 + ((alpha * v0) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc1 = (C_acc1 + (v0 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = o1;
         const int64_t k = c5;
-        C_acc2 = (C_acc2 + ((alpha * v3) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc2 = (C_acc2 + (v3 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 1);
         const int64_t k = c5;
-        C_acc3 = (C_acc3 + ((alpha * v3) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+        C_acc3 = (C_acc3 + (v3 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
     {
@@ -119,9 +137,9 @@ static void polyopt_gemm_micro1(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
 }
 
 __attribute__((noinline))
-static void polyopt_gemm_body2(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, int64_t c0)
+static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
 {
-  for (int64_t c1 = (32 * c0); c1 <= polyopt_imin((ni - 1), ((32 * c0) + 31)); c1 += 1) {
+  for (int64_t c1 = (64 * c0); c1 <= polyopt_imin((ni - 1), ((64 * c0) + 63)); c1 += 1) {
     #pragma omp simd
     for (int64_t c2 = 0; c2 < nj; c2 += 1) {
       {
@@ -131,20 +149,20 @@ static void polyopt_gemm_body2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
       }
     }
   }
-  for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 256); c1 += 1) {
-    for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 2), 64); c2 += 1) {
-      for (int64_t c3 = (32 * c2); c3 <= polyopt_imin(((32 * c2) + 31), ((nj / 2) - 1)); c3 += 1) {
-        for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((ni / 2) - 1)); c4 += 1) {
-          polyopt_gemm_micro1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0, c1, c2, c3, c4);
+  for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 512); c1 += 1) {
+    for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 2), 1024); c2 += 1) {
+      for (int64_t c3 = (512 * c2); c3 <= polyopt_imin(((512 * c2) + 511), ((nj / 2) - 1)); c3 += 1) {
+        for (int64_t c4 = (32 * c0); c4 <= polyopt_imin(((32 * c0) + 31), ((ni / 2) - 1)); c4 += 1) {
+          polyopt_gemm_micro2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0, c1, c2, c3, c4);
         }
       }
     }
   }
   for (int64_t c2 = 0; c2 <= polyopt_floord((nk - 1), 128); c2 += 1) {
-    if (((((32 * c0) + 31) >= ni) && (((ni + 1) % 2) == 0))) {
+    if (((((64 * c0) + 63) >= ni) && (((ni + 1) % 2) == 0))) {
       for (int64_t c3 = 0; c3 <= polyopt_floord((nj - 1), 128); c3 += 1) {
         if (((((128 * c3) + 127) >= nj) && (((nj + 1) % 2) == 0))) {
-          for (int64_t c4 = (32 * c0); c4 < (ni - 1); c4 += 1) {
+          for (int64_t c4 = (64 * c0); c4 < (ni - 1); c4 += 1) {
             for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
               {
                 const int64_t i = c4;
@@ -169,7 +187,7 @@ static void polyopt_gemm_body2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
       }
     } else {
       if ((((ni % 2) == 0) && (((nj + 1) % 2) == 0))) {
-        for (int64_t c4 = (32 * c0); c4 <= polyopt_imin((ni - 1), ((32 * c0) + 31)); c4 += 1) {
+        for (int64_t c4 = (64 * c0); c4 <= polyopt_imin((ni - 1), ((64 * c0) + 63)); c4 += 1) {
           for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
             {
               const int64_t i = c4;
@@ -180,8 +198,8 @@ static void polyopt_gemm_body2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
           }
         }
       } else {
-        if ((((ni >= ((32 * c0) + 33)) && (((ni + 1) % 2) == 0)) && (((nj + 1) % 2) == 0))) {
-          for (int64_t c4 = (32 * c0); c4 <= ((32 * c0) + 31); c4 += 1) {
+        if ((((ni >= ((64 * c0) + 65)) && (((ni + 1) % 2) == 0)) && (((nj + 1) % 2) == 0))) {
+          for (int64_t c4 = (64 * c0); c4 <= ((64 * c0) + 63); c4 += 1) {
             for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
               {
                 const int64_t i = c4;
@@ -197,19 +215,25 @@ static void polyopt_gemm_body2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
   }
 }
 
-void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk)
+void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk)
 {
-  const int polyopt_team = ((double)(((ni >= 1) && (nj >= 1)) ? ni : 0) * (double)(((ni >= 1) && (nj >= 1)) ? nj : 0) + (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? (nj / 2) : 0) * (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? nk : 0) * (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? 2 : 0) + (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? ((-(ni % 2)) + ni) : 0) * (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? ((-(nj % 2)) + nj) : 0) * (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? nk : 0) + (double)((((ni >= 2) && (nk >= 1)) && (((nj + 1) % 2) == 0)) ? ni : (((((ni == 1) && (nj >= 1)) && (nk >= 1)) || (((((ni >= 3) && (nj >= 2)) && (nk >= 1)) && (((ni + 1) % 2) == 0)) && ((nj % 2) == 0))) ? 1 : 0)) * (double)(((((ni >= 2) && (nk >= 1)) && ((ni % 2) == 0)) && (((nj + 1) % 2) == 0)) ? 1 : ((((nj >= 1) && (nk >= 1)) && (((ni + 1) % 2) == 0)) ? nj : 0)) * (double)(((((nj >= 1) && (nk >= 1)) && (((ni + 1) % 2) == 0)) || ((((ni >= 2) && (nk >= 1)) && ((ni % 2) == 0)) && (((nj + 1) % 2) == 0))) ? nk : 0)) >= 0.0;
+  const int polyopt_team = ((double)(((ni >= 1) && (nj >= 1)) ? ni : 0) * (double)(((ni >= 1) && (nj >= 1)) ? nj : 0) + (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? (nj / 2) : 0) * (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? nk : 0) * (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? 2 : 0) + (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? (ni / 2) : 0) * (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? nk : 0) * (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? 2 : 0) + (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? ((-(ni % 2)) + ni) : 0) * (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? ((-(nj % 2)) + nj) : 0) * (double)((((ni >= 2) && (nj >= 2)) && (nk >= 1)) ? nk : 0) + (double)((((ni >= 2) && (nk >= 1)) && (((nj + 1) % 2) == 0)) ? ni : (((((ni == 1) && (nj >= 1)) && (nk >= 1)) || (((((ni >= 3) && (nj >= 2)) && (nk >= 1)) && (((ni + 1) % 2) == 0)) && ((nj % 2) == 0))) ? 1 : 0)) * (double)(((((ni >= 2) && (nk >= 1)) && ((ni % 2) == 0)) && (((nj + 1) % 2) == 0)) ? 1 : ((((nj >= 1) && (nk >= 1)) && (((ni + 1) % 2) == 0)) ? nj : 0)) * (double)(((((nj >= 1) && (nk >= 1)) && (((ni + 1) % 2) == 0)) || ((((ni >= 2) && (nk >= 1)) && ((ni % 2) == 0)) && (((nj + 1) % 2) == 0))) ? nk : 0)) >= 0.0;
   if ((ni >= 2)) {
     #pragma omp parallel for schedule(static) if(polyopt_team)
     for (int64_t c0 = 0; c0 < (nj / 2); c0 += 1) {
-      polyopt_gemm_body0(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
+      polyopt_gemm_body0(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
+    }
+  }
+  if ((nj >= 2)) {
+    #pragma omp parallel for schedule(static) if(polyopt_team)
+    for (int64_t c0 = 0; c0 < (ni / 2); c0 += 1) {
+      polyopt_gemm_body1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
     }
   }
   if ((nj >= 1)) {
     #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-    for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 32); c0 += 1) {
-      polyopt_gemm_body2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, c0);
+    for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 64); c0 += 1) {
+      polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
     }
   }
 }

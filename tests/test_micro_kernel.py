@@ -1,0 +1,85 @@
+"""The register micro-kernel sized for the target's vector unit: AVX2 (16 ymm) and
+AVX-512 (32 zmm), float32 and float64.
+
+Each test fixes the target (``POLYOPT_TARGET``), so it checks the same code on any
+x86-64 host: the C uses no intrinsics, only the tile and block sizes differ.
+Differential: gemm against NumPy at sizes that leave remainders in every dimension
+(partial register tiles in i and j, a partial cache block in i, k and j).
+Structural: the micro-kernel holds MR x NR accumulators and loads each packed
+element once per k step.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from kernels import gemm
+
+import polyopt
+from polyopt.model import target
+from polyopt.model.dtypes import DType
+from polyopt.scheduler.blocking import blocks
+
+#: target -> dtype -> the register tile (MR, NR): two vectors per row
+TILES = {"avx2": {"float64": (6, 8), "float32": (6, 16)},
+         "avx512": {"float64": (8, 16), "float32": (8, 32)}}
+CASES = [(t, d) for t in TILES for d in TILES[t]]
+
+
+def _sizes(name: str, dtype: str) -> tuple[int, int, int]:
+    """(ni, nj, nk) past one cache block in i and k, with partial register tiles in i and j."""
+    mr, nr = TILES[name][dtype]
+    b = blocks(target.NAMED[name], DType(dtype), mr, nr)
+    return b.mc + mr + 3, 3 * nr + 5, b.kc + 7
+
+
+def _args(rng: np.random.Generator, ni: int, nj: int, nk: int, dtype: str) -> tuple:
+    def f(*shape: int) -> np.ndarray:
+        return rng.standard_normal(shape).astype(dtype)
+    return 1.5, 1.2, f(ni, nj), f(ni, nk), f(nk, nj)
+
+
+def _micro_kernel(c: str) -> str:
+    m = re.search(r"static void \w+_micro\d+\(.*?\n\}\n", c, re.S)
+    assert m, "no micro-kernel"
+    return m.group(0)
+
+
+@pytest.mark.parametrize("name, dtype", CASES)
+def test_gemm_matches_numpy_with_remainders_everywhere(name, dtype, monkeypatch):
+    monkeypatch.setenv("POLYOPT_TARGET", name)
+    rng = np.random.default_rng(7)
+    alpha, beta, C, A, B = _args(rng, *_sizes(name, dtype), dtype)
+    f = polyopt.jit(gemm)
+    assert "_micro" in f.c_source(alpha, beta, C, A, B)
+    expected = beta * C.astype(np.float64) + alpha * (A.astype(np.float64) @ B.astype(np.float64))
+    f(alpha, beta, C, A, B)
+    tol = 1e-3 if dtype == "float32" else 1e-10
+    np.testing.assert_allclose(C, expected, rtol=tol, atol=tol * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("name, dtype", CASES)
+def test_micro_kernel_holds_one_register_tile(name, dtype, monkeypatch):
+    monkeypatch.setenv("POLYOPT_TARGET", name)
+    mr, nr = TILES[name][dtype]
+    assert target.micro_tile(DType(dtype)) == (mr, nr)
+    rng = np.random.default_rng(0)
+    c = polyopt.jit(gemm).c_source(*_args(rng, 2 * mr, 2 * nr, 5, dtype))
+    micro = _micro_kernel(c)
+    assert len(set(re.findall(r"\bC_acc\d+\b", micro))) == mr * nr
+    # each k step loads MR elements of A's panel and NR of B's, once each
+    assert len(re.findall(r"= A_pk\[", micro)) == mr
+    assert len(re.findall(r"= B_pk\[", micro)) == nr
+    # gcc would vectorize the k loop, which ruins it (shared/guide/fast-c.md)
+    assert 'optimize("no-tree-loop-vectorize")' in c
+
+
+def test_avx512_tiles_use_its_32_registers():
+    """At least twice AVX2's accumulators (twice the registers, twice the lanes), and
+    two vectors per row."""
+    for dtype in ("float32", "float64"):
+        (mr2, nr2), (mr5, nr5) = TILES["avx2"][dtype], TILES["avx512"][dtype]
+        assert mr5 * nr5 >= 2 * mr2 * nr2
+        assert nr5 == 2 * target.NAMED["avx512"].lanes(DType(dtype))
