@@ -308,4 +308,23 @@ def _private_array(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
     at = tl.prefix(loop_id, True)  # instance -> (execution, iteration)
     runs = tl.prefix(loop_id, False).reverse().apply_range(at)  # execution -> its iterations
     written = at.reverse().apply_range(writes)  # iteration -> element
-    return runs.apply_range(written).is_subset(runs.lexmax().apply_range(written))
+    return runs.apply_range(written).is_subset(runs.lexmax().apply_range(written)) and \
+        _without_gaps(runs)
+
+
+def _without_gaps(runs: isl.UnionMap) -> bool:
+    """Whether every iteration between each execution's first and last holds an
+    instance.  The copy back takes the copy of the loop's last iteration as C runs it
+    (``lastprivate``), and the generated loop runs from the first to the last iteration
+    of its instances: an iteration without instances in between (a tile of a strided
+    loop that holds no point) could be the last one it runs, its copy never written."""
+    out = True
+
+    def check(m: isl.Map) -> None:
+        nonlocal out
+        later = isl.Map.lex_le(m.get_space().range())  # x -> y with x <= y
+        between = m.lexmin().apply_range(later).intersect(m.lexmax().apply_range(later.reverse()))
+        out = out and between.is_subset(m)
+
+    runs.foreach_map(check)
+    return out

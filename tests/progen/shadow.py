@@ -21,7 +21,8 @@ class EF:
     __array_ufunc__ = None  # NumPy scalars defer to our reflected operators
 
     def __init__(self, v: float, e: float = 0.0) -> None:
-        self.v, self.e = float(v), e
+        # an unbounded error times an exact 0 is NaN: still unbounded
+        self.v, self.e = float(v), (math.inf if e != e else e)
 
     # arithmetic ---------------------------------------------------------------------------
     def __add__(self, o: Any) -> EF:
