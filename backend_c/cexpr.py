@@ -97,6 +97,7 @@ class BodyPrinter:
         self.vector_math = False
         self.vector_math_used = False  # whether some printed text calls them
         self.lgamma_used = False  # whether some printed text calls polyopt_lgamma (prelude)
+        self.nan_minmax_used = False  # whether it calls polyopt_maximum/minimum (prelude)
         # Python's integer contract (README "Integers"): wrapping +, -, *; a division by
         # a value that may be zero, and a float converted to an int, set the error flag
         # ERROR_FLAG.  Off for C regions, whose operators are the file's own.
@@ -229,7 +230,8 @@ class BodyPrinter:
     def _call(self, e: Call, typed: Callable[[Expr, ValueType], str]) -> str:
         t = e.type
         suffix = _suffix(t.dtype)
-        if e.fn in ("min", "max"):
+        if e.fn in ("min", "max", "maximum", "minimum"):
+            self.nan_minmax_used |= e.fn in ("maximum", "minimum")
             out = typed(e.args[0], t)
             for a in e.args[1:]:
                 out = f"polyopt_{e.fn}_{suffix}({out}, {typed(a, t)})"

@@ -192,6 +192,7 @@ class ValueConverter:
         if node.keywords:
             raise NotAffine(node, _describe(node.func), "keyword arguments are not supported")
         fn, module = self._callee(node.func)
+        nan_aware = module == "np" and fn in ("maximum", "minimum")
         fn = NP_ALIASES.get(fn, fn) if module == "np" else fn
         if module is None and fn not in _BUILTINS:
             inlined = self.scope.helper(node)
@@ -206,7 +207,12 @@ class ValueConverter:
         if fn in ("min", "max"):
             if module == "np":
                 _arity(node, args, 2)
-                return Call(fn, tuple(args), choice_type([a.type for a in args]))
+                t = choice_type([a.type for a in args])
+                # np.maximum/np.minimum return a NaN operand (so np.max does), where
+                # max()/min() return an operand chosen by comparison
+                if nan_aware and t.dtype.is_float:
+                    fn = "maximum" if fn == "max" else "minimum"
+                return Call(fn, tuple(args), t)
             if len(args) < 2:
                 raise NotAffine(node, f"{fn}()", "needs two or more arguments")
             return self._choice(Call(fn, tuple(args), choice_type([a.type for a in args])), node)
