@@ -126,7 +126,8 @@ class ArrayCalls:
             return binop(a.element((*i, kk)), ast.Mult(), b.element((kk, *j)), node)
 
         module = located(ast.Name("np", ast.Load()), node)
-        return self.emit.reduce(ArrayValue(dims, product), (len(dims) - 1,), "sum", module, node)
+        return self.emit.reduce(ArrayValue(dims, product), (len(dims) - 1,), "sum", module, node,
+                                widen=False)
 
     def _outer(self, node: ast.Call) -> ArrayValue:
         a, b = self.value(node.args[0]), self.value(node.args[1])
