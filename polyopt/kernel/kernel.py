@@ -251,9 +251,17 @@ class Kernel:
                                              self.steps)
         return self._plans[sig]
 
+    @property
+    def analysed_signature(self) -> Signature | None:
+        """The types a report or a user schedule without arguments analyses: the last
+        call's, else the first declared signature's; None: inferred from the code."""
+        if self._last is None and self.declared:
+            return self.declared[0].bind(self._arg_names)
+        return self._last
+
     def _sig_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Signature | None:
         if not args and not kwargs:
-            return self._last
+            return self.analysed_signature
         method = sys._getframe(1).f_code.co_name  # report, dependences or c_source
         unknown = [k for k in kwargs if k not in self._signature.parameters]
         if unknown:
