@@ -265,7 +265,7 @@ _CONSTANTS = {"math": frozenset({"pi", "e", "tau", "inf", "nan"}),
 def _float_text(node: ast.Constant) -> float:
     """``float("nan")``, ``float("-inf")``: the float CPython reads from the text."""
     try:
-        return float(node.value)
+        return float(str(node.value))  # a str: the caller checked
     except ValueError:
         raise NotAffine(node, f"float({node.value!r})", "is not a float (CPython raises "
                         "ValueError)") from None
