@@ -146,8 +146,11 @@ class Kernel:
         ``"void(f8[:, ::1], f8[:])"``); later calls of those types run it.  A return
         type given is checked against what the function returns.  The options
         ``polyopt.tune`` stored for ``sig`` are used when there are some (and ``use_tuned``)."""
-        if not isinstance(sig, str):
+        if isinstance(sig, Signature):
             return self._build(sig, use_tuned)
+        if not isinstance(sig, str):
+            raise TypeError(f"{self.__name__}.compile() takes a signature string such as "
+                            f"'void(f8[:], f8[:])' or a Signature, not {sig!r}")
         try:
             d = parse_declared(sig)
             bound = d.bind(self._arg_names)
