@@ -129,8 +129,8 @@ def _regions(ast: c_ast.FileAST, filename: str, lines: tuple[str, ...]) -> list[
         if isinstance(ext, c_ast.FuncDef) and ext.coord is not None and ext.coord.file == filename:
             _scan(ext, [ext.body], out, problems, filename, lines)
         elif isinstance(ext, c_ast.Pragma) and _kind(ext) and ext.coord.file == filename:
-            problems.append(_problem(ext, filename, lines, "`#pragma scop` must be inside a "
-                                     "function body"))
+            problems.append(_problem(ext, filename, lines, f"`#pragma {_kind(ext)}` must be "
+                                     "inside a function body"))
     if problems:
         raise UnsupportedError(problems)
     return out
