@@ -118,7 +118,8 @@ class ArrayLowering:
         ivs = self.emit.ivs(value.rank)
         vtype = self.emit.type_of(value.element(tuple(Lin.var(i) for i in ivs)), ivs)
         if vtype == BOOL:  # its elements would be ints: `m + m` adds where NumPy's bools `or`
-            raise NotAffine(st.value, f"new array `{target.id}`", "is an array of bools, which "
+            at = st.value if isinstance(st, ast.Assign) else st
+            raise NotAffine(at, f"new array `{target.id}`", "is an array of bools, which "
                             "polyopt does not have; use the comparison where it is needed "
                             "(`np.where(x > 0.5, a, b)`), or `np.where(cond, 1, 0)` for ints")
         dtype = vtype.dtype
