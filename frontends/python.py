@@ -39,7 +39,8 @@ from polyopt.model.signature import Signature
 
 _INFERRED = (" (with argument types inferred from the code, as no call or signature gave "
              "them: a subscripted name is a float64 array of the rank subscripted, another "
-             "name a number; call the kernel first, or give it a signature)")
+             "name a number; call the kernel first, or give it a signature: the "
+             "polyopt command's --signature)")
 
 #: passes before the local scalar types are taken as they are (each pass can only widen)
 _TYPE_PASSES = 6
