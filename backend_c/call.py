@@ -23,6 +23,12 @@ from polyopt.model.names import user_text
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
+#: below this many, the kernel's own constants, not the sizes, are what is large
+_FEW = 1 << 16
+_NO_ROOM = (" (its subscripts or loop bounds have coefficients or constants near 2^63 "
+            "themselves: make them smaller)")
+
+
 class CompiledKernel:
     """A callable for one signature: ``kernel(arg0, arg1, ...)`` in the function's order."""
 
@@ -130,7 +136,8 @@ class CompiledKernel:
                 raise OverflowError(user_text(
                     f"{'size' if name in self.iface.param_sources else 'argument'} {name!r} = {v} "
                     f"is too large: this kernel computes loop bounds and subscripts in 64-bit "
-                    f"integers, which is exact only for |{name}| <= {limit}"))
+                    f"integers, which is exact only for |{name}| <= {limit}"
+                    + (_NO_ROOM if limit < _FEW else "")))
         return sizes
 
     def _result(self, result: object, env: dict[str, object]) -> object:

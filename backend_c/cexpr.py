@@ -106,6 +106,7 @@ class BodyPrinter:
         # misses the exactly rounded ``x * x`` by an ulp for about 1 double in 1,000
         self.libm_square = False
         self.lgamma_used = False  # whether some printed text calls polyopt_lgamma (prelude)
+        self.nan_minmax_used = False  # whether it calls polyopt_maximum/minimum (prelude)
         # Python's integer contract (README "Integers"): wrapping +, -, *; a division by
         # a value that may be zero, and a float converted to an int, set the error flag
         # ERROR_FLAG.  Off for C regions, whose operators are the file's own.
@@ -244,7 +245,8 @@ class BodyPrinter:
     def _call(self, e: Call, typed: Callable[[Expr, ValueType], str]) -> str:
         t = e.type
         suffix = _suffix(t.dtype)
-        if e.fn in ("min", "max"):
+        if e.fn in ("min", "max", "maximum", "minimum"):
+            self.nan_minmax_used |= e.fn in ("maximum", "minimum")
             out = typed(e.args[0], t)
             for a in e.args[1:]:
                 out = f"polyopt_{e.fn}_{suffix}({out}, {typed(a, t)})"

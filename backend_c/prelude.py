@@ -104,6 +104,20 @@ static inline float polyopt_lgammaf(float x) { int s; return lgammaf_r(x, &s); }
 """
 
 
+#: NumPy's ``maximum``/``minimum`` of floats (and so ``np.max``/``np.min``): a NaN
+#: operand is the result, on either side, where ``max()``/``min()`` (``polyopt_max``)
+#: return whichever operand a comparison with the NaN picks; emitted only when used.
+NAN_MINMAX = r"""static inline double polyopt_maximum_f64(double a, double b)
+{ return (a != a || b != b) ? a + b : (b > a ? b : a); }
+static inline double polyopt_minimum_f64(double a, double b)
+{ return (a != a || b != b) ? a + b : (b < a ? b : a); }
+static inline float polyopt_maximum_f32(float a, float b)
+{ return (a != a || b != b) ? a + b : (b > a ? b : a); }
+static inline float polyopt_minimum_f32(float a, float b)
+{ return (a != a || b != b) ? a + b : (b < a ? b : a); }
+"""
+
+
 #: What a parallel loop with per-thread copies of arrays needs (private arrays, array
 #: reductions);
 #: emitted only when used.

@@ -113,6 +113,13 @@ def _parse(output: str, filename: str, lines: tuple[str, ...]) -> c_ast.FileAST:
         return _Parser().parse(output, filename)
     except c_parser.ParseError as exc:
         m = _PARSE_ERROR.match(str(exc))
+        filled = [k for k, text in enumerate(lines) if text.strip()]
+        if m is None and str(exc).endswith("At end of input") and filled:
+            # no token to point at: the caret goes after the file's last text
+            last = lines[filled[-1]]
+            loc = SourceLocation(filename, filled[-1] + 1, len(last.rstrip()) + 1, last)
+            raise UnsupportedError([Problem(loc, "syntax", "the file ends inside a function or "
+                                            "block (a `}` missing?)")]) from None
         if m is None:
             raise PolyoptError(f"{filename}: cannot parse the file: {exc}") from None
         line = int(m.group("line"))
@@ -129,8 +136,8 @@ def _regions(ast: c_ast.FileAST, filename: str, lines: tuple[str, ...]) -> list[
         if isinstance(ext, c_ast.FuncDef) and ext.coord is not None and ext.coord.file == filename:
             _scan(ext, [ext.body], out, problems, filename, lines)
         elif isinstance(ext, c_ast.Pragma) and _kind(ext) and ext.coord.file == filename:
-            problems.append(_problem(ext, filename, lines, "`#pragma scop` must be inside a "
-                                     "function body"))
+            problems.append(_problem(ext, filename, lines, f"`#pragma {_kind(ext)}` must be "
+                                     "inside a function body"))
     if problems:
         raise UnsupportedError(problems)
     return out

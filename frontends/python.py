@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from polyopt.frontends.python_arguments import check_argument_kinds, declare_arguments
 from polyopt.frontends.python_array_shapes import Key, Unified, size_checks, solve
@@ -37,6 +37,11 @@ from polyopt.model.names import user_text
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import Array, Scalar, ScalarKind, Scop
 from polyopt.model.signature import Signature
+
+_INFERRED = (" (with argument types inferred from the code, as no call or signature gave "
+             "them: a subscripted name is a float64 array of the rank subscripted, another "
+             "name a number; call the kernel first, or give it a signature: the "
+             "polyopt command's --signature)")
 
 #: passes before the local scalar types are taken as they are (each pass can only widen)
 _TYPE_PASSES = 6
@@ -68,7 +73,10 @@ def parse_function(fn: object, signature: Signature | None = None) -> Scop:
             break
         local_types, unified = attempt.local_types, attempt.unified
     if attempt.problems:
-        raise UnsupportedError(sorted(attempt.problems, key=lambda p: (p.location.line, p.location.col)))
+        problems = sorted(attempt.problems, key=lambda p: (p.location.line, p.location.col))
+        if signature is None:  # the inferred types may be what is wrong, not the code
+            problems[0] = replace(problems[0], reason=problems[0].reason + _INFERRED)
+        raise UnsupportedError(problems)
     assert attempt.scop is not None
     return attempt.scop
 

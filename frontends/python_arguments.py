@@ -46,10 +46,15 @@ def check_argument_kinds(src: FunctionSource, signature: Signature) -> None:
     for a name the code subscripts, or an array of another rank than every use of it
     has (``A[i, j]`` and ``n, m = A.shape`` want 2).  The code is fine; the call is not."""
     inner = {id(n.value) for n in ast.walk(src.tree) if isinstance(n, ast.Subscript)}
+    ndims = {name: t.ndim for name, t in signature.args if isinstance(t, ArrayType)}
+    views = _view_contexts(src.tree, ndims)
     uses: dict[str, list[tuple[int, ast.stmt | ast.expr]]] = {}
     for node, name, rank in _rank_uses(src.tree):
-        if not (isinstance(node, ast.Subscript) and id(node) in inner):
-            uses.setdefault(name, []).append((rank, node))
+        if isinstance(node, ast.Subscript) and id(node) in inner:
+            continue
+        if id(node) in views and rank < ndims.get(name, 0):
+            continue  # `A[i]` of a 2-D A in array code: the row `A[i, :]`, as in NumPy
+        uses.setdefault(name, []).append((rank, node))
     for name, t in signature.args:
         found = uses.get(name)
         if not found:
@@ -63,6 +68,44 @@ def check_argument_kinds(src: FunctionSource, signature: Signature) -> None:
         if isinstance(t, ArrayType) and len(ranks) == 1 and rank != t.ndim:
             raise TypeError(f"argument {name!r} has {t.ndim} dimension(s), but {src.tree.name}() "
                             f"uses it with {rank} ({where})")
+
+
+def _view_contexts(fdef: ast.FunctionDef, ndims: dict[str, int]) -> set[int]:
+    """The subscripts where a row of an array (``A[i]`` of a 2-D ``A``) is array code, as
+    NumPy reads it: in a statement that assigns to a view (a slice, or an array indexed
+    by fewer subscripts than its rank), or under a call (``np.sum(A[i])``) or ``@``.
+    Elsewhere (``y[i] = x[i] * 2.0`` with a 2-D ``x``) the call passed the wrong rank."""
+    out: set[int] = set()
+
+    def mark(root: ast.AST) -> None:
+        out.update(id(n) for n in ast.walk(root) if isinstance(n, ast.Subscript))
+
+    for n in ast.walk(fdef):
+        if isinstance(n, (ast.Assign, ast.AugAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            if any(_is_view(t, ndims) for t in targets):
+                mark(n)
+        elif isinstance(n, ast.Call) or isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
+            mark(n)
+    return out
+
+
+def _is_view(target: ast.expr, ndims: dict[str, int]) -> bool:
+    if not isinstance(target, ast.Subscript):
+        return False
+    if _sliced(target):
+        return True
+    rank, base = _subscript_rank(target)
+    return isinstance(base, ast.Name) and rank < ndims.get(base.id, 0)
+
+
+def _subscript_rank(n: ast.Subscript) -> tuple[int, ast.expr]:
+    """``A[i, j]`` or ``A[i][j]``: the number of subscripts (2) and what they index."""
+    rank, cur = 0, n  # type: tuple[int, ast.expr]
+    while isinstance(cur, ast.Subscript):
+        rank += len(cur.slice.elts) if isinstance(cur.slice, ast.Tuple) else 1
+        cur = cur.value
+    return rank, cur
 
 
 def infer_arg_kinds(fdef: ast.FunctionDef, names: list[str]) -> dict[str, ArrayType | ScalarType]:
@@ -98,10 +141,7 @@ def _rank_uses(fdef: ast.FunctionDef, sliced: bool = False
         if isinstance(n, ast.Subscript) and not sliced and _sliced(n):
             continue  # `C[:]` on a 2-D C is the whole array (python_arrays): no rank shown
         if isinstance(n, ast.Subscript):
-            rank, cur = 0, n  # type: tuple[int, ast.expr]
-            while isinstance(cur, ast.Subscript):
-                rank += len(cur.slice.elts) if isinstance(cur.slice, ast.Tuple) else 1
-                cur = cur.value
+            rank, cur = _subscript_rank(n)
             if isinstance(cur, ast.Name):
                 yield n, cur.id, rank
         elif (isinstance(n, ast.Assign) and len(n.targets) == 1

@@ -82,10 +82,9 @@ class ArrayCalls:
         if fn == "transpose":
             _arity(node, 1)
             return transposed(self.value(node.args[0]))
-        if fn == "where":
-            _arity(node, 3)
-            return self.elementwise(node, list(node.args), lambda a: ast.IfExp(a[0], a[1], a[2]),
-                                    True)
+        if fn == "where":  # per element the scalar np.where: NumPy's promotion (x32 with
+            _arity(node, 3)  # 0.1 is float32), not the Python choice `a if c else b` (float64)
+            return self.elementwise(node, list(node.args), lambda a: ast.Call(func, a, []), False)
         if fn == "clip":
             _arity(node, 3)
             upper = located(ast.Attribute(module, "minimum", ast.Load()), node)
@@ -173,7 +172,8 @@ class ArrayCalls:
             return binop(a.element((*i, kk)), ast.Mult(), b.element((kk, *j)), node)
 
         module = located(ast.Name("np", ast.Load()), node)
-        return self.emit.reduce(ArrayValue(dims, product), (len(dims) - 1,), "sum", module, node)
+        return self.emit.reduce(ArrayValue(dims, product), (len(dims) - 1,), "sum", module, node,
+                                widen=False)
 
     def _outer(self, node: ast.Call) -> ArrayValue:
         a, b = self.value(node.args[0]), self.value(node.args[1])

@@ -104,16 +104,17 @@ class Emitter:
         return ArrayValue(v.dims, lambda i: subscript(name, i, ast.Load(), at))
 
     def reduce(self, v: ArrayValue, axes: tuple[int, ...], kind: str, module: ast.expr,
-               at: ast.AST) -> ArrayValue:
+               at: ast.AST, widen: bool = True) -> ArrayValue:
         """``np.<kind>(v, axis=axes)``: the kept dimensions, in order; a scalar (a local
-        accumulator) when every axis is reduced."""
+        accumulator) when every axis is reduced.  ``widen``: a sum or product of small
+        ints is an int64, as ``np.sum`` gives; a matrix product keeps its operands' int32."""
         init, update = REDUCTIONS[kind]
         keep = tuple(d for d in range(v.rank) if d not in axes)
         ivs = self.ivs(v.rank)
         idx = tuple(Lin.var(i) for i in ivs)
         etype = self.type_of(v.element(idx), ivs)
         dtype = etype.dtype
-        if init is not None and not dtype.is_float:
+        if init is not None and not dtype.is_float and widen:
             # NumPy sums and multiplies integers in its widest int of their signedness,
             # and averages them in float64
             dtype = (DType.FLOAT64 if kind == "mean" else

@@ -37,6 +37,7 @@ from polyopt.frontends.refusal import NotAffine
 from polyopt.frontends.scop_builder import Place
 
 from polyopt.model.aff import Lin
+from polyopt.model.dtypes import BOOL
 from polyopt.model.scop import ArrayKind
 
 _Make = Callable[[list[ast.expr]], ast.expr]
@@ -65,14 +66,14 @@ class ArrayLowering:
             name = self.emit.fresh("result")
             assign = located(ast.Assign([located(ast.Name(name, ast.Store()), st)], st.value), st)
             body = self._assign(assign, [located(ast.Name(name, ast.Store()), st)], place, fresh=True)
+            if _unchanged(body, assign):  # scalar code after all (`return x.copy()`): the
+                return None               # walker reports it, not the name made for it
             return [*body, located(ast.Return(located(ast.Name(name, ast.Load()), st)), st)]
         if not isinstance(st, (ast.Assign, ast.AugAssign)) or not self._is_array_statement(st):
             return None
         targets: list[ast.expr] = list(st.targets) if isinstance(st, ast.Assign) else [st.target]
         out = self._assign(st, targets, place, fresh=False)
-        unchanged = len(out) == 1 and isinstance(out[0], (ast.Assign, ast.AugAssign)) and \
-            out[0].value is st.value
-        return None if unchanged else out  # scalar code after all: the walker reports it
+        return None if _unchanged(out, st) else out  # scalar code after all: the walker reports it
 
     def _is_array_statement(self, st: ast.Assign | ast.AugAssign) -> bool:
         targets = st.targets if isinstance(st, ast.Assign) else [st.target]
@@ -118,7 +119,13 @@ class ArrayLowering:
                             f"`{target.id}[:] = ...` to update it)")
         param_only(value.dims, self.symbols.params, target)
         ivs = self.emit.ivs(value.rank)
-        dtype = self.emit.type_of(value.element(tuple(Lin.var(i) for i in ivs)), ivs).dtype
+        vtype = self.emit.type_of(value.element(tuple(Lin.var(i) for i in ivs)), ivs)
+        if vtype == BOOL:  # its elements would be ints: `m + m` adds where NumPy's bools `or`
+            at = st.value if isinstance(st, ast.Assign) else st
+            raise NotAffine(at, f"new array `{target.id}`", "is an array of bools, which "
+                            "polyopt does not have; use the comparison where it is needed "
+                            "(`np.where(x > 0.5, a, b)`), or `np.where(cond, 1, 0)` for ints")
+        dtype = vtype.dtype
         self.symbols.arrays[target.id] = ArrayInfo(
             dtype, value.rank, ArrayKind.TEMPORARY, [d.extents[0] for d in value.dims])
 
@@ -208,6 +215,12 @@ class ArrayLowering:
                 if name in sym.arrays and len(idx) < sym.arrays[name].rank:
                     return True
         return False
+
+
+def _unchanged(out: list[ast.stmt], st: ast.Assign | ast.AugAssign) -> bool:
+    """``out`` is ``st`` itself, as scalar code."""
+    return len(out) == 1 and isinstance(out[0], (ast.Assign, ast.AugAssign)) and \
+        out[0].value is st.value
 
 
 def _statement(target: ast.expr, op: ast.operator | None, value: ast.expr, at: ast.stmt) -> ast.stmt:

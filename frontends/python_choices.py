@@ -259,7 +259,7 @@ class _Hoister:
 
 def _call_type(e: Call, types: list[ValueType]) -> ValueType:
     """The converter's type of the call ``e`` on operands of ``types``."""
-    if e.fn in ("min", "max"):
+    if e.fn in ("min", "max", "maximum", "minimum"):
         return choice_type(types)
     if e.fn == "abs":
         return types[0]

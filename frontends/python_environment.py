@@ -101,9 +101,21 @@ class Environment:
         g = self.values.get(node.id)
         if isinstance(g, bool):
             raise NotAffine(node, f"`{node.id}`", _BOOL_GLOBAL)
-        if isinstance(g, int):
-            return Lin.constant(_int64(node, g))
+        if isinstance(g, (int, np.integer)):  # range(np.int32(3)) is fine in Python too
+            return Lin.constant(_int64(node, int(g)))
         return None
+
+    def unusable(self, node: ast.Name, affine: bool) -> str:
+        """Why the global (or closure variable) ``node`` names cannot be used here: the
+        reason for a name that is neither a local, an argument nor a number."""
+        if node.id not in self.values:
+            return "unknown name"
+        g = self.values[node.id]
+        if affine and isinstance(g, (float, np.floating)):
+            return (f"is a global float ({g!r}); bounds, subscripts and `if` tests must be "
+                    "integers")
+        return (f"is a global {type(g).__name__}; a polyopt function can read global ints "
+                "and floats (and NumPy scalars) only: pass other values as arguments")
 
     def value_constant(self, node: ast.Name) -> Expr | None:
         """A global number in value position as a literal; None for another name."""

@@ -67,7 +67,7 @@ class FunctionScope:
         constant = sym.facts.env.int_constant(node)
         if constant is not None:
             return constant
-        raise NotAffine(node, f"`{n}`", "unknown name")
+        raise NotAffine(node, f"`{n}`", sym.facts.env.unusable(node, affine=True))
 
     def _helper(self, call: ast.Call) -> tuple[ast.expr, str] | None:
         """A call to a helper function as the expression it returns (python_helpers)."""
@@ -113,7 +113,7 @@ class FunctionScope:
             raise NotAffine(node, f"loop variable `{n}`", "is used outside its loop")
         if n in sym.facts.assign_count:
             raise NotAffine(node, f"`{n}`", "is read before it is assigned")
-        raise NotAffine(node, f"`{n}`", "unknown name")
+        raise NotAffine(node, f"`{n}`", sym.facts.env.unusable(node, affine=False))
 
     # --- sizes and subscripts -------------------------------------------------------------
 

@@ -76,8 +76,9 @@ class DoubleBuffers:
                               [ast.Constant(1)])
             test = ast.copy_location(ast.BoolOp(ast.And(), [runs, odd]), st)
             odd_runs = ast.fix_missing_locations(test)
-            self.ambiguous[a] = _Ambiguous(b, odd_runs, st.lineno)
-            self.ambiguous[b] = _Ambiguous(a, odd_runs, st.lineno)
+            line = self.symbols.facts.src.location(st).line  # the file's, not the AST's
+            self.ambiguous[a] = _Ambiguous(b, odd_runs, line)
+            self.ambiguous[b] = _Ambiguous(a, odd_runs, line)
         return unrolled(st, a, b)
 
     def after(self, st: ast.stmt) -> list[ast.stmt]:

@@ -8,9 +8,11 @@ scalars, ``math.*`` returns Python floats and ``np.*`` keeps float32.
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 from polyopt.frontends.python_affine import NotAffine
 from polyopt.frontends.python_math import NP_ALIASES, is_library, library_call, unknown_reason
 
@@ -120,6 +122,16 @@ class ValueConverter:
     def _Name(self, node: ast.Name) -> Expr:
         return self.scope.name(node)
 
+    def _Attribute(self, node: ast.Attribute) -> Expr:
+        """``math.pi``, ``np.inf``...: the module's float constants (Python floats)."""
+        module = self.scope.module_alias(node.value.id) if isinstance(node.value, ast.Name) else None
+        if module is None:
+            raise NotAffine(node, _describe(node), "is not supported in a loop body value")
+        if node.attr not in _CONSTANTS[module]:
+            raise NotAffine(node, _describe(node), "is not a number polyopt knows (the module "
+                            "constants are math.pi, e, tau, inf, nan and np.pi, e, inf, nan)")
+        return Literal(float(getattr(_MODULES[module], node.attr)), WEAK_FLOAT)
+
     def _Subscript(self, node: ast.Subscript) -> Expr:
         return self.scope.subscript(node)
 
@@ -207,6 +219,7 @@ class ValueConverter:
         if node.keywords:
             raise NotAffine(node, _describe(node.func), "keyword arguments are not supported")
         fn, module = self._callee(node.func)
+        nan_aware = module == "np" and fn in ("maximum", "minimum")
         fn = NP_ALIASES.get(fn, fn) if module == "np" else fn
         if module is None and fn not in _BUILTINS:
             inlined = self.scope.helper(node)
@@ -217,11 +230,19 @@ class ValueConverter:
         if fn not in known and (module is None or not is_library(module, fn)):
             what = fn if module is None else f"{module}.{fn}"
             raise NotAffine(node, f"call to {what}()", unknown_reason(module, fn))
+        if module is None and fn == "float" and len(node.args) == 1 and \
+                isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            return Literal(_float_text(node.args[0]), WEAK_FLOAT)  # float("inf")
         args = [self.convert(a) for a in node.args]
         if fn in ("min", "max"):
             if module == "np":
                 _arity(node, args, 2)
-                return Call(fn, tuple(args), choice_type([a.type for a in args]))
+                t = choice_type([a.type for a in args])
+                # np.maximum/np.minimum return a NaN operand (so np.max does), where
+                # max()/min() return an operand chosen by comparison
+                if nan_aware and t.dtype.is_float:
+                    fn = "maximum" if fn == "max" else "minimum"
+                return Call(fn, tuple(args), t)
             if len(args) < 2:
                 raise NotAffine(node, f"{fn}()", "needs two or more arguments")
             return self._choice(Call(fn, tuple(args), choice_type([a.type for a in args])), node)
@@ -248,6 +269,21 @@ class ValueConverter:
             if module is not None:
                 return func.attr, module
         raise NotAffine(func, f"call to {_describe(func)}", "unknown function")
+
+
+#: the float constants of the modules (all Python floats, as CPython's are)
+_MODULES = {"math": math, "np": np}
+_CONSTANTS = {"math": frozenset({"pi", "e", "tau", "inf", "nan"}),
+              "np": frozenset({"pi", "e", "inf", "nan"})}
+
+
+def _float_text(node: ast.Constant) -> float:
+    """``float("nan")``, ``float("-inf")``: the float CPython reads from the text."""
+    try:
+        return float(str(node.value))  # a str: the caller checked
+    except ValueError:
+        raise NotAffine(node, f"float({node.value!r})", "is not a float (CPython raises "
+                        "ValueError)") from None
 
 
 def choice_type(types: list[ValueType]) -> ValueType:

@@ -204,7 +204,7 @@ def _starts_auto(steps: tuple[Step, ...]) -> bool:
 def _source_of(kernel: Kernel, auto: bool) -> tuple[Scop, Dependences, Node | None]:
     """The function as written and its dependences (no contraction, no automatic schedule),
     or with ``auto`` the program and schedule the automatic scheduler made of it."""
-    scop = parse_function(kernel.py_func, None)
+    scop = parse_function(kernel.py_func, kernel.analysed_signature)
     deps = analyze(scop)
     if not auto:
         return scop, deps, None

@@ -14,6 +14,7 @@ arguments are ``SIZE`` (a stencil's time steps too), float arguments random.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from polyopt.cli.errors import EXIT_OK, EXIT_USAGE, CliError, printable
 from polyopt.cli.inputs import check_input, is_python, python_kernel
 from polyopt.cli.output import write_output
 from polyopt.cli.verify import random_arg
+from polyopt.model.signature import ArrayType, Signature
 from polyopt.tuner import tune
 
 
@@ -54,12 +56,19 @@ def run(args: argparse.Namespace) -> int:
     path = check_input(args)
     if not is_python(path):
         raise CliError(f"{path}: polyopt tune takes a Python file", EXIT_USAGE)
-    if args.size < 1 or args.budget <= 0:
+    if args.size < 1 or not args.budget > 0:  # `not`: a NaN budget too
         raise CliError("--size and --budget must be positive", EXIT_USAGE)
     pk = python_kernel(path, args.function, args.signature)
     assert pk.signature is not None  # --signature is required
+    _check_fits(pk.name, args.signature, pk.signature, args.size)
     rng = np.random.default_rng(args.seed)
-    values = tuple(random_arg(rng, t, args.size) for _, t in pk.signature.args)
+    try:
+        values = tuple(random_arg(rng, t, args.size) for _, t in pk.signature.args)
+    except (MemoryError, ValueError, OverflowError) as exc:
+        # NumPy: MemoryError past the machine's memory, ValueError past its largest
+        # shape, OverflowError for an int32 argument of that size
+        raise CliError(f"--size {args.size}: cannot make the random inputs of "
+                       f"{pk.name}({args.signature}) at that size ({exc})") from None
     result = tune(pk.kernel, *values, budget=args.budget)
     print(printable(result.summary()), file=sys.stderr)
     out = args.output or str(path.with_name(f"{path.stem}.{pk.name}.tune.json"))
@@ -67,3 +76,19 @@ def run(args: argparse.Namespace) -> int:
     if out != "-":
         print(printable(f"polyopt: wrote the tuning of {pk.name}() to {out}"), file=sys.stderr)
     return EXIT_OK
+
+
+def _check_fits(name: str, text: str, signature: Signature, size: int) -> None:
+    """Refuse inputs larger than half the machine's memory before making them: the tuner
+    copies them for every trial, and an allocation that the system grants lazily can
+    end in the kernel's out-of-memory killer rather than a MemoryError."""
+    need = sum(size ** t.ndim * np.dtype(t.dtype.value).itemsize
+               for _, t in signature.args if isinstance(t, ArrayType))
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):  # no such sysconf name here: let NumPy decide
+        return
+    if need > memory // 2:
+        raise CliError(f"--size {size}: the random inputs of {name}({text}) take "
+                       f"{need / 2 ** 30:.1f} GiB, more than half of this machine's "
+                       f"{memory / 2 ** 30:.1f} GiB; choose a smaller --size")

@@ -156,8 +156,11 @@ class Kernel:
         ``"void(f8[:, ::1], f8[:])"``); later calls of those types run it.  A return
         type given is checked against what the function returns.  The options
         ``polyopt.tune`` stored for ``sig`` are used when there are some (and ``use_tuned``)."""
-        if not isinstance(sig, str):
+        if isinstance(sig, Signature):
             return self._build(sig, use_tuned)
+        if not isinstance(sig, str):
+            raise TypeError(f"{self.__name__}.compile() takes a signature string such as "
+                            f"'void(f8[:], f8[:])' or a Signature, not {sig!r}")
         try:
             d = parse_declared(sig)
             bound = d.bind(self._arg_names)
@@ -284,9 +287,17 @@ class Kernel:
                                              self.steps)
         return self._plans[sig]
 
+    @property
+    def analysed_signature(self) -> Signature | None:
+        """The types a report or a user schedule without arguments analyses: the last
+        call's, else the first declared signature's; None: inferred from the code."""
+        if self._last is None and self.declared:
+            return self.declared[0].bind(self._arg_names)
+        return self._last
+
     def _sig_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Signature | None:
         if not args and not kwargs:
-            return self._last
+            return self.analysed_signature
         method = sys._getframe(1).f_code.co_name  # report, dependences or c_source
         unknown = [k for k in kwargs if k not in self._signature.parameters]
         if unknown:

@@ -68,13 +68,24 @@ def _forked() -> None:
 os.register_at_fork(after_in_child=_forked)
 
 
+def max_threads() -> int:
+    """The most threads a team may have: 4 per core, and at least 1024.  The system
+    caps threads (``ulimit -u``, ``threads-max``, two memory maps each under
+    ``vm.max_map_count``): with 100000 asked for, libgomp could not start them all
+    and the call died of a segmentation fault."""
+    return max(1024, 4 * (os.cpu_count() or 1))
+
+
 def check_count(n: object, what: str) -> int:
-    """``n`` as a thread count: an int of at least 1 (a TypeError or ValueError naming
-    ``what`` otherwise)."""
+    """``n`` as a thread count: an int from 1 to :func:`max_threads` (a TypeError or
+    ValueError naming ``what`` otherwise)."""
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"{what} must be an int, not {n!r}")
     if n < 1:
         raise ValueError(f"{what} must be at least 1, not {n}")
+    if n > max_threads():
+        raise ValueError(f"{what} must be at most {max_threads()} (4 threads per core, or "
+                         f"1024), not {n}: the system cannot start that many threads")
     return n
 
 

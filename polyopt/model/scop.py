@@ -168,12 +168,16 @@ class Scop:
         return frozenset(n for n, s in self.scalars.items() if s.kind is ScalarKind.LOCAL)
 
     def loop_label(self, loop_id: str) -> str:
-        """A loop's name in source terms: its iterator, with ``@line`` when the name repeats."""
+        """A loop's name in source terms: its iterator, with ``@line`` when the name
+        repeats; its id when that repeats too (the loops NumPy code ``y[:] = B @ x``
+        becomes, on one line, share their iterators: a name must pick one loop)."""
         if loop_id not in self.loops:  # a loop a transformation made
             return loop_id
         loop = self.loops[loop_id]
-        same = sum(1 for other in self.loops.values() if other.iterator == loop.iterator)
-        return loop.label(ambiguous=same > 1)
+        same = [o for o in self.loops.values() if o.iterator == loop.iterator]
+        if sum(1 for o in same if o.location.line == loop.location.line) > 1:
+            return loop_id
+        return loop.label(ambiguous=len(same) > 1)
 
     def describe_statement(self, name: str) -> str:
         s = self.statement(name)

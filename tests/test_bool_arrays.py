@@ -1,0 +1,46 @@
+"""A new local array of bools (``m = x > 0.5``) is refused at the statement: it became
+an int32 array, so ``m + m`` added (NumPy's bools ``or``: ``np.sum(m + m)`` gave 4 where
+NumPy gives 2) and ``return m`` gave int32 where NumPy gives bool.  A comparison used
+where it is needed, or stored into a number array, still compiles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyopt
+
+
+def doubled_mask(x):
+    m = x > 0.5
+    c = m + m
+    return np.sum(c)
+
+
+def returned_mask(x):
+    m = x > 0.5
+    return m
+
+
+def mask_in_place(x, out):
+    out[:] = (x > 0.5) * 2.0
+
+
+def mask_as_ints(x):
+    m = np.where(x > 0.5, 1, 0)
+    return np.sum(m + m)
+
+
+X = np.array([0.2, 0.7, 0.9])
+
+
+@pytest.mark.parametrize("fn", [doubled_mask, returned_mask])
+def test_bool_array_is_refused(fn) -> None:
+    with pytest.raises(polyopt.UnsupportedError, match="array of bools") as info:
+        polyopt.jit(fn)(X)
+    assert info.value.lineno is not None and info.value.offset is not None
+
+
+def test_comparisons_where_they_are_used(check) -> None:
+    check(polyopt.jit(mask_in_place), X, np.zeros(3))
+    check(polyopt.jit(mask_as_ints), X)

@@ -1,0 +1,49 @@
+"""``np.where`` computes in NumPy's promoted type, in array code and on the elements of a
+loop alike: it was lowered to the Python choice ``a if c else b``, whose chosen 0.1 stays
+a float64, so ``np.where(x32 > 0.5, x32, 0.1)`` was a float64 array (NumPy: float32) and
+``np.where(...) + 1e-9`` added in float64 where NumPy adds in float32."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyopt
+
+
+def where_in_loop(x32, y):
+    for i in range(len(x32)):
+        y[i] = np.where(x32[i] > 0.5, x32[i], 0.1) + 1e-9
+
+
+def where_on_arrays(x32, y):
+    y[:] = np.where(x32 > 0.5, x32, 0.1) + 1e-9
+
+
+def where_new_array(x32):
+    t = np.where(x32 > 0.5, x32, 0.1)
+    return t
+
+
+def where_ints(k32, x, out):
+    out[:] = np.where(k32 > 2, k32, x)
+
+
+X32 = np.array([0.2, 0.7, 0.1, 0.9], dtype=np.float32)
+
+
+@pytest.mark.parametrize("fn", [where_in_loop, where_on_arrays])
+def test_where_adds_in_numpys_type(fn) -> None:
+    want, got = np.zeros(4), np.zeros(4)
+    fn(X32, want)
+    polyopt.jit(fn)(X32, got)
+    assert got.tolist() == want.tolist()  # bit for bit: the float32 sum, widened
+
+
+def test_where_array_has_numpys_dtype(check) -> None:
+    got = check(polyopt.jit(where_new_array), X32)
+    assert got.dtype == np.float32
+
+
+def test_where_mixing_int32_and_float64(check) -> None:
+    check(polyopt.jit(where_ints), np.arange(4, dtype=np.int32), np.full(4, 0.5), np.zeros(4))
