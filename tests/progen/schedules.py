@@ -14,13 +14,19 @@ from progen import matrix, oracle
 EXAMPLES = 3  # hypothesis tries its simplest draw first: a few examples, the richest kept
 
 
-def draw_schedule(fn, seed: int) -> polyopt.Schedule:
+def draw_schedule(fn, seed: int, args: tuple | None = None) -> polyopt.Schedule:
+    """A random schedule of steps polyopt accepts; checked for the types of ``args`` (a
+    call of the kernel sets them) where given, else for the types inferred from the code
+    (where a step legal for those may be refused when the real types are compiled)."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
     from hypothesis import strategies as st
     from test_schedule_random import OPS, apply, step_args
 
-    start = polyopt.schedule(fn)
+    kernel = polyopt.jit(fn)
+    if args is not None:
+        oracle.call(kernel, args)  # from the disk cache where the default set built it
+    start = polyopt.schedule(kernel)
     chosen: list[polyopt.Schedule] = []
 
     @hseed(seed)
@@ -50,7 +56,7 @@ def run_schedule(prep: oracle.Prepared, option: matrix.OptionSet) -> matrix.Resu
     state: dict[str, str] = {}
 
     def make():
-        s = draw_schedule(prep.fn, 1000 + int(option.kwargs.get("seed", 0)))
+        s = draw_schedule(prep.fn, 1000 + int(option.kwargs.get("seed", 0)), prep.args)
         state["schedule"] = str(s)
         return s.compile()
 
