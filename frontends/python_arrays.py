@@ -37,7 +37,6 @@ from polyopt.frontends.refusal import NotAffine
 from polyopt.frontends.scop_builder import Place
 
 from polyopt.model.aff import Lin
-from polyopt.model.dtypes import BOOL
 from polyopt.model.scop import ArrayKind
 
 _Make = Callable[[list[ast.expr]], ast.expr]
@@ -120,11 +119,6 @@ class ArrayLowering:
         param_only(value.dims, self.symbols.params, target)
         ivs = self.emit.ivs(value.rank)
         vtype = self.emit.type_of(value.element(tuple(Lin.var(i) for i in ivs)), ivs)
-        if vtype == BOOL:  # its elements would be ints: `m + m` adds where NumPy's bools `or`
-            at = st.value if isinstance(st, ast.Assign) else st
-            raise NotAffine(at, f"new array `{target.id}`", "is an array of bools, which "
-                            "polyopt does not have; use the comparison where it is needed "
-                            "(`np.where(x > 0.5, a, b)`), or `np.where(cond, 1, 0)` for ints")
         dtype = vtype.dtype
         self.symbols.arrays[target.id] = ArrayInfo(
             dtype, value.rank, ArrayKind.TEMPORARY, [d.extents[0] for d in value.dims])

@@ -69,6 +69,13 @@ SMALL_AXES = [("parallel_min", (0,)), ("fuse", ("max",)), ("tile", ((4, 8), (8, 
               ("unroll_jam", ((2, 4), (3, 5), False))]
 
 
+@pytest.fixture(autouse=True)
+def own_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A cache directory per test: a stored choice changes what later kernels of the same
+    function and signature build (and their ``c_source``), in other test files too."""
+    monkeypatch.setenv("POLYOPT_CACHE_DIR", str(tmp_path / "cache"))
+
+
 @pytest.fixture
 def small_space(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(space, "axes", lambda base, sig: SMALL_AXES)
@@ -247,7 +254,7 @@ def test_reports_and_c_show_the_tuned_build(small_space, rng):
     args = gemm_args(rng)
     sig = signature(gemm, args)
     forced = Choice(Options(tile=(8, 16, 8), unroll_jam=False, fuse="none"), 12345)
-    before = polyopt.jit(gemm, cache=False).c_source(*args)  # earlier tests may have tuned gemm
+    before = polyopt.jit(gemm, cache=False).c_source(*args)
     with parallel_min_fixed(forced.parallel_min):
         expected = polyopt.jit(gemm, tile=(8, 16, 8), unroll_jam=False, fuse="none").c_source(*args)
     assert expected != before
