@@ -26,6 +26,7 @@ from collections.abc import Callable
 import islpy as isl
 from polyopt.backend_c.cexpr import ERROR_FLAG, ctype
 from polyopt.backend_c.code import Code
+from polyopt.backend_c.isl_ast import NodeKind, block_children, node_kind
 from polyopt.backend_c.peeled import PeeledMark
 from polyopt.backend_c.pragma import Pragmas
 from polyopt.backend_c.signature import ERROR_PARAM, CArg
@@ -123,15 +124,14 @@ class Outliner:
 
 def _holds_loop(node: isl.AstNode) -> bool:
     """Whether the isl AST ``node`` contains a ``for`` loop."""
-    kind = node.get_type()
-    if kind == isl.ast_node_type.for_:
+    kind = node_kind(node)
+    if kind is NodeKind.FOR:
         return True
-    if kind == isl.ast_node_type.block:
-        children = node.block_get_children()
-        return any(_holds_loop(children.get_at(k)) for k in range(children.n_ast_node()))
-    if kind == isl.ast_node_type.if_:
+    if kind is NodeKind.BLOCK:
+        return any(_holds_loop(child) for child in block_children(node))
+    if kind is NodeKind.IF:
         return _holds_loop(node.if_get_then_node()) or (
-            node.if_has_else_node() and _holds_loop(node.if_get_else_node()))
-    if kind == isl.ast_node_type.mark:
+            bool(node.if_has_else_node()) and _holds_loop(node.if_get_else_node()))
+    if kind is NodeKind.MARK:
         return _holds_loop(node.mark_get_node())
     return False
