@@ -10,6 +10,7 @@ import copy
 import dataclasses
 import inspect
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -266,3 +267,16 @@ def test_reports_and_c_show_the_tuned_build(small_space, rng):
     assert fresh.c_source(*args) == expected  # what calls build and run
     assert "16" in str(fresh.report(*args))  # the tile sizes applied are reported
     assert polyopt.jit(gemm, cache=False).c_source(*args) == before  # no cache, no tuning
+
+
+def test_a_budget_without_limit_writes_standard_json(small_space, rng):
+    result = polyopt.tune(jacobi2d, *jacobi_args(rng), budget=math.inf, store=False)
+
+    def refuse(name: str) -> None:
+        raise ValueError(f"not standard JSON: {name}")
+
+    text = result.to_json()
+    assert json.loads(text, parse_constant=refuse)["budget_s"] is None
+    assert TuneResult.from_json(text).budget == math.inf
+    with pytest.raises(ValueError, match="budget must be a positive number"):
+        polyopt.tune(jacobi2d, *jacobi_args(rng), budget=math.nan)

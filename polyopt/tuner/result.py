@@ -19,6 +19,7 @@ runs, the trial's beside the default's.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,7 +73,9 @@ class TuneResult:
     def to_json(self) -> str:
         return json.dumps({
             "polyopt_tune": FORMAT, "function": self.function, "signature": self.signature,
-            "budget_s": self.budget, "default": self.default.to_json(),
+            # no limit (budget=math.inf) is null: JSON has no Infinity
+            "budget_s": self.budget if math.isfinite(self.budget) else None,
+            "default": self.default.to_json(),
             "chosen": self.chosen.to_json(), "speedup": round(self.speedup, 4),
             "trials": [{"changes": changes(self.default, t.choice), "status": t.status,
                         "seconds": t.seconds, "baseline_seconds": t.baseline_seconds,
@@ -92,14 +95,15 @@ class TuneResult:
         _require(d["polyopt_tune"] == FORMAT, f"format {d['polyopt_tune']!r}, not {FORMAT}")
         _require(isinstance(d["function"], str) and isinstance(d["signature"], str),
                  "function and signature must be strings")
-        _require(_number(d["budget_s"]), "budget_s must be a number")
+        _require(d["budget_s"] is None or _number(d["budget_s"]),
+                 "budget_s must be a number or null")
         base = base or Options()
         default = choice_from_json(d["default"], base)
         chosen = choice_from_json(d["chosen"], base)
         _require(isinstance(d["trials"], list), "trials must be a list")
         trials = tuple(_trial(t, default) for t in d["trials"])
-        return TuneResult(d["function"], d["signature"], float(d["budget_s"]), default, chosen,
-                          trials)
+        budget = math.inf if d["budget_s"] is None else float(d["budget_s"])
+        return TuneResult(d["function"], d["signature"], budget, default, chosen, trials)
 
     def summary(self) -> str:
         """One line per trial: what changed, the status, the times and the ratio."""
