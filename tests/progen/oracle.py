@@ -393,18 +393,21 @@ def local_holds_mixed_choice(p: Program) -> bool:
 
 
 def returns_reassigned_local(p: Program) -> bool:
-    """Whether ``p`` returns a local variable assigned both int and float values
-    (``s = A[2]`` then ``s = 1``, or ``s = max(s, math.floor(x))``): the README gives it
-    one static type, the promotion of both (a float), where CPython's value has the type
-    of the value last assigned or chosen."""
+    """Whether ``p`` returns a value of (or computed on) a local variable assigned values
+    of different types (``s = A[2]`` then ``s = 1``; ``s = 0`` then ``s = C64[i]`` beside
+    int32 arrays; ``s = max(s, math.floor(x))``): the README gives the local one static
+    type, the promotion of all, where CPython's value has the type of the value last
+    assigned or chosen."""
     _, _, kinds = _local_types(p)
     reassigned = {n for n, k in kinds.items() if len(k) > 1}
-    return p.ret is not None and _passes_on(p.ret, reassigned)
+    return p.ret is not None and (_passes_on(p.ret, reassigned)
+                                  or _computes_on(p.ret, reassigned))
 
 
 def _local_types(p: Program) -> tuple[set[str], list[Expr], dict[str, set[str]]]:
     """The locals that hold a choice of types, every expression of the program, and the
-    kinds (``int``, ``float``) of the values assigned to each local."""
+    types of the values assigned to each local (a Python int and an int64 are one type
+    unless the program has 32-bit arrays)."""
     env: dict[str, frozenset[str]] = {s: frozenset({"int"}) for s in p.sizes}
     env.update({s.name: frozenset({s.kind}) for s in p.scalars})
     narrow = any(a.dtype.endswith("32") for a in (*p.arrays, *p.allocs))
@@ -439,8 +442,7 @@ def _local_types(p: Program) -> tuple[set[str], list[Expr], dict[str, set[str]]]
                     if len({same.get(t, t) for t in types}) > 1:
                         mixed.add(s.target.id)
                     env[s.target.id] = join(env.get(s.target.id), types)
-                    kinds.setdefault(s.target.id, set()).update(
-                        "float" if t.startswith("float") else "int" for t in types)
+                    kinds.setdefault(s.target.id, set()).update(same.get(t, t) for t in types)
 
     kinds: dict[str, set[str]] = {}
     for _ in range(3):  # loop-carried locals
@@ -550,7 +552,7 @@ def _compare_return(e: Any, a: Any, err: Any, eps: float, strict: bool,
         return f"return value: {type(a).__name__} {a!r}, CPython gives {e!r}"
     ed, ad = np.asarray(e).dtype, np.asarray(a).dtype
     if (isinstance(e, np.generic) and ed != ad and not _documented_choice(e, a)
-            and not (static_local and ed.kind == ad.kind)):
+            and not ((static_local or reassigned) and ed.kind == ad.kind)):
         return f"return value: type {ad} but CPython gives {ed} ({a!r} vs {e!r})"
     if reassigned and ed.kind in "iub" and ad.kind == "f" and float(e) == float(a):
         return None  # the returned local's one static type (README): the same value
