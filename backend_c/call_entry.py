@@ -53,10 +53,12 @@ def make_entry(ck: CompiledKernel, type_key: tuple[Any, ...],
                use_cache: bool = True) -> FastCall | None:
     """The compiled entry of ``ck``, or None where there is none (no extension, a library
     built before trampolines, a kernel past the entry's fixed limits)."""
-    ext = extension(use_cache)
     plan = _plan(ck.iface, type_key)
-    addresses = _addresses(ck)
-    if ext is None or plan is None or addresses is None:
+    if plan is None:  # decided from the interface: no extension build, no dlopen
+        return None
+    ext = extension(use_cache)
+    addresses = _addresses(ck) if ext is not None else None
+    if ext is None or addresses is None:
         return None
     try:
         entry: FastCall = ext.Entry(*plan, *addresses, ck.__call__,
