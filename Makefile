@@ -10,6 +10,10 @@ ROOT := $(CURDIR)
 N ?= 200
 JOBS ?= 1
 TESTS ?= tests
+# test processes (pytest-xdist): one per core the machine gives us, at most TEST_MAX_JOBS;
+# a file's tests run in one process, so its compiled kernels are built once
+TEST_JOBS ?= auto
+TEST_MAX_JOBS ?= 4
 SEED ?= $(shell od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 
 # tools and dependencies: reinstalled when the requirements change
@@ -57,6 +61,7 @@ demo: $(INSTALLED)  ## compile a built-in example and show its report, C, check 
 test: $(INSTALLED)  ## the quickstart and the test suite (TESTS=tests) against the installed wheel
 	$(OUTSIDE) $(PY) $(ROOT)/examples/quickstart.py > quickstart.log || { cat quickstart.log; exit 1; }
 	$(OUTSIDE) POLYOPT_TEST_INSTALLED=1 $(PY) -m pytest -q -p no:cacheprovider \
+		-n $(TEST_JOBS) --maxprocesses=$(TEST_MAX_JOBS) --dist loadfile \
 		--rootdir=$(ROOT) -c $(ROOT)/setup.cfg $(addprefix $(ROOT)/,$(TESTS))
 
 # mypy sees the installed layout (frontends/ and backend_c/ inside polyopt/) through links
