@@ -15,7 +15,13 @@ import pytest
 
 import polyopt
 from polyopt.cli import command as cli
-from polyopt.model.options import MAX_SKEW_FACTOR, MAX_TILE_SIZE, MAX_UNROLL_FACTOR, Options
+from polyopt.model.options import (
+    MAX_SKEW_FACTOR,
+    MAX_TILE_SIZE,
+    MAX_UNROLL_COPIES,
+    MAX_UNROLL_FACTOR,
+    Options,
+)
 from polyopt.user_schedule import Schedule
 
 # --- kernels ----------------------------------------------------------------------------
@@ -88,6 +94,19 @@ def test_unroll_factor_beyond_the_maximum_is_refused(factor):
 def test_unroll_factor_at_the_maximum_is_right():
     s = polyopt.schedule(matmul).unroll_jam("i", MAX_UNROLL_FACTOR)
     _same_as_python(matmul, s.compile(), *_matmul_args(70))
+
+
+def test_unroll_jams_that_multiply_past_the_most_copies_are_refused():
+    """Two unroll-and-jams of 64 write 4096 copies of the body (gcc ran for minutes): the
+    second one is refused, naming the product; 16 x 16 stays within the most and is right."""
+    assert 64 * 64 > MAX_UNROLL_COPIES >= 16 * 16
+    first = polyopt.schedule(matmul).unroll_jam("i", 64)
+    with pytest.raises(polyopt.PolyoptError, match="4096 copies of a statement"):
+        first.unroll_jam("j", 64)
+    with pytest.raises(ValueError, match="4096 copies of the loop body"):
+        polyopt.jit(matmul, unroll_jam=(64, 64))
+    s = polyopt.schedule(matmul).unroll_jam("i", 16).unroll_jam("j", 16)
+    _same_as_python(matmul, s.compile(), *_matmul_args(37))
 
 
 def stencil(A):

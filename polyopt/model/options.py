@@ -16,6 +16,9 @@ from typing import Literal, SupportsIndex, TypeGuard, get_args
 # extent when that is a known constant).
 MAX_TILE_SIZE = 2**31 - 1
 MAX_UNROLL_FACTOR = 64
+# ...and the copies of one statement that all unroll-and-jams together write out: 128
+# for the AVX-512 float register tile (8 x 16); 64 x 64 made gcc run for minutes
+MAX_UNROLL_COPIES = 256
 # a skew multiplies an outer iterator into an inner loop's bounds: a factor this small
 # keeps them far inside the 64-bit range (useful factors are 1 to a few)
 MAX_SKEW_FACTOR = 1024
@@ -121,6 +124,10 @@ class Options:
         if not all(1 <= f <= MAX_UNROLL_FACTOR for f in factors):
             raise ValueError(f"option unroll_jam: factors must be from 1 to {MAX_UNROLL_FACTOR}, "
                              f"not {factors!r}")
+        if factors[0] * factors[1] > MAX_UNROLL_COPIES:
+            raise ValueError(f"option unroll_jam: {factors!r} writes out "
+                             f"{factors[0] * factors[1]} copies of the loop body; the most is "
+                             f"{MAX_UNROLL_COPIES}")
         object.__setattr__(self, "unroll_jam", factors)
 
     def key(self) -> str:

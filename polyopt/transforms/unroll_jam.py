@@ -20,10 +20,11 @@ from dataclasses import replace
 from polyopt.analysis.dependences import Dependences
 from polyopt.analysis.legality import require_legal
 from polyopt.model import isl_text
+from polyopt.model.aff import block_size
 from polyopt.model.errors import PolyoptError
 from polyopt.model.names import dim_bounds
-from polyopt.model.options import MAX_UNROLL_FACTOR
-from polyopt.model.schedule_tree import LoopDim, LoopMark, Node
+from polyopt.model.options import MAX_UNROLL_COPIES, MAX_UNROLL_FACTOR
+from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence
 from polyopt.model.scop import Scop, loop_label
 from polyopt.transforms.tile import tile_dim
 from polyopt.transforms.tree import (
@@ -66,10 +67,50 @@ def unroll_jam(scop: Scop, deps: Dependences | None, tree: Node, loop: str, fact
     point = replace(head, mark=LoopMark(unroll=True))
     new = build_chain([outer, *dims[1:], point], below_chain(tree, loop))
     result = replace_at(tree, find(tree, loop), new)
+    most = max(body_copies(result).values(), default=1)
+    if most > MAX_UNROLL_COPIES:
+        raise PolyoptError(
+            f"unroll-and-jam of loop {loop_label(scop, head)} by {factor} would write out "
+            f"{most} copies of a statement, with the unroll-and-jams around it; the most is "
+            f"{MAX_UNROLL_COPIES}")
     if deps is not None:
         require_legal(scop, deps, result,
                       f"unroll-and-jam of loop {loop_label(scop, head)} by {factor}")
     return result
+
+
+def body_copies(tree: Node) -> dict[str, int]:
+    """How many copies of each statement the fully unrolled loops around it write out:
+    the product of their trip counts, each the block size of the nearest loop above it
+    that runs over blocks of its values (the loop it was strip-mined from)."""
+    out: dict[str, int] = {}
+
+    def walk(node: Node, above: tuple[LoopDim, ...]) -> None:
+        if isinstance(node, Leaf):
+            out[node.stmt] = _copies(node.stmt, above)
+        elif isinstance(node, Band):
+            walk(node.child, (*above, *node.dims))
+        elif isinstance(node, Sequence):
+            for c in node.children:
+                walk(c, above)
+
+    walk(tree, ())
+    return out
+
+
+def _copies(stmt: str, dims: tuple[LoopDim, ...]) -> int:
+    total = 1
+    for k, d in enumerate(dims):
+        e = dict(d.exprs).get(stmt)
+        if not d.mark.unroll or e is None:
+            continue
+        for outer in reversed(dims[:k]):
+            oe = dict(outer.exprs).get(stmt)
+            size = None if oe is None else block_size(oe, e)
+            if size is not None and size > 1:
+                total *= size
+                break
+    return total
 
 
 def loop_extent(scop: Scop, dim: LoopDim) -> int | None:

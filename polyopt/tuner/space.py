@@ -23,7 +23,7 @@ from typing import Any
 
 from polyopt.backend_c.tuned import Choice
 from polyopt.model.dtypes import DType
-from polyopt.model.options import FUSE_CHOICES, MAX_UNROLL_FACTOR
+from polyopt.model.options import FUSE_CHOICES, MAX_UNROLL_COPIES, MAX_UNROLL_FACTOR
 from polyopt.model.signature import ArrayType, Signature
 from polyopt.model.target import micro_tile
 
@@ -64,7 +64,8 @@ def _register_tiles(dtype: DType) -> tuple[Value, ...]:
               (max(2, mr // 2), 2 * nr)]
     out: list[Value] = [True, False]
     for s in shapes:
-        if s != (mr, nr) and s not in out and max(s) <= MAX_UNROLL_FACTOR:
+        if (s != (mr, nr) and s not in out and max(s) <= MAX_UNROLL_FACTOR
+                and s[0] * s[1] <= MAX_UNROLL_COPIES):
             out.append(s)
     return tuple(out)
 
