@@ -295,8 +295,9 @@ _NP_INEXACT = frozenset({"exp", "log", "sin", "cos", "tanh", "pow", "sinh", "cos
 
 def bit_exact_possible(program: Program) -> bool:
     """Whether ``strict_fp`` promises bit-exact results for ``program``: it calls none of
-    NumPy's transcendental functions, and no local variable holds a choice CPython gives
-    different types (:func:`local_holds_mixed_choice`)."""
+    NumPy's transcendental functions, no local variable holds a choice CPython gives
+    different types (:func:`local_holds_mixed_choice`), and none computes in float64
+    where CPython's first computes in float32 (:func:`computes_on_weak_then_float64`)."""
     stack: list[object] = [program]
     while stack:
         node = stack.pop()
@@ -306,7 +307,7 @@ def bit_exact_possible(program: Program) -> bool:
             stack.extend(node)
         elif hasattr(node, "__dataclass_fields__"):
             stack.extend(getattr(node, f) for f in node.__dataclass_fields__)
-    return not local_holds_mixed_choice(program)
+    return not local_holds_mixed_choice(program) and not computes_on_weak_then_float64(program)
 
 
 # --- the types CPython gives values ----------------------------------------------------------
@@ -390,6 +391,17 @@ def local_holds_mixed_choice(p: Program) -> bool:
     ``max``/``min`` or ``a if c else b``, which pass the value on as it is)."""
     mixed, values, _ = _local_types(p)
     return bool(mixed) and any(_computes_on(v, mixed) for v in values)
+
+
+def computes_on_weak_then_float64(p: Program) -> bool:
+    """Whether a local variable of ``p`` is assigned a Python float and a float64, beside
+    float32 arrays, and a later expression computes on it: its one static type (README)
+    is float64, so ``C32[i] - s`` subtracts in float64, where CPython subtracts in float32
+    while ``s`` still holds the Python float (``s = 0.0``, then ``s = t - np.sqrt(...)``).
+    A recurrence may grow that first rounding difference far beyond an ulp."""
+    _, values, kinds = _local_types(p)
+    retyped = {n for n, k in kinds.items() if {"float", "float64"} <= k}
+    return bool(retyped) and any(_computes_on(v, retyped) for v in values)
 
 
 def returns_reassigned_local(p: Program) -> bool:
