@@ -124,3 +124,20 @@ def test_a_method_reduction_needs_numpy_in_the_module(tmp_path):
         polyopt.jit(module.kernel)(np.ones(3), np.zeros(2))
     [problem] = info.value.problems
     assert problem.construct == "`A.max()`" and "import numpy as np" in problem.reason
+
+
+def slice_past_the_end(y, x):
+    y[:100] = x[:100] * 2.0
+
+
+def test_a_slice_past_the_end_raises_where_numpy_clips():
+    """NumPy clips ``y[:100]`` of a 10-element ``y`` to ``y[:10]``; polyopt takes slice
+    bounds to lie within the array (README) and the call says which slice leaves it,
+    before any element is written."""
+    y, x = np.zeros(10), np.arange(10.0)
+    with pytest.raises(IndexError, match=r"y\[:100\] = x\[:100\] \* 2.0"):
+        polyopt.jit(slice_past_the_end)(y, x)
+    assert not y.any()
+    y100, x100 = np.zeros(100), np.arange(100.0)
+    polyopt.jit(slice_past_the_end)(y100, x100)
+    assert np.array_equal(y100, x100 * 2.0)
