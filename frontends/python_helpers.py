@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import copy
 import inspect
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -35,10 +35,11 @@ import numpy as np
 from polyopt.frontends.python_environment import Environment
 from polyopt.frontends.python_names import local_names
 from polyopt.frontends.python_source import FunctionSource, function_source
-from polyopt.frontends.python_symbols import FunctionFacts
+from polyopt.frontends.python_symbols import ArrayInfo, FunctionFacts
 from polyopt.frontends.refusal import NotAffine
 
 from polyopt.model.errors import UnsupportedError
+from polyopt.model.signature import ArrayType, Declared
 
 _N = TypeVar("_N", bound=ast.AST)
 
@@ -51,6 +52,7 @@ class Helper:
     src: FunctionSource
     env: Environment
     params: tuple[str, ...]
+    declared: tuple[Declared, ...] = ()  # a kernel's declared signatures (they still hold)
 
 
 def helper_of(obj: object, call: ast.Call) -> Helper | None:
@@ -75,7 +77,8 @@ def helper_of(obj: object, call: ast.Call) -> Helper | None:
     if cycle:
         raise NotAffine(call, f"call to {name}()", f"is recursive ({' -> '.join(cycle)}); "
                         "polyopt inlines helpers, so a helper cannot call itself")
-    return Helper(name, src, Environment.of(fn), tuple(p.arg for p in a.args))
+    declared = tuple(getattr(obj, "declared", None) or ()) if obj is not fn else ()
+    return Helper(name, src, Environment.of(fn), tuple(p.arg for p in a.args), declared)
 
 
 def _called(fn: object) -> list[object]:
@@ -111,8 +114,10 @@ def _cycle(fn: object) -> list[str]:
     return []
 
 
-def inline_expression(helper: Helper, call: ast.Call, caller: FunctionFacts) -> ast.expr:
+def inline_expression(helper: Helper, call: ast.Call, caller: FunctionFacts,
+                      arrays: Mapping[str, ArrayInfo]) -> ast.expr:
     """``helper(*call.args)`` as the expression it returns."""
+    check_declared(helper, call, caller, arrays)
     body = _body(helper)
     if not (len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None):
         raise NotAffine(call, f"call to {helper.name}()", f"{_at(helper)}: a helper used as a "
@@ -126,9 +131,10 @@ def inline_expression(helper: Helper, call: ast.Call, caller: FunctionFacts) -> 
 
 
 def inline_statements(helper: Helper, call: ast.Call, caller: FunctionFacts,
-                      arrays: Collection[str], fresh: Callable[[str], str]) -> list[ast.stmt]:
+                      arrays: Mapping[str, ArrayInfo], fresh: Callable[[str], str]) -> list[ast.stmt]:
     """The statements of ``helper(*call.args)``, called as a statement: a scalar argument
     is assigned to a fresh local first (evaluated once, at the call, as in Python)."""
+    check_declared(helper, call, caller, arrays)
     body = _body(helper)
     if body and isinstance(body[-1], ast.Return) and (
             body[-1].value is None or isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None):
@@ -144,6 +150,39 @@ def inline_statements(helper: Helper, call: ast.Call, caller: FunctionFacts,
             first.append(ast.Assign([ast.Name(names[p], ast.Store())], arg))
     _check_free_names(helper, ast.Module(body, []), set(helper.params) | own, caller, call)
     return [_placed(s, call) for s in (*first, *(substituted(s, names, {}) for s in body))]
+
+
+def check_declared(helper: Helper, call: ast.Call, caller: FunctionFacts,
+                   arrays: Mapping[str, ArrayInfo]) -> None:
+    """A kernel with declared signatures, called from another, takes only the arrays one
+    of them names (its dispatcher refuses the others when CPython runs the caller): a
+    TypeError as that call's, at the call.  Scalars are not checked (README)."""
+    if not helper.declared:
+        return
+
+    def array(arg: ast.expr) -> ArrayInfo | None:
+        return arrays.get(arg.id) if isinstance(arg, ast.Name) else None
+
+    def fits(d: Declared) -> bool:
+        for arg, t in zip(call.args, d.args, strict=True):
+            info = array(arg)
+            if isinstance(t, ArrayType) != (info is not None):
+                return False
+            if info is not None and isinstance(t, ArrayType) and (
+                    info.dtype != t.dtype or info.rank != t.ndim):
+                return False
+        return True
+
+    if any(len(d.args) == len(call.args) and fits(d) for d in helper.declared):
+        return
+    given = ", ".join(f"{info.dtype.value}[{', '.join(':' * info.rank)}]" if info else "scalar"
+                      for info in map(array, call.args))
+    where = caller.src.location(call)
+    raise TypeError(
+        f"{where.filename}:{where.line}: {helper.name}() has no compiled signature for "
+        f"({given}); it was compiled for "
+        f"{' and '.join(repr(str(d)) for d in helper.declared)} only (a kernel called from "
+        "another is inlined, and its declared signatures still hold)")
 
 
 def at_helper(helper: Helper) -> str:

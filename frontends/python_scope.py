@@ -74,7 +74,8 @@ class FunctionScope:
         helper = self.helper_called(call)
         if helper is None:
             return None
-        return inline_expression(helper, call, self.symbols.facts), at_helper(helper)
+        return (inline_expression(helper, call, self.symbols.facts, self.symbols.arrays),
+                at_helper(helper))
 
     def helper_called(self, call: ast.Call) -> Helper | None:
         """The helper ``call`` calls; None for another call."""

@@ -590,6 +590,32 @@ def test_helper_reading_a_global_the_caller_names(check):
     check(calls_halved_naming_it, np.arange(5.0))
 
 
+@polyopt.jit("void(float32[:], float32[:])")
+def declared_float32_axpy(x, y):
+    for i in range(x.shape[0]):
+        y[i] += 0.1 * x[i]
+
+
+@polyopt.jit
+def calls_declared_kernel(x, y):
+    declared_float32_axpy(x, y)
+
+
+def test_an_inlined_kernel_keeps_its_declared_signatures(check, rng):
+    """A kernel with a declared signature, inlined into another, takes the arrays that
+    signature names (the same result as CPython running the caller), and refuses others
+    with a TypeError at the call, as its dispatcher does when CPython runs the caller."""
+    x, y = rng.random(9).astype(np.float32), rng.random(9).astype(np.float32)
+    check(calls_declared_kernel, x, y)
+    x64, y64 = rng.random(9), rng.random(9)
+    with pytest.raises(TypeError, match="no compiled signature for"):
+        calls_declared_kernel.py_func(x64, y64.copy())
+    with pytest.raises(TypeError, match=r"test_numba_style.py:\d+: declared_float32_axpy\(\) "
+                       r"has no compiled signature for \(float64\[:\], float64\[:\]\).*"
+                       r"its declared signatures still hold"):
+        calls_declared_kernel(x64, y64)
+
+
 def test_helper_sources_cover_every_helper_reached():
     text = helper_sources(uses_helpers)
     for helper in ("def smooth", "def square", "def scaled", "def axpy", "def fill_rows"):
