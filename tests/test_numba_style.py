@@ -81,6 +81,55 @@ def test_prange_reduction(check, rng):
     assert "reduction(+" in row_sums.c_source(A)
 
 
+@polyopt.jit
+def two_updates(x, y):
+    s = 0.0
+    lo = np.inf
+    for i in prange(x.shape[0]):
+        s += x[i]
+        s -= 0.5 * y[i]
+        if i % 3 == 0:
+            s += 1.0
+        lo = min(lo, x[i])
+        lo = min(y[i], lo)
+    return s + lo
+
+
+@polyopt.jit
+def two_updates_of_a_row(A, out):
+    n, m = A.shape
+    for j in prange(m):
+        for i in range(n):
+            out[i] += A[i, j]
+            out[i] += 2 * A[i, j]
+
+
+@polyopt.jit
+def two_operators(x):
+    s = 1.0
+    for i in prange(x.shape[0]):
+        s += x[i]
+        s *= 0.5
+    return s
+
+
+def test_prange_reduction_with_several_updates(check, rng):
+    """`s += x[i]; s -= ...; s += 1.0` is one reduction: each thread's copy of `s` takes
+    every update (Numba's prange accepts it too); so are two `min` updates, and two
+    updates of one array element."""
+    x, y = rng.random(101), rng.random(101)
+    check(two_updates, x, y)
+    source = two_updates.c_source(x, y)
+    assert "reduction(+:s)" in source and "reduction(min:lo)" in source
+    A = rng.integers(-9, 9, (13, 37))
+    check(two_updates_of_a_row, A, np.zeros(13, dtype=np.int64))
+
+
+def test_prange_updates_with_two_operators_are_refused():
+    with pytest.raises(polyopt.IllegalTransformationError, match="cannot run in parallel"):
+        two_operators(np.arange(10.0))
+
+
 def test_prange_carrying_a_dependence_is_refused():
     with pytest.raises(polyopt.IllegalTransformationError) as info:
         prefix_sum(np.arange(10.0))

@@ -303,9 +303,12 @@ class _Builder:
     def dependence(self, kind: DepKind, value_based: bool, src: Access, dst: Access,
                    rel: isl.Map) -> Dependence:
         common = _common_loops(self.enclosing, src.statement, dst.statement)
-        red = self.reds.get(src.statement)
+        # a statement's own updates, or two statements' updates of one variable with one
+        # operator (`s += x[i]; s += 1.0`): each thread's copy takes both
+        red, other = self.reds.get(src.statement), self.reds.get(dst.statement)
         is_red = (
-            red is not None and src.statement == dst.statement and src.target == red.target
+            red is not None and other is not None and src.target == red.target == other.target
+            and red.op == other.op
             and _is_reduction_access(self.scop, src) and _is_reduction_access(self.scop, dst)
         )
         return Dependence(kind, value_based, src, dst, rel, common, is_red, self.tl)
