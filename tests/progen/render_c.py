@@ -33,7 +33,8 @@ from progen.nodes import (
 )
 
 CTYPE = {"float64": "double", "float32": "float", "int64": "long", "int32": "int", "int16": "short",
-         "uint8": "unsigned char"}
+         "uint8": "unsigned char", "int8": "signed char", "uint16": "unsigned short",
+         "uint32": "unsigned int"}
 FN = "kernel"
 
 
