@@ -338,6 +338,44 @@ def accumulator_beside_its_reader(A, y, z):
             z[i] = z[i] * 0.5 + y[i]
 
 
+def two_updates_of_one_element(A, B, C):
+    """Two statements reduce into C[i] with one operator: one reduction (issue 15)."""
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            C[i] += A[i, j]
+            C[i] -= 2.0 * B[i, j]
+
+
+def two_updates_of_one_element_columns(A, B, C):
+    for j in range(A.shape[1]):
+        for i in range(A.shape[0]):
+            C[i] += A[i, j]
+            C[i] = C[i] + B[i, j] * 0.5
+
+
+def two_updates_of_one_scalar(A, B, C):
+    s = 0.0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            s += A[i, j]
+            s = s + B[i, j]
+        C[i] = s
+
+
+def two_updates_one_reading_the_other(A, B, C):
+    """The second update reads the accumulator: no reduction, the order stays."""
+    for i in range(A.shape[0]):
+        t = 0.0
+        for j in range(A.shape[1]):
+            t += A[i, j]
+            t += B[i, j] * t
+        C[i] = t
+
+
+def _two_matrices_and_vector(rng):
+    return rng.random((9, 7)) - 0.3, rng.random((9, 7)), rng.random(9)
+
+
 def _vectors(k: int):
     return lambda rng: tuple(rng.random(11) - 0.3 for _ in range(k))
 
@@ -388,6 +426,10 @@ KERNELS = {
         (temporaries_rotating, _vectors(2)),
         (two_element_accumulators, _matrix_and(2)),
         (accumulator_beside_its_reader, _matrix_and(2)),
+        (two_updates_of_one_element, _two_matrices_and_vector),
+        (two_updates_of_one_element_columns, _two_matrices_and_vector),
+        (two_updates_of_one_scalar, _two_matrices_and_vector),
+        (two_updates_one_reading_the_other, _two_matrices_and_vector),
     ]
 }
 
