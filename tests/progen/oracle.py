@@ -95,10 +95,30 @@ def call(fn, args: tuple) -> Outcome:
     return Outcome(tuple(a for a in mine if isinstance(a, np.ndarray)), ret)
 
 
+class _CheckedStores(np.ndarray):
+    """An int array that refuses a float stored outside its type: NumPy wraps an
+    np.float64 into an unsigned array (-1.5 is 255 in uint8) where polyopt raises
+    OverflowError (README, "Integers"), so the reference run of such a program fails
+    and the program is tamed, like one that overflows."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        values = np.asarray(value)
+        if values.dtype.kind == "f" and values.size:
+            info = np.iinfo(self.dtype)
+            with np.errstate(invalid="ignore"):
+                inside = (values > info.min - 1.0) & (values < info.max + 1.0)
+            if not np.all(inside):
+                raise OverflowError(f"a float stored out of {self.dtype}'s range")
+        super().__setitem__(key, value)
+
+
 def run_python(fn, args: tuple) -> Outcome:
+    checked = tuple(a.view(_CheckedStores) if isinstance(a, np.ndarray) and a.dtype.kind in "iu"
+                    else a for a in args)
     with np.errstate(all="raise", under="ignore"), warnings.catch_warnings():
         warnings.simplefilter("error")
-        return call(fn, args)
+        out = call(fn, checked)
+    return Outcome(tuple(np.asarray(a) for a in out.arrays), out.ret)
 
 
 def _values(o: Outcome) -> list[np.ndarray]:
