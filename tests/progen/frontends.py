@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import shlex
 import subprocess
 from pathlib import Path
@@ -47,9 +48,12 @@ def _cli(argv: list[str]) -> tuple[int, str]:
 
 
 def _cli_verdict(code: int, text: str) -> str:
+    """A refusal of unsupported input is exit status 1 with its problems as
+    ``file:line:col: error: construct: reason`` (polyopt.cli.errors.format_unsupported)."""
     if "internal error" in text or "Traceback" in text:
         return "error"
-    if code == 1 and ("unsupported" in text.lower() or "not supported" in text.lower()):
+    if code == 1 and (re.search(r"^\S.*:\d+:\d+: error: ", text, re.MULTILINE)
+                      or "unsupported" in text.lower() or "not supported" in text.lower()):
         return "refused"
     return "error"
 
