@@ -268,6 +268,19 @@ def name_dims(s: isl.Set, dims: tuple[str, ...]) -> isl.Set:
     return s
 
 
+def has_iterator_stride(s: isl.Set) -> bool:
+    """Whether ``s`` keeps its dimensions on a lattice (a loop stepping by more than 1,
+    an ``i % 2 == 0`` test): a local variable of its dimensions, or one isl cannot name.
+    A parameter's own (``i < n // 2``) is none."""
+    for b in s.get_basic_sets():
+        for k in range(b.dim(dim_type.div)):
+            aff = b.get_div(k)
+            if aff.is_nan() or aff.involves_dims(dim_type.in_, 0, aff.dim(dim_type.in_)) \
+                    or aff.involves_dims(dim_type.div, 0, aff.dim(dim_type.div)):
+                return True
+    return False
+
+
 def dim_extents(s: isl.Set) -> list[isl.PwAff]:
     """``max - min + 1`` of every set dimension of ``s``, as functions of the parameters
     (defined where ``s`` is not empty)."""

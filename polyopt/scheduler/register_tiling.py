@@ -28,6 +28,7 @@ from polyopt.model import target
 from polyopt.model.aff import floordiv
 from polyopt.model.dtypes import DType
 from polyopt.model.errors import PolyoptError
+from polyopt.model.names import has_iterator_stride
 from polyopt.model.options import Options
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, statements
 from polyopt.model.scop import Scop
@@ -127,8 +128,8 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
                    options: Options) -> tuple[Scop, Dependences, Node, _Nest] | None:
     dims = loops_around(tree, stmt)
     roles = _roles(scop, stmt, dims)
-    if roles is None:
-        return None
+    if roles is None or has_iterator_stride(scop.statement(stmt).domain):
+        return None  # a lattice's tiles: see transforms.tile.refuse_strided
     dtype = scop.arrays[scop.statement(stmt).target].dtype
     mr, nr = options.unroll_jam if isinstance(options.unroll_jam, tuple) else micro_tile(dtype)
     cache = _cache_tiles(options, dtype, mr, nr)

@@ -20,6 +20,7 @@ from polyopt.analysis.dependences import Dependences
 from polyopt.analysis.legality import require_legal
 from polyopt.model.aff import floordiv
 from polyopt.model.errors import PolyoptError
+from polyopt.model.names import has_iterator_stride
 from polyopt.model.options import tile_sizes_problem
 from polyopt.model.schedule_tree import LoopDim, LoopMark, Node
 from polyopt.model.scop import Scop, loop_label
@@ -43,6 +44,23 @@ def tile_dim(d: LoopDim, size: int, label: str, loop_id: str = "") -> LoopDim:
                    tuple((s, floordiv(e, size)) for s, e in d.exprs), LoopMark(), (), label)
 
 
+def refuse_strided(scop: Scop, dims: list[LoopDim], what: str) -> None:
+    """Misuse: ``what`` strip-mines a loop around a statement whose instances lie on a
+    lattice (a loop stepping by more than 1, an ``i % 2 == 0`` test).  isl's code
+    generator can lose instances of such tiles when they do not align with the lattice
+    (a 2 x 3 tiling of ``for i in range(1, n, 3): for j in range(i, -1, -2)`` ran 112 of
+    176), so polyopt leaves those loops untiled."""
+    known = {s.name: s for s in scop.statements}
+    for d in dims:
+        for stmt, _ in d.exprs:
+            s = known.get(stmt)
+            if s is not None and has_iterator_stride(s.domain):
+                raise PolyoptError(
+                    f"{what} of loop {loop_label(scop, d)} is not done: statement "
+                    f"{stmt} runs on a lattice of its loops (a step other than 1, or a `%` "
+                    "test), whose tiles isl's code generator does not always cover")
+
+
 def tile(scop: Scop, deps: Dependences | None, tree: Node, loops: list[str], sizes: list[int],
          labels: list[str] | None = None) -> Node:
     """Tile the perfectly nested loops ``loops`` (outermost first) by ``sizes``.
@@ -64,6 +82,7 @@ def tile(scop: Scop, deps: Dependences | None, tree: Node, loops: list[str], siz
             f"loops {shown} are not perfectly nested in this order; tiling needs a "
             "chain of loops with no statement between them"
         )
+    refuse_strided(scop, head, "tiling")
     ids, names = taken_ids(tree), taken_labels(scop, tree)
     labels = [fresh(lab, names) for lab in
               (labels or [f"{loop_label(scop, d)}.tile" for d in head])]

@@ -26,7 +26,7 @@ from polyopt.model.names import dim_bounds
 from polyopt.model.options import MAX_UNROLL_COPIES, MAX_UNROLL_FACTOR
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence
 from polyopt.model.scop import Scop, loop_label
-from polyopt.transforms.tile import tile_dim
+from polyopt.transforms.tile import refuse_strided, tile_dim
 from polyopt.transforms.tree import (
     below_chain,
     build_chain,
@@ -62,6 +62,7 @@ def unroll_jam(scop: Scop, deps: Dependences | None, tree: Node, loop: str, fact
     if len(dims) < 2:
         raise PolyoptError(f"loop {loop_label(scop, head)} has no perfectly nested inner loop to "
                            "jam into")
+    refuse_strided(scop, [head], "unroll-and-jam")
     outer = tile_dim(head, factor, fresh(label, taken_labels(scop, tree)),
                      fresh(f"{head.loop_id}.uj", taken_ids(tree)))
     point = replace(head, mark=LoopMark(unroll=True))
