@@ -27,12 +27,11 @@ from polyopt.analysis.dependences import Dependences, analyze
 from polyopt.frontends.python import parse_function
 from polyopt.kernel import Kernel, jit
 from polyopt.model.errors import IllegalTransformationError, PolyoptError
-from polyopt.model.names import user_text
-from polyopt.model.schedule_tree import Node, loops
-from polyopt.model.scop import Scop, loop_label
+from polyopt.model.schedule_tree import Node
+from polyopt.model.scop import Scop
 from polyopt.scheduler.applied import Record
 from polyopt.scheduler.pipeline import automatic
-from polyopt.scheduler.replay import Requests
+from polyopt.scheduler.replay import Requests, step_names
 from polyopt.scheduler.steps import (
     Align,
     Distribute,
@@ -155,8 +154,7 @@ class Schedule:
 
     def loops(self) -> list[str]:
         """The loops of the current schedule, by the names steps accept."""
-        scop = self._source[0]
-        return [user_text(loop_label(scop, d)) for d, _ in loops(self.tree)]
+        return step_names(self._source[0], self.tree)
 
     def compile(self, **options: Any) -> Kernel:
         """A callable kernel that runs this schedule (compiled per signature).

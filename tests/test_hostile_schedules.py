@@ -1,0 +1,60 @@
+"""User schedules as a careless user writes them (second hostile-user round): every
+name ``Schedule.loops()`` lists is one a step accepts, odd arguments are refused
+with ``ScheduleFormatError``, and what is accepted computes what Python does."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import polyopt
+from polyopt.model.errors import PolyoptError
+from polyopt.user_schedule import Schedule
+
+
+def gemm(alpha, beta, C, A, B):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            C[i, j] *= beta
+            for k in range(A.shape[1]):
+                C[i, j] += alpha * A[i, k] * B[k, j]
+
+
+def _gemm_args() -> tuple[float, float, np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(3)
+    return 1.5, 1.2, rng.random((23, 19)), rng.random((23, 17)), rng.random((17, 19))
+
+
+def _same_as_python(sched: Schedule) -> None:
+    alpha, beta, C, A, B = _gemm_args()
+    want = C.copy()
+    gemm(alpha, beta, want, A, B)
+    sched.compile()(alpha, beta, C, A, B)
+    np.testing.assert_allclose(C, want, rtol=1e-13)
+
+
+def test_every_listed_loop_name_is_one_loop() -> None:
+    """The automatic gemm schedule packs both operands, and each packing copy runs a
+    ``k`` loop beside gemm's own: loops() listed ``k`` three times, and every step on
+    ``k`` was refused as naming several loops, with those same names as the advice."""
+    kernel = polyopt.jit(gemm)
+    kernel(*_gemm_args())
+    sched = polyopt.schedule(kernel, start="auto")
+    names = sched.loops()
+    assert len(set(names)) == len(names), names
+    for name in names:
+        sched.parallelize(name)  # resolves to one loop (legal or not is checked later)
+    with pytest.raises(PolyoptError, match="names several loops") as err:
+        sched.tile("k", 4)
+    advice = str(err.value).split("use one of: ")[1].split(", ")
+    assert advice == names
+
+
+def test_loops_named_by_id_run_right_after_a_json_round_trip() -> None:
+    kernel = polyopt.jit(gemm)
+    kernel(*_gemm_args())
+    sched = polyopt.schedule(kernel, start="auto")
+    by_id = [n for n in sched.loops() if n.startswith("L")]  # the k loops' ids
+    assert len(by_id) == 3, sched.loops()
+    for name in by_id:
+        _same_as_python(Schedule.from_json(kernel, sched.parallelize(name).to_json()))
