@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import polyopt
-from polyopt.model.errors import PolyoptError
+from polyopt.model.errors import PolyoptError, ScheduleFormatError
 from polyopt.user_schedule import Schedule
 
 
@@ -58,3 +58,24 @@ def test_loops_named_by_id_run_right_after_a_json_round_trip() -> None:
     assert len(by_id) == 3, sched.loops()
     for name in by_id:
         _same_as_python(Schedule.from_json(kernel, sched.parallelize(name).to_json()))
+
+
+def test_numpy_int_arguments_are_ints() -> None:
+    """A tile size or factor computed from NumPy values (``np.int64``) was refused as
+    'argument 2 must be a list of int tile sizes, not (np.int64(4), 8)', though
+    ``@polyopt.jit(tile=np.int64(8))`` takes one; the JSON keeps Python ints."""
+    kernel = polyopt.jit(gemm)
+    kernel(*_gemm_args())
+    sched = polyopt.schedule(kernel)
+    tiled = sched.tile(["i", "j"], [np.int64(4), np.int32(8)]).skew("i", "j", np.int16(1))
+    assert str(tiled) == str(sched.tile(["i", "j"], [4, 8]).skew("i", "j", 1))
+    assert tiled.to_json() == sched.tile(["i", "j"], [4, 8]).skew("i", "j", 1).to_json()
+    assert str(sched.tile("i", np.uint8(4))) == str(sched.tile("i", 4))
+    _same_as_python(Schedule.from_json(kernel, sched.unroll_jam("i", np.int64(2)).to_json()))
+
+
+@pytest.mark.parametrize("bad", [np.float64(4.0), np.bool_(True), True, "4"])
+def test_non_int_sizes_are_refused(bad: object) -> None:
+    sched = polyopt.schedule(polyopt.jit(gemm))
+    with pytest.raises(ScheduleFormatError, match="int tile sizes"):
+        sched.tile(["i", "j"], [bad, 8])
