@@ -202,7 +202,9 @@ def _plain_ints(x: Any) -> Any:
     """``x`` with NumPy ints (``np.int64(32)``, what ``A.shape[0] // 4`` of a NumPy
     size is) as Python ints, in a list or tuple too, as the decorator's ``tile=`` takes
     them; a step keeps Python ints only, which its JSON can hold."""
-    if isinstance(x, numbers.Integral) and not isinstance(x, bool):
+    if isinstance(x, bool):  # refused by the step, as True is no size
+        return x
+    if isinstance(x, numbers.Integral):
         return int(x)
     if isinstance(x, (list, tuple)):
         return type(x)(_plain_ints(v) for v in x)
