@@ -41,7 +41,8 @@ class RegionScope:
         self.readonly: dict[str, CType | None] = {}
         self.locals: dict[str, CType] = {}
         self.affine = AffineConverter(self._affine_name)
-        self.values = ValueConverter(ValueScope(self._value_name, self.load, self._affine_test))
+        self.values = ValueConverter(ValueScope(self._value_name, self.load, self._affine_test,
+                                                 src.types))
 
     def ctype_of(self, name: str) -> CType | None:
         decl = self.names.decls.get(name)
