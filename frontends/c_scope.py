@@ -125,7 +125,9 @@ class RegionScope:
         if name in self.names.decls:
             return name in self.names.top_level and name in self.src.after_uses
         sym = self.src.scope.get(name)
-        return sym is None or sym.scope in ("file", "param") or name in self.src.outside_uses
+        # a static local keeps its value from one call to the next, as a global does
+        return sym is None or sym.scope in ("file", "param") or _static(sym.decl) or \
+            name in self.src.outside_uses
 
     # --- array elements -----------------------------------------------------------------
 
@@ -186,3 +188,6 @@ class RegionScope:
         assert t.dtype is not None
         return Load(name, indices, ValueType(t.dtype))
 
+
+def _static(decl: c_ast.Decl) -> bool:
+    return "static" in (decl.storage or []) or "extern" in (decl.storage or [])
