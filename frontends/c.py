@@ -229,14 +229,19 @@ def _collect_uses(node: c_ast.Node, out: set[str], skip: tuple[c_ast.Node, ...])
 
 
 def _typedefs(ast: c_ast.FileAST) -> tuple[str, ...]:
-    """The file's typedefs of arithmetic types (``typedef char base;``), as C text."""
+    """The file's typedefs of arithmetic types (``typedef char base;``, and of those:
+    ``typedef base elem;``), as C text, for the ``--verify`` harness, which holds the
+    region's own text (its casts may name them).  Those of the system headers
+    (``uint8_t``), and ``bool``, are left to the harness's ``#include``s."""
     out: list[str] = []
+    known = set(_ARITHMETIC) | {"_Bool", "_Float16"}
     for ext in ast.ext:
         if isinstance(ext, c_ast.Typedef) and isinstance(ext.type, c_ast.TypeDecl) and \
                 isinstance(ext.type.type, c_ast.IdentifierType) and \
-                set(ext.type.type.names) <= _ARITHMETIC and \
-                not (ext.coord and ext.coord.file.endswith(FAKE_LIBC)):
-            out.append(text(ext) + ";")
+                set(ext.type.type.names) <= known:
+            known.add(ext.name)
+            if not (ext.coord and ext.coord.file.endswith(FAKE_LIBC)) and ext.name != "bool":
+                out.append(text(ext) + ";")
     return tuple(out)
 
 

@@ -125,3 +125,16 @@ def test_a_static_local_keeps_its_value_between_calls(tmp_path: Path) -> None:
     global is."""
     text = same_as_unoptimized(tmp_path, STATIC_LOCAL)
     assert "keep = (x[c0] * 2.0)" in text
+
+
+def test_verify_compiles_casts_to_typedefs(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """``--verify`` rebuilds the original region in a harness of its own, which lacked
+    the typedefs a cast names: a typedef of a typedef (`real2`), and those of the
+    system headers (`uint8_t`), so the harness did not compile (exit status 3)."""
+    src = tmp_path / "k.c"
+    src.write_text(TYPEDEF_CASTS.replace("typedef real real2;", "typedef real real2;\n"
+                                         "typedef _Bool flag;\n#include <stdbool.h>")
+                   .replace("(_Bool)(i % 3)", "(flag)(i % 3) + (bool)(i % 2)"))
+    assert cli_main(["opt", str(src), "--verify", "-o", str(tmp_path / "o.c")]) == 0, \
+        capsys.readouterr().err
