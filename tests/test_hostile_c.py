@@ -19,23 +19,24 @@ pytestmark = pytest.mark.skipif(shutil.which(CC) is None, reason="needs a C comp
 
 
 def _run(src: Path, flags: list[str]) -> str:
-    exe = src.with_suffix(f".{flags[0].lstrip('-')}.exe")
+    exe = src.with_suffix(f".{len(flags)}{flags[0].lstrip('-')}.exe")
     subprocess.run([CC, *flags, "-fopenmp", "-o", str(exe), str(src), "-lm"], check=True)
     env = {**os.environ, "OMP_NUM_THREADS": "3"}
     return subprocess.run([str(exe)], check=True, capture_output=True, text=True,
                           env=env).stdout
 
 
-def same_as_unoptimized(tmp_path: Path, code: str, *options: str) -> str:
-    """Optimize ``code`` (a whole program), run both builds, and return the optimized
-    file's text after checking that both print the same."""
+def same_as_unoptimized(tmp_path: Path, code: str, *options: str,
+                        cflags: tuple[str, ...] = ()) -> str:
+    """Optimize ``code`` (a whole program), run both builds (both with ``cflags``), and
+    return the optimized file's text after checking that both print the same."""
     src = tmp_path / "k.c"
     src.write_text(textwrap.dedent(code))
     out = tmp_path / "k.opt.c"
     assert cli_main(["opt", str(src), "-o", str(out), *options]) == 0
-    want = _run(src, ["-O0"])
+    want = _run(src, ["-O0", *cflags])
     assert want.strip(), "the program prints nothing to compare"
-    assert _run(out, ["-O2"]) == want
+    assert _run(out, ["-O2", *cflags]) == want
     return out.read_text()
 
 
@@ -138,3 +139,60 @@ def test_verify_compiles_casts_to_typedefs(tmp_path: Path,
                    .replace("(_Bool)(i % 3)", "(flag)(i % 3) + (bool)(i % 2)"))
     assert cli_main(["opt", str(src), "--verify", "-o", str(tmp_path / "o.c")]) == 0, \
         capsys.readouterr().err
+
+
+SUMS = """\
+#include <stdio.h>
+#include <math.h>
+#define N 300
+void k(int n, double A[N][N], double x[N], double y[N], double *total)
+{
+  double s = 0.0, t;
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    t = 0.0;
+    for (j = 0; j < n; j++)
+      t += A[i][j] * x[j];
+    y[i] = t;
+    s += t * 1e-3;
+  }
+#pragma endscop
+  *total = s;
+}
+int main(void) {
+  static double A[N][N], x[N], y[N];
+  double total;
+  for (int i = 0; i < N; i++) {
+    x[i] = sin(i);
+    for (int j = 0; j < N; j++) A[i][j] = cos(i * N + j);
+  }
+  k(N, A, x, y, &total);
+  printf("%a\\n", total);
+  for (int i = 0; i < N; i++) printf("%a\\n", y[i]);
+  return 0;
+}
+"""
+
+
+def test_strict_fp_keeps_float_reductions_in_order(tmp_path: Path) -> None:
+    """The README promised `polyopt opt` output bit-exact results with -ffp-contract=off,
+    but a float reduction still ran as an OpenMP/SIMD reduction (reassociated), and
+    `polyopt opt` had no way to ask for strict_fp; `--strict-fp` now does."""
+    text = same_as_unoptimized(tmp_path, SUMS, "--strict-fp",
+                               cflags=("-ffp-contract=off", "-march=native"))
+    assert "reduction" not in text
+
+
+def test_strict_fp_refuses_a_scheduled_parallel_float_reduction(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "k.c"
+    src.write_text(SUMS)
+    sched = tmp_path / "s.json"
+    sched.write_text('{"polyopt_schedule": 1, "function": "k", "steps": '
+                     '[{"op": "parallelize", "args": ["j"]}]}')
+    args = ["opt", str(src), "--function", "k", "--schedule", str(sched), "-o",
+            str(tmp_path / "o.c")]
+    assert cli_main(args) == 0
+    assert cli_main([*args, "--strict-fp"]) == 1
+    assert "strict_fp" in capsys.readouterr().err
