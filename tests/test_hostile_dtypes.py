@@ -24,3 +24,39 @@ def test_a_refused_returned_value_names_the_users_operator() -> None:
     message = str(err.value)
     assert "result" not in message and "unknown name" not in message
     assert "`-` on NumPy bools" in message and "more problem" not in message
+
+
+def compare_loop(a, out):
+    for i in range(a.shape[0]):
+        out[i] = (a[i] == -1) + 2 * (a[i] < 300) + 4 * (70000 > a[i]) + 8 * (a[i] >= -129)
+
+
+def compare_array(a):
+    return (a == -1) * 1 + (a < 300) * 2 + (70000 > a) * 4 + (a >= -129) * 8
+
+
+@pytest.mark.parametrize("dt", ["int8", "uint8", "int16", "uint16", "int32", "uint32"])
+def test_a_narrow_int_compares_with_any_python_int_by_value(dt: str) -> None:
+    """NumPy 2 compares a narrow int with a Python int by value, in range or not
+    (`u8 == -1` is False, `u8 < 300` True), as the README says; polyopt refused such a
+    comparison at compile time as 'Python integer -1: is out of bounds for uint8', the
+    check that belongs to arithmetic (`u8 + 300` does raise OverflowError)."""
+    info = np.iinfo(dt)
+    a = np.array([info.min, info.max, 0, 1, 5, -1 if info.min < 0 else 7], dtype=dt)
+    want, got = np.zeros(6, np.int64), np.zeros(6, np.int64)
+    compare_loop(a, want)
+    polyopt.jit(compare_loop)(a, got)
+    assert got.tolist() == want.tolist()
+    expected = compare_array(a)
+    result = polyopt.jit(compare_array)(a)
+    assert result.dtype == expected.dtype and result.tolist() == expected.tolist()
+
+
+def add_300(a, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] + 300
+
+
+def test_arithmetic_with_an_out_of_range_constant_is_still_refused() -> None:
+    with pytest.raises(UnsupportedError, match="Python integer 300: is out of bounds for uint8"):
+        polyopt.jit(add_300)(np.zeros(3, np.uint8), np.zeros(3, np.uint8))
