@@ -60,3 +60,27 @@ def add_300(a, out):
 def test_arithmetic_with_an_out_of_range_constant_is_still_refused() -> None:
     with pytest.raises(UnsupportedError, match="Python integer 300: is out of bounds for uint8"):
         polyopt.jit(add_300)(np.zeros(3, np.uint8), np.zeros(3, np.uint8))
+
+
+def maximum_minimum(a, b):
+    return np.maximum(a, b) + np.minimum(b, a)
+
+
+def maximum_loop(a, b, out):
+    for i in range(a.shape[0]):
+        out[i] = np.minimum(a[i], b[i]) - np.maximum(a[i], b[i])
+
+
+def test_float16_maximum_and_minimum_build() -> None:
+    """np.maximum/np.minimum of float16 values called NaN-aware helpers the prelude had
+    only for float32 and float64: the kernel built but failed to load ('undefined
+    symbol: polyopt_maximum_f16'), a CompileError for a documented dtype."""
+    a = np.array([5, np.nan, 0, -2.5, 1e4], np.float16)
+    b = np.array([1, 2, np.nan, -3, 3e4], np.float16)
+    want = maximum_minimum(a, b)
+    got = polyopt.jit(maximum_minimum)(a, b)
+    assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)
+    want_loop, got_loop = np.zeros(5, np.float16), np.zeros(5, np.float16)
+    maximum_loop(a, b, want_loop)
+    polyopt.jit(maximum_loop)(a, b, got_loop)
+    assert np.array_equal(got_loop, want_loop, equal_nan=True)
