@@ -237,7 +237,10 @@ class ValueConverter:
         if fn in ("min", "max"):
             if module == "np":
                 _arity(node, args, 2)
-                t = choice_type([a.type for a in args])
+                # a ufunc: NumPy's promotion (np.maximum(u8, 7) is a uint8), not the
+                # operand CPython's max() would pick
+                _check_python_int(args[0], args[1], node)
+                t = promote(args[0].type, args[1].type)
                 # np.maximum/np.minimum return a NaN operand (so np.max does), where
                 # max()/min() return an operand chosen by comparison
                 if nan_aware and t.dtype.is_float:

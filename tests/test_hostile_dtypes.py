@@ -84,3 +84,44 @@ def test_float16_maximum_and_minimum_build() -> None:
     maximum_loop(a, b, want_loop)
     polyopt.jit(maximum_loop)(a, b, got_loop)
     assert np.array_equal(got_loop, want_loop, equal_nan=True)
+
+
+def maximum_of_ints(a):
+    return np.maximum(a, 7) + np.clip(a, 1, 100)
+
+
+def maximum_of_floats(x):
+    return np.minimum(x, 0.1)
+
+
+def maximum_scalar(a):
+    return np.maximum(a[0], 7)
+
+
+@pytest.mark.parametrize(("fn", "values", "dt"), [
+    (maximum_of_ints, [5, 200, 0], "uint8"),
+    (maximum_of_ints, [-5, 2000, 0], "int16"),
+    (maximum_of_floats, [0.05, 0.1000000015, 3.0], "float32"),
+    (maximum_scalar, [3, 9], "uint16"),
+])
+def test_maximum_takes_numpys_type(fn, values, dt: str) -> None:
+    """np.maximum/np.minimum/np.clip are ufuncs, typed by NumPy's promotion: a uint8
+    array with 7 stays uint8 and a float32 with 0.1 float32.  They took the type
+    CPython's max() gives a choice (a Python int or float), so np.maximum(u8, 7) and
+    np.clip(u8, 1, 100) returned int64 arrays and np.minimum(x32, 0.1) a float64 one."""
+    a = np.array(values, dtype=dt)
+    want = fn(a)
+    got = polyopt.jit(fn)(a.copy())
+    assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
+    assert np.array_equal(got, want)
+
+
+def maximum_minus_one(a):
+    return np.maximum(a, -1)
+
+
+def test_maximum_with_a_python_int_the_array_cannot_hold_is_refused() -> None:
+    with pytest.raises(OverflowError):
+        maximum_minus_one(np.zeros(2, np.uint8))
+    with pytest.raises(UnsupportedError, match="Python integer -1: is out of bounds for uint8"):
+        polyopt.jit(maximum_minus_one)(np.zeros(2, np.uint8))
