@@ -79,3 +79,22 @@ def test_non_int_sizes_are_refused(bad: object) -> None:
     sched = polyopt.schedule(polyopt.jit(gemm))
     with pytest.raises(ScheduleFormatError, match="int tile sizes"):
         sched.tile(["i", "j"], [bad, 8])
+
+
+def axpy(a, x, y):
+    for i in range(x.shape[0]):
+        y[i] += a * x[i]
+
+
+def test_tune_load_takes_the_json_text(tmp_path) -> None:
+    """`polyopt.tune.load(result.to_json(), kernel)` (as Schedule.from_json takes text)
+    raised a raw OSError, 'File name too long', treating the JSON as a file name."""
+    kernel = polyopt.jit(axpy)
+    x, y = np.arange(64.0), np.zeros(64)
+    result = polyopt.tune(kernel, 2.0, x, y, budget=0.5)
+    text = result.to_json()
+    assert polyopt.tune.load(text, kernel).chosen == result.chosen
+    (tmp_path / "t.json").write_text(text)
+    assert polyopt.tune.load(str(tmp_path / "t.json"), kernel).chosen == result.chosen
+    with pytest.raises(ValueError):
+        polyopt.tune.load("{not json", kernel)
