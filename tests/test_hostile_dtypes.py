@@ -125,3 +125,39 @@ def test_maximum_with_a_python_int_the_array_cannot_hold_is_refused() -> None:
         maximum_minus_one(np.zeros(2, np.uint8))
     with pytest.raises(UnsupportedError, match="Python integer -1: is out of bounds for uint8"):
         polyopt.jit(maximum_minus_one)(np.zeros(2, np.uint8))
+
+
+def astype_float(x, y):
+    return x.astype(float) * y
+
+
+def astype_int(a, b):
+    return a.astype(int) * b
+
+
+def astype_spellings(a, y):
+    return a.astype("float32") + a.astype(y.dtype) * y + a.astype(bool)
+
+
+@pytest.mark.parametrize(("fn", "args"), [
+    (astype_float, (np.array([1.1, 2.2, 3.3], np.float32), np.array([0.1, 0.7, 1e-3], np.float32))),
+    (astype_int, (np.array([100, 120, -128], np.int8), np.array([100, 3, 2], np.int8))),
+    (astype_spellings, (np.array([100, 0, -128], np.int8), np.array([0.1, 0.7, 1e-3], np.float32))),
+])
+def test_astype_converts_to_numpys_type(fn, args) -> None:
+    """`A.astype(t)` called `t` on each element, so astype(float) and astype(int) gave
+    weak Python scalars: x32.astype(float) * y32 computed in float32 and
+    i8.astype(int) * i8 wrapped in int8 (16 for NumPy's 10000), wrong results; and
+    astype("float32"), astype(y.dtype) and astype(bool) were refused as unknown calls."""
+    want = fn(*args)
+    got = polyopt.jit(fn)(*args)
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()
+
+
+def astype_complex(a):
+    return a.astype(np.complex128)
+
+
+def test_astype_to_an_unsupported_dtype_is_refused() -> None:
+    with pytest.raises(UnsupportedError, match="dtype `np.complex128`"):
+        polyopt.jit(astype_complex)(np.zeros(3))
