@@ -196,3 +196,38 @@ def test_strict_fp_refuses_a_scheduled_parallel_float_reduction(
     assert cli_main(args) == 0
     assert cli_main([*args, "--strict-fp"]) == 1
     assert "strict_fp" in capsys.readouterr().err
+
+
+FLOAT16 = """\
+#include <stdio.h>
+void k(int n, _Float16 h[], _Float16 g[], float f[])
+{
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    h[i] = h[i] * g[i] + g[i] * (_Float16)0.1f - h[i] / g[i];
+    f[i] = h[i] * g[i] + 1.0f / 3;
+    g[i] = g[i] * g[i] * g[i] + h[i];
+  }
+#pragma endscop
+}
+int main(void) {
+  enum { N = 200 };
+  _Float16 h[N], g[N];
+  float f[N];
+  for (int i = 0; i < N; i++) {
+    h[i] = (_Float16)(i * 0.37f - 30); g[i] = (_Float16)(i * 0.011f + 0.5f); f[i] = 0;
+  }
+  k(N, h, g, f);
+  for (int i = 0; i < N; i++) printf("%a %a %a\\n", (float)h[i], (float)g[i], f[i]);
+  return 0;
+}
+"""
+
+
+def test_float16_expressions_keep_the_files_operators(tmp_path: Path) -> None:
+    """gcc evaluates a _Float16 expression in float and rounds where the file assigns
+    or casts; the optimized region rounded after every operation (NumPy's float16
+    rule, for Python kernels), so h[i] * g[i] + g[i] * c - h[i] / g[i] differed from
+    the original in the last half-precision bits for most i."""
+    text = same_as_unoptimized(tmp_path, FLOAT16)
+    assert "(float)h[c0]" not in text
