@@ -161,3 +161,28 @@ def astype_complex(a):
 def test_astype_to_an_unsupported_dtype_is_refused() -> None:
     with pytest.raises(UnsupportedError, match="dtype `np.complex128`"):
         polyopt.jit(astype_complex)(np.zeros(3))
+
+
+def minus_local(a, out):
+    for i in range(a.shape[0]):
+        t = -3
+        out[i] = a[i] - t
+
+
+def minus_choice(a, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] - min(a[i], -3)
+
+
+@pytest.mark.xfail(strict=True, reason="only a Python int that is a direct operand (a "
+                   "constant at compile time, an argument at the call) is checked against a "
+                   "narrow int's range; one reaching uint8 arithmetic through a local or a "
+                   "min()/max() choice wraps where NumPy raises OverflowError (README: 'Only a "
+                   "direct operand is checked'); checking it needs a run-time flag per operation")
+@pytest.mark.parametrize("fn", [minus_local, minus_choice])
+def test_a_python_int_reaching_narrow_arithmetic_indirectly_raises(fn) -> None:
+    a, out = np.array([5, 200], np.uint8), np.zeros(2, np.uint8)
+    with pytest.raises(OverflowError):
+        fn(a, out.copy())
+    with pytest.raises((OverflowError, UnsupportedError)):
+        polyopt.jit(fn)(a, out)
