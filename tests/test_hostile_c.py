@@ -231,3 +231,15 @@ def test_float16_expressions_keep_the_files_operators(tmp_path: Path) -> None:
     the original in the last half-precision bits for most i."""
     text = same_as_unoptimized(tmp_path, FLOAT16)
     assert "(float)h[c0]" not in text
+
+
+@pytest.mark.parametrize("name", ["kernel", "kernel.txt", "kernel.C", "kernel.cpp"])
+def test_a_c_file_with_any_name_is_read_as_c(tmp_path: Path, name: str) -> None:
+    """The preprocessor ran without `-x c`: gcc takes a file with no known suffix for a
+    linker input and prints nothing, so `polyopt opt kernel` said 'no #pragma scop
+    region' of a file that has one; `.C` and `.cpp` were preprocessed as C++."""
+    src = tmp_path / name
+    src.write_text(STATIC_LOCAL)
+    out = tmp_path / "out.c"
+    assert cli_main(["opt", str(src), "-o", str(out)]) == 0
+    assert "optimized scop region" in out.read_text()
