@@ -157,7 +157,15 @@ class RegionScope:
         if offset is not None:
             indices.append(offset)
         for sub in subs:
-            a = self.affine.aff(sub)
+            try:
+                a = self.affine.aff(sub)
+            except NotAffine as e:
+                if e.construct == "product" and len(subs) == 1:  # a flattened 2-D subscript
+                    raise NotAffine(e.node, e.construct, f"{e.reason}; for a flattened "
+                                    f"`{name}[i * n + j]`, declare `{name}` with its rows "
+                                    f"(`{sym.type.base} (*{name})[n]`, or a parameter "
+                                    f"`{sym.type.base} {name}[m][n]`) and write `{name}[i][j]`") from None
+                raise
             if isinstance(a, MinMax):
                 raise NotAffine(sub, "min/max subscript", "subscripts must be affine (no min/max)")
             indices.append(a)

@@ -243,3 +243,48 @@ def test_a_c_file_with_any_name_is_read_as_c(tmp_path: Path, name: str) -> None:
     out = tmp_path / "out.c"
     assert cli_main(["opt", str(src), "-o", str(out)]) == 0
     assert "optimized scop region" in out.read_text()
+
+
+def test_a_flattened_subscript_says_how_to_declare_the_rows(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`B[i * n + j]`, the commonest way C code indexes a matrix, was refused only as
+    'multiplies two non-constant expressions'; the message now names the declaration
+    polyopt takes (`float (*B)[n]`) and the subscript to write."""
+    src = tmp_path / "k.c"
+    src.write_text(textwrap.dedent("""\
+        void k(int n, double *A, float *B) {
+        #pragma scop
+          for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+              B[i * n + j] = A[j * n + i];
+        #pragma endscop
+        }
+        """))
+    assert cli_main(["opt", str(src), "-o", str(tmp_path / "o.c")]) == 1
+    err = capsys.readouterr().err
+    assert "k.c:5:9:" in err and "`float (*B)[n]`" in err and "write `B[i][j]`" in err
+
+
+VLA_ROWS = """\
+#include <stdio.h>
+void k(int n, double (*A)[n], double B[n][n])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      B[i][j] = A[j][i] + 1;
+#pragma endscop
+}
+int main(void) {
+  int n = 37;
+  double A[37][37], B[37][37];
+  for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) A[i][j] = i * 100 + j;
+  k(n, A, B);
+  for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) printf("%g\\n", B[i][j]);
+  return 0;
+}
+"""
+
+
+def test_the_suggested_declarations_compute_right(tmp_path: Path) -> None:
+    same_as_unoptimized(tmp_path, VLA_ROWS)
