@@ -79,7 +79,8 @@ class RegionScope:
                                 "subscripts and `if` conditions must be integers")
             if t.dtype.is_unsigned or t.dtype.is_bool:  # C's arithmetic on them wraps
                 raise NotAffine(node, f"`{n}`", f"is `{t.base}`; loop bounds, subscripts and "
-                                "`if` conditions must be signed integers")
+                                "`if` conditions must be signed integers (copy it before "
+                                f"the region: `long {n}_ = {n};`, and use `{n}_`)")
         return self.param(n, t)
 
     def _affine_test(self, node: c_ast.Node) -> Formula | None:

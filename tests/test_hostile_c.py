@@ -288,3 +288,44 @@ int main(void) {
 
 def test_the_suggested_declarations_compute_right(tmp_path: Path) -> None:
     same_as_unoptimized(tmp_path, VLA_ROWS)
+
+
+SIZE_T = """\
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+void k(size_t n, double *x, uint8_t *u)
+{
+  long n_ = n;
+#pragma scop
+  for (long i = 0; i < n_; i++) {
+    x[i] = x[i] * 2;
+    u[i] = (uint8_t)(u[i] + 1);
+  }
+#pragma endscop
+}
+int main(void) {
+  double x[100];
+  uint8_t u[100];
+  for (int i = 0; i < 100; i++) { x[i] = i * 1.5; u[i] = i * 3; }
+  k(100, x, u);
+  k(0, x, u);
+  for (int i = 0; i < 100; i++) printf("%g %u\\n", x[i], u[i]);
+  return 0;
+}
+"""
+
+
+def test_size_t_loops_are_refused_with_the_rewrite_that_works(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`for (size_t i = 0; i < n; i++)` over a `size_t n`, as C code often loops, was
+    refused as 'must be an int or long variable' and then '`n` is `unsigned long`',
+    without saying what to write; both messages now say it, and the rewrite runs."""
+    src = tmp_path / "k.c"
+    src.write_text(SIZE_T.replace("for (long i = 0; i < n_; i++)", "for (size_t i = 0; i < n; i++)"))
+    assert cli_main(["opt", str(src), "-o", str(tmp_path / "o.c")]) == 1
+    assert "not `unsigned long`" in capsys.readouterr().err
+    src.write_text(SIZE_T.replace("i < n_", "i < n"))
+    assert cli_main(["opt", str(src), "-o", str(tmp_path / "o.c")]) == 1
+    assert "`long n_ = n;`" in capsys.readouterr().err
+    same_as_unoptimized(tmp_path, SIZE_T)
