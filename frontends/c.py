@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from polyopt.frontends.c_affine import text
+from polyopt.frontends.c_constants import fold_constants
 from polyopt.frontends.c_preprocess import FAKE_LIBC, CppOptions, LineMap, preprocess
 from polyopt.frontends.c_region import build_region
 from polyopt.frontends.c_source import RegionSource
@@ -68,6 +69,7 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
     made: set[str] = set()
     ast = _parse(_ascii_identifiers(output, made), filename, lines)
     _rename_unsafe(ast, made)
+    fold_constants(ast)  # `1 << 10` of a macro is a number
     found = _regions(ast, filename, lines)
     if not found:
         raise NoRegionError(f"{path}: no `#pragma scop` region (mark the loops to optimize with "

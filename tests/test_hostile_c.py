@@ -329,3 +329,53 @@ def test_size_t_loops_are_refused_with_the_rewrite_that_works(
     assert cli_main(["opt", str(src), "-o", str(tmp_path / "o.c")]) == 1
     assert "`long n_ = n;`" in capsys.readouterr().err
     same_as_unoptimized(tmp_path, SIZE_T)
+
+
+BITWISE_MACROS = """\
+#include <stdio.h>
+#define N (1 << 6)
+#define HALF (N >> 1)
+#define MASK (N - 1)
+#define BIG (1L << 40)
+void k(double A[N], double B[N], long L[N])
+{
+#pragma scop
+  for (int i = 0; i < N; i++)
+    B[i] = A[i] * 2 + HALF + (3 & 1) + (~0) + (MASK ^ 5) + (-8 >> 1);
+  for (int i = HALF; i < N - (2 | 1); i++)
+    L[i] = BIG / (1 << 3) + A[i - (N >> 2)];
+#pragma endscop
+}
+int main(void) {
+  double A[N], B[N];
+  long L[N];
+  for (int i = 0; i < N; i++) { A[i] = i; L[i] = 0; }
+  k(A, B, L);
+  for (int i = 0; i < N; i++) printf("%g %ld\\n", B[i], L[i]);
+  return 0;
+}
+"""
+
+
+def test_bitwise_constant_macros_are_numbers(tmp_path: Path) -> None:
+    """`#define N (1 << 6)` made every loop over N a refusal ('`1 << 6`: is not an affine
+    expression'), and `HALF` (N >> 1) or `~0` in a value 'bitwise operators are not
+    supported'; such constant expressions are now folded as C folds them."""
+    text = same_as_unoptimized(tmp_path, BITWISE_MACROS)
+    assert "<<" not in text.split("optimized scop region")[1].split("int main")[0]
+
+
+@pytest.mark.parametrize("expr", ["(1 << 31)", "(1 << 40)", "(-1 << 2)", "(i << 1)", "(1u << 2)"])
+def test_bitwise_expressions_c_leaves_undefined_or_not_constant_are_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], expr: str) -> None:
+    src = tmp_path / "k.c"
+    src.write_text(textwrap.dedent(f"""\
+        void k(int n, double *A) {{
+        #pragma scop
+          for (int i = 0; i < n; i++)
+            A[i] = {expr};
+        #pragma endscop
+        }}
+        """))
+    assert cli_main(["opt", str(src), "-o", str(tmp_path / "o.c")]) == 1
+    assert "k.c:4:" in capsys.readouterr().err
