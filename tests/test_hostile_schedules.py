@@ -1,6 +1,7 @@
-"""User schedules as a careless user writes them (second hostile-user round): every
-name ``Schedule.loops()`` lists is one a step accepts, odd arguments are refused
-with ``ScheduleFormatError``, and what is accepted computes what Python does."""
+"""User schedules and tuning results as a careless user handles them (second
+hostile-user round): every name ``Schedule.loops()`` lists is one a step accepts, odd
+arguments are refused with ``ScheduleFormatError`` or taken as what they mean, and what
+is accepted computes what Python does."""
 
 from __future__ import annotations
 
