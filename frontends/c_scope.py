@@ -70,6 +70,7 @@ class RegionScope:
                             "and `if` conditions must be affine in loop iterators and parameters")
         t = self.ctype_of(n)
         if t is not None:
+            _not_volatile(node, n, t)
             if t.rank:
                 raise NotAffine(node, f"`{n}`", "is an array, not an integer")
             if t.dtype is None:
@@ -119,6 +120,7 @@ class RegionScope:
             return INT
         if t.dtype is None:
             raise NotAffine(node, f"`{getattr(node, 'name', '?')}`", t.unsupported)
+        _not_volatile(node, getattr(node, "name", "?"), t)
         return ValueType(t.dtype)
 
     def is_live(self, name: str) -> bool:
@@ -154,6 +156,7 @@ class RegionScope:
             raise NotAffine(cur, f"`{name}`", "is not declared before the region")
         if sym.type.dtype is None:
             raise NotAffine(cur, f"`{name}`", sym.type.unsupported)
+        _not_volatile(cur, name, sym.type)
         indices: list[Lin] = []
         if offset is not None:
             indices.append(offset)
@@ -200,3 +203,10 @@ class RegionScope:
 
 def _static(decl: c_ast.Decl) -> bool:
     return "static" in (decl.storage or []) or "extern" in (decl.storage or [])
+
+
+def _not_volatile(node: c_ast.Node, name: str, t: CType) -> None:
+    if t.volatile:  # the optimized code reorders, parallelizes and vectorizes accesses
+        raise NotAffine(node, f"`{name}`", "is volatile: each access is a side effect that "
+                        "must happen as and when the file writes it, which polyopt would "
+                        "reorder; copy it to or from a plain variable outside the region")

@@ -38,6 +38,7 @@ class CType:
     dtype: DType | None
     unsupported: str = ""
     pointer_levels: tuple[bool, ...] = ()  # per subscript: True where it goes through a pointer
+    volatile: bool = False  # `volatile` at some level: each access is a side effect
 
     @property
     def rank(self) -> int:
@@ -82,7 +83,9 @@ class TypeTable:
         dims: list[c_ast.Node | None] = []
         ptrs: list[bool] = []
         node = decl_type
+        volatile = False
         for _ in range(64):
+            volatile |= "volatile" in (getattr(node, "quals", None) or [])
             if isinstance(node, c_ast.ArrayDecl):
                 dims.append(node.dim)
                 ptrs.append(False)
@@ -101,7 +104,7 @@ class TypeTable:
                         continue
                     words = tuple(inner.names)
                     dtype, why = element_dtype(words)
-                    return CType(" ".join(words), tuple(dims), dtype, why, tuple(ptrs))
+                    return CType(" ".join(words), tuple(dims), dtype, why, tuple(ptrs), volatile)
                 kind = type(inner).__name__.lower()
                 return CType(kind, tuple(dims), None, f"{kind} types are not supported", tuple(ptrs))
             elif isinstance(node, c_ast.FuncDecl):

@@ -379,3 +379,29 @@ def test_bitwise_expressions_c_leaves_undefined_or_not_constant_are_refused(
         """))
     assert cli_main(["opt", str(src), "-o", str(tmp_path / "o.c")]) == 1
     assert "k.c:4:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("decl", "use"), [
+    ("volatile double *p", "p[i] * 2"),
+    ("double *volatile p", "p[i] * 2"),
+    ("volatile int v", "v + 1.0"),
+    ("vdouble *p", "p[i] * 2"),
+    ("double *p, volatile int n_", "p[i + n_]"),
+])
+def test_volatile_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                             decl: str, use: str) -> None:
+    """A region reading a `volatile` array was optimized like any other: its accesses,
+    side effects the file orders, ran in parallel and in SIMD lanes."""
+    src = tmp_path / "k.c"
+    src.write_text(textwrap.dedent(f"""\
+        typedef volatile double vdouble;
+        void k(int n, double *q, {decl}) {{
+        #pragma scop
+          for (int i = 0; i < n; i++)
+            q[i] = {use};
+        #pragma endscop
+        }}
+        """))
+    assert cli_main(["opt", str(src), "-o", str(tmp_path / "o.c")]) == 1
+    err = capsys.readouterr().err
+    assert "k.c:5:" in err and "is volatile" in err
