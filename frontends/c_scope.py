@@ -207,6 +207,6 @@ def _static(decl: c_ast.Decl) -> bool:
 
 def _not_volatile(node: c_ast.Node, name: str, t: CType) -> None:
     if t.volatile:  # the optimized code reorders, parallelizes and vectorizes accesses
-        raise NotAffine(node, f"`{name}`", "is volatile: each access is a side effect that "
-                        "must happen as and when the file writes it, which polyopt would "
+        raise NotAffine(node, f"`{name}`", f"is {t.volatile}: each access is a side effect "
+                        "that must happen as and when the file writes it, which polyopt would "
                         "reorder; copy it to or from a plain variable outside the region")

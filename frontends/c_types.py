@@ -38,7 +38,8 @@ class CType:
     dtype: DType | None
     unsupported: str = ""
     pointer_levels: tuple[bool, ...] = ()  # per subscript: True where it goes through a pointer
-    volatile: bool = False  # `volatile` at some level: each access is a side effect
+    # `volatile` or `_Atomic` at some level (the qualifier): each access is a side effect
+    volatile: str = ""
 
     @property
     def rank(self) -> int:
@@ -83,9 +84,10 @@ class TypeTable:
         dims: list[c_ast.Node | None] = []
         ptrs: list[bool] = []
         node = decl_type
-        volatile = False
+        volatile = ""
         for _ in range(64):
-            volatile |= "volatile" in (getattr(node, "quals", None) or [])
+            quals = getattr(node, "quals", None) or []
+            volatile = volatile or next((q for q in quals if q in ("volatile", "_Atomic")), "")
             if isinstance(node, c_ast.ArrayDecl):
                 dims.append(node.dim)
                 ptrs.append(False)
