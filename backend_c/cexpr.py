@@ -112,6 +112,11 @@ class BodyPrinter:
         # ERROR_FLAG.  Off for C regions, whose operators are the file's own.
         self.checked = False
         self.raises = False  # whether some printed text sets the flag
+        # float16 operations computed in float32 and rounded one by one, as NumPy's
+        # loops do.  Off for C regions: gcc evaluates a _Float16 expression in float
+        # and rounds where the file assigns or casts, so the file's own operators keep
+        # its results
+        self.numpy_float16 = False
 
     def load(self, array: str, indices: tuple[Lin, ...]) -> str:
         local = self.substitute.get((array, indices))
@@ -219,7 +224,7 @@ class BodyPrinter:
             return f"polyopt_{_WRAPPING[e.op]}_{suffix}({a}, {b})"
         if t.dtype.is_bool and e.op in _LOGICAL:  # NumPy: bool + bool is or, * is and
             return f"({a} {_LOGICAL[e.op]} {b})"
-        if t.dtype is DType.FLOAT16 and e.op in ("+", "-", "*", "/"):
+        if self.numpy_float16 and t.dtype is DType.FLOAT16 and e.op in ("+", "-", "*", "/"):
             # NumPy computes each float16 operation in float32 and rounds it to float16
             return f"((_Float16)((float){a} {e.op} (float){b}))"
         if e.op in ("+", "-", "*", "/"):

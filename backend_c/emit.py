@@ -66,6 +66,7 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
     dialect.body.vector_math = vector_math and openmp
     dialect.body.libm_square = libm_square
     dialect.body.checked = True
+    dialect.body.numpy_float16 = True
     taken = set(scop.params) | set(scop.arrays) | set(scop.scalars)
     for s in scop.statements:
         taken |= set(s.iterators)

@@ -71,7 +71,8 @@ def _view(a: CArray, extents: tuple[int, ...]) -> list[str]:
 def harness(region: CRegion, optimized: str, data: HarnessData) -> str:
     """The C program (see the module docstring)."""
     lines = [f"/* polyopt --verify harness: {region.label} */", "#include <stdio.h>",
-             "#include <stdlib.h>", "#include <math.h>", *region.typedefs, _RNG]
+             "#include <stdlib.h>", "#include <math.h>", "#include <stdint.h>",
+             "#include <stdbool.h>", *region.typedefs, _RNG]
     lines += _min_max(region.original)
     lines += _globals(region, data)
     lines += _region_function(region, optimized, data)

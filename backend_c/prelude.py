@@ -115,6 +115,12 @@ static inline float polyopt_maximum_f32(float a, float b)
 { return (a != a || b != b) ? a + b : (b > a ? b : a); }
 static inline float polyopt_minimum_f32(float a, float b)
 { return (a != a || b != b) ? a + b : (b < a ? b : a); }
+#ifdef __FLT16_MAX__
+static inline _Float16 polyopt_maximum_f16(_Float16 a, _Float16 b)
+{ return (a != a || b != b) ? a + b : (b > a ? b : a); }
+static inline _Float16 polyopt_minimum_f16(_Float16 a, _Float16 b)
+{ return (a != a || b != b) ? a + b : (b < a ? b : a); }
+#endif
 """
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from polyopt.frontends.c_affine import text
+from polyopt.frontends.c_constants import fold_constants
 from polyopt.frontends.c_preprocess import FAKE_LIBC, CppOptions, LineMap, preprocess
 from polyopt.frontends.c_region import build_region
 from polyopt.frontends.c_source import RegionSource
@@ -68,6 +69,7 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
     made: set[str] = set()
     ast = _parse(_ascii_identifiers(output, made), filename, lines)
     _rename_unsafe(ast, made)
+    fold_constants(ast)  # `1 << 10` of a macro is a number
     found = _regions(ast, filename, lines)
     if not found:
         raise NoRegionError(f"{path}: no `#pragma scop` region (mark the loops to optimize with "
@@ -229,14 +231,19 @@ def _collect_uses(node: c_ast.Node, out: set[str], skip: tuple[c_ast.Node, ...])
 
 
 def _typedefs(ast: c_ast.FileAST) -> tuple[str, ...]:
-    """The file's typedefs of arithmetic types (``typedef char base;``), as C text."""
+    """The file's typedefs of arithmetic types (``typedef char base;``, and of those:
+    ``typedef base elem;``), as C text, for the ``--verify`` harness, which holds the
+    region's own text (its casts may name them).  Those of the system headers
+    (``uint8_t``), and ``bool``, are left to the harness's ``#include``s."""
     out: list[str] = []
+    known = set(_ARITHMETIC) | {"_Bool", "_Float16"}
     for ext in ast.ext:
         if isinstance(ext, c_ast.Typedef) and isinstance(ext.type, c_ast.TypeDecl) and \
                 isinstance(ext.type.type, c_ast.IdentifierType) and \
-                set(ext.type.type.names) <= _ARITHMETIC and \
-                not (ext.coord and ext.coord.file.endswith(FAKE_LIBC)):
-            out.append(text(ext) + ";")
+                set(ext.type.type.names) <= known:
+            known.add(ext.name)
+            if not (ext.coord and ext.coord.file.endswith(FAKE_LIBC)) and ext.name != "bool":
+                out.append(text(ext) + ";")
     return tuple(out)
 
 

@@ -27,18 +27,24 @@ def loop_init(st: c_ast.For, affine: AffineConverter, types: TypeTable,
         d = init.decls[0]
         t = types.of(d.type)
         if not _signed_int(t):
-            raise NotAffine(d, f"loop iterator `{d.name}`", "must be an int or long variable")
+            raise NotAffine(d, f"loop iterator `{d.name}`", _not_signed(t))
         return d.name, affine.aff(d.init)
     if isinstance(init, c_ast.Assignment) and init.op == "=" and \
             isinstance(init.lvalue, c_ast.ID):
         name = init.lvalue.name
         declared = ctype_of(name)
         if declared is not None and not _signed_int(declared):
-            raise NotAffine(init.lvalue, f"loop iterator `{name}`",
-                            "must be an int or long variable")
+            raise NotAffine(init.lvalue, f"loop iterator `{name}`", _not_signed(declared))
         return name, affine.aff(init.rvalue)
     raise NotAffine(init if init is not None else st, "loop initialization",
                     "must assign the iterator (`i = start` or `int i = start`)")
+
+def _not_signed(t: CType) -> str:
+    if t.dtype is not None and t.dtype.is_unsigned and not t.rank:  # size_t, unsigned
+        return (f"must be an int or long variable, not `{t.base}` (polyopt's bounds are "
+                "signed; an unsigned `i - 1` wraps): declare it `long`")
+    return "must be an int or long variable"
+
 
 def _signed_int(t: CType) -> bool:
     """A signed integer variable (an unsigned iterator's ``i - 1`` would wrap)."""

@@ -162,7 +162,9 @@ def preprocess(path: Path, options: CppOptions = CppOptions()) -> str:
         cmd += [f"-I{d}" for d in options.include_dirs]
         cmd += [f"-I{fake}", *(f"-D{d}" for d in _GNU_DEFINES)]
         cmd += [f"-D{d}" for d in options.defines]
-        cmd.append(str(path))
+        # as C whatever the name: gcc takes a file with no known suffix for a linker
+        # input and prints nothing, and `.C`/`.cpp` for C++
+        cmd += ["-x", "c", str(path)]
         for _ in range(64):  # each round may add one missing system header
             # the file's bytes as they are (Latin-1 comments, stray binary): never a decode error
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False,

@@ -41,7 +41,8 @@ class RegionScope:
         self.readonly: dict[str, CType | None] = {}
         self.locals: dict[str, CType] = {}
         self.affine = AffineConverter(self._affine_name)
-        self.values = ValueConverter(ValueScope(self._value_name, self.load, self._affine_test))
+        self.values = ValueConverter(ValueScope(self._value_name, self.load, self._affine_test,
+                                                 src.types))
 
     def ctype_of(self, name: str) -> CType | None:
         decl = self.names.decls.get(name)
@@ -69,6 +70,7 @@ class RegionScope:
                             "and `if` conditions must be affine in loop iterators and parameters")
         t = self.ctype_of(n)
         if t is not None:
+            _not_volatile(node, n, t)
             if t.rank:
                 raise NotAffine(node, f"`{n}`", "is an array, not an integer")
             if t.dtype is None:
@@ -78,7 +80,8 @@ class RegionScope:
                                 "subscripts and `if` conditions must be integers")
             if t.dtype.is_unsigned or t.dtype.is_bool:  # C's arithmetic on them wraps
                 raise NotAffine(node, f"`{n}`", f"is `{t.base}`; loop bounds, subscripts and "
-                                "`if` conditions must be signed integers")
+                                "`if` conditions must be signed integers (copy it before "
+                                f"the region: `long {n}_ = {n};`, and use `{n}_`)")
         return self.param(n, t)
 
     def _affine_test(self, node: c_ast.Node) -> Formula | None:
@@ -117,6 +120,7 @@ class RegionScope:
             return INT
         if t.dtype is None:
             raise NotAffine(node, f"`{getattr(node, 'name', '?')}`", t.unsupported)
+        _not_volatile(node, getattr(node, "name", "?"), t)
         return ValueType(t.dtype)
 
     def is_live(self, name: str) -> bool:
@@ -124,7 +128,9 @@ class RegionScope:
         if name in self.names.decls:
             return name in self.names.top_level and name in self.src.after_uses
         sym = self.src.scope.get(name)
-        return sym is None or sym.scope in ("file", "param") or name in self.src.outside_uses
+        # a static local keeps its value from one call to the next, as a global does
+        return sym is None or sym.scope in ("file", "param") or _static(sym.decl) or \
+            name in self.src.outside_uses
 
     # --- array elements -----------------------------------------------------------------
 
@@ -150,11 +156,20 @@ class RegionScope:
             raise NotAffine(cur, f"`{name}`", "is not declared before the region")
         if sym.type.dtype is None:
             raise NotAffine(cur, f"`{name}`", sym.type.unsupported)
+        _not_volatile(cur, name, sym.type)
         indices: list[Lin] = []
         if offset is not None:
             indices.append(offset)
         for sub in subs:
-            a = self.affine.aff(sub)
+            try:
+                a = self.affine.aff(sub)
+            except NotAffine as e:
+                if e.construct == "product" and len(subs) == 1:  # a flattened 2-D subscript
+                    raise NotAffine(e.node, e.construct, f"{e.reason}; for a flattened "
+                                    f"`{name}[i * n + j]`, declare `{name}` with its rows "
+                                    f"(`{sym.type.base} (*{name})[n]`, or a parameter "
+                                    f"`{sym.type.base} {name}[m][n]`) and write `{name}[i][j]`") from None
+                raise
             if isinstance(a, MinMax):
                 raise NotAffine(sub, "min/max subscript", "subscripts must be affine (no min/max)")
             indices.append(a)
@@ -185,3 +200,13 @@ class RegionScope:
         assert t.dtype is not None
         return Load(name, indices, ValueType(t.dtype))
 
+
+def _static(decl: c_ast.Decl) -> bool:
+    return "static" in (decl.storage or []) or "extern" in (decl.storage or [])
+
+
+def _not_volatile(node: c_ast.Node, name: str, t: CType) -> None:
+    if t.volatile:  # the optimized code reorders, parallelizes and vectorizes accesses
+        raise NotAffine(node, f"`{name}`", f"is {t.volatile}: each access is a side effect "
+                        "that must happen as and when the file writes it, which polyopt would "
+                        "reorder; copy it to or from a plain variable outside the region")

@@ -38,6 +38,8 @@ class CType:
     dtype: DType | None
     unsupported: str = ""
     pointer_levels: tuple[bool, ...] = ()  # per subscript: True where it goes through a pointer
+    # `volatile` or `_Atomic` at some level (the qualifier): each access is a side effect
+    volatile: str = ""
 
     @property
     def rank(self) -> int:
@@ -82,7 +84,10 @@ class TypeTable:
         dims: list[c_ast.Node | None] = []
         ptrs: list[bool] = []
         node = decl_type
+        volatile = ""
         for _ in range(64):
+            quals = getattr(node, "quals", None) or []
+            volatile = volatile or next((q for q in quals if q in ("volatile", "_Atomic")), "")
             if isinstance(node, c_ast.ArrayDecl):
                 dims.append(node.dim)
                 ptrs.append(False)
@@ -101,7 +106,7 @@ class TypeTable:
                         continue
                     words = tuple(inner.names)
                     dtype, why = element_dtype(words)
-                    return CType(" ".join(words), tuple(dims), dtype, why, tuple(ptrs))
+                    return CType(" ".join(words), tuple(dims), dtype, why, tuple(ptrs), volatile)
                 kind = type(inner).__name__.lower()
                 return CType(kind, tuple(dims), None, f"{kind} types are not supported", tuple(ptrs))
             elif isinstance(node, c_ast.FuncDecl):

@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 from polyopt.frontends.c_affine import describe, int_literal, is_unsigned
-from polyopt.frontends.c_types import element_dtype
+from polyopt.frontends.c_types import TypeTable, element_dtype
 from polyopt.frontends.refusal import NotAffine
 from pycparser import c_ast
 
@@ -129,6 +129,8 @@ class ValueScope:
     element: Callable[[c_ast.Node], Load]  # an array element read (subscript or dereference)
     # the formula of a test affine in iterators and parameters, None for another test
     affine_test: Callable[[c_ast.Node], Formula | None] = lambda node: None
+    # the file's typedefs, so that a cast may name one (`(real)x`, `(uint8_t)x`)
+    types: TypeTable | None = None
 
 
 class ValueConverter:
@@ -253,20 +255,26 @@ class ValueConverter:
         return Select(cond, cast(a, t), cast(b, t), t)
 
     def _Cast(self, node: c_ast.Cast) -> Expr:
-        target = node.to_type.type
-        if not (isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.IdentifierType)):
-            raise NotAffine(node, describe(node), "only casts to C's arithmetic types (int, "
-                            "unsigned char, long, float, double, _Bool...) are supported")
-        dtype, _ = element_dtype(tuple(target.type.names))
+        dtype = self._cast_dtype(node.to_type.type)
         if dtype is None:
             raise NotAffine(node, describe(node), "only casts to C's arithmetic types (int, "
-                            "unsigned char, long, float, double, _Bool...) are supported")
+                            "unsigned char, long, float, double, _Bool...) and typedefs of "
+                            "them are supported")
         t = ValueType(dtype)
         inner = self.convert(node.expr)
         if isinstance(inner, Literal) and id(inner) in self._long_double and t.dtype.is_float:
             # (double)1.79...e+308L
             return Literal(_round(float(inner.value), t.dtype), t)
         return inner if inner.type.dtype == t.dtype else Cast(inner, t)
+
+    def _cast_dtype(self, target: c_ast.Node) -> DType | None:
+        """The arithmetic type a cast names, through the file's typedefs."""
+        if self.scope.types is not None:
+            t = self.scope.types.of(target)
+            return t.dtype if not t.dims else None
+        if isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.IdentifierType):
+            return element_dtype(tuple(target.type.names))[0]
+        return None
 
     def _FuncCall(self, node: c_ast.FuncCall) -> Expr:
         if not isinstance(node.name, c_ast.ID):

@@ -26,8 +26,10 @@ from polyopt.frontends.python_array_values import (
     scalar,
     transposed,
 )
-from polyopt.frontends.python_bindings import allocation_kind
+from polyopt.frontends.python_bindings import DTYPE_SPELLINGS, allocation_kind, named_dtype
 from polyopt.frontends.refusal import NotAffine
+
+from polyopt.model.dtypes import DType
 
 Value = Callable[[ast.expr], ArrayValue]
 Elementwise = Callable[[ast.expr, list[ast.expr], Callable[[list[ast.expr]], ast.expr], bool],
@@ -140,11 +142,23 @@ class ArrayCalls:
         if fn == "dot" and len(node.args) == 1:
             return self.matmul(v, self.value(node.args[0]), node)
         if fn == "astype" and len(node.args) == 1:
-            cast = node.args[0]
-            return ArrayValue(v.dims, lambda idx: located(ast.Call(cast, [v.element(idx)], []), node))
+            return self._astype(node, v, node.args[0], what)
         raise NotAffine(node, what, "is not an array method polyopt compiles; write "
                         "`np.sum/max/min/mean/prod(A, axis=...)`, `A.copy()`, `A.T`, `A.dot(B)` "
                         "or `A.astype(np.float32)`, or loop over the elements")
+
+    def _astype(self, node: ast.Call, v: ArrayValue, dtype_arg: ast.expr, what: str) -> ArrayValue:
+        """``A.astype(t)``: each element converted by NumPy's scalar type (``np.int64``
+        for ``int``, ``np.bool_`` for ``bool``), so it computes on in ``t``, as NumPy's
+        array does (``float(x)`` would be a weak Python float: ``x32.astype(float) * y32``
+        computed in float32)."""
+        dtype = named_dtype(dtype_arg, self.emit.symbols)
+        if dtype is None:
+            raise NotAffine(dtype_arg, f"dtype `{ast.unparse(dtype_arg)}`", DTYPE_SPELLINGS)
+        np_name = self._numpy_name(node, what, "astype")
+        type_name = "bool_" if dtype is DType.BOOL else dtype.value
+        cast = located(ast.Attribute(np_name, type_name, ast.Load()), node)
+        return ArrayValue(v.dims, lambda idx: located(ast.Call(cast, [v.element(idx)], []), node))
 
     def _numpy_name(self, node: ast.Call, what: str, fn: str) -> ast.expr:
         """A name of the module numpy in the function's globals (``np.maximum``...)."""

@@ -17,7 +17,7 @@ import ast
 
 from polyopt.frontends.python_environment import Environment
 from polyopt.frontends.python_scope import FunctionScope
-from polyopt.frontends.python_symbols import ArrayInfo
+from polyopt.frontends.python_symbols import ArrayInfo, Symbols
 from polyopt.frontends.python_values import check_fits
 from polyopt.frontends.refusal import NotAffine
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band
@@ -183,22 +183,31 @@ class Bindings:
         self.fills += nodes
 
     def _dtype(self, node: ast.AST) -> DType:
-        named: DType | None = None
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            named = numpy_named(node.value)
-        elif isinstance(node, ast.Name) and node.id in _BUILTIN_DTYPES:
-            named = _BUILTIN_DTYPES[node.id]
-        elif isinstance(node, ast.Name):
-            imported = self.symbols.facts.env.imported(node.id)
-            if imported is not None and imported[1] == "np":  # `from numpy import float32`
-                named = numpy_named(imported[0])
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if node.attr == "dtype" and node.value.id in self.symbols.arrays:
-                named = self.symbols.arrays[node.value.id].dtype
-            elif self.symbols.facts.env.module_alias(node.value.id) == "np":
-                named = numpy_named(node.attr)
+        named = named_dtype(node, self.symbols)
         if named is not None:
             return named
-        raise NotAffine(node, f"dtype `{ast.unparse(node)}`",
-                        "use a NumPy type (np.float64, np.float32, np.int8, np.uint8, np.bool_...), "
-                        "float, int, bool or A.dtype")
+        raise NotAffine(node, f"dtype `{ast.unparse(node)}`", DTYPE_SPELLINGS)
+
+
+#: how a dtype argument may be written (np.zeros(n, dtype), A.astype(dtype))
+DTYPE_SPELLINGS = ("use a NumPy type (np.float64, np.float32, np.int8, np.uint8, np.bool_...), "
+                   "float, int, bool or A.dtype")
+
+
+def named_dtype(node: ast.AST, symbols: Symbols) -> DType | None:
+    """The dtype a dtype argument names (``np.float32``, ``"int8"``, ``bool``,
+    ``A.dtype``, ``float32`` imported from NumPy); None for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return numpy_named(node.value)
+    if isinstance(node, ast.Name) and node.id in _BUILTIN_DTYPES:
+        return _BUILTIN_DTYPES[node.id]
+    if isinstance(node, ast.Name):
+        imported = symbols.facts.env.imported(node.id)
+        if imported is not None and imported[1] == "np":  # `from numpy import float32`
+            return numpy_named(imported[0])
+    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        if node.attr == "dtype" and node.value.id in symbols.arrays:
+            return symbols.arrays[node.value.id].dtype
+        if symbols.facts.env.module_alias(node.value.id) == "np":
+            return numpy_named(node.attr)
+    return None

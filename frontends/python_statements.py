@@ -122,8 +122,11 @@ class StatementWalker:
     def _lowered(self, body: list[ast.stmt], place: Place, last: bool) -> list[Node]:
         """The loop code an array statement became; a returned array value last."""
         *init, final = body
+        before = len(self.problems)
         nodes = self.block(init, place)
         if isinstance(final, ast.Return):
+            if len(self.problems) > before:  # the value was refused: its refusal says why,
+                return nodes                 # not 'unknown name' for the name made for it
             return nodes + self._return(final, place, last)
         return nodes + self.block([final], place)
 

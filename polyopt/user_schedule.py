@@ -19,6 +19,7 @@ loop id (``"L0"``).
 from __future__ import annotations
 
 import inspect
+import numbers
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -27,12 +28,11 @@ from polyopt.analysis.dependences import Dependences, analyze
 from polyopt.frontends.python import parse_function
 from polyopt.kernel import Kernel, jit
 from polyopt.model.errors import IllegalTransformationError, PolyoptError
-from polyopt.model.names import user_text
-from polyopt.model.schedule_tree import Node, loops
-from polyopt.model.scop import Scop, loop_label
+from polyopt.model.schedule_tree import Node
+from polyopt.model.scop import Scop
 from polyopt.scheduler.applied import Record
 from polyopt.scheduler.pipeline import automatic
-from polyopt.scheduler.replay import Requests
+from polyopt.scheduler.replay import Requests, step_names
 from polyopt.scheduler.steps import (
     Align,
     Distribute,
@@ -102,7 +102,8 @@ class Schedule:
 
     def _then(self, step: type[Step], *args: Any) -> Schedule:
         # the step checks its arguments (ScheduleFormatError), replaying it its legality
-        return Schedule(self.kernel, (*self.steps, step(*args)), self._source)
+        plain = tuple(_plain_ints(a) for a in args)
+        return Schedule(self.kernel, (*self.steps, step(*plain)), self._source)
 
     def interchange(self, a: str, b: str) -> Schedule:
         """Swap two perfectly nested loops."""
@@ -119,6 +120,7 @@ class Schedule:
     def tile(self, loops_: list[str] | tuple[str, ...] | str,
              sizes: list[int] | tuple[int, ...] | int) -> Schedule:
         """Tile perfectly nested loops; tile loops are named ``<loop>.tile``."""
+        sizes = _plain_ints(sizes)
         names = (loops_,) if isinstance(loops_, str) else tuple(loops_) \
             if isinstance(loops_, (list, tuple)) else loops_
         sz = (sizes,) if isinstance(sizes, int) and not isinstance(sizes, bool) else \
@@ -155,8 +157,7 @@ class Schedule:
 
     def loops(self) -> list[str]:
         """The loops of the current schedule, by the names steps accept."""
-        scop = self._source[0]
-        return [user_text(loop_label(scop, d)) for d, _ in loops(self.tree)]
+        return step_names(self._source[0], self.tree)
 
     def compile(self, **options: Any) -> Kernel:
         """A callable kernel that runs this schedule (compiled per signature).
@@ -195,6 +196,19 @@ def _kernel_of(fn: object) -> Kernel:
                         f"not {type(fn).__name__}")
     kernel: Kernel = jit(fn)
     return kernel
+
+
+def _plain_ints(x: Any) -> Any:
+    """``x`` with NumPy ints (``np.int64(32)``, what ``A.shape[0] // 4`` of a NumPy
+    size is) as Python ints, in a list or tuple too, as the decorator's ``tile=`` takes
+    them; a step keeps Python ints only, which its JSON can hold."""
+    if isinstance(x, bool):  # refused by the step, as True is no size
+        return x
+    if isinstance(x, numbers.Integral):
+        return int(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_plain_ints(v) for v in x)
+    return x
 
 
 def _starts_auto(steps: tuple[Step, ...]) -> bool:

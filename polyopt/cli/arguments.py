@@ -55,6 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--vectorize", action=argparse.BooleanOptionalAction, default=None,
                    help="mark vectorizable innermost loops `omp simd` "
                         f"(default: {_default('vectorize')})")
+    g.add_argument("--strict-fp", action=argparse.BooleanOptionalAction, default=None,
+                   help="keep floating-point reductions in source order (no parallel or SIMD "
+                        "reduction of floats): compiled with -ffp-contract=off, the result is "
+                        f"bit-exact with the original (default: {_default('strict_fp')})")
     g.add_argument("--schedule", metavar="FILE", type=Path,
                    help="replay a saved user schedule (JSON from Schedule.to_json()) instead of "
                         "the automatic one")

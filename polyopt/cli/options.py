@@ -38,6 +38,7 @@ def options_from(args: argparse.Namespace, base: Options) -> Options:
     want("fuse", args.fuse, "--fuse")
     want("unroll_jam", args.unroll_jam, "--unroll-jam/--no-unroll-jam")
     want("vectorize", args.vectorize, "--vectorize/--no-vectorize")
+    want("strict_fp", args.strict_fp, "--strict-fp/--no-strict-fp")
     try:
         return dataclasses.replace(base, **changes)
     except (TypeError, ValueError) as exc:

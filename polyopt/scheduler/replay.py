@@ -61,7 +61,6 @@ class Source:
 def resolve(scop: Scop, tree: Node, name: str) -> str:
     """The loop id a user's name refers to in ``tree``."""
     found: list[str] = []
-    labels: list[str] = []
     for dim, _ in loops(tree):
         names = {dim.loop_id, loop_label(scop, dim), *dim.aliases}
         names |= {scop.loop_label(a) for a in dim.aliases if a in scop.loops}
@@ -69,14 +68,24 @@ def resolve(scop: Scop, tree: Node, name: str) -> str:
             lp = scop.loops[dim.loop_id]
             names.add(f"{lp.iterator}@{lp.location.line}")
         names |= {user_text(n) for n in names}  # a renamed iterator by the user's name
-        labels.append(user_text(loop_label(scop, dim)))
         if name in names:
             found.append(dim.loop_id)
     if len(found) == 1:
         return found[0]
+    labels = ", ".join(step_names(scop, tree))
     if not found:
-        raise PolyoptError(f"no loop named {name!r}; the loops are: {', '.join(labels)}")
-    raise PolyoptError(f"{name!r} names several loops; use one of: {', '.join(labels)}")
+        raise PolyoptError(f"no loop named {name!r}; the loops are: {labels}")
+    raise PolyoptError(f"{name!r} names several loops; use one of: {labels}")
+
+
+def step_names(scop: Scop, tree: Node) -> list[str]:
+    """The loops of ``tree``, outermost first, each by a name that steps resolve to it
+    alone: its label, or its id where loops share the label (the automatic schedule's
+    packing copies run a ``k`` loop each beside gemm's own ``k``)."""
+    dims = [dim for dim, _ in loops(tree)]
+    labels = [user_text(loop_label(scop, dim)) for dim in dims]
+    return [dim.loop_id if labels.count(label) > 1 else label
+            for dim, label in zip(dims, labels, strict=True)]
 
 
 def replay(scop: Scop, deps: Dependences, steps: tuple[Step, ...],

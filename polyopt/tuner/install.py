@@ -16,13 +16,16 @@ from polyopt.tuner.search import as_kernel
 
 
 def load(source: str | Path | TuneResult, fn: Callable[..., Any]) -> TuneResult:
-    """Apply a tuning result (a JSON file written from :meth:`TuneResult.to_json`, or the
-    result itself) to ``fn``: specializations of its signature compiled from now on use
+    """Apply a tuning result (a JSON file written from :meth:`TuneResult.to_json`, that
+    JSON text, or the result itself) to ``fn``: specializations of its signature compiled from now on use
     the chosen options.  The result must be ``fn``'s (same name); a bad file raises a
     ``ValueError`` that says what is wrong."""
     kernel = as_kernel(fn)
     if isinstance(source, TuneResult):
         result = source
+    elif isinstance(source, str) and source.lstrip().startswith("{"):
+        # the JSON text itself, as Schedule.from_json takes it (no file name starts so)
+        result = TuneResult.from_json(source.encode(), kernel.options)
     else:
         result = TuneResult.from_json(Path(source).read_bytes(), kernel.options)
     if result.function != kernel.__name__:
