@@ -30,8 +30,8 @@ _respected: IdentityMemo[bool] = IdentityMemo(4096)
 _same_prefixes: IdentityMemo[isl.UnionMap] = IdentityMemo(2048)
 # Timeline.carries per (relation, the two same_prefix maps), shared like them
 _carried: IdentityMemo[isl.UnionMap] = IdentityMemo(8192)
-# the lexicographic order on time vectors, per scop and width (parsed from text)
-_lex_lts: IdentityMemo[isl.Map] = IdentityMemo(256)
+# the lexicographic order on time vectors, per scop, width and strictness
+_lex_orders: IdentityMemo[isl.Map] = IdentityMemo(256)
 
 
 def timeline(scop: Scop, tree: Node) -> Timeline:
@@ -48,6 +48,7 @@ class Timeline:
         self.tree = tree
         self._same_prefixes: dict[tuple[str, bool], isl.UnionMap] = {}
         self._before: dict[tuple[str, str], isl.Map] = {}
+        self._pairs: dict[tuple[str, str], tuple[isl.Map, isl.Map, bool]] = {}
 
     @cached_property
     def vectors(self) -> dict[str, list[Lin]]:
@@ -86,25 +87,59 @@ class Timeline:
             out[stmt] = self._stmt_map(stmt, padded)
         return out
 
-    @cached_property
-    def _lex_lt(self) -> isl.Map:
-        return _lex_lts.get((self.scop,), self._new_lex_lt, self.width)
+    def _lex(self, width: int, strict: bool) -> isl.Map:
+        return _lex_orders.get((self.scop,), partial(self._new_lex, width, strict),
+                               (width, strict))
 
-    def _new_lex_lt(self) -> isl.Map:
-        dims = ", ".join(f"t{k}" for k in range(self.width))
+    def _new_lex(self, width: int, strict: bool) -> isl.Map:
+        dims = ", ".join(f"t{k}" for k in range(width))
         space = isl.Set.read_from_str(
             isl.DEFAULT_CONTEXT,
             f"{isl_text.params_prefix(self.scop.params)}{{ [{dims}] }}").get_space()
-        return isl.Map.lex_lt(space)
+        return isl.Map.lex_lt(space) if strict else isl.Map.lex_le(space)
+
+    def _pair(self, src: str, dst: str) -> tuple[isl.Map, isl.Map, bool]:
+        """The time vectors that order ``src`` against ``dst``: the padded vectors without
+        the positions where both are the same constant, cut at the first position where
+        both are constants that differ; and whether the order between what is left must
+        be strict (source first).  Equal constants never decide the order, and differing
+        ones decide it for every instance pair that ties before them::
+
+            S: (0, i, 0, j)    T: (0, i', 1, k)   ->   S: (i)  T: (i'),  i <= i'
+
+        so statements in different nests compare no loop at all, and the rest compare
+        the loops they share instead of the program's whole width.
+        """
+        found = self._pairs.get((src, dst))
+        if found is not None:
+            return found
+        zero = Lin.constant(0)
+        a, b = self.vectors[src], self.vectors[dst]
+        kept_a: list[Lin] = []
+        kept_b: list[Lin] = []
+        strict = True  # all positions tie: the same instant, not source first
+        for k in range(max(len(a), len(b))):
+            x = a[k] if k < len(a) else zero
+            y = b[k] if k < len(b) else zero
+            if x.is_constant() and y.is_constant():
+                if x.const == y.const:
+                    continue
+                strict = x.const > y.const  # source's constant first: ties suffice
+                break
+            kept_a.append(x)
+            kept_b.append(y)
+        found = self._pairs[src, dst] = (self._stmt_map(src, tuple(kept_a)),
+                                         self._stmt_map(dst, tuple(kept_b)), strict)
+        return found
 
     def respects(self, relation: isl.Map) -> bool:
         """Whether every pair of ``relation`` (source instance -> sink instance) runs
         source strictly first in this schedule."""
-        src = names.in_tuple_name(relation)
-        dst = names.out_tuple_name(relation)
-        at_src, at_dst = self._padded[src], self._padded[dst]
+        at_src, at_dst, strict = self._pair(names.in_tuple_name(relation),
+                                            names.out_tuple_name(relation))
+        order = self._lex(at_src.dim(isl.dim_type.out), strict)
         return _respected.get((relation, at_src, at_dst), lambda: relation.apply_domain(
-            at_src).apply_range(at_dst).is_subset(self._lex_lt))
+            at_src).apply_range(at_dst).is_subset(order), strict)
 
     def before(self, src: str, dst: str) -> isl.Map:
         """Instance pairs (a of ``src``, b of ``dst``) where a runs strictly before b: the
@@ -112,7 +147,9 @@ class Timeline:
         pair by pair alike (``lex_lt_union_map``) but for every pair of statements."""
         found = self._before.get((src, dst))
         if found is None:
-            found = self._before[src, dst] = self._padded[src].lex_lt_map(self._padded[dst])
+            at_src, at_dst, strict = self._pair(src, dst)
+            found = self._before[src, dst] = (at_src.lex_lt_map(at_dst) if strict
+                                              else at_src.lex_le_map(at_dst))
         return found
 
     def _prefix_exprs(self, loop_id: str, inclusive: bool) -> tuple[tuple[str, tuple[Lin, ...]], ...]:

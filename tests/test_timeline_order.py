@@ -1,0 +1,125 @@
+"""The order a timeline answers with is the program's whole order.
+
+``Timeline.before`` and ``Timeline.respects`` compare two statements on the positions
+of their time vectors that can tell them apart (the positions where both are the same
+constant dropped, the vectors cut where their constants differ); these tests check
+them against isl's order on the whole padded schedule, on the source trees and on the
+scheduler's tiled, fused and split trees, and that a tree which runs a consumer before
+its producer is still refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import islpy as isl
+import numpy as np
+import pytest
+from polyopt.frontends.python import parse_function
+
+import polyopt
+from polyopt.analysis.dependences import analyze
+from polyopt.analysis.legality import is_legal, violations
+from polyopt.analysis.timeline import timeline
+from polyopt.model.schedule_tree import Sequence
+from polyopt.model.scop import Scop
+
+
+def two_nests(A, B, C):
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(n):
+            B[i, j] = A[i, j] * 2.0
+    for i in range(n):
+        C[i] = 0.0
+        for j in range(n):
+            C[i] += B[j, i]
+
+
+def lu(A):
+    n = A.shape[0]
+    for k in range(n):
+        for i in range(k + 1, n):
+            A[i, k] /= A[k, k]
+            for j in range(k + 1, n):
+                A[i, j] -= A[i, k] * A[k, j]
+
+
+def jacobi(A, B, steps):
+    n = A.shape[0]
+    for _t in range(steps):
+        for i in range(1, n - 1):
+            B[i] = (A[i - 1] + A[i] + A[i + 1]) / 3.0
+        for i in range(1, n - 1):
+            A[i] = B[i]
+
+
+def gemm(C, A, B):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            C[i, j] *= 0.5
+            for k in range(A.shape[1]):
+                C[i, j] += A[i, k] * B[k, j]
+
+
+def _args(fn):
+    rng = np.random.default_rng(0)
+    if fn is jacobi:
+        return (rng.random(20), rng.random(20), 3)
+    if fn is lu:
+        return (rng.random((20, 20)) + 20 * np.eye(20),)
+    if fn is two_nests:
+        return (rng.random((20, 20)), rng.random((20, 20)), rng.random(20))
+    return (rng.random((20, 24)), rng.random((20, 9)), rng.random((9, 24)))
+
+
+def _trees(fn):
+    """(scop, tree) pairs: the source order and the scheduler's final tree."""
+    kernel = polyopt.jit(fn)
+    sig = kernel._sig_for(_args(fn), {})
+    plan = kernel.plan(sig)
+    source = parse_function(fn, sig)
+    return [(source, source.schedule), (plan.scop, plan.tree)]
+
+
+def _whole_order(scop: Scop, tree) -> isl.UnionMap:
+    sched = timeline(scop, tree).schedule
+    return sched.lex_lt_union_map(sched)
+
+
+@pytest.mark.parametrize("fn", [two_nests, lu, jacobi, gemm])
+def test_before_is_the_whole_programs_order(fn):
+    for scop, tree in _trees(fn):
+        tl = timeline(scop, tree)
+        whole = _whole_order(scop, tree)
+        names = [s.name for s in scop.statements]
+        for a in names:
+            for b in names:
+                mine = tl.before(a, b)
+                assert mine.is_equal(whole.extract_map(mine.get_space())), (a, b)
+
+
+@pytest.mark.parametrize("fn", [two_nests, lu, jacobi, gemm])
+def test_respects_agrees_with_the_whole_order(fn):
+    for scop, tree in _trees(fn):
+        tl = timeline(scop, tree)
+        whole = _whole_order(scop, tree)
+        deps = analyze(scop)
+        assert deps.memory
+        for d in deps.memory:
+            expected = isl.UnionMap.from_map(d.relation).is_subset(whole)
+            assert tl.respects(d.relation) == expected
+            # the same relation read backwards runs sink first: never respected
+            if not d.relation.is_empty():
+                assert not tl.respects(d.relation.reverse())
+
+
+def test_consumer_nest_run_first_is_refused():
+    scop = parse_function(two_nests, None)
+    deps = analyze(scop)
+    tree = scop.schedule
+    assert isinstance(tree, Sequence) and is_legal(scop, deps, tree)
+    swapped = replace(tree, children=tree.children[::-1])
+    assert not is_legal(scop, deps, swapped)
+    broken = violations(scop, deps, swapped)
+    assert broken and {d.array for d in broken} == {"B"}
