@@ -123,3 +123,33 @@ def test_consumer_nest_run_first_is_refused():
     assert not is_legal(scop, deps, swapped)
     broken = violations(scop, deps, swapped)
     assert broken and {d.array for d in broken} == {"B"}
+
+
+def _flat_dataflow(scop: Scop, read, sources: isl.UnionMap) -> isl.UnionMap:
+    """isl's dataflow over the whole program, on the padded flat schedule (one band)."""
+    tl = timeline(scop, scop.schedule)
+    domain = tl.schedule.domain()
+    order = isl.MultiUnionPwAff.from_union_map(tl.schedule)
+    info = isl.UnionAccessInfo.from_sink(isl.UnionMap.from_map(read.relation))
+    info = info.set_must_source(sources).set_schedule(
+        isl.Schedule.from_domain(domain).insert_partial_schedule(order))
+    return info.compute_flow().get_must_dependence()
+
+
+@pytest.mark.parametrize("fn", [two_nests, lu, jacobi, gemm])
+def test_value_based_flows_on_the_tree_schedule_are_the_flat_ones(fn):
+    """The dataflow runs on the tree's isl schedule (sequences apart), not a flat band."""
+    for scop, _ in _trees(fn):
+        deps = analyze(scop)
+        for st in scop.statements:
+            for r in st.reads:
+                writes = isl.UnionMap.empty(scop.context.get_space())
+                for w in scop.statements:
+                    if w.write.target == r.target:
+                        writes = writes.union(isl.UnionMap.from_map(w.write.relation))
+                mine = isl.UnionMap.empty(scop.context.get_space())
+                for d in deps.flow_on(r.target):
+                    if d.sink is r:
+                        mine = mine.union(isl.UnionMap.from_map(d.relation))
+                expected = _flat_dataflow(scop, r, writes)
+                assert mine.is_equal(expected), r.tag

@@ -14,7 +14,7 @@ import islpy as isl
 from polyopt.analysis.identity_memo import IdentityMemo
 from polyopt.model import isl_text, names
 from polyopt.model.aff import Lin
-from polyopt.model.schedule_tree import Node, Position, flat_vectors, loop_positions
+from polyopt.model.schedule_tree import Node, Position, flat_vectors, loop_positions, to_isl
 from polyopt.model.scop import Scop
 
 # Timelines kept for reuse: enough for the candidates one scheduling phase compares
@@ -77,6 +77,15 @@ class Timeline:
         for m in self._padded.values():
             out = out.union(isl.UnionMap.from_map(m))
         return out
+
+    @cached_property
+    def tree_schedule(self) -> isl.Schedule:
+        """The tree as an isl schedule tree.  isl's dataflow orders the children of a
+        sequence node by their position, where a flat schedule (:attr:`schedule`) makes
+        it compare the whole padded time vector of every pair of statements."""
+        stmts = self.scop.statements
+        return to_isl(self.tree, self.scop.params, {s.name: s.iterators for s in stmts},
+                      {s.name: s.domain for s in stmts}, unroll=False)[0]
 
     @cached_property
     def _padded(self) -> dict[str, isl.Map]:
