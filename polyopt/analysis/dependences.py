@@ -17,10 +17,11 @@ import enum
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 
 import islpy as isl
 
+from polyopt.analysis.identity_memo import IdentityMemo
 from polyopt.analysis.reductions import Reduction, reductions
 from polyopt.analysis.timeline import Timeline, timeline
 from polyopt.model import isl_text, names
@@ -226,17 +227,30 @@ def _analyze(scop: Scop) -> Dependences:
             for dst in accs:
                 if not (src.is_write or dst.is_write):
                     continue
-                rel = src.relation.apply_range(dst.relation.reverse())
                 # only this pair's piece of the program's order: the whole of it costs
                 # a lex_lt per pair of statements, most of which share no array
-                dep = rel.intersect(tl.before(src.statement, dst.statement))
-                if dep.is_empty():
+                before = tl.before(src.statement, dst.statement)
+                dep = _pair_memory.get((src.relation, dst.relation, before),
+                                       partial(_memory_dependence, src, dst, before))
+                if dep is None:
                     continue
                 kind = DepKind.OUTPUT if src.is_write and dst.is_write else (
                     DepKind.FLOW if src.is_write else DepKind.ANTI)
-                memory.append(build.dependence(kind, False, src, dst, coalesce(dep)))
+                memory.append(build.dependence(kind, False, src, dst, dep))
     return Dependences(scop, tuple(memory), reds,
                        lambda r: _dataflow(scop, tl, memory, build, r))
+
+
+# The memory dependence of a pair of accesses, per (their relations, the order between
+# their statements): a split or packed scop keeps the other statements' accesses and
+# (timeline.before) their order, so its analysis recomputes only the pairs it changed
+_pair_memory: IdentityMemo[isl.Map | None] = IdentityMemo(4096)
+
+
+def _memory_dependence(src: Access, dst: Access, before: isl.Map) -> isl.Map | None:
+    """The instance pairs of ``src`` then ``dst`` on one element (None: there are none)."""
+    dep = src.relation.apply_range(dst.relation.reverse()).intersect(before)
+    return None if dep.is_empty() else coalesce(dep)
 
 
 def _dataflow(scop: Scop, tl: Timeline, memory: list[Dependence], build: _Builder,

@@ -22,6 +22,9 @@ _timelines: IdentityMemo[Timeline] = IdentityMemo(128)
 # a statement's map to its padded time vector, per (scop, statement, vector): a
 # candidate tree changes some statements' vectors and keeps the others'
 _statement_maps: IdentityMemo[isl.Map] = IdentityMemo(2048)
+# Timeline.before per (source's and sink's maps, strictness), shared by the timelines of
+# the scops a split or a packing makes, which keep the other statements' maps
+_befores: IdentityMemo[isl.Map] = IdentityMemo(2048)
 # Timeline.respects per (relation, source's and sink's maps): a legality check of a
 # candidate repeats the answers about the statements it leaves in place
 _respected: IdentityMemo[bool] = IdentityMemo(4096)
@@ -63,8 +66,11 @@ class Timeline:
         return max((len(v) for v in self.vectors.values()), default=0)
 
     def _stmt_map(self, stmt: str, exprs: tuple[Lin, ...]) -> isl.Map:
-        return _statement_maps.get((self.scop,), partial(self._new_stmt_map, stmt, exprs),
-                                   (stmt, exprs))
+        # keyed by the statement, not the scop: a split or packed scop keeps the other
+        # statements, and with them these maps and every answer memoized on them
+        return _statement_maps.get((self.scop.statement(stmt),),
+                                   partial(self._new_stmt_map, stmt, exprs),
+                                   (self.scop.params, exprs))
 
     def _new_stmt_map(self, stmt: str, exprs: tuple[Lin, ...]) -> isl.Map:
         s = self.scop.statement(stmt)
@@ -157,8 +163,9 @@ class Timeline:
         found = self._before.get((src, dst))
         if found is None:
             at_src, at_dst, strict = self._pair(src, dst)
-            found = self._before[src, dst] = (at_src.lex_lt_map(at_dst) if strict
-                                              else at_src.lex_le_map(at_dst))
+            found = self._before[src, dst] = _befores.get(
+                (at_src, at_dst), lambda: (at_src.lex_lt_map(at_dst) if strict
+                                           else at_src.lex_le_map(at_dst)), strict)
         return found
 
     def _prefix_exprs(self, loop_id: str, inclusive: bool) -> tuple[tuple[str, tuple[Lin, ...]], ...]:

@@ -135,9 +135,15 @@ def _verdict(scop: Scop, deps: Dependences, tl: Timeline, dim: LoopDim, innermos
              original: bool) -> LoopVerdict:
     loop_id = dim.loop_id
     inside = set(tl.positions[loop_id].statements)
+    # a pair of statements whose dependences the loop does not carry together is done
+    # with one question instead of one per dependence (most loops carry few pairs)
+    pairs = {pair for pair, (union, group) in deps.memory_by_pair.items()
+             if pair[0] in inside and pair[1] in inside
+             and (original or len(group) == 1
+                  or not tl.carries(union, loop_id).is_empty())}
     carried = [
         d for d in deps.memory
-        if d.source.statement in inside and d.sink.statement in inside
+        if (d.source.statement, d.sink.statement) in pairs
         and _carried(tl, d, loop_id, original)
     ]
     private, firstprivate = _privatizable(scop, deps, tl, loop_id, inside, original)
