@@ -2,14 +2,15 @@
 installed one (or a later commit), in CPU seconds, interleaved (base, new, base, new ...) so that the
 machine's drift hits both alike.
 
-``python -m bench.plan_emit_ab --base REV [--new REV] [--rounds 3] [--suite polybench|polybench-numpy]
+``python -m bench.plan_emit_ab --base REV [--new REV] [--rounds 3] [--suite polybench|polybench-numpy|fuzz]
 [KERNEL ...]`` (from outside the checkout, as ``make bench`` runs modules).  ``REV``'s
 ``polyopt``, ``frontends`` and ``backend_c`` are exported with ``git archive`` and laid
 out as the installed package is (``frontends`` as ``polyopt.frontends``...).  Each round
 runs one new process per version and kernel: imports and isl's set-up off the clock,
 then ``c_source`` of a fresh ``polyopt.jit`` (MINI inputs for the NumPy-style suite,
 SMALL for the loops, as tools/c_snapshot.py).  ``lu-right-looking`` is the LU of
-issue 16.  Prints the medians, their ratio, and the suite's median and maximum.
+issue 16.  ``--suite fuzz`` takes the fuzzer's programs (tests/progen) by seed, each
+under its ``default``, ``fuse_max`` and ``tile444`` option sets (the sum of the three).  Prints the medians, their ratio, and the suite's median and maximum.
 """
 
 from __future__ import annotations
@@ -47,17 +48,32 @@ def lu(A):
             for j in range(k + 1, n):
                 A[i, j] -= A[i, k] * A[k, j]
 
+options = [{}]
 if name == "lu-right-looking":
     fn, args = lu, (np.eye(24) * 24.0,)
+elif suite == "fuzz":  # the fuzzer's program of this seed, under three option sets
+    import tempfile
+    sys.path.append(root + "/tests")
+    from progen import matrix, oracle
+    from pathlib import Path
+    prep = oracle.draw_usable(int(name), Path(tempfile.mkdtemp(prefix="polyopt-ab-")))
+    fn, args = prep.fn, prep.args
+    options = [matrix.BY_NAME[o].kwargs for o in ("default", "fuse_max", "tile444")]
 else:
     spec = load_spec(suite, name)
     fn = spec.kernel
     args = spec.positional(spec.args("MINI" if suite == "polybench-numpy" else "SMALL"))
 polyopt.jit(lu).c_source(np.eye(8))  # imports and isl's set-up off the clock
-fresh = polyopt.jit(fn)
-t0 = time.process_time()
-fresh.c_source(*args)
-print(json.dumps({"s": time.process_time() - t0, "from": polyopt.__file__}))
+total = 0.0
+for kwargs in options:
+    fresh = polyopt.jit(fn, **kwargs)
+    t0 = time.process_time()
+    try:
+        fresh.c_source(*args)
+    except polyopt.PolyoptError:
+        pass  # a refusal costs its time too
+    total += time.process_time() - t0
+print(json.dumps({"s": total, "from": polyopt.__file__}))
 """
 
 
@@ -94,13 +110,18 @@ def main() -> None:
     from examples.polybench import KERNELS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("kernels", nargs="*", default=[*sorted(KERNELS), LU])
+    parser.add_argument("kernels", nargs="*", help="kernels, or the fuzzer's seeds "
+                        "(default: every PolyBench kernel and the LU; seeds 1000-1007)")
     parser.add_argument("--base", required=True, help="the earlier commit (any git revision)")
     parser.add_argument("--new", default=None,
                         help="the later commit (default: the installed polyopt)")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--suite", default="polybench", choices=("polybench", "polybench-numpy"))
+    parser.add_argument("--suite", default="polybench",
+                        choices=("polybench", "polybench-numpy", "fuzz"))
     opts = parser.parse_args()
+    if not opts.kernels:
+        opts.kernels = ([str(seed) for seed in range(1000, 1008)] if opts.suite == "fuzz"
+                        else [*sorted(KERNELS), LU])
     with tempfile.TemporaryDirectory(prefix="polyopt-ab-") as tmp:
         layout = export(opts.base, Path(tmp) / "base")
         later = export(opts.new, Path(tmp) / "new") if opts.new else None
