@@ -136,11 +136,12 @@ def _verdict(scop: Scop, deps: Dependences, tl: Timeline, dim: LoopDim, innermos
              original: bool) -> LoopVerdict:
     loop_id = dim.loop_id
     inside = set(tl.positions[loop_id].statements)
-    # a pair of statements whose dependences the loop does not carry together is done
-    # with one question instead of one per dependence (most loops carry few pairs)
+    # a pair of statements with three or more dependences (a reduction's flow, anti and
+    # output) that the loop does not carry together is done with one question instead
+    # of one per dependence; for fewer, the extra question costs more than it saves
     pairs = {pair for pair, (union, group) in deps.memory_by_pair.items()
              if pair[0] in inside and pair[1] in inside
-             and (original or len(group) == 1
+             and (original or len(group) <= 2
                   or not tl.carries(union, loop_id).is_empty())}
     carried = [
         d for d in deps.memory
