@@ -16,6 +16,7 @@ import islpy as isl
 import numpy as np
 import pytest
 from polyopt.frontends.python import parse_function
+from test_compile_work import right_looking_lu as lu
 
 import polyopt
 from polyopt.analysis.dependences import analyze
@@ -34,15 +35,6 @@ def two_nests(A, B, C):
         C[i] = 0.0
         for j in range(n):
             C[i] += B[j, i]
-
-
-def lu(A):
-    n = A.shape[0]
-    for k in range(n):
-        for i in range(k + 1, n):
-            A[i, k] /= A[k, k]
-            for j in range(k + 1, n):
-                A[i, j] -= A[i, k] * A[k, j]
 
 
 def jacobi(A, B, steps):
