@@ -21,8 +21,11 @@ from test_compile_work import right_looking_lu as lu
 import polyopt
 from polyopt.analysis.dependences import analyze
 from polyopt.analysis.legality import is_legal, violations
+from polyopt.analysis.time_maps import time_map
 from polyopt.analysis.timeline import timeline
-from polyopt.model.schedule_tree import Sequence
+from polyopt.model import isl_text
+from polyopt.model.aff import Lin, floordiv
+from polyopt.model.schedule_tree import Sequence, flat_vectors
 from polyopt.model.scop import Scop
 
 
@@ -145,3 +148,27 @@ def test_value_based_flows_on_the_tree_schedule_are_the_flat_ones(fn):
                         mine = mine.union(isl.UnionMap.from_map(d.relation))
                 expected = _flat_dataflow(scop, r, writes)
                 assert mine.is_equal(expected), r.tag
+
+
+@pytest.mark.parametrize("fn", [two_nests, lu, jacobi, gemm])
+def test_time_maps_are_the_parsed_ones(fn):
+    """Built through isl's API, constraint for constraint the maps isl parses from text
+    (the scheduled trees have tile loops: floor divisions)."""
+    for scop, tree in _trees(fn):
+        for stmt, vec in flat_vectors(tree).items():
+            s = scop.statement(stmt)
+            for n in range(len(vec) + 1):
+                exprs = tuple(vec[:n])
+                built = time_map(scop.params, stmt, s.iterators, exprs)
+                parsed = isl_text.make_map(scop.params, stmt, s.iterators, "", exprs)
+                assert str(built) == str(parsed)
+                assert built.is_equal(parsed)
+
+
+def test_time_map_of_parameters_constants_and_nested_divisions():
+    i, j, n = Lin.var("i"), Lin.var("j"), Lin.var("n")
+    exprs = (Lin.constant(3), i.scale(-2) + n + Lin.constant(-1),
+             floordiv(floordiv(i + j.scale(3), 4) + n, 2), Lin.constant(0))
+    built = time_map(("n", "m"), "S7", ("i", "j"), exprs)
+    parsed = isl_text.make_map(("n", "m"), "S7", ("i", "j"), "", exprs)
+    assert str(built) == str(parsed) and built.is_equal(parsed)

@@ -12,6 +12,7 @@ from functools import cached_property, partial
 import islpy as isl
 
 from polyopt.analysis.identity_memo import IdentityMemo
+from polyopt.analysis.time_maps import time_map
 from polyopt.model import isl_text, names
 from polyopt.model.aff import Lin
 from polyopt.model.schedule_tree import Node, Position, flat_vectors, loop_positions, to_isl
@@ -74,7 +75,7 @@ class Timeline:
 
     def _new_stmt_map(self, stmt: str, exprs: tuple[Lin, ...]) -> isl.Map:
         s = self.scop.statement(stmt)
-        return isl_text.make_map(self.scop.params, stmt, s.iterators, "", exprs).intersect_domain(s.domain)
+        return time_map(self.scop.params, stmt, s.iterators, exprs).intersect_domain(s.domain)
 
     @cached_property
     def schedule(self) -> isl.UnionMap:
