@@ -108,10 +108,11 @@ def measure(child: Path, layout: Path | None, suite: str, name: str) -> float:
 
 def main() -> None:
     from examples.polybench import KERNELS
+    from examples.polybench_numpy import KERNELS as NUMPY_STYLE
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("kernels", nargs="*", help="kernels, or the fuzzer's seeds "
-                        "(default: every PolyBench kernel and the LU; seeds 1000-1007)")
+    parser.add_argument("kernels", nargs="*", help="kernels, or the fuzzer's seeds (default: "
+                        "the suite's kernels, and the LU with the loops; seeds 1000-1007)")
     parser.add_argument("--base", required=True, help="the earlier commit (any git revision)")
     parser.add_argument("--new", default=None,
                         help="the later commit (default: the installed polyopt)")
@@ -120,8 +121,9 @@ def main() -> None:
                         choices=("polybench", "polybench-numpy", "fuzz"))
     opts = parser.parse_args()
     if not opts.kernels:
-        opts.kernels = ([str(seed) for seed in range(1000, 1008)] if opts.suite == "fuzz"
-                        else [*sorted(KERNELS), LU])
+        opts.kernels = {"fuzz": [str(seed) for seed in range(1000, 1008)],
+                        "polybench-numpy": sorted(NUMPY_STYLE),
+                        "polybench": [*sorted(KERNELS), LU]}[opts.suite]
     with tempfile.TemporaryDirectory(prefix="polyopt-ab-") as tmp:
         layout = export(opts.base, Path(tmp) / "base")
         later = export(opts.new, Path(tmp) / "new") if opts.new else None

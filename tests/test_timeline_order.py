@@ -25,7 +25,7 @@ from polyopt.analysis.time_maps import time_map
 from polyopt.analysis.timeline import timeline
 from polyopt.model import isl_text
 from polyopt.model.aff import Lin, floordiv
-from polyopt.model.schedule_tree import Sequence, flat_vectors
+from polyopt.model.schedule_tree import Sequence, flat_vectors, loops
 from polyopt.model.scop import Scop
 
 
@@ -172,3 +172,22 @@ def test_time_map_of_parameters_constants_and_nested_divisions():
     built = time_map(("n", "m"), "S7", ("i", "j"), exprs)
     parsed = isl_text.make_map(("n", "m"), "S7", ("i", "j"), "", exprs)
     assert str(built) == str(parsed) and built.is_equal(parsed)
+
+
+@pytest.mark.parametrize("fn", [two_nests, lu, jacobi, gemm])
+def test_carries_a_pair_as_the_whole_loop_would(fn):
+    """A relation's carried part, from its two statements' equal-prefix maps, is the part
+    the loop's whole equal-prefix relations give."""
+    for scop, tree in _trees(fn):
+        tl = timeline(scop, tree)
+        deps = analyze(scop)
+        for dim, _ in loops(tree):
+            inside = set(tl.positions[dim.loop_id].statements)
+            for d in deps.memory:
+                if not {d.source.statement, d.sink.statement} <= inside:
+                    continue
+                rel = isl.UnionMap.from_map(d.relation)
+                whole = rel.intersect(tl.same_prefix(dim.loop_id, False)).subtract(
+                    tl.same_prefix(dim.loop_id, True))
+                assert tl.carries(d.relation, dim.loop_id).is_equal(whole)
+                assert tl.carries(rel, dim.loop_id).is_equal(whole)

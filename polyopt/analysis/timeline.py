@@ -32,6 +32,8 @@ _respected: IdentityMemo[bool] = IdentityMemo(4096)
 # same_prefix per (scop, the loop's statements and their time vectors down to it): a
 # candidate tree keeps most loops' prefixes, and each is an isl composition
 _same_prefixes: IdentityMemo[isl.UnionMap] = IdentityMemo(2048)
+# a statement pair's piece of same_prefix, per the two statements' prefix maps
+_same_pairs: IdentityMemo[isl.Map] = IdentityMemo(4096)
 # Timeline.carries per (relation, the two same_prefix maps), shared like them
 _carried: IdentityMemo[isl.UnionMap] = IdentityMemo(8192)
 # the lexicographic order on time vectors, per scop, width and strictness
@@ -203,17 +205,40 @@ class Timeline:
 
     def carries(self, relation: isl.UnionMap | isl.Map, loop_id: str) -> isl.UnionMap:
         """The part of a dependence relation that ``loop_id`` carries."""
+        if isinstance(relation, isl.Map):
+            return self._carries_pair(relation, loop_id)
         out_, in_ = self.same_prefix(loop_id, False), self.same_prefix(loop_id, True)
 
         def compute() -> isl.UnionMap:
-            rel = (relation if isinstance(relation, isl.UnionMap)
-                   else isl.UnionMap.from_map(relation))
-            outer = rel.intersect(out_)
+            outer = relation.intersect(out_)
             if outer.is_empty():
                 return outer
             return outer.subtract(in_)
 
         return _carried.get((relation, out_, in_), compute)
+
+    def _carries_pair(self, relation: isl.Map, loop_id: str) -> isl.UnionMap:
+        """:meth:`carries` of one statement pair's relation, against that pair's piece of
+        the loop's equal-prefix relations only (the loop's whole ones pair every two
+        statements inside it)."""
+        out_, in_ = (self._same_pair(relation, loop_id, inclusive) for inclusive in (False, True))
+
+        def compute() -> isl.UnionMap:
+            outer = relation.intersect(out_)
+            if outer.is_empty():
+                return isl.UnionMap.from_map(outer)
+            return isl.UnionMap.from_map(outer.subtract(in_))
+
+        return _carried.get((relation, out_, in_), compute)
+
+    def _same_pair(self, relation: isl.Map, loop_id: str, inclusive: bool) -> isl.Map:
+        """Instance pairs of ``relation``'s two statements that agree on every schedule
+        dimension above ``loop_id`` (and on it when ``inclusive``)."""
+        length = self.positions[loop_id].depth + (1 if inclusive else 0)
+        at_src, at_dst = (self._stmt_map(stmt, tuple(self.vectors[stmt][:length]))
+                          for stmt in (names.in_tuple_name(relation),
+                                       names.out_tuple_name(relation)))
+        return _same_pairs.get((at_src, at_dst), lambda: at_src.apply_range(at_dst.reverse()))
 
     def loop_exprs(self, loop_id: str, stmt: str) -> Lin:
         return self.vectors[stmt][self.positions[loop_id].depth]
