@@ -249,6 +249,8 @@ _pair_memory: IdentityMemo[isl.Map | None] = IdentityMemo(4096)
 
 def _memory_dependence(src: Access, dst: Access, before: isl.Map) -> isl.Map | None:
     """The instance pairs of ``src`` then ``dst`` on one element (None: there are none)."""
+    if before.plain_is_empty():  # dst's statement runs before src's, in another nest
+        return None
     dep = src.relation.apply_range(dst.relation.reverse()).intersect(before)
     return None if dep.is_empty() else coalesce(dep)
 

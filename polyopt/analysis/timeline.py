@@ -155,7 +155,10 @@ class Timeline:
         source strictly first in this schedule."""
         at_src, at_dst, strict = self._pair(names.in_tuple_name(relation),
                                             names.out_tuple_name(relation))
-        order = self._lex(at_src.dim(isl.dim_type.out), strict)
+        width = at_src.dim(isl.dim_type.out)
+        if width == 0:  # a sequence orders the two statements, whatever their instances
+            return not strict or relation.is_empty()
+        order = self._lex(width, strict)
         return _respected.get((relation, at_src, at_dst), lambda: relation.apply_domain(
             at_src).apply_range(at_dst).is_subset(order), strict)
 
