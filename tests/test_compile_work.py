@@ -21,6 +21,7 @@ from polyopt.analysis.dependences import analyze
 from polyopt.analysis.timeline import timeline
 from polyopt.model.schedule_tree import loops
 from polyopt.scheduler import register_tiling
+from polyopt.transforms.split import split_full_tiles
 
 
 def right_looking_lu(A):
@@ -96,3 +97,37 @@ def test_candidate_trees_share_the_relations_of_the_loops_they_keep():
     # what is shared is still each tree's answer: k carries gemm's reduction on C
     k_loop = [dim.loop_id for dim, _ in loops(tree)][-1]
     assert any(not first.carries(d.relation, k_loop).is_empty() for d in deps.memory)
+
+
+def two_matmuls(D, T, A, B, C):
+    for i in range(T.shape[0]):
+        for j in range(T.shape[1]):
+            T[i, j] = 0.0
+            for k in range(A.shape[1]):
+                T[i, j] += A[i, k] * B[k, j]
+    for i in range(D.shape[0]):
+        for j in range(D.shape[1]):
+            D[i, j] = 0.0
+            for k in range(T.shape[1]):
+                D[i, j] += T[i, k] * C[k, j]
+
+
+def test_a_split_scop_recomputes_only_the_pairs_it_changed(monkeypatch):
+    """Register tiling splits a statement and analyses the split program: the pairs of
+    statements it kept reuse their dependences (3mm: three splits and a packing)."""
+    scop = parse_function(two_matmuls, None)
+    first = analyze(scop)
+    split_stmt = scop.statements[1].name
+    i, j = scop.statements[1].iterators[:2]
+    split = split_full_tiles(scop, scop.schedule, split_stmt, {i: 4, j: 4})
+    assert split is not None
+    computed = _counting(monkeypatch, dependences, "_memory_dependence")
+    second = analyze(split[0])
+    parts = {f"{split_stmt}f", f"{split_stmt}r"}
+    assert computed and all(src.statement in parts or dst.statement in parts
+                            for src, dst, _ in computed)
+    kept = {(d.source.tag, d.sink.tag): d.relation for d in first.memory
+            if split_stmt not in (d.source.statement, d.sink.statement)}
+    again = {(d.source.tag, d.sink.tag): d.relation for d in second.memory
+             if not parts & {d.source.statement, d.sink.statement}}
+    assert kept.keys() == again.keys() and all(kept[k] is again[k] for k in kept)

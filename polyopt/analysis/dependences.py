@@ -17,10 +17,11 @@ import enum
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 
 import islpy as isl
 
+from polyopt.analysis.identity_memo import IdentityMemo
 from polyopt.analysis.reductions import Reduction, reductions
 from polyopt.analysis.timeline import Timeline, timeline
 from polyopt.model import isl_text, names
@@ -226,17 +227,32 @@ def _analyze(scop: Scop) -> Dependences:
             for dst in accs:
                 if not (src.is_write or dst.is_write):
                     continue
-                rel = src.relation.apply_range(dst.relation.reverse())
                 # only this pair's piece of the program's order: the whole of it costs
                 # a lex_lt per pair of statements, most of which share no array
-                dep = rel.intersect(tl.before(src.statement, dst.statement))
-                if dep.is_empty():
+                before = tl.before(src.statement, dst.statement)
+                dep = _pair_memory.get((src.relation, dst.relation, before),
+                                       partial(_memory_dependence, src, dst, before))
+                if dep is None:
                     continue
                 kind = DepKind.OUTPUT if src.is_write and dst.is_write else (
                     DepKind.FLOW if src.is_write else DepKind.ANTI)
-                memory.append(build.dependence(kind, False, src, dst, coalesce(dep)))
+                memory.append(build.dependence(kind, False, src, dst, dep))
     return Dependences(scop, tuple(memory), reds,
                        lambda r: _dataflow(scop, tl, memory, build, r))
+
+
+# The memory dependence of a pair of accesses, per (their relations, the order between
+# their statements): a split or packed scop keeps the other statements' accesses and
+# (timeline.before) their order, so its analysis recomputes only the pairs it changed
+_pair_memory: IdentityMemo[isl.Map | None] = IdentityMemo(4096)
+
+
+def _memory_dependence(src: Access, dst: Access, before: isl.Map) -> isl.Map | None:
+    """The instance pairs of ``src`` then ``dst`` on one element (None: there are none)."""
+    if before.plain_is_empty():  # dst's statement runs before src's, in another nest
+        return None
+    dep = src.relation.apply_range(dst.relation.reverse()).intersect(before)
+    return None if dep.is_empty() else coalesce(dep)
 
 
 def _dataflow(scop: Scop, tl: Timeline, memory: list[Dependence], build: _Builder,
@@ -273,11 +289,10 @@ def _isl_dataflow(scop: Scop, tl: Timeline, r: Access,
     for w in {d.source.tag: d.source for d in into}.values():
         sources = sources.union(isl.UnionMap.from_map(w.relation))
         involved = involved.union(isl.UnionSet.from_set(scop.statement(w.statement).domain))
-    # A schedule tree: with `set_schedule_map`, isl's dataflow fails on more strided nests
-    order = isl.MultiUnionPwAff.from_union_map(tl.schedule.intersect_domain(involved))
+    # A schedule tree: with `set_schedule_map`, isl's dataflow fails on more strided nests;
+    # and the tree's own (sequences apart) is several times faster than one flat band
     info = isl.UnionAccessInfo.from_sink(isl.UnionMap.from_map(r.relation))
-    info = info.set_must_source(sources).set_schedule(
-        isl.Schedule.from_domain(involved).insert_partial_schedule(order))
+    info = info.set_must_source(sources).set_schedule(tl.tree_schedule.intersect_domain(involved))
     result = info.compute_flow()
     return result.get_must_dependence(), not result.get_must_no_source().is_empty()
 

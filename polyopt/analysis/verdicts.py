@@ -23,6 +23,7 @@ import islpy as isl
 
 from polyopt.analysis.dependences import Dependence, Dependences, DepKind
 from polyopt.analysis.identity_memo import IdentityMemo
+from polyopt.analysis.iteration_flows import stay_by_memory
 from polyopt.analysis.timeline import Timeline, timeline
 from polyopt.model.isl_budget import coalesce
 from polyopt.model.schedule_tree import Band, LoopDim, Node, loops
@@ -135,9 +136,16 @@ def _verdict(scop: Scop, deps: Dependences, tl: Timeline, dim: LoopDim, innermos
              original: bool) -> LoopVerdict:
     loop_id = dim.loop_id
     inside = set(tl.positions[loop_id].statements)
+    # a pair of statements with three or more dependences (a reduction's flow, anti and
+    # output) that the loop does not carry together is done with one question instead
+    # of one per dependence; for fewer, the extra question costs more than it saves
+    pairs = {pair for pair, (union, group) in deps.memory_by_pair.items()
+             if pair[0] in inside and pair[1] in inside
+             and (original or len(group) <= 2
+                  or not tl.carries(union, loop_id).is_empty())}
     carried = [
         d for d in deps.memory
-        if d.source.statement in inside and d.sink.statement in inside
+        if (d.source.statement, d.sink.statement) in pairs
         and _carried(tl, d, loop_id, original)
     ]
     private, firstprivate = _privatizable(scop, deps, tl, loop_id, inside, original)
@@ -231,6 +239,9 @@ def _privatizable(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str, ins
 
 def flows_stay(deps: Dependences, tl: Timeline, array: str, loop_id: str) -> bool:
     """Every value-based flow on ``array`` stays inside one iteration of ``loop_id``."""
+    known = stay_by_memory(deps, tl, array, loop_id)
+    if known is not None:
+        return known
     same_iter = tl.same_prefix(loop_id, inclusive=True)
     return all(isl.UnionMap.from_map(d.relation).is_subset(same_iter)
                for d in deps.flow_on(array))
@@ -292,7 +303,9 @@ def _private_array(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
     """
     if not _may_be_covered(scop, deps, tl, loop_id, inside, x, original):
         return False  # decided without isl's dataflow, which can take seconds here
-    flows = [d for d in deps.flow_on(x) if d.sink.statement in inside]
+    # a scratch array's flows all stay in one iteration (flows_stay): none comes from
+    # outside the loop or from another iteration
+    flows = [] if scratch else [d for d in deps.flow_on(x) if d.sink.statement in inside]
     if any(d.source.statement not in inside or _carried(tl, d, loop_id, original)
            for d in flows):
         return False
