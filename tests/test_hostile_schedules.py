@@ -100,26 +100,3 @@ def test_tune_load_takes_the_json_text(tmp_path) -> None:
     with pytest.raises(ValueError):
         polyopt.tune.load("{not json", kernel)
 
-
-def strided_transpose_copy(n, A, B):
-    for i in range(1, n, 3):
-        for j in range(i, -1, -2):
-            B[i, j] = A[i, j]
-            A[j, i] = 1.0
-
-
-@pytest.mark.xfail(strict=True, reason="isl's AST generator (islpy 2026.2.2) drops iterations: "
-                   "for the domain { S[i, j] : (i - 1) mod 3 = 0 and (2 + i + 3j) mod 6 = 0 "
-                   "and 0 < i < n and 0 <= j <= i } and the schedule [floor(i/2), floor(-j/3), "
-                   "i, -j] (a legal 2 x 3 tiling of a step-3 loop around a step -2 one) its C "
-                   "runs 112 of the 176 instances for n = 45, with every AST build option and "
-                   "as one band or four; other sizes (24 of 25 tried) are right. Tiling strided "
-                   "loops by multiples of their steps would avoid this case, not the bug")
-def test_tiling_strided_loops_runs_every_iteration() -> None:
-    A0 = np.fromfunction(lambda i, j: (i * 13 + j * 7) % 11, (50, 50))
-    B0 = np.fromfunction(lambda i, j: (i * 3 + j) % 5 - 2.0, (50, 50))
-    want_a, want_b = A0.copy(), B0.copy()
-    strided_transpose_copy(45, want_a, want_b)
-    got_a, got_b = A0.copy(), B0.copy()
-    polyopt.jit(strided_transpose_copy, tile=(2, 3), parallel=False)(45, got_a, got_b)
-    assert np.array_equal(got_a, want_a) and np.array_equal(got_b, want_b)
