@@ -28,6 +28,14 @@ from polyopt.model.errors import CompileError, warn_user
 DEFAULT_CFLAGS = "-O3 -march=native -fopenmp"
 # Always added: a shared library, and float flags that change no result (no errno
 # from math functions, no traps) but let gcc vectorize calls such as exp.
+# strict_fp: no fused multiply-add (`a*b - c` rounds as Python's does), and every call of
+# a transcendental function stays a call of the C library, which CPython's math module
+# calls too: gcc folds one with constant arguments correctly rounded (expm1(1.0) ends in
+# ...453 where glibc's gives ...45) and makes `pow(x, 2.0)` the exactly rounded `x * x`
+_FOLDED = ("exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan atan2 sinh cosh "
+           "tanh asinh acosh atanh erf erfc lgamma tgamma hypot pow cbrt").split()
+STRICT_FP_FLAGS = ("-ffp-contract=off",
+                   *(f"-fno-builtin-{fn}{suffix}" for fn in _FOLDED for suffix in ("", "f")))
 REQUIRED_FLAGS = ("-shared", "-fPIC", "-std=gnu11", "-fno-math-errno", "-fno-trapping-math")
 FORMAT_VERSION = "1"
 

@@ -56,7 +56,8 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
     ``vector_math``: float32 results of ``exp``/``log``/``sin``/``cos`` (computed in
     float64, as Python does) may use glibc's vector variants; off under ``strict_fp``.
     ``libm_square``: a float ``x ** 2`` calls ``pow`` as CPython does, not ``x * x``
-    (``strict_fp``; the build passes ``-fno-builtin-pow`` so that gcc does not fold it).
+    (``strict_fp``; the build passes ``-fno-builtin-pow`` so that gcc does not fold it:
+    ``build.STRICT_FP_FLAGS``).
     """
     args = c_args(scop)
     ret = None

@@ -256,9 +256,7 @@ class Kernel:
 
     def _extra_flags(self) -> tuple[str, ...]:
         if self.options.strict_fp:
-            # no fused multiply-add either: `a*b - c` must round like Python's; and
-            # `pow(x, 2.0)` stays libm's pow, as in CPython, not gcc's `x * x`
-            return ("-ffp-contract=off", "-fno-builtin-pow", "-fno-builtin-powf")
+            return build.STRICT_FP_FLAGS
         return ("-ffast-math",) if self.options.fastmath else ()
 
     def _rebind(self) -> None:
