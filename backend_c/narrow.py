@@ -68,6 +68,11 @@ static inline _Float16 polyopt_mod_f16(_Float16 a, _Float16 b) { return (_Float1
 static inline _Float16 polyopt_min_f16(_Float16 a, _Float16 b) { return b < a ? b : a; }
 static inline _Float16 polyopt_max_f16(_Float16 a, _Float16 b) { return b > a ? b : a; }
 static inline _Float16 polyopt_square_f16(_Float16 a) { return (_Float16)((float)a * (float)a); }
+/* np.maximum/np.minimum (so np.max/np.min): a NaN operand is the result, as in prelude.py */
+static inline _Float16 polyopt_maximum_f16(_Float16 a, _Float16 b)
+{ return (a != a || b != b) ? (_Float16)((float)a + (float)b) : (b > a ? b : a); }
+static inline _Float16 polyopt_minimum_f16(_Float16 a, _Float16 b)
+{ return (a != a || b != b) ? (_Float16)((float)a + (float)b) : (b < a ? b : a); }
 """
 
 _WIDE = frozenset({DType.INT32, DType.INT64, DType.FLOAT32, DType.FLOAT64})
