@@ -74,3 +74,21 @@ def test_plane_into_a_row_is_refused_at_the_statement(rng) -> None:
 def test_row_where_an_element_is_needed_is_still_a_call_error() -> None:
     with pytest.raises(polyopt.ArgumentTypeError, match="has 2 dimension"):
         polyopt.jit(doubled)(np.zeros((2, 2)), np.zeros(2))
+
+
+def returned_row(A, i):
+    return A[i]
+
+
+def returned_row_arithmetic(A):
+    return A[1] * 2.0 + A[0]
+
+
+def test_a_returned_row_is_a_new_array(A) -> None:
+    """``return A[i]`` of a 2-D ``A`` was refused as a call error (it counted as a 1-D
+    use of ``A``); it returns the row, as NumPy does (a copy, not a view)."""
+    for fn, args in ((returned_row, (A, 2)), (returned_row_arithmetic, (A,)),
+                     (returned_row, (np.arange(24).reshape(2, 3, 4), 1))):
+        want, got = fn(*args), polyopt.jit(fn)(*args)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got, want)
