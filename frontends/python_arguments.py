@@ -84,6 +84,7 @@ def _view_contexts(fdef: ast.FunctionDef, ndims: dict[str, int]) -> set[int]:
     for n in ast.walk(fdef):
         if isinstance(n, (ast.Assign, ast.AugAssign)):
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            targets = [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
             if any(_is_view(t, ndims) for t in targets):
                 mark(n)
         elif isinstance(n, ast.Call) or isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
