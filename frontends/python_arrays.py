@@ -32,6 +32,7 @@ from polyopt.frontends.python_array_values import (
     stretched,
     transposed,
 )
+from polyopt.frontends.python_array_views import view_base, written
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_symbols import ArrayInfo
 from polyopt.frontends.refusal import NotAffine
@@ -120,6 +121,13 @@ class ArrayLowering:
                             "new name only once, at the top level of the function (write "
                             f"`{target.id}[:] = ...` to update it)")
         param_only(value.dims, self.symbols.params, target)
+        base = view_base(st.value, self.symbols.arrays) if isinstance(st, ast.Assign) else None
+        if base is not None and written(self.symbols.facts.src.tree) & {base, target.id}:
+            raise NotAffine(st.value, f"`{target.id} = {ast.unparse(st.value)}`", f"is a view "
+                            f"of `{base}` in NumPy (they share memory), and the function writes "
+                            f"`{base}` or `{target.id}`: polyopt would give `{target.id}` a copy; "
+                            f"write `{target.id} = {ast.unparse(st.value)}.copy()` for a copy, "
+                            f"or use `{ast.unparse(st.value)}` where `{target.id}` is used")
         ivs = self.emit.ivs(value.rank)
         vtype = self.emit.type_of(value.element(tuple(Lin.var(i) for i in ivs)), ivs)
         dtype = vtype.dtype
