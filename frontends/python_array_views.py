@@ -13,8 +13,18 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
-from polyopt.frontends.python_array_index import parts
 from polyopt.frontends.python_symbols import ArrayInfo
+
+
+def parts(node: ast.expr) -> tuple[str | None, list[ast.expr]]:
+    """``A[i][1:]``: ``("A", [i, 1:])``; None for a subscript of something else."""
+    idx: list[ast.expr] = []
+    cur = node
+    while isinstance(cur, ast.Subscript):
+        sl = cur.slice
+        idx = (list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]) + idx
+        cur = cur.value
+    return (cur.id if isinstance(cur, ast.Name) else None), idx
 
 
 def view_base(node: ast.expr, arrays: Mapping[str, ArrayInfo]) -> str | None:

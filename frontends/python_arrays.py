@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 from polyopt.frontends.python_array_calls import ArrayCalls
-from polyopt.frontends.python_array_index import ArrayIndexing, is_ellipsis, parts
+from polyopt.frontends.python_array_index import ArrayIndexing, is_ellipsis
 from polyopt.frontends.python_array_nests import Emitter, param_only
 from polyopt.frontends.python_array_values import (
     ArrayValue,
@@ -32,7 +32,7 @@ from polyopt.frontends.python_array_values import (
     stretched,
     transposed,
 )
-from polyopt.frontends.python_array_views import view_base, written
+from polyopt.frontends.python_array_views import parts, view_base, written
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_symbols import ArrayInfo
 from polyopt.frontends.refusal import NotAffine

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
+from polyopt.frontends.python_array_views import view_base
 from polyopt.frontends.python_environment import Environment
 from polyopt.frontends.python_names import local_names
 from polyopt.frontends.python_source import FunctionSource, function_source
@@ -149,6 +150,11 @@ def inline_statements(helper: Helper, call: ast.Call, caller: FunctionFacts,
     for p, arg in zip(helper.params, call.args, strict=True):
         if isinstance(arg, ast.Name) and arg.id in arrays:
             names[p] = arg.id
+        elif view_base(arg, arrays) is not None:
+            raise NotAffine(arg, f"call to {helper.name}()", f"{_at(helper)}: passes "
+                            f"`{ast.unparse(arg)}`, a view of an array, to a helper called "
+                            "as a statement, which writes through its parameters in NumPy; "
+                            "pass the whole array (and the bounds as arguments)")
         elif p not in rebound and _fixed(arg):
             values[p] = arg  # a size or a constant: still a bound inside (`range(n)`)
         else:

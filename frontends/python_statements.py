@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from polyopt.frontends.python_array_index import parts
+from polyopt.frontends.python_array_views import parts
 from polyopt.frontends.python_arrays import ArrayLowering
 from polyopt.frontends.python_bindings import Bindings, allocation_kind
 from polyopt.frontends.python_choices import follow_cpython

@@ -102,3 +102,27 @@ def test_a_size_in_a_subscript_is_affine(fn, check, rng) -> None:
     """``x[x.shape[0] - 1 - i]`` was refused as an indirect subscript ("reads an
     array"): ``x.shape[0]`` is a size, as it is in a loop bound."""
     check(polyopt.jit(fn), rng.random(6), np.zeros(6))
+
+
+def fill(a, v):
+    for i in range(a.shape[0]):
+        a[i] = v
+
+
+def fill_tail(x):
+    fill(x[1:], 5.0)
+
+
+def fill_row(A):
+    fill(A[1], 2.0)
+
+
+@pytest.mark.parametrize(("fn", "arg"), [(fill_tail, np.arange(4.0)),
+                                         (fill_row, np.arange(6.0).reshape(2, 3))])
+def test_a_view_passed_to_a_statement_helper_is_refused_at_the_call(fn, arg) -> None:
+    """NumPy's helper writes through the view; the message named the helper's renamed
+    parameter (``new array `_fill_a`: ... assigned ... only once``, ```_fill_a.shape`:
+    '_fill_a' is not an array``)."""
+    with pytest.raises(polyopt.UnsupportedError, match="a view of an array") as info:
+        polyopt.jit(fn)(arg)
+    assert "_fill_a" not in str(info.value)
