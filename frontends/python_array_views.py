@@ -62,8 +62,9 @@ def _innermost(node: ast.Subscript) -> ast.expr:
 
 
 def written(fdef: ast.FunctionDef) -> set[str]:
-    """The arrays (and locals) the function writes: assignment targets' base names, and
-    names passed to a helper called as a statement (it may write them)."""
+    """The arrays (and locals) the function writes: assignment targets' base names, names
+    updated in place (``x += 1``), and names passed to a helper called as a statement (it
+    may write them)."""
     out: set[str] = set()
     for n in ast.walk(fdef):
         targets: list[ast.expr] = []
@@ -75,7 +76,9 @@ def written(fdef: ast.FunctionDef) -> set[str]:
             out.update(a.id for a in n.value.args if isinstance(a, ast.Name))
         for t in targets:
             for e in t.elts if isinstance(t, ast.Tuple) else [t]:
-                if isinstance(e, ast.Subscript):
+                if isinstance(n, ast.AugAssign) and isinstance(e, ast.Name):
+                    out.add(e.id)  # `x += 1` on an array updates it in place
+                elif isinstance(e, ast.Subscript):
                     name = parts(e)[0]
                     if name is not None:
                         out.add(name)

@@ -87,3 +87,26 @@ def test_copies_and_unwritten_views_compile(fn, make) -> None:
     assert np.array_equal(want, got)
     for w, g in zip(want_args, got_args, strict=True):
         assert np.array_equal(w, g)
+
+
+def view_then_update_in_place(x):
+    t = x[1:]  # in place
+    x += 1.0
+    return t * 1
+
+
+def update_the_view_in_place(x):
+    t = x[::2]  # view updated
+    t += 1.0
+    return np.sum(x)
+
+
+@pytest.mark.parametrize(("fn", "marker", "words"), [
+    (view_then_update_in_place, "in place", "is a view of"),
+    # a new local updated in place is assigned twice: refused as such before the view
+    (update_the_view_in_place, "view updated", "assigned to a new name only once"),
+])
+def test_an_in_place_update_counts_as_a_write(fn, marker, words) -> None:
+    with pytest.raises(polyopt.UnsupportedError, match=words) as info:
+        polyopt.jit(fn)(np.arange(4.0))
+    assert info.value.lineno == _line(marker)
