@@ -121,18 +121,24 @@ class ArrayLowering:
                             "new name only once, at the top level of the function (write "
                             f"`{target.id}[:] = ...` to update it)")
         param_only(value.dims, self.symbols.params, target)
-        base = view_base(st.value, self.symbols.arrays) if isinstance(st, ast.Assign) else None
-        if base is not None and written(self.symbols.facts.src.tree) & {base, target.id}:
-            raise NotAffine(st.value, f"`{target.id} = {ast.unparse(st.value)}`", f"is a view "
-                            f"of `{base}` in NumPy (they share memory), and the function writes "
-                            f"`{base}` or `{target.id}`: polyopt would give `{target.id}` a copy; "
-                            f"write `{target.id} = {ast.unparse(st.value)}.copy()` for a copy, "
-                            f"or use `{ast.unparse(st.value)}` where `{target.id}` is used")
+        if isinstance(st, ast.Assign):
+            self._refuse_shared_view(target, st.value)
         ivs = self.emit.ivs(value.rank)
         vtype = self.emit.type_of(value.element(tuple(Lin.var(i) for i in ivs)), ivs)
         dtype = vtype.dtype
         self.symbols.arrays[target.id] = ArrayInfo(
             dtype, value.rank, ArrayKind.TEMPORARY, [d.extents[0] for d in value.dims])
+
+    def _refuse_shared_view(self, target: ast.Name, value: ast.expr) -> None:
+        """``t = x[1:]``: a view of ``x`` in NumPy, a copy here; refused when the function
+        writes either (:mod:`python_array_views`)."""
+        base = view_base(value, self.symbols.arrays)
+        if base is not None and written(self.symbols.facts.src.tree) & {base, target.id}:
+            v, t = ast.unparse(value), target.id
+            raise NotAffine(value, f"`{t} = {v}`", f"is a view of `{base}` in NumPy (they "
+                            f"share memory), and the function writes `{base}` or `{t}`: "
+                            f"polyopt would give `{t}` a copy; write `{t} = {v}.copy()` for a "
+                            f"copy, or use `{v}` where `{t}` is used")
 
     def _fit(self, view: ArrayValue, value: ArrayValue, st: ast.Assign | ast.AugAssign,
              target: ast.expr) -> tuple[Dim, ...]:
