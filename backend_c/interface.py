@@ -15,7 +15,7 @@ from polyopt.backend_c.emit import CKernel
 from polyopt.analysis.bounds import param_limit
 from polyopt.model.aff import FloorDiv, Lin
 from polyopt.model.dtypes import WEAK_INT, DType, ValueType
-from polyopt.model.expr import Binary, Cast, Expr, Name, walk
+from polyopt.model.expr import Binary, Call, Cast, Expr, Name, walk
 from polyopt.model.scop import ScalarKind, Scop
 
 
@@ -180,5 +180,8 @@ def converted_arguments(scop: Scop, dtype: DType) -> tuple[str, ...]:
                 for x, y in ((node.lhs, node.rhs), (node.rhs, node.lhs)):
                     if (n := direct(x, weak)) is not None and y.type == narrow:
                         found.add(n)
+            # np.maximum(u8, k) converts k; max(u8[i], k), a choice, is a Python int
+            elif isinstance(node, Call) and node.fn in ("min", "max") and node.type == narrow:
+                found.update(n for a in node.args if (n := direct(a, weak)) is not None)
     return tuple(sorted(found))
 

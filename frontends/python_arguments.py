@@ -73,7 +73,8 @@ def check_argument_kinds(src: FunctionSource, signature: Signature) -> None:
 def _view_contexts(fdef: ast.FunctionDef, ndims: dict[str, int]) -> set[int]:
     """The subscripts where a row of an array (``A[i]`` of a 2-D ``A``) is array code, as
     NumPy reads it: in a statement that assigns to a view (a slice, or an array indexed
-    by fewer subscripts than its rank), or under a call (``np.sum(A[i])``) or ``@``.
+    by fewer subscripts than its rank), under a call (``np.sum(A[i])``) or ``@``, or
+    returned (``return A[i]``).
     Elsewhere (``y[i] = x[i] * 2.0`` with a 2-D ``x``) the call passed the wrong rank."""
     out: set[int] = set()
 
@@ -83,10 +84,13 @@ def _view_contexts(fdef: ast.FunctionDef, ndims: dict[str, int]) -> set[int]:
     for n in ast.walk(fdef):
         if isinstance(n, (ast.Assign, ast.AugAssign)):
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            targets = [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
             if any(_is_view(t, ndims) for t in targets):
                 mark(n)
         elif isinstance(n, ast.Call) or isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
             mark(n)
+        elif isinstance(n, ast.Return) and n.value is not None:
+            mark(n.value)  # `return A[1]`: the row, a new array
     return out
 
 

@@ -27,6 +27,7 @@ from polyopt.frontends.python_array_values import (
     transposed,
 )
 from polyopt.frontends.python_bindings import DTYPE_SPELLINGS, allocation_kind, named_dtype
+from polyopt.frontends.python_helpers import inline_expression
 from polyopt.frontends.refusal import NotAffine
 
 from polyopt.model.dtypes import DType
@@ -68,6 +69,11 @@ class ArrayCalls:
         if not (self._np(func) and isinstance(func, ast.Attribute)):
             if any(isinstance(a, ast.Starred) for a in node.args):
                 return scalar(node)
+            helper = self.emit.scope.helper_called(node)
+            if helper is not None:  # `def at(a, i): return a[i] * 2` is not elementwise:
+                # inlined first, its array parameters are the arrays passed
+                sym = self.emit.symbols
+                return self.value(inline_expression(helper, node, sym.facts, sym.arrays))
             return self.elementwise(node, list(node.args),
                                     lambda a: ast.Call(func, a, node.keywords), False)
         fn, module = func.attr, func.value

@@ -22,6 +22,7 @@ from polyopt.frontends.python_array_values import (
     subscript,
     transposed,
 )
+from polyopt.frontends.python_array_views import parts
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.refusal import NotAffine
 
@@ -129,17 +130,6 @@ class ArrayIndexing:
         if isinstance(a, MinMax):
             raise NotAffine(node, "min/max subscript", "subscripts must be affine (no min/max)")
         return a
-
-
-def parts(node: ast.expr) -> tuple[str | None, list[ast.expr]]:
-    """``A[i][1:]``: ``("A", [i, 1:])``; None for a subscript of something else."""
-    idx: list[ast.expr] = []
-    cur = node
-    while isinstance(cur, ast.Subscript):
-        sl = cur.slice
-        idx = (list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]) + idx
-        cur = cur.value
-    return (cur.id if isinstance(cur, ast.Name) else None), idx
 
 
 def is_ellipsis(ix: ast.expr) -> bool:

@@ -137,7 +137,9 @@ class Emitter:
             first = iter(kidx)
             start = v.element(tuple(next(first) if d in keep else Lin.constant(0) for d in range(v.rank)))
         else:
-            start = located(ast.Constant(init), at)
+            # a bool matrix product's accumulator stays a bool (False, or-ed into): `0` made
+            # the scalar one an int64 and b @ b counted the pairs
+            start = located(ast.Constant(bool(init) if dtype.is_bool else init), at)
         self.prelude += self.nest(dims, kept, [located(ast.Assign([target(kidx, ast.Store())], start), at)], at)
         if init is None:
             fn = located(ast.Attribute(module, update, ast.Load()), at)

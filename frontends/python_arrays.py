@@ -18,8 +18,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+import numpy as np
 from polyopt.frontends.python_array_calls import ArrayCalls
-from polyopt.frontends.python_array_index import ArrayIndexing, is_ellipsis, parts
+from polyopt.frontends.python_array_index import ArrayIndexing, is_ellipsis
 from polyopt.frontends.python_array_nests import Emitter, param_only
 from polyopt.frontends.python_array_values import (
     ArrayValue,
@@ -31,6 +32,7 @@ from polyopt.frontends.python_array_values import (
     stretched,
     transposed,
 )
+from polyopt.frontends.python_array_views import parts, view_base, written
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_symbols import ArrayInfo
 from polyopt.frontends.refusal import NotAffine
@@ -102,6 +104,8 @@ class ArrayLowering:
         idx = tuple(Lin.var(i) for i in ivs)
         store = view.element(idx)
         rhs = stretched(value, dims)
+        if op is not None:
+            self._check_in_place(store, op, rhs.element(idx), ivs, st)
         if self._overlaps(store, rhs.element(idx)):
             rhs = self.emit.materialize(rhs, st)
         body = [_statement(store, op, rhs.element(idx), st)]
@@ -117,11 +121,24 @@ class ArrayLowering:
                             "new name only once, at the top level of the function (write "
                             f"`{target.id}[:] = ...` to update it)")
         param_only(value.dims, self.symbols.params, target)
+        if isinstance(st, ast.Assign):
+            self._refuse_shared_view(target, st.value)
         ivs = self.emit.ivs(value.rank)
         vtype = self.emit.type_of(value.element(tuple(Lin.var(i) for i in ivs)), ivs)
         dtype = vtype.dtype
         self.symbols.arrays[target.id] = ArrayInfo(
             dtype, value.rank, ArrayKind.TEMPORARY, [d.extents[0] for d in value.dims])
+
+    def _refuse_shared_view(self, target: ast.Name, value: ast.expr) -> None:
+        """``t = x[1:]``: a view of ``x`` in NumPy, a copy here; refused when the function
+        writes either (:mod:`python_array_views`)."""
+        base = view_base(value, self.symbols.arrays)
+        if base is not None and written(self.symbols.facts.src.tree) & {base, target.id}:
+            v, t = ast.unparse(value), target.id
+            raise NotAffine(value, f"`{t} = {v}`", f"is a view of `{base}` in NumPy (they "
+                            f"share memory), and the function writes `{base}` or `{t}`: "
+                            f"polyopt would give `{t}` a copy; write `{t} = {v}.copy()` for a "
+                            f"copy, or use `{v}` where `{t}` is used")
 
     def _fit(self, view: ArrayValue, value: ArrayValue, st: ast.Assign | ast.AugAssign,
              target: ast.expr) -> tuple[Dim, ...]:
@@ -141,6 +158,24 @@ class ArrayLowering:
                                 "shape (a dimension of extent 1 cannot take more)")
             dims[lead + k] = join_dims(cur, dim, st, "array assignment", self.equate)
         return tuple(dims)
+
+    def _check_in_place(self, store: ast.expr, op: ast.operator, value: ast.expr,
+                        ivs: tuple[str, ...], st: ast.stmt) -> None:
+        """``A op= value`` on arrays is NumPy's ufunc with ``out=A``, which casts the result
+        back with the ``same_kind`` rule: ``k += 1.5`` on an int array raises UFuncTypeError
+        (where ``k[i] += 1.5`` on one element truncates), so it is refused here too."""
+        if isinstance(op, ast.MatMult):  # elementwise lowering would multiply elements
+            raise NotAffine(st, "`@=`", "an in-place matrix product is not supported; write "
+                            "`A[:] = A @ B` (the right-hand side is read first)")
+        target = self.emit.type_of(store, ivs).dtype
+        result = self.emit.type_of(located(ast.BinOp(store, op, value), st), ivs).dtype
+        if not np.can_cast(np.dtype(result.value), np.dtype(target.value), "same_kind"):
+            assert isinstance(st, ast.AugAssign)
+            a = ast.unparse(st.target) + ("[:]" if isinstance(st.target, ast.Name) else "")
+            raise NotAffine(st, f"`{ast.unparse(st)}`", f"computes {result.value} values that "
+                            f"NumPy does not cast back to the {target.value} array in place "
+                            f"(it raises UFuncTypeError); write `{a} = {a} "
+                            f"{_OPS[type(op)]} {ast.unparse(st.value)}` to convert them")
 
     def _overlaps(self, store: ast.expr, rhs: ast.expr) -> bool:
         """The right-hand side reads the target array anywhere but the element written."""
@@ -209,6 +244,12 @@ class ArrayLowering:
                 if name in sym.arrays and len(idx) < sym.arrays[name].rank:
                     return True
         return False
+
+
+_OPS: dict[type[ast.operator], str] = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+    ast.LShift: "<<", ast.RShift: ">>"}
 
 
 def _unchanged(out: list[ast.stmt], st: ast.Assign | ast.AugAssign) -> bool:

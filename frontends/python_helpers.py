@@ -9,13 +9,15 @@ argument where the parameter is read is evaluating it once)::
         return x * x        ->     y[i] = A[i] * A[i] + 1.0
 
 A helper called as a statement has its statements inlined: an array parameter becomes
-the array passed, a scalar one the argument, and its own variables and scalar parameters get fresh names, the arguments assigned first
-(evaluated once, at the call)::
+the array passed; a scalar one the argument itself when that is a name, a constant or a
+size the helper cannot change (``n``, ``x.shape[0]``: a loop bound stays affine), else a
+fresh variable assigned the argument first (evaluated once, at the call); its own
+variables get fresh names::
 
-    def axpy(a, x, y):             _axpy_a = 2.0
-        for i in range(x.shape[0]):    for _axpy_i in range(x.shape[0]):
+    def axpy(a, x, y, n):          _axpy_a = A[0, 0]
+        for i in range(n):             for _axpy_i in range(x.shape[0]):
             y[i] += a * x[i]               y[_axpy_i] += _axpy_a * x[_axpy_i]
-    axpy(2.0, x, y)         ->
+    axpy(A[0, 0], x, y, x.shape[0])  ->
 
 Every node inlined takes the call's position: a problem in a helper is reported at the
 call, naming the helper and its line.  Recursion, direct or not, is refused when the
@@ -32,6 +34,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
+from polyopt.frontends.python_array_views import view_base
 from polyopt.frontends.python_environment import Environment
 from polyopt.frontends.python_names import local_names
 from polyopt.frontends.python_source import FunctionSource, function_source
@@ -142,14 +145,48 @@ def inline_statements(helper: Helper, call: ast.Call, caller: FunctionFacts,
     own = set(local_names(helper.src.tree)) - set(helper.params)
     names: dict[str, str] = {n: fresh(f"_{helper.name}_{n}") for n in sorted(own)}
     first: list[ast.stmt] = []
+    values: dict[str, ast.expr] = {}
+    rebound = _assigned(body)
     for p, arg in zip(helper.params, call.args, strict=True):
         if isinstance(arg, ast.Name) and arg.id in arrays:
             names[p] = arg.id
+        elif view_base(arg, arrays) is not None:
+            raise NotAffine(arg, f"call to {helper.name}()", f"{_at(helper)}: passes "
+                            f"`{ast.unparse(arg)}`, a view of an array, to a helper called "
+                            "as a statement, which writes through its parameters in NumPy; "
+                            "pass the whole array (and the bounds as arguments)")
+        elif p not in rebound and _fixed(arg):
+            values[p] = arg  # a size or a constant: still a bound inside (`range(n)`)
         else:
             names[p] = fresh(f"_{helper.name}_{p}")
             first.append(ast.Assign([ast.Name(names[p], ast.Store())], arg))
     _check_free_names(helper, ast.Module(body, []), set(helper.params) | own, caller, call)
-    return [_placed(s, call) for s in (*first, *(substituted(s, names, {}) for s in body))]
+    return [_placed(s, call) for s in (*first, *(substituted(s, names, values) for s in body))]
+
+
+def _assigned(body: list[ast.stmt]) -> set[str]:
+    """The names ``body`` assigns (a parameter it rebinds keeps a variable of its own)."""
+    out: set[str] = set()
+    for n in ast.walk(ast.Module(body, [])):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.add(n.id)
+    return out
+
+
+def _fixed(arg: ast.expr) -> bool:
+    """An argument whose value the helper's statements cannot change, so that reading it
+    where the parameter is read is evaluating it once, at the call: names, constants, sizes
+    (``x.shape[0]``, ``len(x)``) and arithmetic on them, no array element.  As a parameter
+    it keeps what it is in the caller: a size stays a loop bound."""
+    for n in ast.walk(arg):
+        if isinstance(n, ast.Subscript) and not (
+                isinstance(n.value, ast.Attribute) and n.value.attr == "shape"):
+            return False
+        if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id == "len"):
+            return False
+        if isinstance(n, (ast.NamedExpr, ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom)):
+            return False
+    return True
 
 
 def check_declared(helper: Helper, call: ast.Call, caller: FunctionFacts,

@@ -186,6 +186,8 @@ class FunctionScope:
         return name, tuple(out)
 
     def _is_array_subscript(self, s: ast.Subscript) -> bool:
+        if isinstance(s.value, ast.Attribute) and s.value.attr == "shape":
+            return False  # `x[x.shape[0] - 1 - i]`: a size, not data
         try:
             name, _ = _subscript_parts(s)
         except NotAffine:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from polyopt.frontends.python_array_views import parts
 from polyopt.frontends.python_arrays import ArrayLowering
 from polyopt.frontends.python_bindings import Bindings, allocation_kind
 from polyopt.frontends.python_choices import follow_cpython
@@ -232,6 +233,20 @@ class StatementWalker:
             raise NotAffine(arrays[0], "swapping arrays", "only `A, B = B, A` as the last "
                             "statement of a loop at the function's top level (a double buffer) "
                             "may rebind arrays")
+        views = [t for t in target.elts if isinstance(t, ast.Subscript) and self._is_view(t)]
+        if views:
+            raise NotAffine(views[0], "tuple assignment to an array row or slice", "NumPy "
+                            "assigns views: `A[0, :], A[1, :] = A[1, :], A[0, :]` does not swap "
+                            "the rows (the second value is a view of the row the first "
+                            "assignment overwrote); write one assignment per statement, with "
+                            "`.copy()` where a swap is meant")
+
+    def _is_view(self, t: ast.Subscript) -> bool:
+        """``t`` is more than one element: a slice, or fewer indices than the array's rank."""
+        name, idx = parts(t)
+        info = self.symbols.arrays.get(name) if name is not None else None
+        return any(isinstance(ix, ast.Slice) for ix in idx) or (
+            info is not None and len(idx) < info.rank)
 
     def _follow_cpython(self, value: Expr, st: ast.stmt) -> Expr:
         """``value`` with arithmetic on a choice computed in the chosen operand's type

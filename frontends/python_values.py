@@ -237,10 +237,10 @@ class ValueConverter:
         if fn in ("min", "max"):
             if module == "np":
                 _arity(node, args, 2)
-                # a ufunc: NumPy's promotion (np.maximum(u8, 7) is a uint8), not the
-                # operand CPython's max() would pick
+                # a ufunc: NumPy's promotion (np.maximum(x32[i], 2.5) is a float32, not a
+                # choice of operands), a NumPy scalar even of two Python scalars
                 _check_python_int(args[0], args[1], node)
-                t = promote(args[0].type, args[1].type)
+                t = ValueType(promote(args[0].type, args[1].type).dtype)
                 # np.maximum/np.minimum return a NaN operand (so np.max does), where
                 # max()/min() return an operand chosen by comparison
                 if nan_aware and t.dtype.is_float:
@@ -314,7 +314,7 @@ def choice_type(types: list[ValueType]) -> ValueType:
 
 def binary(op: str, a: Expr, b: Expr, node: ast.AST) -> Expr:
     """A typed arithmetic node, NumPy's promotion applied."""
-    if op in COMPARISONS:  # NumPy compares a Python int by value, in range or not
+    if op in COMPARISONS:  # NumPy compares a Python int by value: u8[i] > -1, k32[i] == 2**40
         if any(x.type.dtype is DType.UINT64 and y.type.weak and not y.type.dtype.is_float
                and not _non_negative(y) for x, y in ((a, b), (b, a))):
             raise NotAffine(node, "comparison of a uint64 with a Python int", "may be negative "

@@ -42,3 +42,23 @@ def test_a_new_bool_array_is_numpys(fn) -> None:
 def test_comparisons_where_they_are_used(check) -> None:
     check(polyopt.jit(mask_in_place), X, np.zeros(3))
     check(polyopt.jit(mask_as_ints), X)
+
+
+def bool_matmul(a, b):
+    return a @ b
+
+
+def bool_dot(a, b):
+    return np.dot(a, b)
+
+
+@pytest.mark.parametrize("fn", [bool_matmul, bool_dot])
+def test_a_bool_matrix_product_is_a_bool(fn) -> None:
+    """NumPy's product of bools ors the ands; the vector-vector one counted the pairs
+    (``v @ w`` was the int64 2 where NumPy gives ``True``)."""
+    v = np.array([True, False, True, True])
+    m = np.array([[True, False], [False, False], [True, True]])
+    for a, b in ((v, v), (v, ~v), (m, v[:2]), (v[:3], m), (m, np.ascontiguousarray(m.T))):
+        want, got = fn(a, b), polyopt.jit(fn)(a, b)
+        assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
+        assert np.array_equal(got, want)

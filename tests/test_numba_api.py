@@ -3,6 +3,7 @@ spellings), ``nopython=``/``nogil=``/``cache=``, and the thread count."""
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -209,3 +210,15 @@ def test_set_num_threads_is_checked() -> None:
 def test_cli_signature_keeps_its_binding() -> None:
     sig = parse_signature("void(f8, i4[:, ::1])", ["a", "B"])
     assert str(sig) == "(a: float64, B: int32[:, :])"
+
+
+@pytest.mark.parametrize("obj", [len, int, np.sqrt, functools.partial(max, 1)],
+                         ids=["builtin", "class", "ufunc", "partial"])
+def test_decorating_something_without_python_source_is_a_type_error(obj) -> None:
+    """polyopt.jit(len) was accepted, and its first call raised inspect's 'module, class,
+    method, function, traceback, frame, or code object was expected'; polyopt.jit(int)
+    raised inspect's ValueError 'no signature found for builtin type'."""
+    with pytest.raises(TypeError, match="decorates a Python function defined with `def`"):
+        polyopt.jit(obj)
+    with pytest.raises(TypeError, match="decorates a Python function defined with `def`"):
+        polyopt.jit(parallel=False)(obj)

@@ -74,3 +74,50 @@ def test_plane_into_a_row_is_refused_at_the_statement(rng) -> None:
 def test_row_where_an_element_is_needed_is_still_a_call_error() -> None:
     with pytest.raises(polyopt.ArgumentTypeError, match="has 2 dimension"):
         polyopt.jit(doubled)(np.zeros((2, 2)), np.zeros(2))
+
+
+def returned_row(A, i):
+    return A[i]
+
+
+def returned_row_arithmetic(A):
+    return A[1] * 2.0 + A[0]
+
+
+def test_a_returned_row_is_a_new_array(A) -> None:
+    """``return A[i]`` of a 2-D ``A`` was refused as a call error (it counted as a 1-D
+    use of ``A``); it returns the row, as NumPy does (a copy, not a view)."""
+    for fn, args in ((returned_row, (A, 2)), (returned_row_arithmetic, (A,)),
+                     (returned_row, (np.arange(24).reshape(2, 3, 4), 1))):
+        want, got = fn(*args), polyopt.jit(fn)(*args)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got, want)
+
+
+def swap_rows(A):
+    A[0, :], A[1, :] = A[1, :], A[0, :]
+
+
+def swap_rows_by_index(A):
+    A[0], A[1] = A[1], A[0]
+
+
+def swap_elements(A):
+    A[0, 0], A[1, 1] = A[1, 1], A[0, 0]
+
+
+@pytest.mark.parametrize("fn", [swap_rows, swap_rows_by_index])
+def test_a_tuple_assignment_of_rows_is_refused_at_the_target(fn) -> None:
+    """NumPy assigns views, so these do not swap: both rows end as the second.  They were
+    refused as 'slicing is not supported' and as a call error (A[0] taken as a 1-D use);
+    a swap compiled with copies would differ from NumPy."""
+    A = np.arange(6.0).reshape(2, 3)
+    fn(A)
+    assert np.array_equal(A[0], A[1])  # NumPy's (surprising) result
+    with pytest.raises(polyopt.UnsupportedError, match="NumPy assigns views") as info:
+        polyopt.jit(fn)(np.arange(6.0).reshape(2, 3))
+    assert info.value.offset == 5
+
+
+def test_a_tuple_assignment_of_elements_swaps(check) -> None:
+    check(polyopt.jit(swap_elements), np.arange(6.0).reshape(2, 3))

@@ -70,8 +70,11 @@ def jit(fn: Callable[..., Any] | str | list[str] | None = None, *, parallel: boo
                       fastmath=fastmath, strict_fp=strict_fp, auto=auto, cache=cache,
                       fallback=fallback)
     def make(f: Callable[..., Any]) -> Kernel:
-        if not callable(f):
-            raise TypeError("polyopt.jit decorates a function")
+        if not inspect.isfunction(getattr(f, "py_func", f)):
+            # a builtin (len), a class (int) or another callable has no Python source: it
+            # failed at the first call, inside inspect ("module, class, method, ...")
+            raise TypeError(f"polyopt.jit decorates a Python function defined with `def`, "
+                            f"not {f!r} (a {type(f).__name__})")
         _refuse_method(f)
         return make_kernel(f, options, num_threads=num_threads, declared=declared)
 

@@ -24,6 +24,7 @@ from polyopt.backend_c.call_entry import warm_call
 from polyopt.backend_c.emit import emit
 from polyopt.backend_c.fastcall import MISS
 from polyopt.backend_c.interface import interface_of
+from polyopt.backend_c.symbol import kernel_symbol
 from polyopt.backend_c.work import parallel_min_fixed, parallel_min_instances
 from polyopt.frontends.python import parse_function
 from polyopt.frontends.python_types import type_of_value
@@ -209,7 +210,7 @@ class Kernel:
             if hit is not None:
                 return hit
         p = self.plan(sig)
-        kernel = emit(p.scop, p.tree, _c_name(self.__name__), vector_math=self._vector_math,
+        kernel = emit(p.scop, p.tree, kernel_symbol(self.__name__), vector_math=self._vector_math,
                       libm_square=self.options.strict_fp)
         iface = interface_of(p.scop, kernel)
         entry = trampoline.trampolines(iface)  # for the compiled call entry
@@ -327,7 +328,7 @@ class Kernel:
     def c_source(self, *args: Any, **kwargs: Any) -> str:
         """The C code compiled for these arguments' types."""
         with self._as_built(self._sig_for(args, kwargs)) as p:
-            return emit(p.scop, p.tree, _c_name(self.__name__), vector_math=self._vector_math,
+            return emit(p.scop, p.tree, kernel_symbol(self.__name__), vector_math=self._vector_math,
                         libm_square=self.options.strict_fp).source
 
     # --- other processes ----------------------------------------------------------------
@@ -350,11 +351,6 @@ def _type_key(a: Any) -> TypeKey:
     if isinstance(a, np.ndarray):
         return (np.ndarray, a.dtype, a.ndim)
     return (type(a),)
-
-
-def _c_name(name: str) -> str:
-    # C identifiers are ASCII here: `def β(...)` must not reach the C compiler as is
-    return "polyopt_" + "".join(c if c.isascii() and c.isalnum() else "_" for c in name)
 
 
 class ThreadedKernel(Kernel):

@@ -31,7 +31,8 @@ from polyopt.analysis.verdicts import (
     var_name,
     verdicts,
 )
-from polyopt.model.aff import FloorDiv
+from polyopt.model.aff import FloorDiv, Lin
+from polyopt.model.isl_text import make_map
 from polyopt.model.schedule_tree import Band, LoopDim, LoopMark, Node, Sequence, loops
 from polyopt.model.scop import Scop
 from polyopt.transforms.licm import invariant_accumulator
@@ -86,15 +87,21 @@ class _MarkCtx:
             self.scop.element_type(var_name(var)).is_float
             for _, var in verdict.reductions)
 
-    def node(self, node: Node, in_parallel: bool, enclosed: int = 0) -> Node:
-        """Marks for ``node``; ``enclosed`` counts the sequential loops around it."""
+    def node(self, node: Node, in_parallel: bool, enclosed: int = 0,
+             outer: tuple[LoopDim, ...] = ()) -> Node:
+        """Marks for ``node``; ``enclosed`` counts the sequential loops around it, ``outer``
+        are the loops around it."""
         if isinstance(node, Sequence):
-            return Sequence(tuple(self.node(c, in_parallel, enclosed) for c in node.children))
+            return Sequence(tuple(self.node(c, in_parallel, enclosed, outer)
+                                  for c in node.children))
         if not isinstance(node, Band):
             return node
         dims: list[LoopDim] = []
         for k, d in enumerate(node.dims):
             verdict = self.v[d.loop_id]
+            if _single_iteration(self.scop, d, (*outer, *node.dims[:k])):
+                dims.append(d)  # no loop in the C: a mark would claim one in the report
+                continue
             rest = _rest(node, k)
             m = LoopMark(unroll=d.mark.unroll, separate=d.mark.separate)
             if self._wants_parallel(d, verdict, rest, in_parallel, enclosed):
@@ -113,7 +120,8 @@ class _MarkCtx:
                 m = replace(m, simd=True, reductions=_clauses(verdict),
                             private=tuple(sorted(set(m.private) | set(verdict.private))))
             dims.append(d.with_mark(m))
-        return Band(tuple(dims), self.node(node.child, in_parallel, enclosed), node.permutable)
+        return Band(tuple(dims), self.node(node.child, in_parallel, enclosed,
+                                           (*outer, *node.dims)), node.permutable)
 
     def _wants_parallel(self, d: LoopDim, verdict: LoopVerdict, rest: Node,
                         in_parallel: bool, enclosed: int = 0) -> bool:
@@ -163,6 +171,26 @@ class _MarkCtx:
         # an array reduction becomes a scalar one once its accumulator is in a register
         return (replaced and (verdict.kind == REDUCTION or bool(verdict.copies_unsafe))
                 and len(verdict.reductions) == 1 and not verdict.firstprivate)
+
+
+def _single_iteration(scop: Scop, d: LoopDim, outer: tuple[LoopDim, ...]) -> bool:
+    """``d`` runs one iteration per iteration of the loops around it, for every statement
+    in it: the printed C has no loop there, so a mark would claim one in the report.
+    isl's scheduler gives a statement of fewer loops such a dimension (cholesky's
+    ``A[i, j] /= A[j, j]`` under a time-tiled band ``i, j, k`` has ``j`` again for
+    ``k``), and index-set splitting a piece on the pivot (floyd-warshall's ``i == k``)."""
+    return bool(d.exprs) and all(_fixed(scop, stmt, e, outer) for stmt, e in d.exprs)
+
+
+def _fixed(scop: Scop, stmt: str, e: Lin, outer: tuple[LoopDim, ...]) -> bool:
+    """``e`` takes one value for each value of the loops ``outer`` around ``stmt``."""
+    around = tuple(o.expr(stmt) for o in outer if any(s == stmt for s, _ in o.exprs))
+    if e.is_constant() or any(a.terms == e.terms for a in around):
+        return True
+    st = scop.statement(stmt)
+    loops_map = make_map(scop.params, stmt, st.iterators, "", around).intersect_domain(st.domain)
+    d_map = make_map(scop.params, stmt, st.iterators, "", (e,)).intersect_domain(st.domain)
+    return bool(loops_map.reverse().apply_range(d_map).is_single_valued())
 
 
 def _clauses(verdict: LoopVerdict) -> tuple[tuple[str, str], ...]:

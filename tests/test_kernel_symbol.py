@@ -1,0 +1,48 @@
+"""A kernel whose Python name is one of the C prelude's helpers (``abs_i8``,
+``floord``, ``to_i64``...) compiles: its C function is renamed, and it computes what
+CPython does.  It failed to build with gcc's "conflicting types for 'polyopt_abs_i8'"."""
+
+from __future__ import annotations
+
+import numpy as np
+from polyopt.backend_c.symbol import kernel_symbol
+
+import polyopt
+
+
+def abs_i8(k):
+    return np.abs(k)
+
+
+def floord(n):
+    s = 0
+    for i in range(n):
+        s += i // 3
+    return s
+
+
+def to_i64(x):
+    return int(x[0])
+
+
+def maximum_f64(x):
+    return np.max(x)
+
+
+def test_helper_names_get_another_symbol() -> None:
+    assert kernel_symbol("abs_i8") == "polyopt_kernel_abs_i8"
+    assert kernel_symbol("floordiv_u16_chk") == "polyopt_kernel_floordiv_u16_chk"
+    assert kernel_symbol("gemm") == "polyopt_gemm"
+    assert kernel_symbol("abs_i8x") == "polyopt_abs_i8x"
+    assert kernel_symbol("β") == "polyopt__"
+
+
+def test_kernels_named_like_helpers_compile_and_agree_with_python() -> None:
+    k = np.array([-128, -1, 5], dtype=np.int8)
+    got = polyopt.jit(abs_i8)(k)
+    assert got.dtype == np.int8 and np.array_equal(got, np.abs(k))
+    assert polyopt.jit(floord)(10) == floord(10)
+    assert polyopt.jit(to_i64)(np.array([3.7])) == 3
+    x = np.array([1.0, 4.0, 2.0])
+    assert polyopt.jit(maximum_f64)(x) == 4.0
+    assert "polyopt_kernel_abs_i8(" in polyopt.jit(abs_i8).c_source(k)
