@@ -270,15 +270,26 @@ def name_dims(s: isl.Set, dims: tuple[str, ...]) -> isl.Set:
 
 def has_iterator_stride(s: isl.Set) -> bool:
     """Whether ``s`` keeps its dimensions on a lattice (a loop stepping by more than 1,
-    an ``i % 2 == 0`` test): a local variable of its dimensions, or one isl cannot name.
-    A parameter's own (``i < n // 2``) is none."""
+    an ``i % 2 == 0`` test): an equality between its dimensions and a local variable
+    (``i = 3e + 1``).  A local variable in inequalities only (the partial tiles that a
+    split leaves, ``6e <= i < 6e + 6``) or of the parameters alone (``i < n // 2``) is
+    none."""
     for b in s.get_basic_sets():
-        for k in range(b.dim(dim_type.div)):
-            aff = b.get_div(k)
-            if aff.is_nan() or aff.involves_dims(dim_type.in_, 0, aff.dim(dim_type.in_)) \
-                    or aff.involves_dims(dim_type.div, 0, aff.dim(dim_type.div)):
+        n_div, n_set = b.dim(dim_type.div), b.dim(dim_type.set)
+        on_dims = [k for k in range(n_div) if _div_of_dims(b.get_div(k))]
+        for c in b.get_constraints():
+            if not c.is_equality():
+                continue
+            divs = [k for k in range(n_div) if not c.get_coefficient_val(dim_type.div, k).is_zero()]
+            if divs and (any(k in on_dims for k in divs) or any(
+                    not c.get_coefficient_val(dim_type.set, k).is_zero() for k in range(n_set))):
                 return True
     return False
+
+
+def _div_of_dims(aff: isl.Aff) -> bool:
+    """A local variable defined by the set's dimensions (or one isl cannot name)."""
+    return bool(aff.is_nan() or aff.involves_dims(dim_type.in_, 0, aff.dim(dim_type.in_)))
 
 
 def dim_extents(s: isl.Set) -> list[isl.PwAff]:
