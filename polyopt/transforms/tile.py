@@ -14,11 +14,13 @@ the band is permutable, which the dependence check decides.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
+from itertools import combinations
 
 from polyopt.analysis.dependences import Dependences
 from polyopt.analysis.legality import require_legal
-from polyopt.model.aff import floordiv
+from polyopt.model.aff import Lin, floordiv
 from polyopt.model.errors import PolyoptError
 from polyopt.model.names import has_iterator_stride
 from polyopt.model.options import tile_sizes_problem
@@ -54,11 +56,45 @@ def refuse_strided(scop: Scop, dims: list[LoopDim], what: str) -> None:
     for d in dims:
         for stmt, _ in d.exprs:
             s = known.get(stmt)
-            if s is not None and has_iterator_stride(s.domain):
+            if s is None:
+                continue
+            if has_iterator_stride(s.domain) or not _unimodular(
+                    [x.expr(stmt) for x in dims if stmt in dict(x.exprs)], s.iterators):
                 raise PolyoptError(
                     f"{what} of loop {loop_label(scop, d)} is not done: statement "
-                    f"{stmt} runs on a lattice of its loops (a step other than 1, or a `%` "
-                    "test), whose tiles isl's code generator does not always cover")
+                    f"{stmt} runs on a lattice of its loops (a step other than 1, a `%` "
+                    "test, or loops scaled by a factor), whose tiles isl's code generator "
+                    "does not always cover")
+
+
+def _unimodular(exprs: list[Lin], iterators: tuple[str, ...]) -> bool:
+    """Whether the loops ``exprs`` (of one statement's ``iterators``) take every point of
+    an integer grid: the gcd of the maximal minors of their coefficients is 1 (``3*i``,
+    or ``3*i`` beside ``2*j + i``, leave gaps).  A loop over a tile (a floor) counts as
+    covering."""
+    rows: list[list[int]] = []
+    for e in exprs:
+        if any(not isinstance(atom, str) for atom, _ in e.terms):
+            return True
+        coeff = dict(e.terms)
+        rows.append([int(coeff.get(v, 0)) for v in iterators])
+    # the image is saturated in its span when the gcd of the minors of the rank's size
+    # is 1 (a statement outside an inner loop may repeat an outer loop's expression)
+    for size in range(min(len(rows), len(iterators)), 0, -1):
+        g = 0
+        for picked in combinations(rows, size):
+            for cols in combinations(range(len(iterators)), size):
+                g = math.gcd(g, _det([[r[c] for c in cols] for r in picked]))
+        if g:
+            return g == 1
+    return True
+
+
+def _det(m: list[list[int]]) -> int:
+    if len(m) == 1:
+        return m[0][0]
+    return sum((-1) ** k * m[0][k] * _det([row[:k] + row[k + 1:] for row in m[1:]])
+               for k in range(len(m)) if m[0][k])
 
 
 def tile(scop: Scop, deps: Dependences | None, tree: Node, loops: list[str], sizes: list[int],
