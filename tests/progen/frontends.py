@@ -150,7 +150,7 @@ def _compare_c(prep: oracle.Prepared, option: matrix.OptionSet, ref_arrays, ref_
         if a is None or a.shape != e.shape:
             return matrix.Result(option.name, "wrong", f"{name}: missing or of another size")
         k = next((i for i, x in enumerate(p.arrays) if x.name == name), None)
-        err = errs[k] if k is not None else alloc_err
+        err = errs[k] if k is not None else prep.alloc_errors.get(name, alloc_err)
         err_flat = None if err is None or np.ndim(err) == 0 else np.asarray(err).reshape(-1)
         if e.dtype.kind == "f":
             scale = np.maximum(err_flat if err_flat is not None and err_flat.shape == e.shape

@@ -18,7 +18,7 @@ import signal
 import sys
 import threading
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -226,6 +226,8 @@ class Prepared:
     expected: Outcome
     errors: tuple[Any, ...]  # per array argument, then the return value: error bounds or None
     eps: float  # the unit roundoff the error bounds are counted in
+    # the allocated arrays' error bounds, by name: a C region passes them as arguments
+    alloc_errors: dict[str, Any] = field(default_factory=dict)
 
 
 REFERENCE_SECONDS = 2
@@ -270,14 +272,19 @@ def prepare(p: Program, directory: Path) -> Prepared | None:
         if ref is None:
             return None
     fn, args, expected = ref
-    errs = shadow_errors(p, args)
+    allocated: list[np.ndarray] = []
+    errs = shadow_errors(p, args, allocated)
+    alloc_errors = {a.name: (shadow.errors_of(x) if len(allocated) == len(p.allocs)
+                             else np.full(x.shape, np.inf))
+                    for a, x in zip(p.allocs, allocated, strict=False)}
     uses32 = any(a.dtype == "float32" for a in (*p.arrays, *p.allocs))
     eps = 2.0**-24 if uses32 else 2.0**-53
-    return Prepared(p, fn, args, expected, errs, eps)
+    return Prepared(p, fn, args, expected, errs, eps, alloc_errors)
 
 
-def shadow_errors(p: Program, args: tuple) -> tuple[Any, ...]:
-    ns = shadow.namespace()
+def shadow_errors(p: Program, args: tuple,
+                  allocated: list[np.ndarray] | None = None) -> tuple[Any, ...]:
+    ns = shadow.namespace(allocated)
     exec(render_py.function(p, shadow=True), ns)  # noqa: S102 - our own generated code
     sargs = tuple(shadow.shadow_array(a) if isinstance(a, np.ndarray) else a for a in args)
     with warnings.catch_warnings():

@@ -260,5 +260,14 @@ def errors_of(x: Any) -> Any:
     return None
 
 
-def namespace() -> dict[str, Any]:
-    return {"_S": _S, "np": np, "math": math}
+def namespace(allocated: list[np.ndarray] | None = None) -> dict[str, Any]:
+    """The shadow program's globals; ``allocated`` collects its allocations, in order."""
+    if allocated is None:
+        return {"_S": _S, "np": np, "math": math}
+
+    def alloc(shape: tuple[int, ...], dtype: str, fill: str) -> np.ndarray:
+        out = _S.alloc(shape, dtype, fill)
+        allocated.append(out)
+        return out
+
+    return {"_S": type("_S", (_S,), {"alloc": staticmethod(alloc)}), "np": np, "math": math}
