@@ -53,18 +53,19 @@ def refuse_strided(scop: Scop, dims: list[LoopDim], what: str) -> None:
     (a 2 x 3 tiling of ``for i in range(1, n, 3): for j in range(i, -1, -2)`` ran 112 of
     176), so polyopt leaves those loops untiled."""
     known = {s.name: s for s in scop.statements}
+    first: dict[str, LoopDim] = {}  # each statement once, with the outermost loop it is in
     for d in dims:
         for stmt, _ in d.exprs:
-            s = known.get(stmt)
-            if s is None:
-                continue
-            if has_iterator_stride(s.domain) or not _unimodular(
-                    [x.expr(stmt) for x in dims if stmt in dict(x.exprs)], s.iterators):
-                raise PolyoptError(
-                    f"{what} of loop {loop_label(scop, d)} is not done: statement "
-                    f"{stmt} runs on a lattice of its loops (a step other than 1, a `%` "
-                    "test, or loops scaled by a factor), whose tiles isl's code generator "
-                    "does not always cover")
+            first.setdefault(stmt, d)
+    for stmt, d in first.items():
+        s = known.get(stmt)
+        if s is not None and (has_iterator_stride(s.domain) or not _unimodular(
+                [x.expr(stmt) for x in dims if stmt in dict(x.exprs)], s.iterators)):
+            raise PolyoptError(
+                f"{what} of loop {loop_label(scop, d)} is not done: statement "
+                f"{stmt} runs on a lattice of its loops (a step other than 1, a `%` "
+                "test, or loops scaled by a factor), whose tiles isl's code generator "
+                "does not always cover")
 
 
 def _unimodular(exprs: list[Lin], iterators: tuple[str, ...]) -> bool:
