@@ -14,6 +14,10 @@ with a reproducer shrunk by :mod:`progen.shrink`.  The last line is
 
 ``--sanitize`` builds the generated C with AddressSanitizer and UBSan (the library is
 loaded by CPython, so libasan is preloaded); any sanitizer report is a crash.
+
+``--resume`` continues a run that was stopped (a run of 5,000 programs takes hours): the
+programs whose every option set has a result in ``FINDINGS/results.jsonl`` under the same
+seed are counted, not run again, and the last line covers the whole run.
 """
 
 from __future__ import annotations
@@ -302,6 +306,27 @@ def _record_crash(args, env, blob: str, option_name: str, verdict: str, detail: 
     shutil.rmtree(workdir, ignore_errors=True)
 
 
+def finished(path: Path, seed: int, n: int, names: list[str]) -> dict[int, list[dict]]:
+    """The results in ``path`` of the programs ``0 .. n-1`` of the run ``seed`` that have a
+    result for each option set of ``names``; the file is rewritten with those alone (a run
+    stopped mid-batch leaves a batch in part, or a line cut short)."""
+    by_index: dict[int, dict[str, dict]] = collections.defaultdict(dict)
+    for line in path.read_text().splitlines() if path.exists() else ():
+        try:
+            r = json.loads(line)
+            k = int(r["index"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if 0 <= k < n and r.get("seed") == program_seed(seed, k) and r.get("option") in names:
+            by_index[k][r["option"]] = r
+    done = {k: [rs[o] for o in names] for k, rs in sorted(by_index.items())
+            if all(o in rs for o in names)}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(r) + "\n" for rs in done.values() for r in rs))
+    os.replace(tmp, path)
+    return done
+
+
 def parent(args: argparse.Namespace) -> int:
     from progen.matrix import VERDICTS
 
@@ -310,15 +335,22 @@ def parent(args: argparse.Namespace) -> int:
     env = child_env(args, cache)
     counts: collections.Counter = collections.Counter()
     log = None
+    done: dict[int, list[dict]] = {}
     if args.findings:
         Path(args.findings).mkdir(parents=True, exist_ok=True)
-        log = open(Path(args.findings) / "results.jsonl", "a")  # noqa: SIM115
+        results = Path(args.findings) / "results.jsonl"
+        if args.resume:
+            done = finished(results, args.seed, args.n, names)
+            counts.update(r["verdict"] for rs in done.values() for r in rs)
+            if not args.quiet:
+                print(f"resuming: {len(done)} programs already have every result", flush=True)
+        log = open(results, "a")  # noqa: SIM115
     start = time.monotonic()
     slowest = (0.0, -1, "")  # the costliest (program, option set): compile, run and compare
     try:
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            batches = [list(range(k, min(k + args.batch, args.n)))
-                       for k in range(0, args.n, args.batch)]
+            todo = [k for k in range(args.n) if k not in done]
+            batches = [todo[k:k + args.batch] for k in range(0, len(todo), args.batch)]
             futures = [pool.submit(run_batch, b, args, env, names) for b in batches]
             for fut in futures:
                 for r in fut.result():
@@ -358,10 +390,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="where failing programs go ('' for nowhere)")
     ap.add_argument("--shrink-s", type=float, default=60.0, help="seconds to shrink each finding")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--resume", action="store_true",
+                    help="skip the programs FINDINGS/results.jsonl has every result of")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--jobs-spec", help=argparse.SUPPRESS)
     ap.add_argument("--check", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.resume and not args.findings:
+        ap.error("--resume reads the results of --findings")
     if args.child:
         return child(args)
     return parent(args)

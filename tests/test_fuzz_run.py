@@ -27,3 +27,38 @@ def test_a_crash_is_counted_and_the_rest_of_the_batch_still_runs(tmp_path: Path)
     assert verdicts[(1, "default")] == "crash"
     assert all(v != "crash" for key, v in verdicts.items() if key != (1, "default"))
     assert list(tmp_path.glob("crash-default-*.py"))  # the crashing program is kept
+
+
+def test_a_stopped_run_resumes_where_it_stopped(tmp_path: Path) -> None:
+    """Programs with every result are counted, not run again; a batch left in part (or a
+    line cut short by the stop) is run again from its start."""
+    sys.path.insert(0, str(RUNNER.parent))
+    import fuzz_run
+
+    names = ["default", "sequential"]
+
+    def row(k: int, option: str, verdict: str = "ok") -> str:
+        return json.dumps({"index": k, "option": option, "verdict": verdict,
+                           "seed": fuzz_run.program_seed(5, k)})
+
+    results = tmp_path / "results.jsonl"
+    results.write_text("\n".join([
+        row(0, "default"), row(0, "sequential", "refused"),  # done
+        row(1, "default"),  # half done: runs again
+        json.dumps({"index": 2, "option": "default", "verdict": "ok", "seed": 1}),  # other run
+        row(3, "default"), row(3, "sequential"),  # beyond --n 3
+    ]) + "\n" + row(1, "sequential")[:20])
+    out = subprocess.run(
+        [sys.executable, str(RUNNER), "--n", "3", "--seed", "5", "--batch", "2",
+         "--options", ",".join(names), "--findings", str(tmp_path), "--shrink-s", "0",
+         "--resume"],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert lines[0] == "resuming: 1 programs already have every result"
+    assert lines[-1].startswith("fuzz: 3 programs x 2 option sets: ok "), lines[-1]
+    assert "refused 1" in lines[-1] and "crash 0" in lines[-1]
+    rows = [json.loads(x) for x in results.read_text().splitlines()]
+    assert sorted((r["index"], r["option"]) for r in rows) == [
+        (k, o) for k in range(3) for o in names]
+    assert {r["seed"] for r in rows if r["index"] == 2} == {fuzz_run.program_seed(5, 2)}
