@@ -246,7 +246,7 @@ def _check_free_names(helper: Helper, tree: ast.AST, bound: set[str], caller: Fu
     with the caller's names.  A global number must also be one the caller names: a call
     re-checks only the globals its function names (README), so a helper's own would go
     stale when rebound."""
-    mine_locals = set(local_names(caller.src.tree))
+    mine_locals = caller.local_names
     for n in ast.walk(tree):
         if not isinstance(n, ast.Name) or n.id in bound:
             continue

@@ -14,9 +14,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from polyopt.frontends.python_array_shapes import Key, ShapeEquations, Unified, resolve
 from polyopt.frontends.python_environment import Environment
+from polyopt.frontends.python_names import local_names
 from polyopt.frontends.python_source import FunctionSource
 from polyopt.frontends.refusal import NotAffine
 
@@ -75,6 +77,11 @@ class FunctionFacts:
                         assigned[leaf.id] = assigned.get(leaf.id, 0) + 1
         used = frozenset(n.id for n in ast.walk(fdef) if isinstance(n, ast.Name))
         return cls(src, env, used, frozenset(loops), assigned, loops, permuted)
+
+    @cached_property
+    def local_names(self) -> frozenset[str]:
+        """The function's arguments and assigned names (asked once per inlined call)."""
+        return frozenset(local_names(self.src.tree))
 
     def fresh(self, name: str, taken: Collection[str] = ()) -> str:
         """``name``, or with ``_`` in front until the function uses no such name."""

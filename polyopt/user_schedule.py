@@ -32,7 +32,7 @@ from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import Scop
 from polyopt.scheduler.applied import Record
 from polyopt.scheduler.pipeline import automatic
-from polyopt.scheduler.replay import Requests, step_names
+from polyopt.scheduler.replay import Requests, Source, apply_step, step_names
 from polyopt.scheduler.steps import (
     Align,
     Distribute,
@@ -65,21 +65,34 @@ class Schedule:
     """
 
     def __init__(self, kernel: Kernel, steps: tuple[Step, ...] = (),
-                 _source: tuple[Scop, Dependences, Node | None] | None = None) -> None:
+                 _source: tuple[Scop, Dependences, Node | None] | None = None,
+                 _prefix: Schedule | None = None) -> None:
         self.kernel = kernel
         self.steps = steps
         self._source = _source or _source_of(kernel, _starts_auto(steps))
-        # checks every step
-        self.tree, self.requests = self._replay(kernel.options.strict_fp)
+        # checks every step; ``_stepped``: the tree and requests before the prange requests
+        self._stepped, (self.tree, self.requests) = self._replay(kernel.options.strict_fp,
+                                                                 _prefix)
 
-    def _replay(self, strict_fp: bool) -> tuple[Node, Requests]:
+    def _replay(self, strict_fp: bool, prefix: Schedule | None = None
+                ) -> tuple[tuple[Node, Requests], tuple[Node, Requests]]:
         """Replay the steps, then each ``prange`` loop's request to run in parallel, as the
         compiled kernel does: a step that makes a ``prange`` illegal (or fuses it away) is
-        refused when it is added, not when the schedule is compiled."""
-        pranges = prange_requests(self._source[0])
+        refused when it is added, not when the schedule is compiled.  ``prefix``: this
+        schedule less its last step, whose replay is taken up from where it ended (a
+        replay is a fold over the steps)."""
+        scop, deps, base = self._source
+        pranges = prange_requests(scop)
+        at = Source(scop, deps, strict_fp)
         try:
-            return replay(*self._source[:2], (*self._own_steps, *pranges), strict_fp,
-                          self._source[2])
+            if prefix is not None:
+                tree, req = apply_step(at, *prefix._stepped, self.steps[-1])
+            else:
+                tree, req = replay(scop, deps, self._own_steps, strict_fp, base)
+            stepped = (tree, req)
+            for p in pranges:
+                tree, req = apply_step(at, tree, req, p)
+            return stepped, (tree, req)
         except PolyoptError as exc:
             if not pranges:
                 raise
@@ -103,7 +116,7 @@ class Schedule:
     def _then(self, step: type[Step], *args: Any) -> Schedule:
         # the step checks its arguments (ScheduleFormatError), replaying it its legality
         plain = tuple(_plain_ints(a) for a in args)
-        return Schedule(self.kernel, (*self.steps, step(*plain)), self._source)
+        return Schedule(self.kernel, (*self.steps, step(*plain)), self._source, self)
 
     def interchange(self, a: str, b: str) -> Schedule:
         """Swap two perfectly nested loops."""
