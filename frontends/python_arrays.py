@@ -204,7 +204,7 @@ class ArrayLowering:
             if isinstance(node.op, ast.MatMult):
                 return self.calls.matmul(self.value(node.left), self.value(node.right), node)
             return self._elementwise(node, [node.left, node.right],
-                                     lambda a: ast.BinOp(a[0], node.op, a[1]))
+                                     lambda a: array_binop(a[0], node.op, a[1]))
         if isinstance(node, ast.UnaryOp):
             return self._elementwise(node, [node.operand], lambda a: ast.UnaryOp(node.op, a[0]))
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
@@ -244,6 +244,15 @@ class ArrayLowering:
                 if name in sym.arrays and len(idx) < sym.arrays[name].rank:
                     return True
         return False
+
+
+def array_binop(a: ast.expr, op: ast.operator, b: ast.expr) -> ast.BinOp:
+    """An element of ``A op B`` on arrays: marked, for the one case where NumPy's array
+    operator types its result unlike the same operator on elements (``bool_array ** 2``
+    is ``np.square``, which has no bool loop: int8, where ``np.True_ ** 2`` is an int64)."""
+    out = ast.BinOp(a, op, b)
+    out.array_code = True  # type: ignore[attr-defined]
+    return out
 
 
 _OPS: dict[type[ast.operator], str] = {

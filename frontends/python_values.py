@@ -157,6 +157,9 @@ class ValueConverter:
         if op is None:
             raise NotAffine(node, _describe(node), "bitwise and matrix operators are not supported")
         a, b = self.convert(node.left), self.convert(node.right)
+        if (op == "**" and getattr(node, "array_code", False) and a.type.dtype.is_bool
+                and isinstance(b, Literal) and type(b.value) is int and b.value == 2):
+            a = Cast(a, ValueType(DType.INT8))  # NumPy's array power is np.square here
         return binary(op, a, b, node)
 
     def _Compare(self, node: ast.Compare) -> Expr:

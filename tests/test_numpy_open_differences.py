@@ -17,9 +17,6 @@ def max_of(x):
     return np.max(x, axis=0)
 
 
-@pytest.mark.xfail(strict=True, reason="NumPy's power has no bool loop: a bool array ** 2 "
-                   "computes in int8 (the scalar np.True_ ** 2 is an int64); polyopt lowers "
-                   "array code to element operations, which follow the scalar's int64")
 def test_bool_array_power_is_int8() -> None:
     b = np.array([True, False, True])
     got = polyopt.jit(bool_power)(b)
@@ -37,3 +34,33 @@ def test_max_of_an_empty_axis_raises_value_error() -> None:
         max_of(x)
     with pytest.raises(ValueError):
         polyopt.jit(max_of)(x)
+
+
+
+def square_sum(b, x):
+    return b ** 2 + (x > 0.5) ** 2
+
+
+def cube(b):
+    return b ** 3
+
+
+def element_square(b, out):
+    for i in range(b.shape[0]):
+        out[i] = b[i] ** 2 * 200  # int64 for the element: 200, not an int8 wrap
+
+
+@pytest.mark.parametrize("fn", [square_sum, cube, element_square])
+def test_only_the_array_square_of_bools_is_int8(fn) -> None:
+    """NumPy computes ``bool_array ** 2`` as ``np.square`` (int8), but ``** 3`` and the
+    element's ``np.True_ ** 2`` in int64."""
+    b, x = np.array([True, False, True]), np.array([0.1, 0.7, 0.9])
+    args = (b, np.zeros(3, np.int64)) if fn is element_square else (b, x)[:fn.__code__.co_argcount]
+    want_args = tuple(a.copy() for a in args)
+    want = fn(*want_args)
+    got_args = tuple(a.copy() for a in args)
+    got = polyopt.jit(fn)(*got_args)
+    if want is None:
+        want, got = want_args[-1], got_args[-1]
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
