@@ -30,7 +30,7 @@ class Variant:
     key: str  # a column id: "baseline", "polyopt-2t", ...
     label: str  # the column header
     threads: int
-    kind: str  # "baseline" | "polyopt" | "numpy" | "numba" | "numba-par"
+    kind: str  # "baseline" | "polyopt" | "polyopt-array" | "numpy" | "numba" | "numba-par"
 
 
 BASELINE = Variant("baseline", "baseline gcc -O3 1t", 1, "baseline")
@@ -38,6 +38,7 @@ VARIANTS: tuple[Variant, ...] = (
     BASELINE,
     Variant("polyopt-1t", "polyopt 1t", 1, "polyopt"),
     Variant("polyopt-2t", "polyopt 2t", 2, "polyopt"),
+    Variant("polyopt-array", "polyopt array code 2t", 2, "polyopt-array"),
     Variant("numpy", "NumPy 2t", 2, "numpy"),
     Variant("numba", "Numba 1t", 1, "numba"),
     Variant("numba-par", "Numba par 2t", 2, "numba-par"),
@@ -88,6 +89,15 @@ def _limit_blas_threads(threads: int) -> str:
     return "BLAS threads set by threadpoolctl (" + ("; ".join(libs) or "no BLAS found") + ")"
 
 
+def _array_code(spec: KernelSpec) -> Callable[..., Any]:
+    """The kernel as NumPy array code (``examples/polybench_numpy``), for PolyBench."""
+    if spec.suite != "polybench":
+        raise Unavailable("no array-code version")
+    from examples.polybench_numpy import KERNELS
+
+    return KERNELS[spec.name].kernel
+
+
 def build(variant: Variant, spec: KernelSpec, sample: Mapping[str, Any]) -> tuple[Callable[..., Any], str]:
     """The callable for ``variant`` of ``spec`` (positional arguments, the kernel's order)
     and a note on how it was built.  ``sample`` is a set of inputs (types only matter).
@@ -103,11 +113,11 @@ def build(variant: Variant, spec: KernelSpec, sample: Mapping[str, Any]) -> tupl
         return k, "source order, no pragmas"
     if variant.kind == "polyopt":
         return polyopt.jit(spec.kernel), "default options"
+    if variant.kind == "polyopt-array":
+        return polyopt.jit(_array_code(spec)), "default options, on the NumPy-style kernel"
     if variant.kind == "numpy":
-        if spec.numpy_version is None:
-            raise Unavailable("no NumPy formulation")
         note = _limit_blas_threads(variant.threads)
-        np_fn = spec.numpy_version
+        np_fn = spec.numpy_version or _array_code(spec)
         params = spec.params
 
         def call(*args: Any) -> Any:

@@ -155,7 +155,7 @@ def test_harness_end_to_end(tmp_path: Path) -> None:
     assert [r["kernel"] for r in rows] == ["gemm", "atax", "jacobi-1d"]
     for r in rows:
         assert "WRONG" not in r.values(), r
-        for key in ("baseline", "polyopt-1t", "polyopt-2t"):
+        for key in ("baseline", "polyopt-1t", "polyopt-2t", "polyopt-array"):
             assert r[f"{key}_status"] == "ok", r
             assert float(r[f"{key}_ms"]) > 0 and int(r[f"{key}_runs"]) >= 3
         assert r["numpy_status"] == "ok"
@@ -164,6 +164,7 @@ def test_harness_end_to_end(tmp_path: Path) -> None:
         assert float(r["compile_plan_emit_s"]) > 0 and float(r["compile_cc_s"]) > 0
     assert (out / "polybench-MINI.png").read_bytes().startswith(b"\x89PNG")
     assert "geometric-mean speedup" in proc.stdout
+    assert "on the NumPy-style array code" in proc.stdout and "3 kernels with both" in proc.stdout
     assert "plan+emit (CPU time, frontend to C source, no C compiler) over 3 kernels" in proc.stdout
 
 
