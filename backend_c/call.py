@@ -197,6 +197,8 @@ _ERRORS = (
     (2, ValueError, "cannot convert float NaN to integer"),
     (4, OverflowError, "a float too large for the integer it is converted to "
                        "(int64, or the narrower int of an array)"),
+    (8, OverflowError, "a Python integer out of bounds for the narrower NumPy integer it "
+                       "meets (NumPy converts it, and raises when it does not fit)"),
 )
 
 

@@ -107,6 +107,7 @@ class BodyPrinter:
         self.libm_square = False
         self.lgamma_used = False  # whether some printed text calls polyopt_lgamma (prelude)
         self.nan_minmax_used = False  # whether it calls polyopt_maximum/minimum (prelude)
+        self.pyint_fit_used = False  # whether it calls polyopt_fit (prelude.PYINT_FIT)
         # Python's integer contract (README "Integers"): wrapping +, -, *; a division by
         # a value that may be zero, and a float converted to an int, set the error flag
         # ERROR_FLAG.  Off for C regions, whose operators are the file's own.
@@ -154,13 +155,21 @@ class BodyPrinter:
             return text
         if isinstance(e, Literal):
             return literal(e.value, t)
-        return self._convert(e.type, text, t)
+        return self._convert(e, text, t)
 
-    def _convert(self, source: ValueType, text: str, t: ValueType) -> str:
-        """``text``, of type ``source``, converted to ``t``."""
+    def _convert(self, e: Expr, text: str, t: ValueType) -> str:
+        """``text``, the C text of ``e``, converted to ``t``."""
+        source = e.type
         if self.checked and source.dtype.is_float and t.dtype.is_int:
             self.raises = True
             return f"polyopt_to_{_suffix(t.dtype)}({text}, {ERROR_FLAG})"
+        if self.checked and source.weak and source.dtype.is_int and t.dtype.is_int \
+                and not t.weak and not _fits(e, t.dtype):
+            low, high = t.dtype.bounds
+            if low > -(2**63) or high < 2**63 - 1:  # NumPy converts the Python int: it must fit
+                self.raises = self.pyint_fit_used = True
+                text = (f"polyopt_fit({text}, {int64_literal(low)}, "
+                        f"{int64_literal(min(high, 2**63 - 1))}, {ERROR_FLAG})")
         return f"(({ctype(t)}){text})"
 
     def _node(self, e: Expr, texts: dict[int, str]) -> str:
@@ -188,7 +197,7 @@ class BodyPrinter:
                 args = ", ".join(typed(a, call.type) for a in call.args)
                 self.vector_math_used = True
                 return f"((float)polyopt_v{call.fn}({args}))"
-            return self._convert(e.operand.type, sub(e.operand), e.type)
+            return self._convert(e.operand, sub(e.operand), e.type)
         if isinstance(e, Unary):
             return self._unary(e, sub(e.operand))
         if isinstance(e, Select):
@@ -299,6 +308,18 @@ _VECTOR_MATH = {"exp", "log", "sin", "cos"}
 
 def _vectorizable_call(e: Expr) -> bool:
     return isinstance(e, Call) and e.fn in _VECTOR_MATH and e.type.dtype is DType.FLOAT64
+
+
+def _fits(e: Expr, dtype: DType) -> bool:
+    """Whether every value of ``e`` is known to fit ``dtype``: constants, and choices and
+    truth values of them (a run-time check would only slow the loop down)."""
+    if e.type.dtype.is_bool:
+        return True
+    if isinstance(e, Select):
+        return _fits(e.then, dtype) and _fits(e.otherwise, dtype)
+    value = _constant(e)
+    low, high = dtype.bounds
+    return isinstance(value, int) and low <= value <= high
 
 
 def _constant(e: Expr) -> int | float | None:

@@ -28,7 +28,14 @@ from polyopt.backend_c.cexpr import ctype, scalar_ctype
 from polyopt.backend_c.code import fresh
 from polyopt.backend_c.dialect import KernelDialect
 from polyopt.backend_c.narrow import narrow_prelude
-from polyopt.backend_c.prelude import LGAMMA, NAN_MINMAX, PRELUDE, PRIVATE_ARRAYS, VECTOR_MATH
+from polyopt.backend_c.prelude import (
+    LGAMMA,
+    NAN_MINMAX,
+    PRELUDE,
+    PRIVATE_ARRAYS,
+    PYINT_FIT,
+    VECTOR_MATH,
+)
 from polyopt.backend_c.signature import ERROR_PARAM, CArg, c_args
 from polyopt.backend_c.work import instance_estimate, parallel_min_instances
 
@@ -85,6 +92,7 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
         + (VECTOR_MATH + "\n" if dialect.body.vector_math_used else "")
         + (LGAMMA + "\n" if dialect.body.lgamma_used else "")
         + (NAN_MINMAX + "\n" if dialect.body.nan_minmax_used else "")
+        + (PYINT_FIT + "\n" if dialect.body.pyint_fit_used else "")
         + (PRIVATE_ARRAYS + "\n" if walker.copies.used else "")
         + check_src + "\n" + "".join(h + "\n" for h in helpers)
         + f"{ret or 'void'} {function}({params})\n{{\n{body}}}\n"

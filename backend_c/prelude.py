@@ -73,6 +73,15 @@ POLYOPT_FLOAT_HELPERS(f64, double, fmod, floor)
 POLYOPT_FLOAT_HELPERS(f32, float, fmodf, floorf)
 """
 
+#: A Python int converted to a narrower NumPy int where it meets one (``u8[i] + k``,
+#: ``u8[i] = t``, ``np.uint8(t)``): NumPy raises OverflowError when the value does not
+#: fit (README "Integers"); emitted only when used.
+PYINT_FIT = r"""#define POLYOPT_PYINT_OVERFLOW 8
+static inline int64_t polyopt_fit(int64_t x, int64_t lo, int64_t hi, int32_t *err)
+{ if (x < lo || x > hi) polyopt_raise(err, POLYOPT_PYINT_OVERFLOW); return x; }
+"""
+
+
 #: Declarations of glibc's vector math under our own names; emitted only when used.
 VECTOR_MATH = r"""/* glibc's vector exp/log/sin/cos (libmvec, at most 4 ulp in float64), declared under our
    own names so that only float32 results use them (polyopt.backend_c.cexpr); glibc's
