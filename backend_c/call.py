@@ -199,6 +199,8 @@ _ERRORS = (
                        "(int64, or the narrower int of an array)"),
     (8, OverflowError, "a Python integer out of bounds for the narrower NumPy integer it "
                        "meets (NumPy converts it, and raises when it does not fit)"),
+    (16, ValueError, "zero-size array to reduction operation maximum which has no identity"),
+    (32, ValueError, "zero-size array to reduction operation minimum which has no identity"),
 )
 
 

@@ -108,6 +108,7 @@ class BodyPrinter:
         self.lgamma_used = False  # whether some printed text calls polyopt_lgamma (prelude)
         self.nan_minmax_used = False  # whether it calls polyopt_maximum/minimum (prelude)
         self.pyint_fit_used = False  # whether it calls polyopt_fit (prelude.PYINT_FIT)
+        self.empty_reduction_used = False  # whether it raises prelude.EMPTY_REDUCTION
         # Python's integer contract (README "Integers"): wrapping +, -, *; a division by
         # a value that may be zero, and a float converted to an int, set the error flag
         # ERROR_FLAG.  Off for C regions, whose operators are the file's own.
@@ -271,6 +272,10 @@ class BodyPrinter:
             if not t.dtype.is_float:
                 return f"polyopt_abs_{suffix}({typed(e.args[0], t)})"
             return _float_call("fabs", t.dtype, typed(e.args[0], t))
+        if e.fn in ("empty_maximum", "empty_minimum"):  # a reduction over an empty axis
+            self.raises = self.empty_reduction_used = True
+            flag = f"POLYOPT_EMPTY_{e.fn[len('empty_'):].upper()}"
+            return f"(polyopt_raise({ERROR_FLAG}, {flag}), ({ctype(t)})0)"
         if e.fn in _CLASSIFY:  # C's macros give any nonzero int for true
             x = e.args[0]
             at = x.type if x.type.dtype in (DType.FLOAT32, DType.FLOAT64) else ValueType(

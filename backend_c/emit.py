@@ -29,6 +29,7 @@ from polyopt.backend_c.code import fresh
 from polyopt.backend_c.dialect import KernelDialect
 from polyopt.backend_c.narrow import narrow_prelude
 from polyopt.backend_c.prelude import (
+    EMPTY_REDUCTION,
     LGAMMA,
     NAN_MINMAX,
     PRELUDE,
@@ -93,6 +94,7 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
         + (LGAMMA + "\n" if dialect.body.lgamma_used else "")
         + (NAN_MINMAX + "\n" if dialect.body.nan_minmax_used else "")
         + (PYINT_FIT + "\n" if dialect.body.pyint_fit_used else "")
+        + (EMPTY_REDUCTION + "\n" if dialect.body.empty_reduction_used else "")
         + (PRIVATE_ARRAYS + "\n" if walker.copies.used else "")
         + check_src + "\n" + "".join(h + "\n" for h in helpers)
         + f"{ret or 'void'} {function}({params})\n{{\n{body}}}\n"

@@ -82,6 +82,13 @@ static inline int64_t polyopt_fit(int64_t x, int64_t lo, int64_t hi, int32_t *er
 """
 
 
+#: ``np.max``/``np.min`` along an empty axis: NumPy raises ValueError (reductions
+#: without an identity); the error flag's bits, emitted only when used.
+EMPTY_REDUCTION = r"""#define POLYOPT_EMPTY_MAXIMUM 16
+#define POLYOPT_EMPTY_MINIMUM 32
+"""
+
+
 #: Declarations of glibc's vector math under our own names; emitted only when used.
 VECTOR_MATH = r"""/* glibc's vector exp/log/sin/cos (libmvec, at most 4 ulp in float64), declared under our
    own names so that only float32 results use them (polyopt.backend_c.cexpr); glibc's

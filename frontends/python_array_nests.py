@@ -140,7 +140,19 @@ class Emitter:
             # a bool matrix product's accumulator stays a bool (False, or-ed into): `0` made
             # the scalar one an int64 and b @ b counted the pairs
             start = located(ast.Constant(bool(init) if dtype.is_bool else init), at)
-        self.prelude += self.nest(dims, kept, [located(ast.Assign([target(kidx, ast.Store())], start), at)], at)
+        first_step: ast.stmt = located(ast.Assign([target(kidx, ast.Store())], start), at)
+        if init is None:
+            tests = self._empty_tests(v, axes, at)
+            if tests is not None:  # NumPy raises ValueError for an empty axis
+                empty, nonempty = tests
+                if keep:  # raised once, also where the kept axes are empty too
+                    raising = self._raise_empty(update, dtype, self.fresh("empty"), at)
+                    self.prelude.append(located(ast.If(empty, [raising], []), at))
+                    first_step = located(ast.If(nonempty, [first_step], []), at)
+                else:  # the accumulator is assigned on both branches
+                    first_step = located(ast.If(nonempty, [first_step], [
+                        self._raise_empty(update, dtype, name, at)]), at)
+        self.prelude += self.nest(dims, kept, [first_step], at)
         if init is None:
             fn = located(ast.Attribute(module, update, ast.Load()), at)
             step: ast.stmt = ast.Assign([target(idx, ast.Store())],
@@ -159,6 +171,34 @@ class Emitter:
         assert count is not None
         total = count
         return ArrayValue(dims, lambda i: binop(out.element(i), ast.Div(), total, at))
+
+
+    @staticmethod
+    def _empty_tests(v: ArrayValue, axes: tuple[int, ...], at: ast.AST
+                     ) -> tuple[ast.expr, ast.expr] | None:
+        """Whether some reduced axis of ``v`` is empty, and its negation (affine tests: a
+        slice's extent may depend on loop variables, ``A[i, :i]``); None when no axis
+        can be."""
+        extents = [e for d in axes for e in v.dims[d].extents
+                   if not (e.is_constant() and e.const >= 1)]
+        if not extents:
+            return None
+
+        def each(op: ast.cmpop, bool_op: ast.boolop) -> ast.expr:
+            parts: list[ast.expr] = [located(ast.Compare(lin_ast(e, at), [op], [
+                located(ast.Constant(1), at)]), at) for e in extents]
+            return parts[0] if len(parts) == 1 else located(ast.BoolOp(bool_op, parts), at)
+
+        return each(ast.Lt(), ast.Or()), each(ast.GtE(), ast.And())
+
+    def _raise_empty(self, update: str, dtype: DType, name: str, at: ast.AST) -> ast.stmt:
+        """``name = <raise>``: sets the call's error flag, raised after the call as
+        NumPy's ``ValueError: zero-size array to reduction operation maximum which has
+        no identity`` (README "Integers", the flag)."""
+        self.symbols.local_types.setdefault(name, ValueType(dtype))
+        raising = located(ast.Call(located(ast.Name(name, ast.Load()), at), [], []), at)
+        raising.empty_reduction = (update, dtype)  # type: ignore[attr-defined]
+        return located(ast.Assign([located(ast.Name(name, ast.Store()), at)], raising), at)
 
 
 def param_only(dims: tuple[Dim, ...], params: list[str], node: ast.AST) -> None:

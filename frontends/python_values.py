@@ -219,6 +219,10 @@ class ValueConverter:
     # --- calls --------------------------------------------------------------------------
 
     def _Call(self, node: ast.Call) -> Expr:
+        empty = getattr(node, "empty_reduction", None)
+        if empty is not None:  # the array lowering's raise of np.max over an empty axis
+            op, dtype = empty
+            return Call(f"empty_{op}", (), ValueType(dtype))
         if node.keywords:
             raise NotAffine(node, _describe(node.func), "keyword arguments are not supported")
         fn, module = self._callee(node.func)
