@@ -297,7 +297,8 @@ def shadow_errors(p: Program, args: tuple,
                   allocated: list[np.ndarray] | None = None) -> tuple[Any, ...]:
     ns = shadow.namespace(allocated)
     exec(render_py.function(p, shadow=True), ns)  # noqa: S102 - our own generated code
-    sargs = tuple(shadow.shadow_array(a) if isinstance(a, np.ndarray) else a for a in args)
+    sargs = tuple(shadow.shadow_array(a) if isinstance(a, np.ndarray) else
+                  shadow.lift(a) if isinstance(a, float) else a for a in args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with np.errstate(all="ignore"):

@@ -38,7 +38,10 @@ def expr(e: Expr, shadow: bool = False, sub: Sub | None = None) -> str:
     """``e`` as Python; ``sub`` renders subscripts (slices: :mod:`progen.slices`)."""
     r = lambda x: expr(x, shadow, sub)  # noqa: E731
     if isinstance(e, Num):
-        return repr(e.value) if e.value >= 0 else f"({e.value!r})"
+        text = repr(e.value) if e.value >= 0 else f"({e.value!r})"
+        # a float constant carries no error, but what it is summed into does: a sum of
+        # constants alone is reordered by a parallel reduction too (finding 015)
+        return f"_S.float({text})" if shadow and isinstance(e.value, float) else text
     if isinstance(e, Name):
         return e.id
     if isinstance(e, Index):

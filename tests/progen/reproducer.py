@@ -3,11 +3,15 @@ check against CPython that exits 1 when polyopt's result differs (or raises)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from progen import oracle, render_py
 from progen.matrix import OptionSet
 from progen.nodes import Program
+
+_LINE_NAME = re.compile(r"""(['"][\w.#]+@)(\d+)(['"])""")
 
 
 def _literal(x: object) -> str:
@@ -19,12 +23,13 @@ def _literal(x: object) -> str:
 def script(p: Program, option: OptionSet, verdict: str, detail: str) -> str:
     args = oracle.inputs(p)
     note = "\n".join(f"# {line}" for line in detail.strip().splitlines()[-12:])
-    how = _how(option, detail)
-    return f'''"""Found by tests/fuzz_run.py: {verdict} under option set {option.name!r}.
+    head = f'''"""Found by tests/fuzz_run.py: {verdict} under option set {option.name!r}.
 
 Run: python THIS_FILE   (exit status 1: polyopt differs from CPython or raises)
 """
-{render_py.module(p)}
+'''
+    how = _how(option, detail, head.count("\n"))
+    return head + f'''{render_py.module(p)}
 
 ARGS = ({", ".join(_literal(a) for a in args)},)
 {note}
@@ -66,11 +71,15 @@ if __name__ == "__main__":
 '''
 
 
-def _how(option: OptionSet, detail: str) -> str:
+def _how(option: OptionSet, detail: str, shift: int) -> str:
+    """The call that compiled the kernel; a schedule's loops named by line (``'k@21'``,
+    lines of the module the run wrote) are renamed by the script's own lines."""
     if option.kind == "jit":
         kw = ", ".join(f"{k}={v!r}" for k, v in option.kwargs.items())
         return f"polyopt.jit(kernel{', ' + kw if kw else ''})"
     first = detail.splitlines()[0] if detail else ""
     if option.kind == "schedule" and first.startswith("schedule: "):
-        return f"({first[len('schedule: '):]}).compile()"
+        steps = _LINE_NAME.sub(lambda m: f"{m[1]}{int(m[2]) + shift}{m[3]}",
+                               first[len("schedule: "):])
+        return f"({steps}).compile()"
     return "polyopt.jit(kernel)"  # the command line writes the jit's C; C regions: see STEM.c

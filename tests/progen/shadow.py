@@ -57,7 +57,8 @@ class EF:
     def __floordiv__(self, o: Any) -> EF:
         o = lift(o)
         q = self.v // o.v
-        return EF(q, self.e / abs(o.v) + abs(self.v) * o.e / (o.v * o.v) + abs(q))
+        return EF(q, _past_jump(self, o, self.e / abs(o.v) + abs(self.v) * o.e / (o.v * o.v)
+                                + abs(q)))
 
     def __rfloordiv__(self, o: Any) -> EF:
         return lift(o) // self
@@ -65,7 +66,7 @@ class EF:
     def __mod__(self, o: Any) -> EF:
         o = lift(o)
         r = self.v % o.v
-        return EF(r, self.e + o.e * abs(self.v / o.v) + abs(r) + abs(o.v))
+        return EF(r, _past_jump(self, o, self.e + o.e * abs(self.v / o.v) + abs(r) + abs(o.v)))
 
     def __rmod__(self, o: Any) -> EF:
         return lift(o) % self
@@ -138,6 +139,19 @@ def _near_jump(distance: float, err: float) -> bool:
     discontinuity (a unit roundoff is at most 2**-24, and the comparison allows 64 of them
     per unit of bound: 2**-18 covers both)."""
     return distance <= err * 2.0**-18
+
+
+def _past_jump(a: EF, b: EF, err: float) -> float:
+    """``err``, or :data:`ANY` where ``a / b`` is so near an integer that rounding may move
+    it across: ``a // b`` then jumps by one, and ``a % b`` by ``b`` (finding 015: a sum
+    reassociated by a parallel reduction, then ``s // 1.5``)."""
+    if b.v == 0.0 or not math.isfinite(a.v / b.v):
+        return err
+    exact = a.v / b.v
+    quotient_err = a.e / abs(b.v) + abs(a.v) * b.e / (b.v * b.v) + abs(exact)
+    if (a.e > 0 or b.e > 0) and _near_jump(abs(exact - round(exact)), quotient_err):
+        return ANY
+    return err
 
 
 def _stepped(f):
