@@ -2,8 +2,10 @@
 region inside a C function, and a ``main`` that runs it on the program's inputs and prints
 every result (floats in hexadecimal, exactly).
 
-The C program means what C means (integer ``/`` truncates, float32 arithmetic is promoted
-to double), so its oracle is the same file compiled without polyopt, at ``-O0``.
+The C program means what C means (float32 arithmetic is promoted to double), so its
+oracle is the same file compiled without polyopt, at ``-O0``; ``%`` and ``//`` are
+written with Python's meaning (macros) where C's differs, so that its values stay the
+Python program's and the shadow run's error bounds hold for them (finding 016).
 Allocated temporaries become parameters (the harness allocates them), so they can be
 printed like the arguments.
 """
@@ -43,6 +45,7 @@ class CRender:
         self.p = p
         self.kinds = oracle.kinds(p)
         self.declared: set[str] = set()
+        self.loop_vars: set[str] = set()  # of the loops around what is rendered
 
     def kind(self, e: Expr) -> str:
         return oracle.kind_of(e, self.p, self.kinds)
@@ -91,12 +94,26 @@ class CRender:
         if e.op == "//" and floaty:
             return f"floor({a} / {b})"
         if e.op == "%" and floaty:
-            return f"fmod({a}, {b})"
+            return f"PYFMOD({a}, {b})"
+        if e.op in ("//", "%") and not (self._nonnegative(e.left) and isinstance(e.right, Num)
+                                        and e.right.value > 0):
+            return f"{'PYDIV' if e.op == '//' else 'PYMOD'}({a}, {b})"
         if e.op == "//":
             return f"({a} / {b})"
         if e.op == "/":
             return f"((double){a} / {b})"
         return f"({a} {e.op} {b})"
+
+    def _nonnegative(self, e: Expr) -> bool:
+        """Loop variables, sizes and constants of at least 0, added and multiplied: C's
+        ``/`` and ``%`` by a positive constant are Python's there, and stay affine."""
+        if isinstance(e, Num):
+            return e.value >= 0
+        if isinstance(e, Name):
+            return e.id in self.loop_vars or e.id in self.p.sizes
+        if isinstance(e, Bin) and e.op in ("+", "*"):
+            return self._nonnegative(e.left) and self._nonnegative(e.right)
+        return False
 
     def call(self, e: Call) -> str:
         args = [self.expr(a) for a in e.args]
@@ -144,7 +161,10 @@ class CRender:
         for s in body:
             if isinstance(s, For):
                 out.append(f"{pad}{self.loop_header(s)} {{")
+                outer = set(self.loop_vars)
+                self.loop_vars.add(s.var)
                 out += self.stmts(s.body, indent + 1)
+                self.loop_vars = outer
                 out.append(f"{pad}}}")
             elif isinstance(s, If):
                 out += self.if_(s, indent)
@@ -178,10 +198,7 @@ class CRender:
                 ctype = "double" if self.kinds[s.target.id] == "float" else "long"
                 return f"{ctype} {target} = {value};"
             return f"{target} {op} {value};"
-        floaty = self.kind(s.target) == "float"
-        whole = self.expr(Bin(s.op, s.target, s.value)) if floaty else \
-            f"({target} {'/' if s.op == '//' else '%'} {value})"
-        return f"{target} = {whole};"
+        return f"{target} = {self.expr(Bin(s.op, s.target, s.value))};"
 
     # --- the file ---------------------------------------------------------------------------
 
@@ -267,6 +284,11 @@ HEADER = """#include <math.h>
 #include <stdio.h>
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+/* Python's % and // (the sign of the divisor, the floor), so that the C program computes
+   what the Python one does and the shadow run's error bounds hold for it */
+#define PYFMOD(a, b) (fmod(a, b) + ((fmod(a, b) != 0 && ((fmod(a, b) < 0) != ((b) < 0))) ? (b) : 0))
+#define PYMOD(a, b) ((a) % (b) + ((((a) % (b)) != 0 && ((((a) % (b)) < 0) != ((b) < 0))) ? (b) : 0))
+#define PYDIV(a, b) ((a) / (b) - ((((a) % (b)) != 0 && ((((a) % (b)) < 0) != ((b) < 0))) ? 1 : 0))
 
 """
 
