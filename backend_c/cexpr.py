@@ -108,6 +108,8 @@ class BodyPrinter:
         self.lgamma_used = False  # whether some printed text calls polyopt_lgamma (prelude)
         self.nan_minmax_used = False  # whether it calls polyopt_maximum/minimum (prelude)
         self.pyint_fit_used = False  # whether it calls polyopt_fit (prelude.PYINT_FIT)
+        # Python int arguments the call checks for each narrow int (python_ints.py)
+        self.call_checked: Mapping[DType, frozenset[str]] = {}
         self.empty_reduction_used = False  # whether it raises prelude.EMPTY_REDUCTION
         # Python's integer contract (README "Integers"): wrapping +, -, *; a division by
         # a value that may be zero, and a float converted to an int, set the error flag
@@ -165,7 +167,8 @@ class BodyPrinter:
             self.raises = True
             return f"polyopt_to_{_suffix(t.dtype)}({text}, {ERROR_FLAG})"
         if self.checked and source.weak and source.dtype.is_int and t.dtype.is_int \
-                and not t.weak and not _fits(e, t.dtype):
+                and not t.weak and not _fits(e, t.dtype) and not (
+                    isinstance(e, Name) and e.name in self.call_checked.get(t.dtype, ())):
             low, high = t.dtype.bounds
             if low > -(2**63) or high < 2**63 - 1:  # NumPy converts the Python int: it must fit
                 self.raises = self.pyint_fit_used = True
@@ -316,14 +319,18 @@ def _vectorizable_call(e: Expr) -> bool:
 
 
 def _fits(e: Expr, dtype: DType) -> bool:
-    """Whether every value of ``e`` is known to fit ``dtype``: constants, and choices and
-    truth values of them (a run-time check would only slow the loop down)."""
+    """Whether every value of ``e`` is known to fit ``dtype``: constants, choices and
+    truth values of them, and remainders by a small constant (a run-time check would
+    only slow the loop down, and keep gcc from vectorizing it)."""
     if e.type.dtype.is_bool:
         return True
     if isinstance(e, Select):
         return _fits(e.then, dtype) and _fits(e.otherwise, dtype)
-    value = _constant(e)
     low, high = dtype.bounds
+    if isinstance(e, Binary) and e.op == "%":  # Python's: in [0, c) for a constant c > 0
+        c = _constant(e.rhs)
+        return isinstance(c, int) and 0 < c and low <= 0 and c - 1 <= high
+    value = _constant(e)
     return isinstance(value, int) and low <= value <= high
 
 

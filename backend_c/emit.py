@@ -37,6 +37,7 @@ from polyopt.backend_c.prelude import (
     PYINT_FIT,
     VECTOR_MATH,
 )
+from polyopt.backend_c.python_ints import call_checked
 from polyopt.backend_c.signature import ERROR_PARAM, CArg, c_args
 from polyopt.backend_c.work import instance_estimate, parallel_min_instances
 
@@ -75,6 +76,7 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
     dialect.body.vector_math = vector_math and openmp
     dialect.body.libm_square = libm_square
     dialect.body.checked = True
+    dialect.body.call_checked = call_checked(scop)
     dialect.body.numpy_float16 = True
     taken = set(scop.params) | set(scop.arrays) | set(scop.scalars)
     for s in scop.statements:

@@ -6,16 +6,15 @@ without re-running the frontend, the analysis or code generation.
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from polyopt.backend_c.emit import CKernel
+from polyopt.backend_c.python_ints import converted_arguments
 
 from polyopt.analysis.bounds import param_limit
 from polyopt.model.aff import FloorDiv, Lin
-from polyopt.model.dtypes import WEAK_INT, DType, ValueType
-from polyopt.model.expr import Binary, Call, Cast, Expr, Name, walk
+from polyopt.model.dtypes import DType
 from polyopt.model.scop import ScalarKind, Scop
 
 
@@ -145,43 +144,3 @@ def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
         narrow_args=tuple((n, d.value) for d in DType if d.is_int and d not in (DType.INT32, DType.INT64)
                           for n in converted_arguments(scop, d)),
     )
-
-
-_NOT_CONVERTING = frozenset({"<", "<=", ">", ">=", "==", "!=", "and", "or"})
-
-
-def converted_arguments(scop: Scop, dtype: DType) -> tuple[str, ...]:
-    """The Python int arguments that are an operand of arithmetic with a value of the
-    fixed-width int ``dtype`` (int32, uint8...), or are stored into or combined with such a
-    target (``x32[i] = k``, ``x32[i] += k``).  NumPy converts such a Python int to
-    ``dtype`` and raises OverflowError when it does not fit; NumPy's comparisons take any Python int, so they are not counted.  Only a direct
-    operand counts: ``x32[i] + (k + 1)`` converts the value ``k + 1``, which is not checked.
-    A store converts even an np.int64 ``k``."""
-    ints = {n: s.type for n, s in scop.scalars.items()
-            if s.kind is ScalarKind.ARGUMENT and s.type.dtype is DType.INT64}
-    weak = {n for n, t in ints.items() if t == WEAK_INT}
-    narrow = ValueType(dtype)
-    found: set[str] = set()
-
-    def direct(e: Expr, names: Collection[str]) -> str | None:
-        while isinstance(e, Cast):
-            e = e.operand
-        return e.name if isinstance(e, Name) and e.name in names else None
-
-    for st in scop.statements:
-        if st.target not in scop.arrays or scop.arrays[st.target].dtype is not dtype:
-            pass
-        elif st.update_op is None and (n := direct(st.value, ints)) is not None:
-            found.add(n)  # NumPy's item assignment converts even an np.int64 k
-        elif st.update_op is not None and (n := direct(st.value, weak)) is not None:
-            found.add(n)
-        for node in walk(st.value):
-            if isinstance(node, Binary) and node.op not in _NOT_CONVERTING:
-                for x, y in ((node.lhs, node.rhs), (node.rhs, node.lhs)):
-                    if (n := direct(x, weak)) is not None and y.type == narrow:
-                        found.add(n)
-            # np.maximum(u8, k) converts k; max(u8[i], k), a choice, is a Python int
-            elif isinstance(node, Call) and node.fn in ("min", "max") and node.type == narrow:
-                found.update(n for a in node.args if (n := direct(a, weak)) is not None)
-    return tuple(sorted(found))
-

@@ -244,10 +244,32 @@ def test_a_python_int_meeting_a_narrow_int_raises_where_numpy_does(fn, dtype) ->
     assert out.tolist() == want.tolist()
 
 
+def plus_argument(a, out, k):
+    for i in range(a.shape[0]):
+        out[i] = a[i] + k
+
+
+def plus_remainder(a, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] + i % 7
+
+
 def test_the_run_time_check_is_in_the_c_only_where_a_python_int_may_not_fit() -> None:
-    """A constant, or a choice of constants, that fits needs no check in the loop."""
+    """A constant, a choice of constants, or a remainder by a small constant that fits
+    needs no check in the loop, nor an argument, which the call checks before the C runs
+    (a check in the loop keeps gcc from vectorizing ``u8[i] + k``)."""
     a = np.zeros(3, np.uint8)
     assert "polyopt_fit(" not in polyopt.jit(choice_of_constants).c_source(a, a)
+    assert "polyopt_fit(" not in polyopt.jit(plus_remainder).c_source(a, a)
+    assert "polyopt_fit(" not in polyopt.jit(plus_argument).c_source(a, a, 3)
     assert "polyopt_fit(" in polyopt.jit(plus_loop_variable).c_source(a, a)
     x = np.zeros(3)
     assert "polyopt_fit" not in polyopt.jit(plus_loop_variable).c_source(x, x)
+
+
+def test_an_argument_is_checked_by_the_call_where_the_loop_does_not() -> None:
+    a, out = np.array([5, 200, 7], np.uint8), np.zeros(3, np.uint8)
+    with pytest.raises(OverflowError, match="Python integer 300 out of bounds for uint8"):
+        polyopt.jit(plus_argument)(a, out, 300)
+    polyopt.jit(plus_argument)(a, out, 55)
+    assert out.tolist() == [60, 255, 62]
