@@ -59,8 +59,12 @@ class CKernel:
 
 
 def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
-         vector_math: bool = False, libm_square: bool = False) -> CKernel:
+         vector_math: bool = False, libm_square: bool = False,
+         work_scop: Scop | None = None) -> CKernel:
     """The C source of ``scop`` executed in the order of ``tree``.
+
+    ``work_scop``: the program as written (``scop`` before the scheduler rewrote it), to
+    count the instances a call runs (the threshold for a thread team).
 
     ``vector_math``: float32 results of ``exp``/``log``/``sin``/``cos`` (computed in
     float64, as Python does) may use glibc's vector variants; off under ``strict_fp``.
@@ -82,7 +86,7 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
     for s in scop.statements:
         taken |= set(s.iterators)
     walker = AstWalker(scop, openmp, dialect, taken, args, function)
-    body = _function_body(walker, tree, taken)
+    body = _function_body(walker, tree, taken, work_scop)
     check_fn = f"{function}_check"
     check_src, messages = _check_function(scop, check_fn)
     raises = dialect.body.raises
@@ -104,21 +108,25 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
     return CKernel(src, function, check_fn, args, ret, tuple(messages), raises)
 
 
-def _function_body(walker: AstWalker, tree: Node, taken: set[str]) -> str:
-    """The statements of the function: local declarations, the loops, the return."""
+def _function_body(walker: AstWalker, tree: Node, taken: set[str],
+                   work_scop: Scop | None = None) -> str:
+    """The statements of the function: local declarations, the loops, the return;
+    ``work_scop``: the program as written, whose instances the team threshold counts."""
     scop = walker.scop
     lines = [f"  {ctype(s.type)} {n};" for n, s in scop.scalars.items()
              if s.kind is ScalarKind.LOCAL]
     if scop.statements:
         ast = walker.build_ast(tree)
-        work = instance_estimate(scop) if walker.openmp else None
-        if work is not None:
+        if walker.openmp:
             walker.pragmas.team = fresh("polyopt_team", taken)
         walker.node(ast, 1, None)
         if walker.pragmas.team_used:
-            # small calls run on one thread: waking the team costs more than they do
-            lines.append(f"  const int {walker.pragmas.team} = "
-                         f"({work}) >= {parallel_min_instances()}.0;")
+            # small calls run on one thread: waking the team costs more than they do.  The
+            # program as written has the instances of the transformed one (bar packing
+            # copies), in fewer and simpler statements: far cheaper to bound
+            work = instance_estimate(work_scop or scop)
+            team = "1" if work is None else f"({work}) >= {parallel_min_instances()}.0"
+            lines.append(f"  const int {walker.pragmas.team} = {team};")
         lines += walker.code.lines
     r = scop.returns
     ret = f"  return {r.name};\n" if r is not None and not r.is_array else ""

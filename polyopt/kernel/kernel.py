@@ -211,7 +211,7 @@ class Kernel:
                 return hit
         p = self.plan(sig)
         kernel = emit(p.scop, p.tree, kernel_symbol(self.__name__), vector_math=self._vector_math,
-                      libm_square=self.options.strict_fp)
+                      libm_square=self.options.strict_fp, work_scop=p.source)
         iface = interface_of(p.scop, kernel)
         entry = trampoline.trampolines(iface)  # for the compiled call entry
         lib = build.build(kernel.source, tc, self.__name__, self.options.cache, entry)
@@ -329,7 +329,7 @@ class Kernel:
         """The C code compiled for these arguments' types."""
         with self._as_built(self._sig_for(args, kwargs)) as p:
             return emit(p.scop, p.tree, kernel_symbol(self.__name__), vector_math=self._vector_math,
-                        libm_square=self.options.strict_fp).source
+                        libm_square=self.options.strict_fp, work_scop=p.source).source
 
     # --- other processes ----------------------------------------------------------------
 
