@@ -77,9 +77,9 @@ lint: $(DEPS)  ## ruff, and mypy --strict on the package
 bench: $(INSTALLED)  ## benchmarks (SIZE=MINI|SMALL|MEDIUM|LARGE)
 	$(call IN_TREE,bench) $(if $(SIZE),--size $(SIZE),)
 
-fuzz: $(INSTALLED)  ## random programs against CPython (N=200 SEED=random JOBS=1)
+fuzz: $(INSTALLED)  ## random programs against CPython (N=200 SEED=random JOBS=1 RESUME=)
 	$(OUTSIDE) $(PY) $(ROOT)/tests/fuzz_run.py --n $(N) --seed $(SEED) --jobs $(JOBS) \
-		--findings $(CURDIR)/fuzz-findings
+		--findings $(CURDIR)/fuzz-findings $(if $(RESUME),--resume,)
 
 clean:  ## remove the virtual environment and build leftovers
 	rm -rf $(VENV) build *.egg-info
