@@ -79,12 +79,23 @@ def max_along_rows(x):
     return np.max(x, axis=1)
 
 
+def max_of_strided_rows(A):
+    return np.max(A[::2], axis=0)
+
+
+def max_of_strided_row_tails(A, out):
+    for i in range(A.shape[0]):
+        out[i] = np.max(A[i, i::2])
+
+
 @pytest.mark.parametrize("fn, args", [
     (max_of_row_prefix, (np.arange(9.0).reshape(3, 3), np.zeros(3))),  # empty at i = 0
     (min_of_row_tail, (np.arange(9.0).reshape(3, 3), np.zeros(3))),  # empty at the last i
     (min_of_all, (np.zeros(0, np.int32),)),
     (max_of, (np.zeros((0, 0)),)),
     (max_along_rows, (np.zeros((3, 0)),)),
+    (max_of_strided_rows, (np.zeros((0, 3)),)),
+    (max_of_strided_row_tails, (np.ones((5, 4)), np.zeros(5))),  # A[4, 4::2] is empty
 ])
 def test_a_reduction_without_identity_over_an_empty_slice_raises(fn, args) -> None:
     """NumPy raises ValueError where np.max/np.min reduce nothing, also for a slice that
