@@ -274,7 +274,9 @@ def has_iterator_stride(s: isl.Set) -> bool:
     (``i = 3e + 1``).  A local variable in inequalities only (the partial tiles that a
     split leaves, ``6e <= i < 6e + 6``) or of the parameters alone (``i < n // 2``) is
     none."""
-    for b in s.get_basic_sets():
+    # a projection can leave local variables isl has no expression for (get_div fails):
+    # compute_divs names them all
+    for b in s.compute_divs().get_basic_sets():
         n_div, n_set = b.dim(dim_type.div), b.dim(dim_type.set)
         on_dims = [k for k in range(n_div) if _div_of_dims(b.get_div(k))]
         for c in b.get_constraints():
