@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from polyopt.backend_c import sanitizers
 from polyopt.model.errors import CompileError, warn_user
 
 DEFAULT_CFLAGS = "-O3 -march=native -fopenmp"
@@ -184,6 +185,14 @@ def _private_dir(prefix: str) -> Path:
     return private
 
 
+def check_loadable(tc: Toolchain) -> None:
+    """A :class:`CompileError` where this process cannot load what ``tc`` builds (a
+    sanitizer runtime missing), which would otherwise end the process."""
+    missing = sanitizers.missing_runtime(tc.compiler, tc.flags)
+    if missing is not None:
+        raise CompileError(missing)
+
+
 def build(source: str, tc: Toolchain, name_hint: str = "kernel", use_cache: bool = True,
           entry: str = "") -> Path:
     """Compile ``source`` (or reuse the cached build) and return the library's path.
@@ -193,6 +202,7 @@ def build(source: str, tc: Toolchain, name_hint: str = "kernel", use_cache: bool
     built in a private temporary directory, removed when the process exits.  So is it
     when the cache cannot be written (read-only, full, not a directory), with a warning.
     """
+    check_loadable(tc)  # before a cache hit too: loading it would end the process
     key = library_key(source, tc, entry)
     if use_cache:
         hit = cached_library(key)

@@ -206,6 +206,7 @@ class Kernel:
             with parallel_min_fixed(choice.parallel_min):
                 return Kernel(self.py_func, choice.options, self.steps).compile(sig, False)
         if front is not None:
+            build.check_loadable(tc)  # an index hit loads its library without build()
             hit = index.load(front, self._arg_names, sig)
             if hit is not None:
                 return hit
