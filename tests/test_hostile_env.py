@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import polyopt
-from polyopt.backend_c import sanitizers
+from polyopt.backend_c import sanitizers, work
 from polyopt.cli import command as cli
 from polyopt.model.signature import parse_declared
 
@@ -164,3 +164,26 @@ def test_address_sanitizer_without_its_runtime_is_a_compile_error(tmp_path: Path
     ok = _run_sanitized(tmp_path, _libasan())
     assert ok.returncode == 0, ok.stderr[-2000:]
     assert "ran: [0.0, 2.0, 4.0, 6.0]" in ok.stdout
+
+
+# --- POLYOPT_PARALLEL_MIN that is not an int --------------------------------------------
+# POLYOPT_PARALLEL_MIN=1e6 (or "abc") was ignored without a word: the default threshold
+# applied while the user believed theirs did.
+
+@pytest.mark.parametrize("text", ["1e6", "many"])
+def test_parallel_min_that_is_not_an_int_warns(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    monkeypatch.setenv("POLYOPT_PARALLEL_MIN", text)
+    work._warned.discard(text)
+    with pytest.warns(RuntimeWarning, match=f"POLYOPT_PARALLEL_MIN='{text}' is not a whole"):
+        assert work.parallel_min_instances() == work.PARALLEL_MIN_INSTANCES
+    kernel = polyopt.jit(scale)
+    x = np.arange(8.0)
+    kernel(x, 3.0)  # warned once per value, not per kernel
+    assert x.tolist() == [3.0 * v for v in range(8)]
+    assert f">= {work.PARALLEL_MIN_INSTANCES}.0" in kernel.c_source(x, 3.0)
+
+
+def test_parallel_min_int_forms_still_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    for text, value in (("1000000", 1000000), (" 7 ", 7), ("1_000", 1000), ("-5", 0)):
+        monkeypatch.setenv("POLYOPT_PARALLEL_MIN", text)
+        assert work.parallel_min_instances() == value
