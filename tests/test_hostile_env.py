@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -187,3 +188,20 @@ def test_parallel_min_int_forms_still_read(monkeypatch: pytest.MonkeyPatch) -> N
     for text, value in (("1000000", 1000000), (" 7 ", 7), ("1_000", 1000), ("-5", 0)):
         monkeypatch.setenv("POLYOPT_PARALLEL_MIN", text)
         assert work.parallel_min_instances() == value
+
+
+# --- the tuner's budget, and its output --------------------------------------------------
+# budget=True was taken for 1 second (a bool is an int), and a NumPy number
+# (np.int64(5), a budget read from an array) was refused as "not a positive number".
+
+def test_tune_budget_must_be_a_number_not_a_bool() -> None:
+    with pytest.raises(ValueError, match="budget must be a positive number of seconds, not True"):
+        polyopt.tune(polyopt.jit(scale), np.arange(4.0), 2.0, budget=True)
+
+
+@pytest.mark.parametrize("budget", [np.float64(0.01), np.float32(0.01)])
+def test_tune_budget_may_be_a_numpy_number(budget: object) -> None:
+    result = polyopt.tune(polyopt.jit(scale), np.arange(4.0), 2.0, budget=budget, store=False)
+    assert result.budget == pytest.approx(0.01) and isinstance(result.budget, float)
+    assert result.trials[0].status == "ok"
+

@@ -15,6 +15,7 @@ of load hits both.  A candidate replaces the best one only when it is faster by
 from __future__ import annotations
 
 import inspect
+import numbers
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -77,8 +78,11 @@ def tune(fn: Callable[..., Any], *args: Any, budget: float = 10.0,
     if kernel.steps is not None:
         raise ValueError(f"polyopt.tune tunes the automatic schedule; {kernel.__name__} "
                          "follows a user schedule (polyopt.schedule)")
-    if not (isinstance(budget, (int, float)) and budget > 0):
+    # a NumPy number is a number of seconds too; True is not (it passed as 1 second)
+    if not (isinstance(budget, numbers.Real) and not isinstance(budget, (bool, np.bool_))
+            and budget > 0):
         raise ValueError(f"budget must be a positive number of seconds, not {budget!r}")
+    budget = float(budget)
     sig, values = signature_of(kernel, args)
     default = Choice(kernel.options, parallel_min_instances())
     search = _Search(kernel, sig, values, default, time.monotonic() + budget)
