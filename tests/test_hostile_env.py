@@ -205,3 +205,25 @@ def test_tune_budget_may_be_a_numpy_number(budget: object) -> None:
     assert result.budget == pytest.approx(0.01) and isinstance(result.budget, float)
     assert result.trials[0].status == "ok"
 
+
+# `polyopt tune -o missing/dir/x.json` ran the whole search (the --budget, 30 s by default)
+# and only then refused to write its result.
+
+def test_cli_tune_refuses_an_unwritable_output_before_searching(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "k.py", """
+        import polyopt
+        @polyopt.jit
+        def scale(x, k):
+            for i in range(x.shape[0]):
+                x[i] = x[i] * k
+        """)
+    start = time.monotonic()
+    code = cli.main(["tune", str(path), "--signature", "f8[:], f8", "--size", "8",
+                     "--budget", "600", "-o", str(tmp_path / "missing" / "x.json")])
+    assert code == 1
+    assert "does not exist" in capsys.readouterr().err
+    assert time.monotonic() - start < 300  # refused before the 600 s search
+    assert cli.main(["tune", str(path), "--signature", "f8[:], f8", "--size", "8",
+                     "--budget", "600", "-o", str(path)]) == 1
+    assert "refusing to write over the input file" in capsys.readouterr().err

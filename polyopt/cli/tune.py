@@ -22,7 +22,7 @@ import numpy as np
 
 from polyopt.cli.errors import EXIT_OK, EXIT_USAGE, CliError, printable
 from polyopt.cli.inputs import check_input, is_python, python_kernel
-from polyopt.cli.output import write_output
+from polyopt.cli.output import check_output, write_output
 from polyopt.cli.verify import random_arg
 from polyopt.model.signature import ArrayType, Signature
 from polyopt.tuner import tune
@@ -60,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--size and --budget must be positive", EXIT_USAGE)
     pk = python_kernel(path, args.function, args.signature)
     assert pk.signature is not None  # --signature is required
+    out = args.output or str(path.with_name(f"{path.stem}.{pk.name}.tune.json"))
+    check_output(out, path)  # before the search, not after it
     _check_fits(pk.name, args.signature, pk.signature, args.size)
     rng = np.random.default_rng(args.seed)
     try:
@@ -71,7 +73,6 @@ def run(args: argparse.Namespace) -> int:
                        f"{pk.name}({args.signature}) at that size ({exc})") from None
     result = tune(pk.kernel, *values, budget=args.budget)
     print(printable(result.summary()), file=sys.stderr)
-    out = args.output or str(path.with_name(f"{path.stem}.{pk.name}.tune.json"))
     write_output(out, result.to_json() + "\n", path)
     if out != "-":
         print(printable(f"polyopt: wrote the tuning of {pk.name}() to {out}"), file=sys.stderr)
