@@ -227,3 +227,37 @@ def test_cli_tune_refuses_an_unwritable_output_before_searching(
     assert cli.main(["tune", str(path), "--signature", "f8[:], f8", "--size", "8",
                      "--budget", "600", "-o", str(path)]) == 1
     assert "refusing to write over the input file" in capsys.readouterr().err
+
+
+# --- Numba's other @njit options ----------------------------------------------------------
+# "@polyopt.jit takes Numba's options": @njit(boundscheck=True) or inline="never" was
+# "TypeError: jit() got an unexpected keyword argument", so such a kernel needed more than
+# its import changed.
+
+def test_numba_boundscheck_and_inline_are_accepted() -> None:
+    kernel = polyopt.jit(boundscheck=True, inline="never", error_model="python")(scale)
+    x = np.arange(5.0)
+    kernel(x, 2.0)
+    assert x.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
+    polyopt.jit(boundscheck=None, inline="always")(scale)
+
+
+@pytest.mark.parametrize("options, error, match", [
+    ({"error_model": "numpy"}, ValueError, "error_model must be 'python'"),
+    ({"inline": "sometimes"}, ValueError, "inline must be 'never' or 'always'"),
+    ({"boundscheck": "yes"}, TypeError, "boundscheck must be True or False"),
+])
+def test_numba_options_polyopt_does_not_do_are_refused(options: dict[str, object],
+                                                       error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        polyopt.jit(**options)(scale)  # type: ignore[arg-type]
+
+
+def divide(a, b):
+    return a / b
+
+
+def test_float_division_by_zero_is_numpy_s_as_documented() -> None:
+    kernel = polyopt.jit(divide)
+    assert kernel(1.0, 0.0) == np.inf and np.isnan(kernel(0.0, 0.0))
+    assert kernel(-1, 0) == -np.inf
