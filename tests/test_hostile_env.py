@@ -261,3 +261,62 @@ def test_float_division_by_zero_is_numpy_s_as_documented() -> None:
     kernel = polyopt.jit(divide)
     assert kernel(1.0, 0.0) == np.inf and np.isnan(kernel(0.0, 0.0))
     assert kernel(-1, 0) == -np.inf
+
+
+# --- polyopt opt/deps on kernels written as users write them -----------------------------
+# A kernel declared @polyopt.jit("void(f4[:], f4)") was written for float64 (types
+# inferred), C that the kernel never builds; a kernel under a functools.wraps decorator
+# was "no @polyopt.jit function in this file"; a @staticmethod kernel (which the README
+# says works) could not be named at all.
+
+def test_cli_uses_the_declared_signature(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "decl.py", """
+        import polyopt
+        @polyopt.jit("void(f4[:], f4)")
+        def scale(x, k):
+            for i in range(x.shape[0]):
+                x[i] = x[i] * k
+        """)
+    assert cli.main(["opt", str(path), "-o", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "polyopt_scale(int64_t x_shape0, float k, float *restrict x)" in out
+
+
+def test_cli_finds_a_kernel_under_a_wrapping_decorator(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "wrapped.py", """
+        import functools
+        import polyopt
+
+        def timed(f):
+            @functools.wraps(f)
+            def wrapper(*args):
+                return f(*args)
+            return wrapper
+
+        @timed
+        @polyopt.jit(parallel=False)
+        def scale(x, k):
+            for i in range(x.shape[0]):
+                x[i] = x[i] * k
+        """)
+    assert cli.main(["opt", str(path), "--signature", "f8[:], f8", "-o", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "polyopt_scale(" in out and "omp parallel" not in out  # the kernel's own options
+
+
+def test_cli_names_a_static_method_kernel(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "method.py", """
+        import polyopt
+        class Ops:
+            @staticmethod
+            @polyopt.jit
+            def scale(x, k):
+                for i in range(x.shape[0]):
+                    x[i] = x[i] * k
+        """)
+    assert cli.main(["opt", str(path), "--function", "Ops.scale", "--signature", "f8[:], f8",
+                     "-o", "-"]) == 0
+    assert "polyopt_scale(" in capsys.readouterr().out
+    assert cli.main(["deps", str(path), "--function", "Ops.nope"]) == 1
+    assert "a static method is named CLASS.NAME" in capsys.readouterr().err
