@@ -320,3 +320,21 @@ def test_cli_names_a_static_method_kernel(tmp_path: Path, capsys: pytest.Capture
     assert "polyopt_scale(" in capsys.readouterr().out
     assert cli.main(["deps", str(path), "--function", "Ops.nope"]) == 1
     assert "a static method is named CLASS.NAME" in capsys.readouterr().err
+
+
+# A syntax error in the file was "file:4:31: syntax error: expected ':'" with no line and
+# no caret, where every other refusal shows both.
+
+def test_cli_syntax_error_shows_the_line_and_a_caret(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "syn.py", """
+        import polyopt
+        @polyopt.jit
+        def f(x):
+            for i in range(x.shape[0])
+                x[i] = 1.0
+        """)
+    assert cli.main(["opt", str(path), "-o", "-"]) == 1
+    err = capsys.readouterr().err
+    assert "syn.py:5:31: syntax error: expected ':'" in err
+    assert "\n    for i in range(x.shape[0])\n" + " " * 30 + "^" in err, err

@@ -158,7 +158,7 @@ def _import(path: Path) -> Any:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
         where = ":".join(str(x) for x in (exc.filename or path, exc.lineno, exc.offset) if x)
-        raise InputError(f"{where}: syntax error: {exc.msg}") from None
+        raise InputError(f"{where}: syntax error: {exc.msg}{_caret(exc)}") from None
     except SystemExit as exc:  # sys.exit() at import: the file is a script, not a module
         where = _user_frame(exc, path)
         raise InputError(f"{path}: importing it called sys.exit({exc.code!r}){where}; polyopt "
@@ -171,6 +171,16 @@ def _import(path: Path) -> Any:
     finally:
         sys.path.remove(str(path.resolve().parent))
     return module
+
+
+def _caret(exc: SyntaxError) -> str:
+    """The offending line with a caret under the column, as other refusals show it."""
+    if not exc.text or not exc.offset:
+        return ""
+    line = exc.text.rstrip("\r\n")
+    body = line.lstrip()
+    col = max(exc.offset - 1 - (len(line) - len(body)), 0)
+    return f"\n    {body}\n    {' ' * col}^"
 
 
 def _user_frame(exc: BaseException, path: Path) -> str:
