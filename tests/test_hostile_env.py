@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import polyopt
-from polyopt.backend_c import sanitizers, work
+from polyopt.backend_c import call_entry_build, sanitizers, work
 from polyopt.cli import command as cli
 from polyopt.model.signature import parse_declared
 
@@ -338,3 +338,14 @@ def test_cli_syntax_error_shows_the_line_and_a_caret(tmp_path: Path,
     err = capsys.readouterr().err
     assert "syn.py:5:31: syntax error: expected ':'" in err
     assert "\n    for i in range(x.shape[0])\n" + " " * 30 + "^" in err, err
+
+
+# POLYOPT_CALL_ENTRY takes one value, 'python'; a typo ('Python') was ignored silently,
+# the compiled entry used while the user believed the Python wrapper ran.
+
+def test_call_entry_typo_warns(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POLYOPT_CALL_ENTRY", "Python")
+    monkeypatch.setattr(call_entry_build, "_loaded", {})
+    call_entry_build._warned.discard("Python")
+    with pytest.warns(RuntimeWarning, match="POLYOPT_CALL_ENTRY='Python' is not 'python'"):
+        call_entry_build.extension()
