@@ -269,6 +269,24 @@ def test_reports_and_c_show_the_tuned_build(small_space, rng):
     assert polyopt.jit(gemm, cache=False).c_source(*args) == before  # no cache, no tuning
 
 
+def test_a_kernel_built_before_a_choice_is_stored_shows_the_build_it_runs(rng):
+    # it keeps running its build, but its c_source() and report() showed the tuned code,
+    # which it does not run (hostile user, round 4)
+    args = gemm_args(rng)
+    forced = Choice(Options(tile=(8, 16, 8), unroll_jam=False, fuse="none"), 12345)
+    early = polyopt.jit(gemm)
+    early(*copy.deepcopy(args))
+    runs = early.c_source(*args)
+    result = polyopt.tune(gemm, *args, budget=0.01, store=False)
+    polyopt.tune.load(dataclasses.replace(result, chosen=forced), gemm)
+    assert polyopt.jit(gemm).c_source(*args) != runs  # a new kernel builds the choice
+    assert early.c_source(*args) == runs
+    mine, theirs = copy.deepcopy(args), copy.deepcopy(args)
+    early(*mine)
+    gemm(*theirs)
+    same(theirs, mine, "the early kernel after the choice was stored")
+
+
 def test_a_budget_without_limit_writes_standard_json(small_space, rng):
     result = polyopt.tune(jacobi2d, *jacobi_args(rng), budget=math.inf, store=False)
 

@@ -72,6 +72,8 @@ class Kernel:
         self._failed: str | None = None
         self._wrappers: dict[TypeKey, FastCall] = {}  # generated, per signature
         self._fast: FastCall | None = None  # the last signature's wrapper
+        # the tuned choice (None: this kernel's options) each signature was built with here
+        self._built_with: dict[Signature, tuned.Choice | None] = {}
         # the global and closure values compiled in, checked on every call (Python reads
         # them at call time); None until the first compilation reads them
         self._watch: Watch | None = None
@@ -202,6 +204,7 @@ class Kernel:
         tc = build.toolchain(self._extra_flags())
         front = self.cache_key(sig)
         choice = self._tuned_choice(sig) if use_tuned else None
+        self._built_with[sig] = choice
         if choice is not None:
             with parallel_min_fixed(choice.parallel_min):
                 return Kernel(self.py_func, choice.options, self.steps).compile(sig, False)
@@ -240,8 +243,12 @@ class Kernel:
     @contextmanager
     def _as_built(self, sig: Signature | None) -> Iterator[pipeline.Plan]:
         """The plan for ``sig`` as calls build it: with the tuned options and threshold
-        where ``polyopt.tune`` stored some, so that reports and C show what runs."""
-        choice = self._tuned_choice(sig)
+        where ``polyopt.tune`` stored some, so that reports and C show what runs (a
+        signature built here before a choice was stored keeps running that build)."""
+        if sig is not None and sig in self._built_with:
+            choice = self._built_with[sig]
+        else:
+            choice = self._tuned_choice(sig)
         if choice is None:
             yield self.plan(sig)
             return
@@ -268,6 +275,7 @@ class Kernel:
         self._states[snapshot(old)] = (self._specializations, self._plans, self._wrappers,
                                         self._failed)
         self._watch = watch_list(self.py_func)
+        self._built_with.clear()  # other values, other builds: the stored choice decides
         state = self._states.pop(snapshot(self._watch), None)
         if state is None:
             state = ({}, {}, {}, None)
