@@ -314,8 +314,11 @@ class Kernel:
                 f"{', '.join(self._arg_names)}) to choose the specialization, or none for "
                 f"the last call's; {unknown[0]!r} is not one of them")
         args = self._bind(f"{self.__name__}.{method}()", args, kwargs)
-        return Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args,
-                                                                      strict=True)))
+        sig = Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args,
+                                                                     strict=True)))
+        # a declared kernel runs the declared signature the arguments convert to
+        chosen = decl.chosen(self.declared, sig, args) if self.declared else None
+        return chosen[0] if chosen is not None else sig
 
     def report(self, *args: Any, **kwargs: Any) -> KernelReport:
         """The dependences and, for every loop, whether it runs in parallel and why not;

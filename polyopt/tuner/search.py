@@ -28,6 +28,7 @@ from polyopt.backend_c.tuned import Choice
 from polyopt.backend_c.work import parallel_min_fixed, parallel_min_instances
 from polyopt.frontends.python_types import type_of_value
 from polyopt.kernel import Kernel
+from polyopt.kernel import declared as decl
 from polyopt.model.errors import PolyoptError, warn_user
 from polyopt.model.options import Options
 from polyopt.model.signature import Signature
@@ -57,8 +58,18 @@ def signature_of(kernel: Kernel, args: tuple[Any, ...]) -> tuple[Signature, tupl
     bound = params.bind(*args)
     bound.apply_defaults()
     values = tuple(bound.arguments[n] for n in params.parameters)
-    return Signature(tuple((n, type_of_value(a)) for n, a in zip(params.parameters, values,
-                                                                   strict=True))), values
+    sig = Signature(tuple((n, type_of_value(a)) for n, a in zip(params.parameters, values,
+                                                                  strict=True)))
+    if not kernel.declared:
+        return sig, values
+    # tuning the call's own types (an int for a declared f8) stored a choice for a
+    # specialization the kernel never compiles
+    chosen = decl.chosen(kernel.declared, sig, values)
+    if chosen is None:
+        raise TypeError(f"{kernel.__name__}() has no compiled signature for "
+                        f"({decl.describe_args(values)}); it was compiled for "
+                        f"{' and '.join(repr(str(d)) for d in kernel.declared)} only")
+    return chosen
 
 
 def compile_choice(kernel: Kernel, sig: Signature, choice: Choice) -> tuple[measure.Call, str]:
