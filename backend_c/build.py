@@ -24,6 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from polyopt.backend_c import sanitizers
+
 from polyopt.model.errors import CompileError, warn_user
 
 DEFAULT_CFLAGS = "-O3 -march=native -fopenmp"

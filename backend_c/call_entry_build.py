@@ -26,6 +26,7 @@ from types import ModuleType
 
 import numpy as np
 from polyopt.backend_c.build import _private_dir, cache_root, toolchain
+
 from polyopt.model.errors import warn_user
 
 MODULE = "polyopt_call_entry"

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from polyopt.backend_c import call_entry_build, sanitizers, work
 
 import polyopt
-from polyopt.backend_c import call_entry_build, sanitizers, work
 from polyopt.cli import command as cli
 from polyopt.model.signature import parse_declared
 

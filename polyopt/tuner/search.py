@@ -15,7 +15,6 @@ of load hits both.  A candidate replaces the best one only when it is faster by
 from __future__ import annotations
 
 import inspect
-import numbers
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -90,8 +89,8 @@ def tune(fn: Callable[..., Any], *args: Any, budget: float = 10.0,
         raise ValueError(f"polyopt.tune tunes the automatic schedule; {kernel.__name__} "
                          "follows a user schedule (polyopt.schedule)")
     # a NumPy number is a number of seconds too; True is not (it passed as 1 second)
-    if not (isinstance(budget, numbers.Real) and not isinstance(budget, (bool, np.bool_))
-            and budget > 0):
+    if not (isinstance(budget, (int, float, np.integer, np.floating))
+            and not isinstance(budget, bool) and budget > 0):
         raise ValueError(f"budget must be a positive number of seconds, not {budget!r}")
     budget = float(budget)
     sig, values = signature_of(kernel, args)
