@@ -349,3 +349,20 @@ def test_call_entry_typo_warns(monkeypatch: pytest.MonkeyPatch) -> None:
     call_entry_build._warned.discard("Python")
     with pytest.warns(RuntimeWarning, match="POLYOPT_CALL_ENTRY='Python' is not 'python'"):
         call_entry_build.extension()
+
+
+# --- polyopt.jit of a kernel ----------------------------------------------------------------
+# polyopt.jit(gemm) where gemm is already a kernel (the README's "a new polyopt.jit(gemm)",
+# or new options: polyopt.jit(parallel=False)(gemm)) failed at its first call inside
+# inspect: "TypeError: module, class, method, function ... was expected, got Kernel".
+
+def test_jit_of_a_kernel_compiles_its_function_with_the_new_options() -> None:
+    first = polyopt.jit(scale)
+    for again in (polyopt.jit(first), polyopt.jit(parallel=False)(first),
+                  polyopt.jit("void(f8[:], f8)")(first)):
+        x = np.arange(4.0)
+        again(x, 3.0)
+        assert x.tolist() == [0.0, 3.0, 6.0, 9.0] and again.py_func is scale
+    serial = polyopt.jit(parallel=False)(first)
+    assert "omp parallel" not in serial.c_source(np.arange(4.0), 3.0)
+    assert "omp parallel" in first.c_source(np.arange(4.0), 3.0)

@@ -75,6 +75,8 @@ def jit(fn: Callable[..., Any] | str | list[str] | None = None, *, parallel: boo
                       fastmath=fastmath, strict_fp=strict_fp, auto=auto, cache=cache,
                       fallback=fallback)
     def make(f: Callable[..., Any]) -> Kernel:
+        if isinstance(f, Kernel):  # polyopt.jit(kernel, ...): its function, these options
+            f = f.py_func
         if not inspect.isfunction(getattr(f, "py_func", f)):
             # a builtin (len), a class (int) or another callable has no Python source: it
             # failed at the first call, inside inspect ("module, class, method, ...")
