@@ -366,3 +366,13 @@ def test_jit_of_a_kernel_compiles_its_function_with_the_new_options() -> None:
     serial = polyopt.jit(parallel=False)(first)
     assert "omp parallel" not in serial.c_source(np.arange(4.0), 3.0)
     assert "omp parallel" in first.c_source(np.arange(4.0), 3.0)
+
+
+# polyopt.tune of a cache=False kernel stored nothing, without a word (polyopt.tune.load
+# warns in that case): later calls ran the default options.
+
+def test_tune_of_an_uncached_kernel_says_nothing_is_stored() -> None:
+    kernel = polyopt.jit(cache=False)(scale)
+    with pytest.warns(RuntimeWarning, match=r"cache=False.*the choice is not stored"):
+        result = polyopt.tune(kernel, np.arange(4.0), 2.0, budget=0.01)
+    assert result.trials[0].status == "ok"

@@ -102,6 +102,10 @@ def tune(fn: Callable[..., Any], *args: Any, budget: float = 10.0,
     front = kernel.cache_key(sig)
     if store and front is not None:
         tuned.store(front, best)
+    elif store:  # said, as polyopt.tune.load says it: the choice was silently dropped
+        warn_user(f"polyopt.tune: {kernel.__name__} does not use the disk cache "
+                  "(cache=False), where tuned options are kept; the choice is not stored "
+                  "(its options are in the result: result.chosen)")
     return result
 
 
