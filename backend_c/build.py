@@ -45,10 +45,22 @@ FORMAT_VERSION = "1"
 def cache_root() -> Path:
     explicit = os.environ.get("POLYOPT_CACHE_DIR")
     if explicit:
-        return Path(explicit)
+        return _pinned(explicit)
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg) if xdg else Path.home() / ".cache"
     return base / "polyopt"
+
+
+#: each POLYOPT_CACHE_DIR value as first read: '~' expanded (a value set from Python or a
+#: quoted one is not expanded by a shell: it made a directory named '~'), a relative path
+#: made absolute once (it moved with os.chdir, a second cache beside the first)
+_PINNED: dict[str, Path] = {}
+
+
+def _pinned(text: str) -> Path:
+    if text not in _PINNED:
+        _PINNED[text] = Path(os.path.abspath(os.path.expanduser(text)))
+    return _PINNED[text]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from polyopt.backend_c import call_entry_build, sanitizers, work
+from polyopt.backend_c import build, call_entry_build, sanitizers, work
 
 import polyopt
 from polyopt.cli import command as cli
@@ -376,3 +376,26 @@ def test_tune_of_an_uncached_kernel_says_nothing_is_stored() -> None:
     with pytest.warns(RuntimeWarning, match=r"cache=False.*the choice is not stored"):
         result = polyopt.tune(kernel, np.arange(4.0), 2.0, budget=0.01)
     assert result.trials[0].status == "ok"
+
+
+# --- POLYOPT_CACHE_DIR spelled as a user spells it ------------------------------------------
+# "~/polyopt-cache" set from Python (no shell to expand it) made a directory named "~" in
+# the working directory; a relative path moved with os.chdir, a second cache beside the
+# first.
+
+def test_cache_dir_expands_the_home_and_pins_a_relative_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("POLYOPT_CACHE_DIR", "~/polyopt-cache-h4")
+    assert build.cache_root() == tmp_path / "home" / "polyopt-cache-h4"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("POLYOPT_CACHE_DIR", "relative-cache-h4")
+    kernel = polyopt.jit(scale)
+    x = np.arange(3.0)
+    kernel(x, 2.0)
+    monkeypatch.chdir("/")
+    assert build.cache_root() == tmp_path / "relative-cache-h4"
+    kernel(x, 2.0)
+    polyopt.jit(scale)(x, 2.0)  # a new kernel: from the same cache
+    assert x.tolist() == [0.0, 8.0, 16.0]
+    assert (tmp_path / "relative-cache-h4" / "lib").is_dir()
