@@ -399,3 +399,25 @@ def test_cache_dir_expands_the_home_and_pins_a_relative_path(
     polyopt.jit(scale)(x, 2.0)  # a new kernel: from the same cache
     assert x.tolist() == [0.0, 8.0, 16.0]
     assert (tmp_path / "relative-cache-h4" / "lib").is_dir()
+
+
+# --- polyopt opt --verify where CPython raises ----------------------------------------------
+# A kernel whose Python function raises on the random inputs (math.log of a negative
+# number: CPython's ValueError, C's nan, a documented difference) ended in "internal error:
+# ValueError: math domain error (this is a bug in polyopt)".
+
+def test_verify_reports_a_python_function_that_raises(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "logk.py", """
+        import math
+        import polyopt
+        @polyopt.jit
+        def logk(x):
+            for i in range(x.shape[0]):
+                x[i] = math.log(x[i] - 5.0)
+        """)
+    code = cli.main(["opt", str(path), "--signature", "f8[:]", "--verify", "-o", "-"])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "cannot verify" in err and "CPython raised ValueError: math domain error" in err
+    assert "internal error" not in err
