@@ -15,11 +15,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from polyopt.backend_c import build, call_entry_build, sanitizers, work
+from polyopt.backend_c import build, call_entry_build, index, sanitizers, work
+from polyopt.frontends.python_names import interface_spelling
+from polyopt.frontends.python_types import type_of_value
 
 import polyopt
 from polyopt.cli import command as cli
-from polyopt.model.signature import parse_declared
+from polyopt.model.signature import Signature, parse_declared
 
 
 def scale(x, k):
@@ -421,3 +423,31 @@ def test_verify_reports_a_python_function_that_raises(tmp_path: Path,
     assert code == 3, err
     assert "cannot verify" in err and "CPython raised ValueError: math domain error" in err
     assert "internal error" not in err
+
+
+# --- the cache index of a kernel whose argument names are renamed -------------------------
+# An argument named y1 (a libm function), default (a C keyword) or α (not ASCII) is renamed
+# in the C; the index entry's names were compared with the names as written, so the entry
+# never matched: "discarding the cache index entry ... (argument names differ from the
+# function's); rebuilding" in every process, and the function planned again each time.
+
+def renamed_args(x, y1, default, α):
+    for i in range(x.shape[0]):
+        y1[i] = x[i] * default + α
+
+
+def test_index_entry_of_renamed_arguments_is_reused(recwarn: pytest.WarningsRecorder) -> None:
+    x = np.arange(4.0)
+    first, second = np.zeros(4), np.zeros(4)
+    polyopt.jit(renamed_args)(x, first, 2.0, 0.5)
+    kernel = polyopt.jit(renamed_args)  # a new kernel: from the index, as a new process is
+    kernel(x, second, 2.0, 0.5)
+    expected = np.zeros(4)
+    renamed_args(x, expected, 2.0, 0.5)
+    assert first.tolist() == second.tolist() == expected.tolist()
+    assert not [w for w in recwarn.list if "discarding the cache index entry" in str(w.message)]
+    sig = Signature(tuple((n, type_of_value(a)) for n, a in
+                          zip(("x", "y1", "default", "α"), (x, second, 2.0, 0.5), strict=True)))
+    front = kernel.cache_key(sig)
+    assert front is not None
+    assert index.load(front, *interface_spelling(["x", "y1", "default", "α"], sig)) is not None

@@ -27,6 +27,7 @@ from polyopt.backend_c.interface import interface_of
 from polyopt.backend_c.symbol import kernel_symbol
 from polyopt.backend_c.work import parallel_min_fixed, parallel_min_instances
 from polyopt.frontends.python import parse_function
+from polyopt.frontends.python_names import interface_spelling
 from polyopt.frontends.python_types import type_of_value
 from polyopt.kernel import declared as decl
 from polyopt.kernel import shipping
@@ -210,7 +211,7 @@ class Kernel:
                 return Kernel(self.py_func, choice.options, self.steps).compile(sig, False)
         if front is not None:
             build.check_loadable(tc)  # an index hit loads its library without build()
-            hit = index.load(front, self._arg_names, sig)
+            hit = index.load(front, *interface_spelling(self._arg_names, sig))
             if hit is not None:
                 return hit
         p = self.plan(sig)
