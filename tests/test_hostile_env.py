@@ -451,3 +451,17 @@ def test_index_entry_of_renamed_arguments_is_reused(recwarn: pytest.WarningsReco
     front = kernel.cache_key(sig)
     assert front is not None
     assert index.load(front, *interface_spelling(["x", "y1", "default", "α"], sig)) is not None
+
+
+# polyopt.tune refuses a kernel that follows a user schedule, but polyopt.tune.load stored
+# a choice for one, which its builds then used on top of the user's steps.
+
+def test_tune_load_refuses_a_scheduled_kernel() -> None:
+    kernel = polyopt.jit(scale)
+    x = np.arange(4.0)
+    result = polyopt.tune(kernel, x, 2.0, budget=0.01, store=False)
+    scheduled = polyopt.schedule(kernel).parallelize("i").compile()
+    with pytest.raises(ValueError, match="follows a user schedule"):
+        polyopt.tune.load(result, scheduled)
+    with pytest.raises(ValueError, match="follows a user schedule"):
+        polyopt.tune(scheduled, x, 2.0, budget=0.01)
