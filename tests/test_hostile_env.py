@@ -465,3 +465,22 @@ def test_tune_load_refuses_a_scheduled_kernel() -> None:
         polyopt.tune.load(result, scheduled)
     with pytest.raises(ValueError, match="follows a user schedule"):
         polyopt.tune(scheduled, x, 2.0, budget=0.01)
+
+
+# set_num_threads(np.int64(4)) (a count computed with NumPy) and num_threads=np.int64(2)
+# were "must be an int"; Numba's set_num_threads takes NumPy integers.
+
+def test_thread_counts_may_be_numpy_integers() -> None:
+    before = polyopt.get_num_threads()
+    try:
+        polyopt.set_num_threads(np.int64(2))
+        assert polyopt.get_num_threads() == 2
+    finally:
+        polyopt.set_num_threads(before)
+    kernel = polyopt.jit(num_threads=np.int32(2))(scale)
+    x = np.arange(3.0)
+    kernel(x, 2.0)
+    assert x.tolist() == [0.0, 2.0, 4.0] and kernel.num_threads == 2
+    for bad in (True, np.bool_(True), 2.0):
+        with pytest.raises(TypeError, match="must be an int"):
+            polyopt.set_num_threads(bad)
