@@ -484,3 +484,36 @@ def test_thread_counts_may_be_numpy_integers() -> None:
     for bad in (True, np.bool_(True), 2.0):
         with pytest.raises(TypeError, match="must be an int"):
             polyopt.set_num_threads(bad)
+
+
+# --- the integer contract as the README states it --------------------------------------------
+# The README said `**` wraps on ints without saying the exponent must be a constant, and
+# that INT64_MIN // -1 is INT64_MIN, which holds for array elements while an int argument
+# that large is refused as a size: both now said.
+
+def floordiv_elements(a, b, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] // b[i]
+
+
+def floordiv_args(a, b):
+    return a // b
+
+
+def int_power(a, out, k):
+    for i in range(a.shape[0]):
+        out[i] = a[i] ** k
+
+
+def test_int64_min_floordiv_minus_one_in_arrays_and_as_arguments() -> None:
+    a = np.array([-2**63, 7], np.int64)
+    out = np.zeros(2, np.int64)
+    polyopt.jit(floordiv_elements)(a, np.array([-1, -2], np.int64), out)
+    assert out.tolist() == [-2**63, -4]
+    with pytest.raises(OverflowError, match="is too large"):
+        polyopt.jit(floordiv_args)(np.int64(-2**63), np.int64(-1))
+
+
+def test_int_power_by_a_run_time_exponent_is_refused() -> None:
+    with pytest.raises(polyopt.UnsupportedError, match="exponent must be a non-negative"):
+        polyopt.jit(int_power)(np.arange(3), np.zeros(3, np.int64), 2)
