@@ -517,3 +517,29 @@ def test_int64_min_floordiv_minus_one_in_arrays_and_as_arguments() -> None:
 def test_int_power_by_a_run_time_exponent_is_refused() -> None:
     with pytest.raises(polyopt.UnsupportedError, match="exponent must be a non-negative"):
         polyopt.jit(int_power)(np.arange(3), np.zeros(3, np.int64), 2)
+
+
+# --- polyopt tune on a kernel that raises on its random inputs -------------------------------
+# An int division by a random zero, or a subscript past the end at --size, ended in
+# "internal error: ZeroDivisionError ... (this is a bug in polyopt; please report it)".
+
+@pytest.mark.parametrize("body, signature, error", [
+    ("x[i] = x[i] // y[i]", "i8[:], i8[:]", "ZeroDivisionError"),
+    ("x[i] = x[i + y]", "f8[:], i8", "IndexError"),
+])
+def test_cli_tune_kernel_raising_on_random_inputs_is_an_input_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, signature: str,
+        error: str) -> None:
+    path = write(tmp_path, "raiser.py", f"""
+        import polyopt
+        @polyopt.jit
+        def raiser(x, y):
+            for i in range(x.shape[0]):
+                {body}
+        """)
+    code = cli.main(["tune", str(path), "--signature", signature, "--size", "200",
+                     "--budget", "1", "-o", str(tmp_path / "out.json")])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert f"raiser() raised {error} on the random inputs (--size 200, --seed 0)" in err
+    assert "internal error" not in err and not (tmp_path / "out.json").exists()

@@ -71,7 +71,15 @@ def run(args: argparse.Namespace) -> int:
         # shape, OverflowError for an int32 argument of that size
         raise CliError(f"--size {args.size}: cannot make the random inputs of "
                        f"{pk.name}({args.signature}) at that size ({exc})") from None
-    result = tune(pk.kernel, *values, budget=args.budget)
+    try:
+        result = tune(pk.kernel, *values, budget=args.budget)
+    except (ArithmeticError, IndexError, ValueError) as exc:
+        # what a call raises on inputs it cannot take (an int division by zero, a subscript
+        # past the end): the random inputs' fault, not polyopt's ("internal error" before)
+        raise CliError(f"{pk.name}() raised {type(exc).__name__} on the random inputs "
+                       f"(--size {args.size}, --seed {args.seed}): {exc}; choose another "
+                       f"--size or --seed, or tune it from Python on your own arguments: "
+                       f"polyopt.tune({pk.name}, *args)") from None
     print(printable(result.summary()), file=sys.stderr)
     write_output(out, result.to_json() + "\n", path)
     if out != "-":
