@@ -77,9 +77,17 @@ class Toolchain:
 GCC_FLAGS = ("-fno-tree-loop-distribution",)
 
 
+#: CFLAGS that change float semantics for every kernel (isnan always false, np.max
+#: dropping a NaN, strict_fp no longer bit-exact): a kernel's options decide them instead
+FAST_MATH_FLAGS = ("-ffast-math", "-Ofast", "-funsafe-math-optimizations",
+                   "-ffinite-math-only")
+
+
 def toolchain(extra_flags: tuple[str, ...] = ()) -> Toolchain:
     cc = shlex.split(os.environ.get("CC", "cc")) or ["cc"]
     flags = shlex.split(os.environ.get("CFLAGS", DEFAULT_CFLAGS))
+    if any(f in FAST_MATH_FLAGS for f in flags) and "-ffast-math" not in extra_flags:
+        flags.append("-fno-fast-math")  # before REQUIRED_FLAGS, which it would undo
     identity = _identity(cc[0])
     workaround = GCC_FLAGS if _is_gcc(tuple(cc), identity) else ()
     return Toolchain(cc, [*flags, *REQUIRED_FLAGS, *workaround, *extra_flags], identity)

@@ -6,6 +6,7 @@ crash of the interpreter or a silently ignored setting."""
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import subprocess
 import sys
@@ -543,3 +544,36 @@ def test_cli_tune_kernel_raising_on_random_inputs_is_an_input_error(
     assert code == 1, err
     assert f"raiser() raised {error} on the random inputs (--size 200, --seed 0)" in err
     assert "internal error" not in err and not (tmp_path / "out.json").exists()
+
+
+# --- CFLAGS with -ffast-math -------------------------------------------------------------------
+# CFLAGS="-O3 -ffast-math" (common in HPC shells) made every kernel fast-math: math.isnan
+# was always False and np.max dropped a NaN, strict_fp=True kernels included, which the
+# README says are bit-exact with CPython.
+
+def count_nans(x):
+    c = 0
+    for i in range(x.shape[0]):
+        c += 1 if math.isnan(x[i]) else 0
+    return c
+
+
+def largest(x):
+    return np.max(x)
+
+
+@pytest.mark.parametrize("cflags", ["-O3 -fopenmp -ffast-math", "-Ofast -fopenmp"])
+def test_fast_math_cflags_do_not_change_a_kernels_float_semantics(
+        monkeypatch: pytest.MonkeyPatch, cflags: str) -> None:
+    monkeypatch.setenv("CFLAGS", cflags)
+    x = np.array([1.0, np.nan, 3.0, np.nan])
+    assert polyopt.jit(count_nans)(x) == count_nans(x) == 2
+    assert polyopt.jit(strict_fp=True)(count_nans)(x) == 2
+    assert np.isnan(polyopt.jit(largest)(x))
+    assert "-fno-fast-math" in build.toolchain().flags
+    assert "-fno-fast-math" not in build.toolchain(("-ffast-math",)).flags  # fastmath=True
+
+
+def test_default_cflags_are_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CFLAGS", raising=False)
+    assert "-fno-fast-math" not in build.toolchain().flags
