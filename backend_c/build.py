@@ -88,6 +88,10 @@ def toolchain(extra_flags: tuple[str, ...] = ()) -> Toolchain:
     flags = shlex.split(os.environ.get("CFLAGS", DEFAULT_CFLAGS))
     if any(f in FAST_MATH_FLAGS for f in flags) and "-ffast-math" not in extra_flags:
         flags.append("-fno-fast-math")  # before REQUIRED_FLAGS, which it would undo
+    if not _openmp(flags) and "openmp" not in _warned:
+        _warned.add("openmp")  # CFLAGS="-O2": report() said "parallel", one thread ran
+        warn_user(f"polyopt: CFLAGS ({' '.join(flags)}) has no -fopenmp: every kernel runs "
+                  "its parallel loops on one thread (add -fopenmp, or pass parallel=False)")
     identity = _identity(cc[0])
     workaround = GCC_FLAGS if _is_gcc(tuple(cc), identity) else ()
     return Toolchain(cc, [*flags, *REQUIRED_FLAGS, *workaround, *extra_flags], identity)
@@ -105,6 +109,18 @@ def _is_gcc(cc: tuple[str, ...], identity: str) -> bool:
         return False
     macros = proc.stdout
     return "#define __GNUC__ " in macros and "__clang__" not in macros and "__INTEL" not in macros
+
+
+def _openmp(flags: list[str]) -> bool:
+    """Whether ``flags`` compile OpenMP's ``parallel for`` (the last of -fopenmp and
+    -fno-openmp wins; -fopenmp-simd is only its ``simd``)."""
+    on = False
+    for f in flags:
+        if f == "-fopenmp" or f.startswith("-fopenmp="):
+            on = True
+        elif f == "-fno-openmp":
+            on = False
+    return on
 
 
 _MISSING = "missing:"  # identity of a compiler that is not installed: build() reports it

@@ -577,3 +577,19 @@ def test_fast_math_cflags_do_not_change_a_kernels_float_semantics(
 def test_default_cflags_are_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CFLAGS", raising=False)
     assert "-fno-fast-math" not in build.toolchain().flags
+
+
+# CFLAGS="-O2" (no -fopenmp) built every kernel for one thread without a word, while
+# report() said "parallel" and get_num_threads() the team's size.
+
+def test_cflags_without_openmp_warn_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CFLAGS", "-O2")
+    build._warned.discard("openmp")
+    with pytest.warns(RuntimeWarning, match="has no -fopenmp: every kernel runs its parallel"):
+        kernel = polyopt.jit(scale)
+        x = np.arange(3.0)
+        kernel(x, 2.0)
+    assert x.tolist() == [0.0, 2.0, 4.0]
+    for flags, on in ((["-O3", "-fopenmp"], True), (["-fopenmp=libomp"], True),
+                      (["-fopenmp", "-fno-openmp"], False), (["-fopenmp-simd"], False)):
+        assert build._openmp(flags) is on
