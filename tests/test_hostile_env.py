@@ -593,3 +593,25 @@ def test_cflags_without_openmp_warn_once(monkeypatch: pytest.MonkeyPatch) -> Non
     for flags, on in ((["-O3", "-fopenmp"], True), (["-fopenmp=libomp"], True),
                       (["-fopenmp", "-fno-openmp"], False), (["-fopenmp-simd"], False)):
         assert build._openmp(flags) is on
+
+
+# `polyopt opt k.py -o - > /dev/full` (a full disk behind standard output) ended in
+# "internal error: OSError: [Errno 28] No space left on device (this is a bug in polyopt)".
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("command", [["opt", "-o", "-"], ["deps"]])
+def test_a_full_standard_output_is_an_output_error(tmp_path: Path, command: list[str]) -> None:
+    path = write(tmp_path, "k.py", """
+        import polyopt
+        @polyopt.jit
+        def scale(x, k):
+            for i in range(x.shape[0]):
+                x[i] = x[i] * k
+        """)
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "polyopt.cli.command", command[0], str(path),
+                               "--signature", "f8[:], f8", *command[1:]], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=300, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert "standard output: cannot write the output (No space left on device)" in proc.stderr
+    assert "internal error" not in proc.stderr

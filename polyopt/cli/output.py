@@ -16,8 +16,14 @@ def write_output(out: str, text: str, source: Path) -> None:
     A file is written beside the target and renamed over it, so a failure (a read-only
     directory, a full disk) leaves the target as it was and no partial file behind."""
     if out == "-":
-        sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
-        sys.stdout.flush()
+        try:
+            sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
+            sys.stdout.flush()
+        except OSError as exc:  # `-o - > /dev/full`, a closed pipe: was an "internal error"
+            # nothing more can reach it: the interpreter's own flush at exit would fail again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise CliError(f"standard output: cannot write the output "
+                           f"({exc.strerror or exc})") from None
         return
     target = Path(out)
     try:
