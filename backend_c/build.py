@@ -47,7 +47,8 @@ def cache_root() -> Path:
     if explicit:
         return _pinned(explicit)
     xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
+    # a relative one is to be ignored (XDG Base Directory spec): it moved with os.chdir
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
     return base / "polyopt"
 
 

@@ -615,3 +615,12 @@ def test_a_full_standard_output_is_an_output_error(tmp_path: Path, command: list
     assert proc.returncode == 1, proc.stderr
     assert "standard output: cannot write the output (No space left on device)" in proc.stderr
     assert "internal error" not in proc.stderr
+
+
+def test_relative_xdg_cache_home_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("POLYOPT_CACHE_DIR")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")
+    assert build.cache_root() == tmp_path / ".cache" / "polyopt"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert build.cache_root() == tmp_path / "xdg" / "polyopt"
