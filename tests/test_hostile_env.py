@@ -624,3 +624,27 @@ def test_relative_xdg_cache_home_is_ignored(tmp_path: Path, monkeypatch: pytest.
     assert build.cache_root() == tmp_path / ".cache" / "polyopt"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert build.cache_root() == tmp_path / "xdg" / "polyopt"
+
+
+# POLYOPT_DEBUG=0 (meaning off) showed the traceback of an internal error, as =1 does.
+
+def test_polyopt_debug_zero_is_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "k.py", """
+        import polyopt
+        @polyopt.jit
+        def scale(x, k):
+            for i in range(x.shape[0]):
+                x[i] = x[i] * k
+        """)
+
+    def broken(args: object) -> int:
+        raise KeyError("a bug")
+
+    monkeypatch.setitem(cli.COMMANDS, "deps", broken)
+    monkeypatch.setenv("POLYOPT_DEBUG", "0")
+    assert cli.main(["deps", str(path)]) == 1
+    assert "internal error: KeyError" in capsys.readouterr().err
+    monkeypatch.setenv("POLYOPT_DEBUG", "1")
+    with pytest.raises(KeyError):
+        cli.main(["deps", str(path)])
