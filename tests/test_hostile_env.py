@@ -648,3 +648,20 @@ def test_polyopt_debug_zero_is_off(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("POLYOPT_DEBUG", "1")
     with pytest.raises(KeyError):
         cli.main(["deps", str(path)])
+
+
+def test_scalar_for_an_array_names_it_a_scalar(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # it said "but a int was passed"
+    path = write(tmp_path, "k.py", """
+        import polyopt
+        @polyopt.jit
+        def total(x):
+            s = 0.0
+            for i in range(x.shape[0]):
+                s += x[i]
+            return s
+        """)
+    assert cli.main(["deps", str(path), "--signature", "int"]) == 1
+    assert "uses argument 'x' as an array (`x[i]` at " in (err := capsys.readouterr().err)
+    assert "but a scalar (int) was passed" in err
