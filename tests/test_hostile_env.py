@@ -665,3 +665,26 @@ def test_scalar_for_an_array_names_it_a_scalar(tmp_path: Path,
     assert cli.main(["deps", str(path), "--signature", "int"]) == 1
     assert "uses argument 'x' as an array (`x[i]` at " in (err := capsys.readouterr().err)
     assert "but a scalar (int) was passed" in err
+
+
+# --- a masked array -------------------------------------------------------------------------
+# np.ma.array([1, 2, 100], mask=[0, 0, 1]) was summed as 103.0, the masked-out element
+# included, where the Python function gives `masked`: a silent difference. Refused at the
+# call, on the first call and on the warm path alike.
+
+def total(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+    return s
+
+
+def test_masked_arrays_are_refused() -> None:
+    masked = np.ma.array([1.0, 2.0, 100.0], mask=[False, False, True])
+    with pytest.raises(TypeError, match=r"masked arrays \(np.ma\) are not supported"):
+        polyopt.jit(total)(masked)
+    kernel = polyopt.jit(total)
+    assert kernel(np.ones(3)) == kernel(np.ones(3)) == 3.0  # warm: the fast path is set
+    with pytest.raises(TypeError, match="argument 'x' is a masked array"):
+        kernel(masked)
+    assert kernel(masked.filled(0.0)) == 3.0
