@@ -7,6 +7,7 @@ and messages, never "internal error"."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -280,3 +281,30 @@ def test_scalar_for_an_array_names_it_a_scalar(tmp_path: Path,
     assert cli.main(["deps", str(path), "--signature", "int"]) == 1
     assert "uses argument 'x' as an array (`x[i]` at " in (err := capsys.readouterr().err)
     assert "but a scalar (int) was passed" in err
+
+
+# `polyopt opt k.py --schedule s.json` replayed a schedule saved for another function
+# without a word (Schedule.from_json refuses that; the command did not pass the name).
+
+def test_cli_refuses_a_schedule_saved_for_another_function(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "mm.py", """
+        import polyopt
+        @polyopt.jit
+        def mm(C, A, B):
+            for i in range(C.shape[0]):
+                for j in range(C.shape[1]):
+                    for k in range(A.shape[1]):
+                        C[i, j] += A[i, k] * B[k, j]
+        """)
+    saved = {"polyopt_schedule": 1, "function": "other",
+             "steps": [{"op": "interchange", "args": ["j", "k"]}]}
+    schedule = tmp_path / "s.json"
+    schedule.write_text(json.dumps(saved))
+    sig = "f8[:,:], f8[:,:], f8[:,:]"
+    assert cli.main(["opt", str(path), "--signature", sig, "--schedule", str(schedule),
+                     "-o", "-"]) == 1
+    assert "saved for function 'other', not 'mm'" in capsys.readouterr().err
+    schedule.write_text(json.dumps({**saved, "function": "mm"}))
+    assert cli.main(["opt", str(path), "--signature", sig, "--schedule", str(schedule),
+                     "-o", "-"]) == 0
