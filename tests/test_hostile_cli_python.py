@@ -308,3 +308,19 @@ def test_cli_refuses_a_schedule_saved_for_another_function(
     schedule.write_text(json.dumps({**saved, "function": "mm"}))
     assert cli.main(["opt", str(path), "--signature", sig, "--schedule", str(schedule),
                      "-o", "-"]) == 0
+
+
+# `polyopt tune --seed -1` was "internal error: ValueError: expected non-negative integer".
+
+def test_cli_tune_refuses_a_negative_seed(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "k.py", """
+        import polyopt
+        @polyopt.jit
+        def scale(x, k):
+            for i in range(x.shape[0]):
+                x[i] = x[i] * k
+        """)
+    assert cli.main(["tune", str(path), "--signature", "f8[:], f8", "--seed", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert "--seed must be 0 or more, not -1" in err and "internal error" not in err

@@ -58,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{path}: polyopt tune takes a Python file", EXIT_USAGE)
     if args.size < 1 or not args.budget > 0:  # `not`: a NaN budget too
         raise CliError("--size and --budget must be positive", EXIT_USAGE)
+    if args.seed < 0:  # NumPy's generator refuses it: was an "internal error"
+        raise CliError(f"--seed must be 0 or more, not {args.seed}", EXIT_USAGE)
     pk = python_kernel(path, args.function, args.signature)
     assert pk.signature is not None  # --signature is required
     out = args.output or str(path.with_name(f"{path.stem}.{pk.name}.tune.json"))
