@@ -11,6 +11,7 @@ from hostile_files import scale
 
 import polyopt
 from polyopt.model.signature import parse_declared
+from polyopt.tuner import measure
 
 # --- a bool scalar in a signature -------------------------------------------------------
 # A call refuses a bool scalar ("pass an int"), so a declared b1 compiled a specialization
@@ -198,3 +199,19 @@ def test_masked_arrays_are_refused() -> None:
     with pytest.raises(TypeError, match="argument 'x' is a masked array"):
         kernel(masked)
     assert kernel(masked.filled(0.0)) == 3.0
+
+
+# polyopt.tune compared float16 outputs within a relative 1e-9 (the float64 tolerance): a
+# float16 sum summed in another order (a parallel or SIMD reduction, which the README
+# allows) was "wrong" and discarded with a warning, every time.
+
+def test_tune_compares_float16_within_float16s_precision() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.random(4096).astype(np.float16)
+    in_order = np.float16(0.0)
+    for v in x:
+        in_order = np.float16(in_order + v)
+    halves = np.float16(np.float16(x[:2048].sum()) + np.float16(x[2048:].sum()))
+    assert in_order != halves  # the two orders do differ in float16
+    assert measure.difference((in_order,), (halves,), ["s"]) is None
+    assert measure.difference((in_order,), (np.float16(in_order * 1.1),), ["s"]) is not None
