@@ -10,6 +10,7 @@ import pytest
 from hostile_files import scale
 
 import polyopt
+from polyopt.kernel import threads
 from polyopt.model.signature import parse_declared
 from polyopt.tuner import measure
 
@@ -215,3 +216,20 @@ def test_tune_compares_float16_within_float16s_precision() -> None:
     assert in_order != halves  # the two orders do differ in float16
     assert measure.difference((in_order,), (halves,), ["s"]) is None
     assert measure.difference((in_order,), (np.float16(in_order * 1.1),), ["s"]) is not None
+
+
+# polyopt.tune timed a @polyopt.jit(num_threads=1) kernel on the default team (every core):
+# the choice it stored for the kernel was measured on a team the kernel never runs on.
+
+def test_tune_times_a_kernel_on_its_own_team(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[int] = []
+    run = measure.run
+
+    def spy(call: measure.Call, args: tuple[object, ...]) -> tuple[measure.Outputs, float]:
+        seen.extend(rt.omp_get_max_threads() for rt in threads._openmp()[:1])
+        return run(call, args)
+
+    monkeypatch.setattr(measure, "run", spy)
+    kernel = polyopt.jit(num_threads=1)(scale)
+    polyopt.tune(kernel, np.arange(4.0), 2.0, budget=0.01, store=False)
+    assert seen and set(seen) == {1}

@@ -14,6 +14,7 @@ of load hits both.  A candidate replaces the best one only when it is faster by
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import time
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from polyopt.backend_c.work import parallel_min_fixed, parallel_min_instances
 from polyopt.frontends.python_types import type_of_value
 from polyopt.kernel import Kernel
 from polyopt.kernel import declared as decl
+from polyopt.kernel.threads import team
 from polyopt.model.errors import PolyoptError, warn_user
 from polyopt.model.options import Options
 from polyopt.model.signature import Signature
@@ -95,8 +97,11 @@ def tune(fn: Callable[..., Any], *args: Any, budget: float = 10.0,
     budget = float(budget)
     sig, values = signature_of(kernel, args)
     default = Choice(kernel.options, parallel_min_instances())
-    search = _Search(kernel, sig, values, default, time.monotonic() + budget)
-    best = search.run()
+    # on the kernel's own team (num_threads=): timed on the default one, a num_threads=1
+    # kernel was tuned for the whole machine
+    with team(kernel.num_threads) if kernel.num_threads else contextlib.nullcontext():
+        search = _Search(kernel, sig, values, default, time.monotonic() + budget)
+        best = search.run()
     result = TuneResult(kernel.__name__, signature_text(sig), float(budget), default, best,
                         tuple(search.trials))
     front = kernel.cache_key(sig)
