@@ -324,3 +324,22 @@ def test_cli_tune_refuses_a_negative_seed(tmp_path: Path,
     assert cli.main(["tune", str(path), "--signature", "f8[:], f8", "--seed", "-1"]) == 2
     err = capsys.readouterr().err
     assert "--seed must be 0 or more, not -1" in err and "internal error" not in err
+
+
+# `polyopt tune` of a kernel declared @polyopt.jit("void(f4[:], f4)") with --signature
+# "f8[:], f8", which the kernel does not take, was "internal error: TypeError".
+
+def test_cli_tune_of_a_signature_the_kernel_does_not_take(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "decl.py", """
+        import polyopt
+        @polyopt.jit("void(f4[:], f4)")
+        def scale(x, k):
+            for i in range(x.shape[0]):
+                x[i] = x[i] * k
+        """)
+    assert cli.main(["tune", str(path), "--signature", "f8[:], f8", "--budget", "0.01",
+                     "-o", str(tmp_path / "t.json")]) == 1
+    err = capsys.readouterr().err
+    assert "--signature 'f8[:], f8': scale() has no compiled signature" in err
+    assert "internal error" not in err

@@ -75,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
                        f"{pk.name}({args.signature}) at that size ({exc})") from None
     try:
         result = tune(pk.kernel, *values, budget=args.budget)
+    except TypeError as exc:  # types the kernel does not take (not a declared signature)
+        raise CliError(f"--signature {args.signature!r}: {exc}") from None
     except (ArithmeticError, IndexError, ValueError) as exc:
         # what a call raises on inputs it cannot take (an int division by zero, a subscript
         # past the end): the random inputs' fault, not polyopt's ("internal error" before)
