@@ -343,3 +343,23 @@ def test_cli_tune_of_a_signature_the_kernel_does_not_take(
     err = capsys.readouterr().err
     assert "--signature 'f8[:], f8': scale() has no compiled signature" in err
     assert "internal error" not in err
+
+
+# A kernel with a declared signature compiles at import; its refusal (an UnsupportedError,
+# a SyntaxError subclass) was shown as "syntax error: `while` loop: is not supported".
+
+def test_cli_a_refusal_at_import_is_not_a_syntax_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "declbad.py", """
+        import polyopt
+        @polyopt.jit("void(f8[:])")
+        def f(x):
+            i = 0
+            while i < 3:
+                x[i] = 1.0
+                i += 1
+        """)
+    assert cli.main(["opt", str(path), "-o", "-"]) == 1
+    err = capsys.readouterr().err
+    assert "declbad.py:6:5: error: `while` loop: is not supported" in err
+    assert "syntax error" not in err

@@ -156,6 +156,8 @@ def _import(path: Path) -> Any:
     sys.path.insert(0, str(path.resolve().parent))
     try:
         spec.loader.exec_module(module)
+    except PolyoptError:  # a kernel compiled at import (a declared signature) refused: as
+        raise  # any refusal is shown, not as the "syntax error" of a SyntaxError subclass
     except SyntaxError as exc:
         where = ":".join(str(x) for x in (exc.filename or path, exc.lineno, exc.offset) if x)
         raise InputError(f"{where}: syntax error: {exc.msg}{_caret(exc)}") from None
