@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from polyopt.backend_c import sanitizers
+
 from polyopt.model.errors import CompileError, warn_user
 
 DEFAULT_CFLAGS = "-O3 -march=native -fopenmp"
@@ -43,10 +45,23 @@ FORMAT_VERSION = "1"
 def cache_root() -> Path:
     explicit = os.environ.get("POLYOPT_CACHE_DIR")
     if explicit:
-        return Path(explicit)
+        return _pinned(explicit)
     xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
+    # a relative one is to be ignored (XDG Base Directory spec): it moved with os.chdir
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
     return base / "polyopt"
+
+
+#: each POLYOPT_CACHE_DIR value as first read: '~' expanded (a value set from Python or a
+#: quoted one is not expanded by a shell: it made a directory named '~'), a relative path
+#: made absolute once (it moved with os.chdir, a second cache beside the first)
+_PINNED: dict[str, Path] = {}
+
+
+def _pinned(text: str) -> Path:
+    if text not in _PINNED:
+        _PINNED[text] = Path(os.path.abspath(os.path.expanduser(text)))
+    return _PINNED[text]
 
 
 @dataclass(frozen=True)
@@ -63,9 +78,21 @@ class Toolchain:
 GCC_FLAGS = ("-fno-tree-loop-distribution",)
 
 
+#: CFLAGS that change float semantics for every kernel (isnan always false, np.max
+#: dropping a NaN, strict_fp no longer bit-exact): a kernel's options decide them instead
+FAST_MATH_FLAGS = ("-ffast-math", "-Ofast", "-funsafe-math-optimizations",
+                   "-ffinite-math-only")
+
+
 def toolchain(extra_flags: tuple[str, ...] = ()) -> Toolchain:
     cc = shlex.split(os.environ.get("CC", "cc")) or ["cc"]
     flags = shlex.split(os.environ.get("CFLAGS", DEFAULT_CFLAGS))
+    if any(f in FAST_MATH_FLAGS for f in flags) and "-ffast-math" not in extra_flags:
+        flags.append("-fno-fast-math")  # before REQUIRED_FLAGS, which it would undo
+    if not _openmp(flags) and "openmp" not in _warned:
+        _warned.add("openmp")  # CFLAGS="-O2": report() said "parallel", one thread ran
+        warn_user(f"polyopt: CFLAGS ({' '.join(flags)}) has no -fopenmp: every kernel runs "
+                  "its parallel loops on one thread (add -fopenmp, or pass parallel=False)")
     identity = _identity(cc[0])
     workaround = GCC_FLAGS if _is_gcc(tuple(cc), identity) else ()
     return Toolchain(cc, [*flags, *REQUIRED_FLAGS, *workaround, *extra_flags], identity)
@@ -83,6 +110,18 @@ def _is_gcc(cc: tuple[str, ...], identity: str) -> bool:
         return False
     macros = proc.stdout
     return "#define __GNUC__ " in macros and "__clang__" not in macros and "__INTEL" not in macros
+
+
+def _openmp(flags: list[str]) -> bool:
+    """Whether ``flags`` compile OpenMP's ``parallel for`` (the last of -fopenmp and
+    -fno-openmp wins; -fopenmp-simd is only its ``simd``)."""
+    on = False
+    for f in flags:
+        if f == "-fopenmp" or f.startswith("-fopenmp="):
+            on = True
+        elif f == "-fno-openmp":
+            on = False
+    return on
 
 
 _MISSING = "missing:"  # identity of a compiler that is not installed: build() reports it
@@ -184,6 +223,14 @@ def _private_dir(prefix: str) -> Path:
     return private
 
 
+def check_loadable(tc: Toolchain) -> None:
+    """A :class:`CompileError` where this process cannot load what ``tc`` builds (a
+    sanitizer runtime missing), which would otherwise end the process."""
+    missing = sanitizers.missing_runtime(tc.compiler, tc.flags)
+    if missing is not None:
+        raise CompileError(missing)
+
+
 def build(source: str, tc: Toolchain, name_hint: str = "kernel", use_cache: bool = True,
           entry: str = "") -> Path:
     """Compile ``source`` (or reuse the cached build) and return the library's path.
@@ -193,6 +240,7 @@ def build(source: str, tc: Toolchain, name_hint: str = "kernel", use_cache: bool
     built in a private temporary directory, removed when the process exits.  So is it
     when the cache cannot be written (read-only, full, not a directory), with a warning.
     """
+    check_loadable(tc)  # before a cache hit too: loading it would end the process
     key = library_key(source, tc, entry)
     if use_cache:
         hit = cached_library(key)

@@ -29,6 +29,13 @@ _NO_ROOM = (" (its subscripts or loop bounds have coefficients or constants near
             "themselves: make them smaller)")
 
 
+def masked_refusal(name: str) -> str:
+    """Why a masked array argument is refused: the compiled loops read every element, the
+    masked-out ones too, where NumPy's operations skip them (a silent difference)."""
+    return (f"argument {name!r} is a masked array (np.ma), whose mask polyopt cannot honour: "
+            f"pass {name}.filled(value) or {name}.data")
+
+
 class CompiledKernel:
     """A callable for one signature: ``kernel(arg0, arg1, ...)`` in the function's order."""
 
@@ -108,6 +115,8 @@ class CompiledKernel:
         env: dict[str, object] = {}
         arrays = [args[k] for k in self.arg_pos]
         for info, a in zip(self.arg_arrays, arrays, strict=True):
+            if isinstance(a, np.ma.MaskedArray):  # the C would read the masked-out data too
+                raise TypeError(masked_refusal(info.name))
             if not a.flags.c_contiguous:
                 raise ValueError(
                     f"argument {info.name!r} is not C-contiguous (a strided view or Fortran order); "

@@ -27,6 +27,8 @@ from types import ModuleType
 import numpy as np
 from polyopt.backend_c.build import _private_dir, cache_root, toolchain
 
+from polyopt.model.errors import warn_user
+
 MODULE = "polyopt_call_entry"
 SOURCE = Path(__file__).with_name("call_entry.c")
 _why: list[str] = []  # why the extension could not be had, once per process
@@ -100,6 +102,7 @@ def _load(path: Path) -> ModuleType:
     return module
 
 
+_warned: set[str] = set()
 _loaded: dict[bool, ModuleType | None] = {}  # per use_cache: the extension, or None
 
 
@@ -108,9 +111,14 @@ def extension(use_cache: bool = True, build: bool = True) -> ModuleType | None:
     ``build=False``, None unless it is loaded already or built in the cache."""
     if use_cache in _loaded:
         return _loaded[use_cache]
-    if os.environ.get("POLYOPT_CALL_ENTRY") == "python":  # the fallback, on request
+    requested = os.environ.get("POLYOPT_CALL_ENTRY", "")
+    if requested == "python":  # the fallback, on request
         _why.append("POLYOPT_CALL_ENTRY=python")
         return None
+    if requested and requested not in _warned:  # a typo ('Python', 'py') was ignored silently
+        _warned.add(requested)
+        warn_user(f"polyopt: POLYOPT_CALL_ENTRY={requested!r} is not 'python', the one value it "
+                  "takes; it is ignored and kernels are called through the compiled entry")
     if not build and not (use_cache and _cached().is_file()):
         return None
     try:

@@ -18,6 +18,7 @@ import islpy as isl
 from polyopt.backend_c.ast_expr import ast_expr
 
 from polyopt.model import names
+from polyopt.model.errors import warn_user
 from polyopt.model.scop import Scop
 
 #: Below this many statement instances (about a millisecond of serial work) a call
@@ -37,7 +38,15 @@ def parallel_min_instances() -> int:
     try:
         return max(0, int(text)) if text else PARALLEL_MIN_INSTANCES
     except ValueError:
+        if text not in _warned:  # once per value: it is read for every kernel generated
+            _warned.add(text)
+            warn_user(f"polyopt: POLYOPT_PARALLEL_MIN={text!r} is not a whole number of "
+                      f"statement instances (write 1000000, not 1e6); it is ignored and "
+                      f"the default {PARALLEL_MIN_INSTANCES} applies")
         return PARALLEL_MIN_INSTANCES
+
+
+_warned: set[str] = set()
 
 
 @contextmanager

@@ -63,7 +63,7 @@ def check_argument_kinds(src: FunctionSource, signature: Signature) -> None:
         where = f"`{ast.unparse(node)}` at {src.location(node)}"
         if isinstance(t, ScalarType):
             raise TypeError(f"{src.tree.name}() uses argument {name!r} as an array ({where}), "
-                            f"but a {t} was passed")
+                            f"but a scalar ({t}) was passed")
         ranks = {r for r, _ in found}
         if isinstance(t, ArrayType) and len(ranks) == 1 and rank != t.ndim:
             raise TypeError(f"argument {name!r} has {t.ndim} dimension(s), but {src.tree.name}() "

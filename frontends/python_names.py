@@ -64,3 +64,13 @@ def renamed_signature(sig: Signature | None, names: dict[str, str]) -> Signature
     if sig is None or not names:
         return sig
     return Signature(tuple((names.get(n, n), t) for n, t in sig.args))
+
+
+def interface_spelling(arg_names: list[str], sig: Signature) -> tuple[list[str], Signature]:
+    """The argument names and the signature as a compiled kernel's interface spells them
+    (renamed where :func:`needs_renaming`), to check a cache index entry against: compared
+    with the names as written, an entry of a kernel with an argument ``y1``, ``default``
+    or ``α`` never matched, and was discarded and rebuilt in every process."""
+    names = {n: internal_name(n) for n in arg_names if needs_renaming(n)}
+    return [names.get(n, n) for n in arg_names], \
+        Signature(tuple((names.get(n, n), t) for n, t in sig.args))

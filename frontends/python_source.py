@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ast
 import inspect
+import io
 import linecache
 import textwrap
+import tokenize
 from dataclasses import dataclass
 
 from polyopt.model.errors import Problem, SourceLocation, UnsupportedError
@@ -39,8 +41,9 @@ def function_source(fn: object) -> FunctionSource:
         raw, first = inspect.getsourcelines(fn)  # type: ignore[arg-type]
     except (OSError, TypeError) as exc:
         loc = SourceLocation(filename, getattr(code, "co_firstlineno", 1), 1)
+        why = _undecodable(filename) or str(exc)
         raise UnsupportedError(
-            [Problem(loc, "function", f"its source code is not available ({exc})")]
+            [Problem(loc, "function", f"its source code is not available ({why})")]
         ) from None
     text = "".join(raw)
     dedented = textwrap.dedent(text)
@@ -60,6 +63,26 @@ def function_source(fn: object) -> FunctionSource:
     if not file_lines:  # no file: positions are relative to the function itself
         first_line = 1
     return FunctionSource(fdefs[0], filename, first_line, indent, lines)
+
+
+def _undecodable(filename: str) -> str | None:
+    """Why the file cannot be read as text, when that is why its source is missing: CPython
+    imports a file whose comments hold bytes of another encoding (it checks them only when
+    running the file as a script), but inspect then finds no source."""
+    try:
+        with open(filename, "rb") as f:
+            data = f.read()
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    except (OSError, SyntaxError):
+        return None
+    try:
+        data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        start = getattr(exc, "start", 0)
+        line = data.count(b"\n", 0, start) + 1
+        return (f"line {line} is not valid {encoding}: {exc}; declare the file's encoding in "
+                "a `# -*- coding: NAME -*-` comment on its first or second line (PEP 263)")
+    return None
 
 
 def _indent_removed(text: str, dedented: str) -> int:

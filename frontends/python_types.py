@@ -21,6 +21,9 @@ def dtype_of(dt: np.dtype) -> DType | None:
 
 def type_of_value(value: object) -> ArgType:
     """The polyopt type of one call argument; TypeError for what cannot be compiled."""
+    if isinstance(value, np.ma.MaskedArray):  # the mask would be ignored: refused
+        raise TypeError("masked arrays (np.ma) are not supported: their mask cannot be "
+                        "honoured (pass a.filled(value) or a.data)")
     if isinstance(value, np.ndarray):
         dt = dtype_of(value.dtype)
         if dt is None:

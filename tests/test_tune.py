@@ -269,6 +269,48 @@ def test_reports_and_c_show_the_tuned_build(small_space, rng):
     assert polyopt.jit(gemm, cache=False).c_source(*args) == before  # no cache, no tuning
 
 
+def test_a_kernel_built_before_a_choice_is_stored_shows_the_build_it_runs(rng):
+    # it keeps running its build, but its c_source() and report() showed the tuned code,
+    # which it does not run (hostile user, round 4)
+    args = gemm_args(rng)
+    forced = Choice(Options(tile=(8, 16, 8), unroll_jam=False, fuse="none"), 12345)
+    early = polyopt.jit(gemm)
+    early(*copy.deepcopy(args))
+    runs = early.c_source(*args)
+    result = polyopt.tune(gemm, *args, budget=0.01, store=False)
+    polyopt.tune.load(dataclasses.replace(result, chosen=forced), gemm)
+    assert polyopt.jit(gemm).c_source(*args) != runs  # a new kernel builds the choice
+    assert early.c_source(*args) == runs
+    mine, theirs = copy.deepcopy(args), copy.deepcopy(args)
+    early(*mine)
+    gemm(*theirs)
+    same(theirs, mine, "the early kernel after the choice was stored")
+
+
+GEMM_DECLARED = "void(f8, f8, f8[:, :], f8[:, :], f8[:, :])"
+
+
+def test_a_declared_kernel_is_tuned_for_the_signature_its_calls_run(rng):
+    # gemm declared with f8 scalars and called with ints: the call converts them to f8,
+    # but the tuner tuned and stored the (int, int, ...) specialization, which the kernel
+    # never compiles, so its calls never used the choice (hostile user, round 4)
+    args = (3, 2, *gemm_args(rng)[2:])
+    kernel = polyopt.jit(GEMM_DECLARED)(gemm)
+    result = polyopt.tune(kernel, *args, budget=0.01, store=False)
+    assert result.signature == "float64, float64, float64[:, :], float64[:, :], float64[:, :]"
+    forced = Choice(Options(tile=(8, 16, 8), unroll_jam=False, fuse="none"), 12345)
+    before = kernel.c_source(*args)
+    polyopt.tune.load(dataclasses.replace(result, chosen=forced), kernel)
+    fresh = polyopt.jit(GEMM_DECLARED)(gemm)
+    assert fresh.c_source(*args) != before  # its calls build the choice
+    mine, theirs = copy.deepcopy(args), copy.deepcopy(args)
+    fresh(*mine)
+    gemm(*theirs)
+    same(theirs, mine, "the declared kernel with the tuned choice")
+    with pytest.raises(TypeError, match="has no compiled signature"):
+        polyopt.tune(kernel, 1.5, 1.2, *(a.astype(np.float32) for a in args[2:]), budget=0.01)
+
+
 def test_a_budget_without_limit_writes_standard_json(small_space, rng):
     result = polyopt.tune(jacobi2d, *jacobi_args(rng), budget=math.inf, store=False)
 

@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
-        if os.environ.get("POLYOPT_DEBUG"):
+        if os.environ.get("POLYOPT_DEBUG", "") not in ("", "0"):  # POLYOPT_DEBUG=0: off
             raise
         print_error(f"internal error: {type(exc).__name__}: {exc}\n(this is a bug in polyopt; "
                     "please report it with the input file; POLYOPT_DEBUG=1 shows the traceback)")

@@ -101,8 +101,8 @@ def python_kernel(path: Path, function: str | None, signature: str | None) -> Py
 def load_python(path: Path, function: str | None, signature: str | None) -> PythonKernel:
     """The kernel ``function`` of the Python file (the only decorated one when None)."""
     module = _import(path)
-    kernels = {n: v for n, v in vars(module).items()
-               if isinstance(v, Kernel) and getattr(v.py_func, "__module__", "") == module.__name__}
+    kernels = {n: k for n, k in ((n, _kernel_in(v)) for n, v in vars(module).items())
+               if k is not None and getattr(k.py_func, "__module__", "") == module.__name__}
     if function is None:
         if not kernels:
             raise InputError(f"{path}: no @polyopt.jit function in this file (decorate one, or "
@@ -111,21 +111,39 @@ def load_python(path: Path, function: str | None, signature: str | None) -> Pyth
             raise InputError(f"{path}: several @polyopt.jit functions ({', '.join(sorted(kernels))}); "
                              "choose one with --function NAME")
         function = next(iter(kernels))
-    obj = getattr(module, function, None)
-    if isinstance(obj, Kernel):
-        kernel = obj
+    obj: Any = module
+    for part in function.split("."):  # K.f: a @staticmethod kernel of class K
+        obj = getattr(obj, part, None)
+    found_kernel = _kernel_in(obj)
+    if found_kernel is not None:
+        kernel = found_kernel
     elif inspect.isfunction(obj):
         kernel = Kernel(obj, Options())
     else:
         found = ", ".join(sorted(kernels)) or "none"
-        raise InputError(f"{path}: no function named {function!r} (@polyopt.jit functions: {found})")
+        raise InputError(f"{path}: no function named {function!r} (@polyopt.jit functions: "
+                         f"{found}; a static method is named CLASS.NAME)")
+    params = list(inspect.signature(kernel.py_func).parameters)
     sig = None
     if signature is not None:
         try:
-            sig = parse_signature(signature, list(inspect.signature(kernel.py_func).parameters))
+            sig = parse_signature(signature, params)
         except ValueError as exc:
             raise InputError(f"--signature: {exc}") from None
+    elif kernel.declared:  # the kernel compiles only its declared types: the first one
+        sig = kernel.declared[0].bind(params)
     return PythonKernel(str(path), function, kernel, sig)
+
+
+def _kernel_in(obj: object) -> Kernel | None:
+    """The ``@polyopt.jit`` kernel ``obj`` is, or wraps (``functools.wraps`` over one)."""
+    for _ in range(16):  # a __wrapped__ chain, not followed forever
+        if isinstance(obj, Kernel):
+            return obj
+        obj = getattr(obj, "__wrapped__", None) if inspect.isfunction(obj) else None
+        if obj is None:
+            return None
+    return None
 
 
 def _import(path: Path) -> Any:
@@ -138,9 +156,11 @@ def _import(path: Path) -> Any:
     sys.path.insert(0, str(path.resolve().parent))
     try:
         spec.loader.exec_module(module)
+    except PolyoptError:  # a kernel compiled at import (a declared signature) refused: as
+        raise  # any refusal is shown, not as the "syntax error" of a SyntaxError subclass
     except SyntaxError as exc:
         where = ":".join(str(x) for x in (exc.filename or path, exc.lineno, exc.offset) if x)
-        raise InputError(f"{where}: syntax error: {exc.msg}") from None
+        raise InputError(f"{where}: syntax error: {exc.msg}{_caret(exc)}") from None
     except SystemExit as exc:  # sys.exit() at import: the file is a script, not a module
         where = _user_frame(exc, path)
         raise InputError(f"{path}: importing it called sys.exit({exc.code!r}){where}; polyopt "
@@ -153,6 +173,16 @@ def _import(path: Path) -> Any:
     finally:
         sys.path.remove(str(path.resolve().parent))
     return module
+
+
+def _caret(exc: SyntaxError) -> str:
+    """The offending line with a caret under the column, as other refusals show it."""
+    if not exc.text or not exc.offset:
+        return ""
+    line = exc.text.rstrip("\r\n")
+    body = line.lstrip()
+    col = max(exc.offset - 1 - (len(line) - len(body)), 0)
+    return f"\n    {body}\n    {' ' * col}^"
 
 
 def _user_frame(exc: BaseException, path: Path) -> str:

@@ -16,14 +16,13 @@ from polyopt.cli.verify import Verdict, verify_python, verify_region
 from polyopt.kernel import Kernel
 from polyopt.model.names import user_text
 from polyopt.scheduler import pipeline
-from polyopt.scheduler.steps import Step
 
 
 def run(args: argparse.Namespace) -> int:
     path = check_input(args)
-    steps = schedule_steps(args)
     if is_python(path):
-        return _opt_python(args, path, steps)
+        return _opt_python(args, path)
+    steps = schedule_steps(args)
     cfile = c_file(args, path)
     regions = selected_regions(cfile, args.function)
     if steps is not None and len(regions) != 1:
@@ -50,8 +49,10 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _opt_python(args: argparse.Namespace, path: Path, steps: tuple[Step, ...] | None) -> int:
+def _opt_python(args: argparse.Namespace, path: Path) -> int:
     pk = python_kernel(path, args.function, args.signature)
+    # a schedule saved for another function was replayed on this one without a word
+    steps = schedule_steps(args, pk.kernel.__name__)
     options = options_from(args, pk.kernel.options)
     kernel = Kernel(pk.kernel.py_func, options, steps=steps if steps is not None else
                     pk.kernel.steps)

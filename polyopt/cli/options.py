@@ -65,8 +65,10 @@ def _sizes(text: str) -> tuple[int, ...]:
     return sizes
 
 
-def schedule_steps(args: argparse.Namespace) -> tuple[Step, ...] | None:
-    """The steps of the ``--schedule`` file (None without one)."""
+def schedule_steps(args: argparse.Namespace,
+                   function: str | None = None) -> tuple[Step, ...] | None:
+    """The steps of the ``--schedule`` file (None without one), refused when it was saved
+    for another function than ``function`` (when given)."""
     if args.schedule is None:
         return None
     try:
@@ -74,7 +76,7 @@ def schedule_steps(args: argparse.Namespace) -> tuple[Step, ...] | None:
     except OSError as exc:
         raise CliError(f"--schedule: cannot read {args.schedule}: {exc.strerror}") from None
     try:
-        return steps_from_json(text)
+        return steps_from_json(text, function)
     except (ValueError, KeyError, TypeError, PolyoptError) as exc:
         raise CliError(f"--schedule: {args.schedule} is not a polyopt schedule file ({exc})") \
             from None

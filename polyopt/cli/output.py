@@ -16,8 +16,14 @@ def write_output(out: str, text: str, source: Path) -> None:
     A file is written beside the target and renamed over it, so a failure (a read-only
     directory, a full disk) leaves the target as it was and no partial file behind."""
     if out == "-":
-        sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
-        sys.stdout.flush()
+        try:
+            sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
+            sys.stdout.flush()
+        except OSError as exc:  # `-o - > /dev/full`, a closed pipe: was an "internal error"
+            # nothing more can reach it: the interpreter's own flush at exit would fail again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise CliError(f"standard output: cannot write the output "
+                           f"({exc.strerror or exc})") from None
         return
     target = Path(out)
     try:
@@ -26,18 +32,30 @@ def write_output(out: str, text: str, source: Path) -> None:
         raise CliError(f"{target}: cannot write the output ({exc.strerror or exc})") from None
 
 
-def _write_file(target: Path, text: str, source: Path) -> None:
+def check_output(out: str, source: Path) -> None:
+    """Refuse an output that :func:`write_output` would refuse, before a long run (a
+    tuning search) whose result would then be lost."""
+    if out != "-":
+        _check_target(Path(out), source)
+
+
+def _check_target(target: Path, source: Path) -> None:
     if target.resolve() == source.resolve() or (target.exists() and os.path.samefile(target, source)):
         raise CliError(f"refusing to write over the input file {source} (choose another -o)")
     if target.is_dir():
         raise CliError(f"{target}: is a directory")
+    directory = target.resolve().parent
+    if not directory.is_dir():
+        raise CliError(f"{target}: the directory {directory} does not exist")
+
+
+def _write_file(target: Path, text: str, source: Path) -> None:
+    _check_target(target, source)
     if target.exists() and not target.is_file():  # /dev/null, a pipe: write through
         with open(target, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
             f.write(text)
         return
     directory = target.resolve().parent
-    if not directory.is_dir():
-        raise CliError(f"{target}: the directory {directory} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask())

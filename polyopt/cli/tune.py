@@ -22,7 +22,7 @@ import numpy as np
 
 from polyopt.cli.errors import EXIT_OK, EXIT_USAGE, CliError, printable
 from polyopt.cli.inputs import check_input, is_python, python_kernel
-from polyopt.cli.output import write_output
+from polyopt.cli.output import check_output, write_output
 from polyopt.cli.verify import random_arg
 from polyopt.model.signature import ArrayType, Signature
 from polyopt.tuner import tune
@@ -58,8 +58,12 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{path}: polyopt tune takes a Python file", EXIT_USAGE)
     if args.size < 1 or not args.budget > 0:  # `not`: a NaN budget too
         raise CliError("--size and --budget must be positive", EXIT_USAGE)
+    if args.seed < 0:  # NumPy's generator refuses it: was an "internal error"
+        raise CliError(f"--seed must be 0 or more, not {args.seed}", EXIT_USAGE)
     pk = python_kernel(path, args.function, args.signature)
     assert pk.signature is not None  # --signature is required
+    out = args.output or str(path.with_name(f"{path.stem}.{pk.name}.tune.json"))
+    check_output(out, path)  # before the search, not after it
     _check_fits(pk.name, args.signature, pk.signature, args.size)
     rng = np.random.default_rng(args.seed)
     try:
@@ -69,9 +73,18 @@ def run(args: argparse.Namespace) -> int:
         # shape, OverflowError for an int32 argument of that size
         raise CliError(f"--size {args.size}: cannot make the random inputs of "
                        f"{pk.name}({args.signature}) at that size ({exc})") from None
-    result = tune(pk.kernel, *values, budget=args.budget)
+    try:
+        result = tune(pk.kernel, *values, budget=args.budget)
+    except TypeError as exc:  # types the kernel does not take (not a declared signature)
+        raise CliError(f"--signature {args.signature!r}: {exc}") from None
+    except (ArithmeticError, IndexError, ValueError) as exc:
+        # what a call raises on inputs it cannot take (an int division by zero, a subscript
+        # past the end): the random inputs' fault, not polyopt's ("internal error" before)
+        raise CliError(f"{pk.name}() raised {type(exc).__name__} on the random inputs "
+                       f"(--size {args.size}, --seed {args.seed}): {exc}; choose another "
+                       f"--size or --seed, or tune it from Python on your own arguments: "
+                       f"polyopt.tune({pk.name}, *args)") from None
     print(printable(result.summary()), file=sys.stderr)
-    out = args.output or str(path.with_name(f"{path.stem}.{pk.name}.tune.json"))
     write_output(out, result.to_json() + "\n", path)
     if out != "-":
         print(printable(f"polyopt: wrote the tuning of {pk.name}() to {out}"), file=sys.stderr)

@@ -17,7 +17,14 @@ import numpy as np
 
 from polyopt.backend_c.interface import KernelInterface
 from polyopt.model.dtypes import DType, ValueType
-from polyopt.model.signature import ArgType, ArrayType, Declared, ScalarType, parse_declared
+from polyopt.model.signature import (
+    ArgType,
+    ArrayType,
+    Declared,
+    ScalarType,
+    Signature,
+    parse_declared,
+)
 
 #: the dispatch key of one call: its arguments' types (dtype and rank for arrays)
 TypeKey = tuple[Any, ...]
@@ -70,6 +77,21 @@ def convert(args: tuple[Any, ...], declared: Declared) -> tuple[Any, ...] | None
         else:  # NumPy's conversion: an int that does not fit raises OverflowError
             out.append(np.dtype(t.type.dtype.value).type(a))
     return tuple(out)
+
+
+def chosen(declared: tuple[Declared, ...], sig: Signature,
+           values: tuple[Any, ...]) -> tuple[Signature, tuple[Any, ...]] | None:
+    """The declared signature a call with ``values`` (of types ``sig``) runs, and the
+    values converted to it, as the kernel's call chooses: the signature of their own
+    types, else the first they convert to; None when none fits."""
+    names = [n for n, _ in sig.args]
+    if any(d.bind(names) == sig for d in declared):
+        return sig, values
+    for d in declared:
+        converted = convert(values, d)
+        if converted is not None:
+            return d.bind(names), converted
+    return None
 
 
 def describe_args(args: tuple[Any, ...]) -> str:

@@ -17,7 +17,8 @@ def jit(fn: Callable[..., Any] | str | list[str] | None = None, *, parallel: boo
         interchange: bool = True, licm: bool = True, unroll_jam: bool = True,
         pack: bool = True, fastmath: bool = False, strict_fp: bool = False, auto: bool = True,
         cache: bool = True, fallback: bool = False, num_threads: int | None = None,
-        nopython: bool = True, nogil: bool = True) -> Any:
+        nopython: bool = True, nogil: bool = True, boundscheck: bool | None = None,
+        inline: str = "never", error_model: str = "python") -> Any:
     """Compile a loop function to parallel, vectorized C.
 
     Works bare (``@polyopt.jit``), with options (``@polyopt.jit(parallel=False)``) and,
@@ -51,10 +52,14 @@ def jit(fn: Callable[..., Any] | str | list[str] | None = None, *, parallel: boo
       Python objects (``False`` is refused: see ``fallback``).
     - ``nogil``: accepted for Numba's code; the call always releases the GIL while the
       C code runs, so other Python threads run meanwhile.
+    - ``boundscheck``, ``inline``, ``error_model="python"``: accepted for Numba's code;
+      every call checks its bounds (an ``IndexError`` before any C runs), helpers are
+      always inlined, and an int ``//`` or ``%`` by zero raises ``ZeroDivisionError``.
     """
-    for name, flag in (("nopython", nopython), ("nogil", nogil)):
-        if not isinstance(flag, bool):
+    for name, flag in (("nopython", nopython), ("nogil", nogil), ("boundscheck", boundscheck)):
+        if not (isinstance(flag, bool) or (name == "boundscheck" and flag is None)):
             raise TypeError(f"option {name} must be True or False, not {flag!r}")
+    _numba_choices(inline, error_model)
     if not nopython:
         raise ValueError("polyopt.jit(nopython=False): polyopt has no object mode; every "
                          "kernel is compiled without Python objects. To run the Python "
@@ -70,6 +75,8 @@ def jit(fn: Callable[..., Any] | str | list[str] | None = None, *, parallel: boo
                       fastmath=fastmath, strict_fp=strict_fp, auto=auto, cache=cache,
                       fallback=fallback)
     def make(f: Callable[..., Any]) -> Kernel:
+        if isinstance(f, Kernel):  # polyopt.jit(kernel, ...): its function, these options
+            f = f.py_func
         if not inspect.isfunction(getattr(f, "py_func", f)):
             # a builtin (len), a class (int) or another callable has no Python source: it
             # failed at the first call, inside inspect ("module, class, method, ...")
@@ -79,6 +86,18 @@ def jit(fn: Callable[..., Any] | str | list[str] | None = None, *, parallel: boo
         return make_kernel(f, options, num_threads=num_threads, declared=declared)
 
     return make if fn is None else make(fn)
+
+
+def _numba_choices(inline: str, error_model: str) -> None:
+    """Numba's ``inline`` and ``error_model``, where polyopt does what they ask; its
+    ``error_model="numpy"`` (an int division by zero gives 0) polyopt does not do."""
+    if inline not in ("never", "always"):
+        raise ValueError(f"option inline must be 'never' or 'always' (helpers are always "
+                         f"inlined), not {inline!r}")
+    if error_model != "python":
+        raise ValueError(f"option error_model must be 'python', not {error_model!r}: an int "
+                         "// or % by zero raises ZeroDivisionError, as in Python (a float "
+                         "division by zero gives inf or nan, as NumPy's does)")
 
 
 def _refuse_method(fn: Callable[..., Any]) -> None:

@@ -27,6 +27,7 @@ from polyopt.backend_c.interface import interface_of
 from polyopt.backend_c.symbol import kernel_symbol
 from polyopt.backend_c.work import parallel_min_fixed, parallel_min_instances
 from polyopt.frontends.python import parse_function
+from polyopt.frontends.python_names import interface_spelling
 from polyopt.frontends.python_types import type_of_value
 from polyopt.kernel import declared as decl
 from polyopt.kernel import shipping
@@ -72,6 +73,8 @@ class Kernel:
         self._failed: str | None = None
         self._wrappers: dict[TypeKey, FastCall] = {}  # generated, per signature
         self._fast: FastCall | None = None  # the last signature's wrapper
+        # the tuned choice (None: this kernel's options) each signature was built with here
+        self._built_with: dict[Signature, tuned.Choice | None] = {}
         # the global and closure values compiled in, checked on every call (Python reads
         # them at call time); None until the first compilation reads them
         self._watch: Watch | None = None
@@ -202,11 +205,13 @@ class Kernel:
         tc = build.toolchain(self._extra_flags())
         front = self.cache_key(sig)
         choice = self._tuned_choice(sig) if use_tuned else None
+        self._built_with[sig] = choice
         if choice is not None:
             with parallel_min_fixed(choice.parallel_min):
                 return Kernel(self.py_func, choice.options, self.steps).compile(sig, False)
         if front is not None:
-            hit = index.load(front, self._arg_names, sig)
+            build.check_loadable(tc)  # an index hit loads its library without build()
+            hit = index.load(front, *interface_spelling(self._arg_names, sig))
             if hit is not None:
                 return hit
         p = self.plan(sig)
@@ -239,8 +244,12 @@ class Kernel:
     @contextmanager
     def _as_built(self, sig: Signature | None) -> Iterator[pipeline.Plan]:
         """The plan for ``sig`` as calls build it: with the tuned options and threshold
-        where ``polyopt.tune`` stored some, so that reports and C show what runs."""
-        choice = self._tuned_choice(sig)
+        where ``polyopt.tune`` stored some, so that reports and C show what runs (a
+        signature built here before a choice was stored keeps running that build)."""
+        if sig is not None and sig in self._built_with:
+            choice = self._built_with[sig]
+        else:
+            choice = self._tuned_choice(sig)
         if choice is None:
             yield self.plan(sig)
             return
@@ -267,6 +276,7 @@ class Kernel:
         self._states[snapshot(old)] = (self._specializations, self._plans, self._wrappers,
                                         self._failed)
         self._watch = watch_list(self.py_func)
+        self._built_with.clear()  # other values, other builds: the stored choice decides
         state = self._states.pop(snapshot(self._watch), None)
         if state is None:
             state = ({}, {}, {}, None)
@@ -305,8 +315,11 @@ class Kernel:
                 f"{', '.join(self._arg_names)}) to choose the specialization, or none for "
                 f"the last call's; {unknown[0]!r} is not one of them")
         args = self._bind(f"{self.__name__}.{method}()", args, kwargs)
-        return Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args,
-                                                                      strict=True)))
+        sig = Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args,
+                                                                     strict=True)))
+        # a declared kernel runs the declared signature the arguments convert to
+        chosen = decl.chosen(self.declared, sig, args) if self.declared else None
+        return chosen[0] if chosen is not None else sig
 
     def report(self, *args: Any, **kwargs: Any) -> KernelReport:
         """The dependences and, for every loop, whether it runs in parallel and why not;

@@ -19,6 +19,7 @@ one thread (``num_threads`` and :func:`set_num_threads` then give 1); the "spawn
 from __future__ import annotations
 
 import ctypes
+import operator
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -79,8 +80,13 @@ def max_threads() -> int:
 def check_count(n: object, what: str) -> int:
     """``n`` as a thread count: an int from 1 to :func:`max_threads` (a TypeError or
     ValueError naming ``what`` otherwise)."""
-    if isinstance(n, bool) or not isinstance(n, int):
+    try:  # any integer, a NumPy one too, as Numba's set_num_threads takes (not a bool)
+        count = operator.index(n) if not isinstance(n, bool) else None  # type: ignore[arg-type]
+    except TypeError:
+        count = None
+    if count is None:
         raise TypeError(f"{what} must be an int, not {n!r}")
+    n = count
     if n < 1:
         raise ValueError(f"{what} must be at least 1, not {n}")
     if n > max_threads():

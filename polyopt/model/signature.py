@@ -99,7 +99,17 @@ def parse_declared(text: str) -> Declared:
         head = text[:open_at].strip()
         returns = "void" if head in ("void", "none") else _parse_type(head)
         text = text[open_at + 1:-1]
-    return Declared(tuple(_parse_type(part.strip()) for part in _split_top(text)), returns)
+    return Declared(tuple(_argument(part.strip()) for part in _split_top(text)), returns)
+
+
+def _argument(part: str) -> ArgType:
+    """An argument's type: a bool scalar is refused here, as every call refuses one (a
+    declared ``b1`` compiled a specialization no call could reach)."""
+    t = _parse_type(part)
+    if isinstance(t, ScalarType) and t.type.dtype is DType.BOOL:
+        raise ValueError(f"{part!r}: a bool scalar argument is not supported (pass an int: "
+                         "i8; bool arrays are b1[:])")
+    return t
 
 
 def _call_paren(text: str) -> int | None:

@@ -21,6 +21,9 @@ def load(source: str | Path | TuneResult, fn: Callable[..., Any]) -> TuneResult:
     the chosen options.  The result must be ``fn``'s (same name); a bad file raises a
     ``ValueError`` that says what is wrong."""
     kernel = as_kernel(fn)
+    if kernel.steps is not None:  # as polyopt.tune refuses to tune one
+        raise ValueError(f"polyopt.tune.load: tuned options apply to the automatic schedule; "
+                         f"{kernel.__name__} follows a user schedule (polyopt.schedule)")
     if isinstance(source, TuneResult):
         result = source
     elif isinstance(source, str) and source.lstrip().startswith("{"):

@@ -20,7 +20,9 @@ Call = Callable[[tuple[Any, ...]], object]
 Outputs = tuple[object, ...]
 
 #: relative tolerance of a float result, by dtype
-RTOL = {np.dtype(np.float64): 1e-9, np.dtype(np.float32): 1e-4}
+#: (float16 as polyopt opt --verify has it: with 1e-9, every reassociated float16
+#: reduction was "wrong", and discarded with a warning)
+RTOL = {np.dtype(np.float64): 1e-9, np.dtype(np.float32): 1e-4, np.dtype(np.float16): 1e-2}
 
 
 def fresh(args: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -14,6 +14,7 @@ of load hits both.  A candidate replaces the best one only when it is faster by
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import time
 from collections.abc import Callable
@@ -27,6 +28,8 @@ from polyopt.backend_c.tuned import Choice
 from polyopt.backend_c.work import parallel_min_fixed, parallel_min_instances
 from polyopt.frontends.python_types import type_of_value
 from polyopt.kernel import Kernel
+from polyopt.kernel import declared as decl
+from polyopt.kernel.threads import team
 from polyopt.model.errors import PolyoptError, warn_user
 from polyopt.model.options import Options
 from polyopt.model.signature import Signature
@@ -56,8 +59,18 @@ def signature_of(kernel: Kernel, args: tuple[Any, ...]) -> tuple[Signature, tupl
     bound = params.bind(*args)
     bound.apply_defaults()
     values = tuple(bound.arguments[n] for n in params.parameters)
-    return Signature(tuple((n, type_of_value(a)) for n, a in zip(params.parameters, values,
-                                                                   strict=True))), values
+    sig = Signature(tuple((n, type_of_value(a)) for n, a in zip(params.parameters, values,
+                                                                  strict=True)))
+    if not kernel.declared:
+        return sig, values
+    # tuning the call's own types (an int for a declared f8) stored a choice for a
+    # specialization the kernel never compiles
+    chosen = decl.chosen(kernel.declared, sig, values)
+    if chosen is None:
+        raise TypeError(f"{kernel.__name__}() has no compiled signature for "
+                        f"({decl.describe_args(values)}); it was compiled for "
+                        f"{' and '.join(repr(str(d)) for d in kernel.declared)} only")
+    return chosen
 
 
 def compile_choice(kernel: Kernel, sig: Signature, choice: Choice) -> tuple[measure.Call, str]:
@@ -77,17 +90,27 @@ def tune(fn: Callable[..., Any], *args: Any, budget: float = 10.0,
     if kernel.steps is not None:
         raise ValueError(f"polyopt.tune tunes the automatic schedule; {kernel.__name__} "
                          "follows a user schedule (polyopt.schedule)")
-    if not (isinstance(budget, (int, float)) and budget > 0):
+    # a NumPy number is a number of seconds too; True is not (it passed as 1 second)
+    if not (isinstance(budget, (int, float, np.integer, np.floating))
+            and not isinstance(budget, bool) and budget > 0):
         raise ValueError(f"budget must be a positive number of seconds, not {budget!r}")
+    budget = float(budget)
     sig, values = signature_of(kernel, args)
     default = Choice(kernel.options, parallel_min_instances())
-    search = _Search(kernel, sig, values, default, time.monotonic() + budget)
-    best = search.run()
+    # on the kernel's own team (num_threads=): timed on the default one, a num_threads=1
+    # kernel was tuned for the whole machine
+    with team(kernel.num_threads) if kernel.num_threads else contextlib.nullcontext():
+        search = _Search(kernel, sig, values, default, time.monotonic() + budget)
+        best = search.run()
     result = TuneResult(kernel.__name__, signature_text(sig), float(budget), default, best,
                         tuple(search.trials))
     front = kernel.cache_key(sig)
     if store and front is not None:
         tuned.store(front, best)
+    elif store:  # said, as polyopt.tune.load says it: the choice was silently dropped
+        warn_user(f"polyopt.tune: {kernel.__name__} does not use the disk cache "
+                  "(cache=False), where tuned options are kept; the choice is not stored "
+                  "(its options are in the result: result.chosen)")
     return result
 
 
