@@ -24,6 +24,15 @@ from polyopt.cli import command as cli
 # A bool scalar in --signature made the sample argument np.bool_(1): "internal error:
 # TypeError: bool arguments are not supported".
 
+SCALE = """
+        import polyopt
+        @polyopt.jit
+        def scale(x, k):
+            for i in range(x.shape[0]):
+                x[i] = x[i] * k
+        """
+
+
 def test_cli_bool_scalar_signature_is_an_input_error(tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, "k.py", """
@@ -77,13 +86,7 @@ def test_declared_latin1_file_compiles(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_cli_tune_refuses_an_unwritable_output_before_searching(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path, "k.py", """
-        import polyopt
-        @polyopt.jit
-        def scale(x, k):
-            for i in range(x.shape[0]):
-                x[i] = x[i] * k
-        """)
+    path = write(tmp_path, "k.py", SCALE)
     start = time.monotonic()
     code = cli.main(["tune", str(path), "--signature", "f8[:], f8", "--size", "8",
                      "--budget", "600", "-o", str(tmp_path / "missing" / "x.json")])
@@ -226,13 +229,7 @@ def test_cli_tune_kernel_raising_on_random_inputs_is_an_input_error(
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
 @pytest.mark.parametrize("command", [["opt", "-o", "-"], ["deps"]])
 def test_a_full_standard_output_is_an_output_error(tmp_path: Path, command: list[str]) -> None:
-    path = write(tmp_path, "k.py", """
-        import polyopt
-        @polyopt.jit
-        def scale(x, k):
-            for i in range(x.shape[0]):
-                x[i] = x[i] * k
-        """)
+    path = write(tmp_path, "k.py", SCALE)
     with open("/dev/full", "w") as full:
         proc = subprocess.run([sys.executable, "-m", "polyopt.cli.command", command[0], str(path),
                                "--signature", "f8[:], f8", *command[1:]], stdout=full,
@@ -246,13 +243,7 @@ def test_a_full_standard_output_is_an_output_error(tmp_path: Path, command: list
 
 def test_polyopt_debug_zero_is_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                    capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path, "k.py", """
-        import polyopt
-        @polyopt.jit
-        def scale(x, k):
-            for i in range(x.shape[0]):
-                x[i] = x[i] * k
-        """)
+    path = write(tmp_path, "k.py", SCALE)
 
     def broken(args: object) -> int:
         raise KeyError("a bug")
@@ -314,13 +305,7 @@ def test_cli_refuses_a_schedule_saved_for_another_function(
 
 def test_cli_tune_refuses_a_negative_seed(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path, "k.py", """
-        import polyopt
-        @polyopt.jit
-        def scale(x, k):
-            for i in range(x.shape[0]):
-                x[i] = x[i] * k
-        """)
+    path = write(tmp_path, "k.py", SCALE)
     assert cli.main(["tune", str(path), "--signature", "f8[:], f8", "--seed", "-1"]) == 2
     err = capsys.readouterr().err
     assert "--seed must be 0 or more, not -1" in err and "internal error" not in err
