@@ -17,7 +17,9 @@ loaded by CPython, so libasan is preloaded); any sanitizer report is a crash.
 
 ``--resume`` continues a run that was stopped (a run of 5,000 programs takes hours): the
 programs whose every option set has a result in ``FINDINGS/results.jsonl`` under the same
-seed are counted, not run again, and the last line covers the whole run.
+seed are counted, not run again, and the last line covers the whole run.  ``--summary``
+prints the figures so far of a run (with its ``--n``, ``--seed`` and ``--findings``),
+which may still be running.
 """
 
 from __future__ import annotations
@@ -306,10 +308,12 @@ def _record_crash(args, env, blob: str, option_name: str, verdict: str, detail: 
     shutil.rmtree(workdir, ignore_errors=True)
 
 
-def finished(path: Path, seed: int, n: int, names: list[str]) -> dict[int, list[dict]]:
+def finished(path: Path, seed: int, n: int, names: list[str],
+             rewrite: bool = True) -> dict[int, list[dict]]:
     """The results in ``path`` of the programs ``0 .. n-1`` of the run ``seed`` that have a
     result for each option set of ``names``; the file is rewritten with those alone (a run
-    stopped mid-batch leaves a batch in part, or a line cut short)."""
+    stopped mid-batch leaves a batch in part, or a line cut short) unless ``rewrite`` is
+    false (a run may still be appending to it)."""
     by_index: dict[int, dict[str, dict]] = collections.defaultdict(dict)
     for line in path.read_text().splitlines() if path.exists() else ():
         try:
@@ -321,10 +325,30 @@ def finished(path: Path, seed: int, n: int, names: list[str]) -> dict[int, list[
             by_index[k][r["option"]] = r
     done = {k: [rs[o] for o in names] for k, rs in sorted(by_index.items())
             if all(o in rs for o in names)}
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(json.dumps(r) + "\n" for rs in done.values() for r in rs))
-    os.replace(tmp, path)
+    if rewrite:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text("".join(json.dumps(r) + "\n" for rs in done.values() for r in rs))
+        os.replace(tmp, path)
     return done
+
+
+def summary(args: argparse.Namespace) -> int:
+    """The figures so far of the run in ``--findings`` (it may still be running): the
+    programs with every result, their verdicts, and each run that is not ok or refused."""
+    from progen.matrix import VERDICTS
+
+    names = option_names(args.options)
+    done = finished(Path(args.findings) / "results.jsonl", args.seed, args.n, names,
+                    rewrite=False)
+    counts = collections.Counter(r["verdict"] for rs in done.values() for r in rs)
+    for k, rs in done.items():
+        for r in rs:
+            if r["verdict"] not in ("ok", "refused"):
+                last = (r.get("detail", "").strip().splitlines() or [""])[-1][:160]
+                print(f"program {k} (seed {r['seed']}) {r['option']}: {r['verdict']}: {last}")
+    parts = ", ".join(f"{v} {counts[v]}" for v in VERDICTS)
+    print(f"so far: {len(done)} of {args.n} programs x {len(names)} option sets: {parts}")
+    return 0
 
 
 def parent(args: argparse.Namespace) -> int:
@@ -392,12 +416,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--resume", action="store_true",
                     help="skip the programs FINDINGS/results.jsonl has every result of")
+    ap.add_argument("--summary", action="store_true",
+                    help="print the figures so far of the run in FINDINGS and exit")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--jobs-spec", help=argparse.SUPPRESS)
     ap.add_argument("--check", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    if args.resume and not args.findings:
-        ap.error("--resume reads the results of --findings")
+    if (args.resume or args.summary) and not args.findings:
+        ap.error("--resume and --summary read the results of --findings")
+    if args.summary:
+        return summary(args)
     if args.child:
         return child(args)
     return parent(args)

@@ -62,3 +62,28 @@ def test_a_stopped_run_resumes_where_it_stopped(tmp_path: Path) -> None:
     assert sorted((r["index"], r["option"]) for r in rows) == [
         (k, o) for k in range(3) for o in names]
     assert {r["seed"] for r in rows if r["index"] == 2} == {fuzz_run.program_seed(5, 2)}
+
+
+def test_the_summary_reads_a_run_without_touching_it(tmp_path: Path) -> None:
+    """``--summary`` counts the programs with every result and lists the failures; the
+    run may still be appending, so the file is left as it is (a half-written line too)."""
+    sys.path.insert(0, str(RUNNER.parent))
+    import fuzz_run
+
+    def row(k: int, option: str, verdict: str = "ok", detail: str = "") -> str:
+        return json.dumps({"index": k, "option": option, "verdict": verdict, "detail": detail,
+                           "seed": fuzz_run.program_seed(7, k)})
+
+    text = "\n".join([row(0, "default"), row(0, "sequential", "wrong", "A: 1 of 4 differ"),
+                      row(1, "default")]) + "\n" + row(1, "sequential")[:15]
+    results = tmp_path / "results.jsonl"
+    results.write_text(text)
+    out = subprocess.run(
+        [sys.executable, str(RUNNER), "--n", "10", "--seed", "7", "--options",
+         "default,sequential", "--findings", str(tmp_path), "--summary"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        f"program 0 (seed {fuzz_run.program_seed(7, 0)}) sequential: wrong: A: 1 of 4 differ",
+        "so far: 1 of 10 programs x 2 option sets: ok 1, wrong 1, error 0, crash 0, refused 0"]
+    assert results.read_text() == text
