@@ -156,19 +156,27 @@ class BodyPrinter:
     def _typed(self, e: Expr, text: str, t: ValueType) -> str:
         if e.type.dtype == t.dtype:
             return text
-        if isinstance(e, Literal):
+        if isinstance(e, Literal) and not (
+                self.checked and t.dtype.is_int and isinstance(e.value, float)
+                and not _float_fits(e.value, t.dtype)):
             return literal(e.value, t)
         return self._convert(e, text, t)
 
     def _convert(self, e: Expr, text: str, t: ValueType) -> str:
         """``text``, the C text of ``e``, converted to ``t``."""
+        if self.checked and t.dtype.is_int and isinstance(e, Select) and \
+                e.then.type != e.otherwise.type:
+            # NumPy converts the value the choice made: it wraps a NumPy int, where a
+            # Python int or a float that does not fit raises (finding 018)
+            return (f"({self.expr(e.cond)} ? {self.typed(e.then, t)} : "
+                    f"{self.typed(e.otherwise, t)})")
         source = e.type
         if self.checked and source.dtype.is_float and t.dtype.is_int:
             self.raises = True
             return f"polyopt_to_{_suffix(t.dtype)}({text}, {ERROR_FLAG})"
         if self.checked and source.weak and source.dtype.is_int and t.dtype.is_int \
-                and not t.weak and not _fits(e, t.dtype) and not (
-                    isinstance(e, Name) and e.name in self.call_checked.get(t.dtype, ())):
+                and not t.weak and not _fits(e, t.dtype) and not _may_be_numpy_int(e, t.dtype) \
+                and not (isinstance(e, Name) and e.name in self.call_checked.get(t.dtype, ())):
             low, high = t.dtype.bounds
             if low > -(2**63) or high < 2**63 - 1:  # NumPy converts the Python int: it must fit
                 self.raises = self.pyint_fit_used = True
@@ -332,6 +340,26 @@ def _fits(e: Expr, dtype: DType) -> bool:
         return isinstance(c, int) and 0 < c and low <= 0 and c - 1 <= high
     value = _constant(e)
     return isinstance(value, int) and low <= value <= high
+
+
+def _float_fits(value: float, dtype: DType) -> bool:
+    """Whether a float converts to the int ``dtype`` without Python raising."""
+    low, high = dtype.bounds
+    return math.isfinite(value) and low <= math.trunc(value) <= high
+
+
+def _may_be_numpy_int(e: Expr, dtype: DType) -> bool:
+    """Whether a value typed as a Python int may hold, at run time, a NumPy int outside
+    ``dtype``'s range: a choice (``min(i32[i], 5)``, and arithmetic on it) returns the
+    operand it chose, and NumPy wraps a NumPy int into ``dtype`` where a Python int that
+    does not fit raises.  Such a value is not checked (it cannot be told apart in C)."""
+    if not e.type.weak:
+        low, high = e.type.dtype.bounds if e.type.dtype.is_int else (0, 0)
+        lo, hi = dtype.bounds
+        return e.type.dtype.is_int and not (lo <= low and high <= hi)
+    if isinstance(e, Cast):
+        return False  # int(x): a Python int
+    return any(_may_be_numpy_int(c, dtype) for c in _children(e))
 
 
 def _constant(e: Expr) -> int | float | None:
