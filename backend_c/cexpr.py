@@ -174,15 +174,23 @@ class BodyPrinter:
         if self.checked and source.dtype.is_float and t.dtype.is_int:
             self.raises = True
             return f"polyopt_to_{_suffix(t.dtype)}({text}, {ERROR_FLAG})"
-        if self.checked and source.weak and source.dtype.is_int and t.dtype.is_int \
-                and not t.weak and not _fits(e, t.dtype) and not _may_be_numpy_int(e, t.dtype) \
-                and not (isinstance(e, Name) and e.name in self.call_checked.get(t.dtype, ())):
+        if self._python_int_may_not_fit(e, t):
             low, high = t.dtype.bounds
-            if low > -(2**63) or high < 2**63 - 1:  # NumPy converts the Python int: it must fit
-                self.raises = self.pyint_fit_used = True
-                text = (f"polyopt_fit({text}, {int64_literal(low)}, "
-                        f"{int64_literal(min(high, 2**63 - 1))}, {ERROR_FLAG})")
+            self.raises = self.pyint_fit_used = True
+            text = (f"polyopt_fit({text}, {int64_literal(low)}, "
+                    f"{int64_literal(min(high, 2**63 - 1))}, {ERROR_FLAG})")
         return f"(({ctype(t)}){text})"
+
+    def _python_int_may_not_fit(self, e: Expr, t: ValueType) -> bool:
+        """Whether ``e``, a Python int that NumPy converts to the narrower int ``t`` (and
+        raises OverflowError where it does not fit), needs the run-time check: not where
+        it provably fits, may be a NumPy int (which NumPy wraps), or is an argument the
+        call already checked."""
+        if not (self.checked and e.type.weak and e.type.dtype.is_int and t.dtype.is_int
+                and not t.weak and t.dtype is not DType.INT64):
+            return False
+        return not (_fits(e, t.dtype) or _may_be_numpy_int(e, t.dtype) or (
+            isinstance(e, Name) and e.name in self.call_checked.get(t.dtype, ())))
 
     def _node(self, e: Expr, texts: dict[int, str]) -> str:
         """C text of one node, its children's texts already in ``texts``."""
@@ -353,13 +361,17 @@ def _may_be_numpy_int(e: Expr, dtype: DType) -> bool:
     ``dtype``'s range: a choice (``min(i32[i], 5)``, and arithmetic on it) returns the
     operand it chose, and NumPy wraps a NumPy int into ``dtype`` where a Python int that
     does not fit raises.  Such a value is not checked (it cannot be told apart in C)."""
-    if not e.type.weak:
-        low, high = e.type.dtype.bounds if e.type.dtype.is_int else (0, 0)
-        lo, hi = dtype.bounds
-        return e.type.dtype.is_int and not (lo <= low and high <= hi)
-    if isinstance(e, Cast):
-        return False  # int(x): a Python int
-    return any(_may_be_numpy_int(c, dtype) for c in _children(e))
+    lo, hi = dtype.bounds
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if not x.type.weak:
+            if x.type.dtype.is_int and not (lo <= x.type.dtype.bounds[0]
+                                            and x.type.dtype.bounds[1] <= hi):
+                return True
+        elif not isinstance(x, Cast):  # int(x) is a Python int, whatever x holds
+            stack.extend(_children(x))
+    return False
 
 
 def _constant(e: Expr) -> int | float | None:
