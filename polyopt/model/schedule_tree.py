@@ -45,6 +45,7 @@ class LoopMark:
     private_arrays: tuple[str, ...] = ()  # arrays each thread of a parallel loop copies
     scratch_arrays: tuple[str, ...] = ()  # those of them dead after each iteration: no copy in or back
     separate: bool = False  # split into ranges that each run one fixed set of statements
+    atomic: bool = False  # one loop over all pieces of its statements' domains (tile loops)
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,10 @@ def to_isl(
     """An isl schedule tree, with a mark node (id ``loop<k>``) above every loop.
 
     ``unroll``: isl unrolls the loops marked ``unroll``; without it they stay loops,
-    for the printer to unroll (backend_c/unroll.py).
+    for the printer to unroll (backend_c/unroll.py).  Loops marked ``atomic`` (tile
+    loops) are one loop over all pieces of a statement's domain: the point loops inside
+    still split the pieces, and splitting them at every tile level too costs isl much
+    more time for no faster code.
 
     Returns the schedule and the loops by mark name, for the code generator.
     """
@@ -212,6 +216,8 @@ def _to_isl(node: Node, params: tuple[str, ...], iterators: dict[str, tuple[str,
             band = band.band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll)
         elif d.mark.separate:
             band = band.band_member_set_ast_loop_type(0, isl.ast_loop_type.separate)
+        elif d.mark.atomic:
+            band = band.band_member_set_ast_loop_type(0, isl.ast_loop_type.atomic)
         mark_name = f"loop{len(marks)}"
         marks[mark_name] = d
         sched = band.insert_mark(isl.Id(mark_name)).get_schedule()

@@ -249,7 +249,7 @@ def _cache_tiles(options: Options, dtype: DType, mr: int,
 
 def _tiled(d: LoopDim, size: int, kind: str) -> LoopDim:
     return LoopDim(f"{d.loop_id}.{kind}", d.name,
-                   tuple((s, floordiv(e, size)) for s, e in d.exprs), LoopMark(), (),
+                   tuple((s, floordiv(e, size)) for s, e in d.exprs), LoopMark(atomic=True), (),
                    f"{d.label or d.name}.{kind}")
 
 

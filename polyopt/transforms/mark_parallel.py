@@ -103,7 +103,7 @@ class _MarkCtx:
                 dims.append(d)  # no loop in the C: a mark would claim one in the report
                 continue
             rest = _rest(node, k)
-            m = LoopMark(unroll=d.mark.unroll, separate=d.mark.separate)
+            m = LoopMark(unroll=d.mark.unroll, separate=d.mark.separate, atomic=d.mark.atomic)
             if self._wants_parallel(d, verdict, rest, in_parallel, enclosed):
                 m = replace(m, parallel=True, reductions=_clauses(verdict),
                             private=verdict.private, firstprivate=verdict.firstprivate,

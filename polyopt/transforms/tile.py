@@ -43,7 +43,8 @@ from polyopt.transforms.tree import (
 def tile_dim(d: LoopDim, size: int, label: str, loop_id: str = "") -> LoopDim:
     """The tile loop of ``d``: ``floor(e / size)`` of each statement's expression ``e``."""
     return LoopDim(loop_id or f"{d.loop_id}.tile", d.name,
-                   tuple((s, floordiv(e, size)) for s, e in d.exprs), LoopMark(), (), label)
+                   tuple((s, floordiv(e, size)) for s, e in d.exprs), LoopMark(atomic=True), (),
+                   label)
 
 
 def refuse_strided(scop: Scop, dims: list[LoopDim], what: str) -> None:

@@ -159,36 +159,21 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
     }
   }
   for (int64_t c2 = 0; c2 <= polyopt_floord((nk - 1), 128); c2 += 1) {
-    if (((((64 * c0) + 63) >= ni) && (((ni + 1) % 2) == 0))) {
-      for (int64_t c3 = 0; c3 <= polyopt_floord((nj - 1), 128); c3 += 1) {
-        if (((((128 * c3) + 127) >= nj) && (((nj + 1) % 2) == 0))) {
-          for (int64_t c4 = (64 * c0); c4 < (ni - 1); c4 += 1) {
-            for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
-              {
-                const int64_t i = c4;
-                const int64_t j = (nj - 1);
-                const int64_t k = c5;
-                C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-              }
-            }
-          }
-        }
-        for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
-          #pragma omp simd
-          for (int64_t c6 = (128 * c3); c6 <= polyopt_imin((nj - 1), ((128 * c3) + 127)); c6 += 1) {
-            {
-              const int64_t i = (ni - 1);
-              const int64_t j = c6;
-              const int64_t k = c5;
-              C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-            }
-          }
-        }
-      }
-    } else {
-      if ((((ni % 2) == 0) && (((nj + 1) % 2) == 0))) {
+    for (int64_t c3 = 0; c3 <= polyopt_floord((nj - 1), 128); c3 += 1) {
+      if (((((128 * c3) + 127) >= nj) && (((nj + 1) % 2) == 0))) {
         for (int64_t c4 = (64 * c0); c4 <= polyopt_imin((ni - 1), ((64 * c0) + 63)); c4 += 1) {
           for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
+            if ((((c4 + 1) == ni) && (((ni + 1) % 2) == 0))) {
+              #pragma omp simd
+              for (int64_t c6 = (128 * c3); c6 < (nj - 1); c6 += 1) {
+                {
+                  const int64_t i = (ni - 1);
+                  const int64_t j = c6;
+                  const int64_t k = c5;
+                  C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+                }
+              }
+            }
             {
               const int64_t i = c4;
               const int64_t j = (nj - 1);
@@ -198,14 +183,29 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
           }
         }
       } else {
-        if ((((ni >= ((64 * c0) + 65)) && (((ni + 1) % 2) == 0)) && (((nj + 1) % 2) == 0))) {
-          for (int64_t c4 = (64 * c0); c4 <= ((64 * c0) + 63); c4 += 1) {
-            for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
+        if ((((((64 * c0) + 63) >= ni) && (((ni + 1) % 2) == 0)) && ((nj % 2) == 0))) {
+          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
+            #pragma omp simd
+            for (int64_t c6 = (128 * c3); c6 <= polyopt_imin((nj - 1), ((128 * c3) + 127)); c6 += 1) {
               {
-                const int64_t i = c4;
-                const int64_t j = (nj - 1);
+                const int64_t i = (ni - 1);
+                const int64_t j = c6;
                 const int64_t k = c5;
                 C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+              }
+            }
+          }
+        } else {
+          if (((((((64 * c0) + 63) >= ni) && (nj >= ((128 * c3) + 129))) && (((ni + 1) % 2) == 0)) && (((nj + 1) % 2) == 0))) {
+            for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
+              #pragma omp simd
+              for (int64_t c6 = (128 * c3); c6 <= ((128 * c3) + 127); c6 += 1) {
+                {
+                  const int64_t i = (ni - 1);
+                  const int64_t j = c6;
+                  const int64_t k = c5;
+                  C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+                }
               }
             }
           }
@@ -230,10 +230,8 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
       polyopt_gemm_body1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
     }
   }
-  if ((nj >= 1)) {
-    #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-    for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 64); c0 += 1) {
-      polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
-    }
+  #pragma omp parallel for schedule(static, 1) if(polyopt_team)
+  for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 64); c0 += 1) {
+    polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
   }
 }

@@ -873,12 +873,12 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
     }
   }
   for (int64_t c2 = 0; c2 <= polyopt_floord((nk - 1), 128); c2 += 1) {
-    if ((((126 * c0) + 125) >= ni)) {
-      for (int64_t c3 = 0; c3 < (nj / 128); c3 += 1) {
-        for (int64_t c4 = ((-(ni % 6)) + ni); c4 < ni; c4 += 1) {
+    for (int64_t c3 = 0; c3 <= polyopt_floord((nj - 1), 128); c3 += 1) {
+      if ((((128 * c3) + 127) >= nj)) {
+        for (int64_t c4 = (126 * c0); c4 <= polyopt_imin(((126 * c0) + 125), (((-(ni % 6)) + ni) - 1)); c4 += 1) {
           for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
             #pragma omp simd
-            for (int64_t c6 = (128 * c3); c6 <= ((128 * c3) + 127); c6 += 1) {
+            for (int64_t c6 = ((-(nj % 8)) + nj); c6 < nj; c6 += 1) {
               {
                 const int64_t i = c4;
                 const int64_t j = c6;
@@ -889,38 +889,10 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
           }
         }
       }
-      if ((((nj % 128) >= 8) && ((nj % 8) == 0))) {
-        for (int64_t c4 = ((-(ni % 6)) + ni); c4 < ni; c4 += 1) {
-          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
-            #pragma omp simd
-            for (int64_t c6 = (((-((nj + 127) % 128)) + nj) - 1); c6 < nj; c6 += 1) {
-              {
-                const int64_t i = c4;
-                const int64_t j = c6;
-                const int64_t k = c5;
-                C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-              }
-            }
-          }
-        }
-      }
-    }
-    if (((nj % 8) >= 1)) {
-      for (int64_t c4 = (126 * c0); c4 <= polyopt_imin((ni - 1), ((126 * c0) + 125)); c4 += 1) {
+      for (int64_t c4 = ((-(ni % 6)) + ni); c4 <= polyopt_imin((ni - 1), ((126 * c0) + 125)); c4 += 1) {
         for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
-          if ((((ni % 6) + c4) >= ni)) {
-            #pragma omp simd
-            for (int64_t c6 = (((-((nj + 127) % 128)) + nj) - 1); c6 < ((-(nj % 8)) + nj); c6 += 1) {
-              {
-                const int64_t i = c4;
-                const int64_t j = c6;
-                const int64_t k = c5;
-                C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-              }
-            }
-          }
           #pragma omp simd
-          for (int64_t c6 = ((-(nj % 8)) + nj); c6 < nj; c6 += 1) {
+          for (int64_t c6 = (128 * c3); c6 <= polyopt_imin((nj - 1), ((128 * c3) + 127)); c6 += 1) {
             {
               const int64_t i = c4;
               const int64_t j = c6;
@@ -949,10 +921,8 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
       polyopt_gemm_body1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
     }
   }
-  if ((nj >= 1)) {
-    #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-    for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 126); c0 += 1) {
-      polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
-    }
+  #pragma omp parallel for schedule(static, 1) if(polyopt_team)
+  for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 126); c0 += 1) {
+    polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
   }
 }
