@@ -7,15 +7,17 @@ without re-running the frontend, the analysis or code generation.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from polyopt.backend_c.emit import CKernel
 from polyopt.backend_c.python_ints import converted_arguments
 
 from polyopt.analysis.bounds import param_limit
 from polyopt.model.aff import FloorDiv, Lin
 from polyopt.model.dtypes import DType
 from polyopt.model.scop import ScalarKind, Scop
+
+if TYPE_CHECKING:  # a cache hit loads an interface without the code generator
+    from polyopt.backend_c.emit import CKernel
 
 
 @dataclass(frozen=True)

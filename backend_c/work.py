@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 import islpy as isl
-from polyopt.backend_c.ast_expr import ast_expr
 
 from polyopt.model import names
 from polyopt.model.errors import warn_user
@@ -81,6 +80,8 @@ def instance_estimate(scop: Scop) -> str | None:
 
 def _product(build: isl.AstBuild, scop: Scop, extents: list[isl.PwAff]) -> str:
     """The product of a domain's extents, in C."""
+    from polyopt.backend_c.ast_expr import ast_expr  # code generation only: not on a warm start
+
     factors: list[str] = []
     for e in extents:
         # 0 where the domain is empty: a total function of the parameters

@@ -123,6 +123,24 @@ def test_second_process_gets_a_cache_hit(warm):
     assert warm.compiler_runs() == 0
 
 
+#: What a cache hit must not import: the frontend, the scheduler, the code generator and
+#: the reports (with networkx).  Importing them made most of a warm start's time.
+COMPILER_MODULES = ("polyopt.frontends.python", "polyopt.scheduler.pipeline",
+                    "polyopt.scheduler.steps", "polyopt.transforms.tile",
+                    "polyopt.analysis.dependences", "polyopt.backend_c.emit",
+                    "polyopt.report.notebook", "networkx")
+
+
+def test_a_cache_hit_does_not_import_the_compiler(warm):
+    check = "import sys; print(sorted(m for m in %r if m in sys.modules))" % (COMPILER_MODULES,)
+    proc = subprocess.run([sys.executable, "-c", WORKER.replace('print("ok")', check)],
+                          cwd=TESTS_DIR, env=warm.env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert warm.compiler_runs() == 0
+    assert proc.stdout.strip() == "[]", proc.stdout
+
+
 def test_two_processes_compiling_at_once_both_succeed(wrapper, tmp_path):
     box = Sandbox(wrapper, tmp_path)
     procs = [box.start(POLYOPT_TEST_CC_SLEEP="1") for _ in range(2)]  # both in the compiler

@@ -9,7 +9,7 @@ import hashlib
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polyopt.backend_c
 import polyopt.frontends
@@ -20,7 +20,9 @@ from polyopt.kernel.globals_watch import referenced_values
 from polyopt.model import target
 from polyopt.model.options import Options
 from polyopt.model.signature import Signature
-from polyopt.scheduler.steps import Step
+
+if TYPE_CHECKING:  # a warm start computes the key without the scheduler
+    from polyopt.scheduler.steps import Step
 
 
 def front_key(fn: Callable[..., Any], sig: Signature, options: Options,

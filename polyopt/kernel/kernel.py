@@ -14,19 +14,16 @@ import inspect
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
-from polyopt.backend_c import build, index, trampoline, tuned
+from polyopt.backend_c import build, index, tuned
 from polyopt.backend_c.call import CompiledKernel
 from polyopt.backend_c.call_entry import warm_call
-from polyopt.backend_c.emit import emit
 from polyopt.backend_c.fastcall import MISS
-from polyopt.backend_c.interface import interface_of
 from polyopt.backend_c.symbol import kernel_symbol
 from polyopt.backend_c.work import parallel_min_fixed, parallel_min_instances
-from polyopt.frontends.python import parse_function
 from polyopt.frontends.python_names import interface_spelling
 from polyopt.frontends.python_types import type_of_value
 from polyopt.kernel import declared as decl
@@ -37,17 +34,22 @@ from polyopt.kernel.threads import team
 from polyopt.model.errors import CompileError, UnsupportedError, warn_user
 from polyopt.model.options import Options
 from polyopt.model.signature import Declared, Signature, parse_declared
-from polyopt.report.analysis import Analysis, analysis
-from polyopt.report.notebook import KernelReport, kernel_report
-from polyopt.scheduler import pipeline
-from polyopt.scheduler.steps import Step
+
+# The compiler (frontend, scheduler, code generation) and the reports are imported where
+# they are used: a call that finds its library in the disk cache never needs them, and
+# importing them made most of a warm start.
+if TYPE_CHECKING:
+    from polyopt.report.analysis import Analysis
+    from polyopt.report.notebook import KernelReport
+    from polyopt.scheduler.pipeline import Plan
+    from polyopt.scheduler.steps import Step
 
 TypeKey = decl.TypeKey
 FastCall = Callable[[tuple[Any, ...]], object]
 #: what a kernel compiled for one snapshot of its watched values: specializations,
 #: plans, wrappers, and why compiling failed
-_State = tuple[dict[TypeKey, CompiledKernel], dict[Signature | None, pipeline.Plan],
-               dict[TypeKey, FastCall], str | None]
+_State: TypeAlias = ("tuple[dict[TypeKey, CompiledKernel], dict[Signature | None, Plan], "
+                     "dict[TypeKey, FastCall], str | None]")
 
 METHOD_REFUSAL = ("polyopt.jit does not support methods ({}): decorate a module-level "
                   "function and pass it the arrays it uses")
@@ -68,7 +70,7 @@ class Kernel:
         self._signature = inspect.signature(fn)
         self._arg_names = list(self._signature.parameters)
         self._specializations: dict[TypeKey, CompiledKernel] = {}
-        self._plans: dict[Signature | None, pipeline.Plan] = {}
+        self._plans: dict[Signature | None, Plan] = {}
         self._last: Signature | None = None
         self._failed: str | None = None
         self._wrappers: dict[TypeKey, FastCall] = {}  # generated, per signature
@@ -149,6 +151,8 @@ class Kernel:
     def _compile_for(self, args: tuple[Any, ...]) -> CompiledKernel:
         if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
                for p in self._signature.parameters.values()):
+            from polyopt.frontends.python import parse_function
+
             parse_function(self.py_func, None)  # reports `*args`/`**kwargs` at the `def`
         sig = Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args, strict=True)))
         self._last = sig
@@ -214,6 +218,10 @@ class Kernel:
             hit = index.load(front, *interface_spelling(self._arg_names, sig))
             if hit is not None:
                 return hit
+        from polyopt.backend_c import trampoline
+        from polyopt.backend_c.emit import emit
+        from polyopt.backend_c.interface import interface_of
+
         p = self.plan(sig)
         kernel = emit(p.scop, p.tree, kernel_symbol(self.__name__), vector_math=self._vector_math,
                       libm_square=self.options.strict_fp, work_scop=p.source)
@@ -242,7 +250,7 @@ class Kernel:
         return choice
 
     @contextmanager
-    def _as_built(self, sig: Signature | None) -> Iterator[pipeline.Plan]:
+    def _as_built(self, sig: Signature | None) -> Iterator[Plan]:
         """The plan for ``sig`` as calls build it: with the tuned options and threshold
         where ``polyopt.tune`` stored some, so that reports and C show what runs (a
         signature built here before a choice was stored keeps running that build)."""
@@ -285,13 +293,16 @@ class Kernel:
 
     # --- analysis -----------------------------------------------------------------------
 
-    def plan(self, sig: Signature | None = None) -> pipeline.Plan:
+    def plan(self, sig: Signature | None = None) -> Plan:
         """The analysed model for ``sig`` (the last call's, or types inferred from use)."""
         if self._watch is None:
             self._watch = watch_list(self.py_func)
         elif changed(self._watch):
             self._rebind()
         if sig not in self._plans:
+            from polyopt.frontends.python import parse_function
+            from polyopt.scheduler import pipeline
+
             self._plans[sig] = pipeline.plan(parse_function(self.py_func, sig), self.options,
                                              self.steps)
         return self._plans[sig]
@@ -325,11 +336,15 @@ class Kernel:
         """The dependences and, for every loop, whether it runs in parallel and why not;
         then what was done.  A str; a notebook shows it as HTML."""
         with self._as_built(self._sig_for(args, kwargs)) as p:
+            from polyopt.report.notebook import kernel_report
+
             return kernel_report(p, self.py_func, self.__name__)
 
     def dependences(self, *args: Any, **kwargs: Any) -> Analysis:
         """The dependence analysis as data (:class:`polyopt.report.Analysis`)."""
         p = self.plan(self._sig_for(args, kwargs))
+        from polyopt.report.analysis import analysis
+
         return analysis(p.source, p.source_deps)
 
     @property
@@ -340,6 +355,8 @@ class Kernel:
 
     def c_source(self, *args: Any, **kwargs: Any) -> str:
         """The C code compiled for these arguments' types."""
+        from polyopt.backend_c.emit import emit
+
         with self._as_built(self._sig_for(args, kwargs)) as p:
             return emit(p.scop, p.tree, kernel_symbol(self.__name__), vector_math=self._vector_math,
                         libm_square=self.options.strict_fp, work_scop=p.source).source
