@@ -132,7 +132,7 @@ COMPILER_MODULES = ("polyopt.frontends.python", "polyopt.scheduler.pipeline",
 
 
 def test_a_cache_hit_does_not_import_the_compiler(warm):
-    check = "import sys; print(sorted(m for m in %r if m in sys.modules))" % (COMPILER_MODULES,)
+    check = f"import sys; print(sorted(m for m in {COMPILER_MODULES!r} if m in sys.modules))"
     proc = subprocess.run([sys.executable, "-c", WORKER.replace('print("ok")', check)],
                           cwd=TESTS_DIR, env=warm.env, capture_output=True, text=True,
                           timeout=300)
