@@ -21,19 +21,20 @@ from polyopt.model.target import KIB, Caches, VectorUnit, host_caches
 from polyopt.scheduler.blocking import KC_RANGE, Blocks, blocks
 
 
-def test_avx2_float64_gets_blis_haswell_blocks():
-    # BLIS's Haswell dgemm: 6 x 8 tile, kc = 256, mc = 72..144
-    assert blocks(target.NAMED["avx2"], DType.FLOAT64, 6, 8) == Blocks(126, 256, 4096)
+def test_avx2_float64_blocks():
+    # a 512 x 8 float64 micro-panel fills the 32 KiB L1; the 60 x 512 block of the row
+    # operand half of the 512 KiB L2 (BLIS's Haswell dgemm: kc = 256, mc = 72..144)
+    assert blocks(target.NAMED["avx2"], DType.FLOAT64, 6, 8) == Blocks(60, 512, 4096)
 
 
 def test_avx512_blocks_fit_its_wider_panels():
     unit = target.NAMED["avx512"]
     b64 = blocks(unit, DType.FLOAT64, 8, 16)
-    # a kc x 16 float64 micro-panel in half of the 32 KiB L1
-    assert b64.kc * 16 * 8 <= unit.caches.l1 // 2 and b64.kc == 128
-    assert b64 == Blocks(256, 128, 4096)
+    # a kc x 16 float64 micro-panel fills the 32 KiB L1
+    assert b64.kc * 16 * 8 == unit.caches.l1 and b64.kc == 256
+    assert b64 == Blocks(256, 256, 4096)
     # float32: twice the lanes per vector, the same bytes per micro-panel
-    assert blocks(unit, DType.FLOAT32, 8, 32) == Blocks(256, 128, 4096)
+    assert blocks(unit, DType.FLOAT32, 8, 32) == Blocks(256, 256, 4096)
 
 
 @pytest.mark.parametrize("mr, nr", [(6, 8), (8, 16), (5, 24), (2, 2)])
@@ -75,14 +76,14 @@ def test_host_caches_keep_defaults_for_levels_not_listed(tmp_path):
 
 
 def test_generated_matmul_uses_the_blocks(monkeypatch):
-    """avx2 (conftest): a 6 x 8 float64 tile, kc = 256 and mc = 126; a target with a
+    """avx2 (conftest): a 6 x 8 float64 tile, kc = 512 and mc = 60; a target with a
     smaller L1 gets a shorter kc."""
     rng = np.random.default_rng(0)
     args = (rng.random((40, 40)), rng.random((40, 40)), np.zeros((40, 40)))
     c = polyopt.jit(matmul).c_source(*args)
-    # the k block, and the row blocks of 126 rows: 21 register tiles each
-    assert re.search(r"\(256 \* c\d+\) \+ 255", c) and re.search(r"floord\(\(n - 6\), 126\)", c)
+    # the k block, and the row blocks of 60 rows: 10 register tiles each
+    assert re.search(r"\(512 \* c\d+\) \+ 511", c) and re.search(r"floord\(\(n - 6\), 60\)", c)
     small = VectorUnit(256, 16, Caches(8 * KIB, 128 * KIB, 1024 * KIB))
     monkeypatch.setattr(target, "vector_unit", lambda: small)
     c = polyopt.jit(matmul).c_source(*args)
-    assert re.search(r"\(64 \* c\d+\) \+ 63", c) and not re.search(r"256 \* c\d+", c)
+    assert re.search(r"\(128 \* c\d+\) \+ 127", c) and not re.search(r"512 \* c\d+", c)

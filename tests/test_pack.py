@@ -111,9 +111,10 @@ def test_panels_are_read_with_constant_lane_offsets():
     lanes = [re.fullmatch(r"B_pk\[\(c\d+ \* \w+ \+ c\d+\) \* 8 \+ (\d)\]", x) for x in loads]
     assert all(lanes), loads  # no division left in the micro-kernel's subscripts
     assert sorted({int(m.group(1)) for m in lanes}) == list(range(8))
-    # the row operand: 6 rows (avx2's float64 tile, conftest) per panel
+    # the row operand: 6 rows (avx2's float64 tile, conftest) per panel, each row's run
+    # over k contiguous, so that the micro-kernel broadcasts every element from memory
     rows = re.findall(r"= (A_pk\[[^\]]*\]);", c)
-    lanes = [re.fullmatch(r"A_pk\[\(c\d+ \* \w+ \+ c\d+\) \* 6 \+ (\d)\]", x) for x in rows]
+    lanes = [re.fullmatch(r"A_pk\[\(c\d+ \* 6 \+ (\d)\) \* \w+ \+ c\d+\]", x) for x in rows]
     assert rows and all(lanes), rows
     assert sorted({int(m.group(1)) for m in lanes}) == list(range(6))
     assert "B_pk" not in polyopt.jit(matmul, pack=False).c_source(*args)

@@ -9,17 +9,18 @@ blocks decide what stays where (BLIS's ``mc``, ``kc`` and ``nc``)::
                 for j.reg, i.reg:         # B's kc x NR micro-panel stays in L1
                     for k: MR x NR register tile
 
-- ``kc``: a micro-panel of the column operand (``kc x NR`` elements) fills half of
-  L1, leaving the other half to the row operand's micro-panel and the tile of the
-  result streaming through;
+- ``kc``: a micro-panel of the column operand (``kc x NR`` elements) fills L1.  Each
+  micro-kernel call loads and stores its ``MR x NR`` tile of the result, which is
+  not in cache, so a longer ``k`` block pays that less often; filling only half of
+  L1 (BLIS's rule) was measurably slower with these micro-kernels;
 - ``mc``: the row operand's ``mc x kc`` block fills half of L2;
 - ``nc``: the column operand's ``kc x nc`` block fills half of L3.
 
 Each is a whole number of register tiles (the unrolled copies need no guards) and
 is clamped to sizes that measured well (shared/guide/fast-c.md: block sizes move
 results by only a few percent once the register tile and packing are right).  With
-AVX2's caches (32 KiB L1, 512 KiB L2) and a 6 x 8 float64 tile this gives BLIS's
-Haswell blocks, kc = 256 and mc = 126 (BLIS: 72 to 144).
+AVX2's caches (32 KiB L1, 512 KiB L2) and a 6 x 8 float64 tile this gives kc = 512
+and mc = 60; with AVX-512's (32 KiB, 1 MiB) and 8 x 16, kc = 256 and mc = 256.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def blocks(unit: VectorUnit, dtype: DType, mr: int, nr: int) -> Blocks:
     """The cache blocks for an ``mr x nr`` register tile of ``dtype`` on ``unit``."""
     size = dtype.bits // 8
     caches = unit.caches
-    kc = _clamp(_round_down(caches.l1 // 2 // (nr * size), 16), *KC_RANGE)
+    kc = _clamp(_round_down(caches.l1 // (nr * size), 16), *KC_RANGE)
     mc = _clamp(_round_down(caches.l2 // 2 // (kc * size), mr), mr, MC_MAX_TILES * mr)
     nc = _clamp(_round_down(caches.l3 // 2 // (kc * size), nr), nr, _round_down(NC_MAX, nr))
     return Blocks(mc, kc, nc)

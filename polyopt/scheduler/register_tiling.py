@@ -222,11 +222,11 @@ def _pack_operands(scop: Scop, tree: Node, nests: list[_Nest]) -> tuple[Scop, No
     for n in nests:
         # column operands (B[k, j]) in panels of NR columns, row operands (A[i, k]) in
         # panels of MR rows: each micro-kernel then streams two contiguous panels
-        for across, width in ((n.j, n.nr), (n.i, n.mr)):
+        for across, width, rows in ((n.j, n.nr, False), (n.i, n.mr, True)):
             for read in panel_operands(scop.statement(n.stmt), n.k, across):
                 current = next(r for r in scop.statement(n.stmt).reads if r.tag == read.tag)
                 try:
-                    scop, tree = pack(scop, tree, n.stmt, current, n.k, across, width, n.top)
+                    scop, tree = pack(scop, tree, n.stmt, current, n.k, across, width, n.top, rows)
                 except PolyoptError:  # illegal (the nest writes it) or not at the top level
                     continue
                 packed = True

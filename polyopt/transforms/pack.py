@@ -12,10 +12,14 @@ micro-kernel's whole walk over ``k`` is one contiguous stream::
             C[i, j] += A[i, k] * B[k, j]   =>  ... C[i, j] += A[i, k] * B_pk[j // 8, k, j % 8]
 
 An operand read transposed (``A[j, k]`` in syrk) gains most: its ``NR`` elements
-lie ``NR`` rows apart.  The row operand is packed the same way, with the row
-iterator in the place of ``j`` and ``MR`` for ``NR``: ``A_pk[i // MR, k, i % MR] =
-A[i, k]``, so the ``MR`` elements a micro-kernel broadcasts at each ``k`` step are
-adjacent instead of ``MR`` rows apart (BLIS's packed A).  The copy is exact because the copy statement runs just
+lie ``NR`` rows apart.  The row operand is packed in panels of ``MR`` rows, each
+row's run over ``k`` contiguous (``rows=True``): ``A_pk[i // MR, i % MR, k] =
+A[i, k]``, so that a micro-kernel streams ``MR`` rows of one small panel, and gcc
+broadcasts each of the ``MR`` elements it needs at a ``k`` step straight from memory.
+With BLIS's interleaved layout (``A_pk[i // MR, k, i % MR]``) gcc loaded the ``MR``
+adjacent elements as one vector and took each lane out with a shuffle, ``MR`` shuffles
+per step competing with the multiply-adds for the same ports (shared/guide/fast-c.md
+also measured the row layout faster).  The copy is exact because the copy statement runs just
 before the register-tiled nest and nothing in that nest writes the operand, so
 every element read from the panel equals the one the original read found; that
 is checked, and a request that would break it is refused.
@@ -57,9 +61,11 @@ def _loaded_plainly(value: Expr, r: Access) -> bool:
 
 
 def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: int,
-         top: str) -> tuple[Scop, Node]:
+         top: str, rows: bool = False) -> tuple[Scop, Node]:
     """``read`` of ``stmt`` taken from a copy in column panels of ``nr``, made by a new
     statement placed just before the outermost loop ``top`` of ``stmt``'s nest.
+    ``rows``: each lane's run over ``k`` is contiguous (``A_pk[ip, il, k]``), for the
+    row operand (see the module's docstring).
 
     The result's source order is the returned tree.  Raises
     :class:`IllegalTransformationError`, naming the dependence, when a statement in
@@ -91,19 +97,21 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
     avoid = taken | set(st.iterators)
     pname = fresh(f"{stmt}_pk", {s.name for s in scop.statements})
     jv, kv = Lin.var(j), Lin.var(k)
-    panel = (floordiv(jv, nr), kv, jv - floordiv(jv, nr).scale(nr))
+    lane = jv - floordiv(jv, nr).scale(nr)
+    panel = (floordiv(jv, nr), lane, kv) if rows else (floordiv(jv, nr), kv, lane)
     j_extent, k_extent = _extents(scop, read, k, j)
-    shape = (floordiv(j_extent + Lin.constant(nr - 1), nr), k_extent, Lin.constant(nr))
+    panels = floordiv(j_extent + Lin.constant(nr - 1), nr)
+    shape = (panels, Lin.constant(nr), k_extent) if rows else (panels, k_extent, Lin.constant(nr))
     product = _scaled(scop, st.value, read)
     dtype = scop.arrays[array].dtype if product is None else product.type.dtype
 
     # the copy: every (k, j) the nest reads, in its own statement over (panel, k, lane)
     # so that its subscripts need no division: B_pk[jp, k, jl] = B[k, nr * jp + jl]
     jp, jl = fresh(f"{j}_panel", avoid), fresh(f"{j}_lane", avoid)
+    iters = (jp, jl, k) if rows else (jp, k, jl)
     to_copy = isl_text.make_map(scop.params, st.name, st.iterators, pname, panel)
-    domain = names.name_dims(st.domain.apply(to_copy), (jp, k, jl))
-    iters = (jp, k, jl)
-    dst = (Lin.var(jp), kv, Lin.var(jl))
+    domain = names.name_dims(st.domain.apply(to_copy), iters)
+    dst = tuple(Lin.var(v) for v in iters)
     src = tuple(ix.substitute({j: Lin.var(jp).scale(nr) + Lin.var(jl)}) for ix in read.indices)
     load = Load(array, src, _loads(st.value, read)[0].type)
     copied: Expr = load if product is None else (
@@ -115,7 +123,8 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
     loops = dict(zip(st.iterators, st.loops, strict=False))
     where = replace(st.location, text=f"packing {array} for {st.source}")
     copy = Statement(pname, iters, domain, buf, dst, copied, None,
-                     tuple(loops[v] for v in (j, k, j) if v in loops), where, write, (source,))
+                     tuple(loops[v] for v in ((j, j, k) if rows else (j, k, j)) if v in loops),
+                     where, write, (source,))
 
     # the nest reads the panels
     rel = isl_text.make_map(scop.params, st.name, st.iterators, buf, panel).intersect_domain(st.domain)

@@ -39,14 +39,14 @@ static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
 __attribute__((noinline))
 static void polyopt_gemm_body1(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
 {
-  for (int64_t c1 = 0; c1 < nk; c1 += 1) {
+  for (int64_t c1 = 0; c1 <= 1; c1 += 1) {
     #pragma omp simd
-    for (int64_t c2 = 0; c2 <= 1; c2 += 1) {
+    for (int64_t c2 = 0; c2 < nk; c2 += 1) {
       {
         const int64_t i_panel = c0;
-        const int64_t k = c1;
-        const int64_t i_lane = c2;
-        A_pk[(i_panel * nk + k) * 2 + i_lane] = (alpha * A[(2 * i_panel + i_lane) * nk + k]);  /* packing A for C[i, j] += alpha * A[i, k] * B[k, j] */
+        const int64_t i_lane = c1;
+        const int64_t k = c2;
+        A_pk[(i_panel * 2 + i_lane) * nk + k] = (alpha * A[(2 * i_panel + i_lane) * nk + k]);  /* packing A for C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
   }
@@ -84,10 +84,10 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
       C_acc3 = C[i * nj + j];
     }
     for (int64_t c5 = (512 * c1); c5 <= polyopt_imin((nk - 1), ((512 * c1) + 511)); c5 += 1) {
-      const double v0 = A_pk[(c4 * nk + c5) * 2 + 0];
+      const double v0 = A_pk[(c4 * 2 + 0) * nk + c5];
       const double v1 = B_pk[(c3 * B_shape0 + c5) * 2 + 0];
       const double v2 = B_pk[(c3 * B_shape0 + c5) * 2 + 1];
-      const double v3 = A_pk[(c4 * nk + c5) * 2 + 1];
+      const double v3 = A_pk[(c4 * 2 + 1) * nk + c5];
       {
         const int64_t i = o0;
         const int64_t j = o1;

@@ -39,14 +39,14 @@ static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
 __attribute__((noinline))
 static void polyopt_gemm_body1(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
 {
-  for (int64_t c1 = 0; c1 < nk; c1 += 1) {
+  for (int64_t c1 = 0; c1 <= 5; c1 += 1) {
     #pragma omp simd
-    for (int64_t c2 = 0; c2 <= 5; c2 += 1) {
+    for (int64_t c2 = 0; c2 < nk; c2 += 1) {
       {
         const int64_t i_panel = c0;
-        const int64_t k = c1;
-        const int64_t i_lane = c2;
-        A_pk[(i_panel * nk + k) * 6 + i_lane] = (alpha * A[(6 * i_panel + i_lane) * nk + k]);  /* packing A for C[i, j] += alpha * A[i, k] * B[k, j] */
+        const int64_t i_lane = c1;
+        const int64_t k = c2;
+        A_pk[(i_panel * 6 + i_lane) * nk + k] = (alpha * A[(6 * i_panel + i_lane) * nk + k]);  /* packing A for C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
   }
@@ -61,7 +61,7 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
 {
   const int64_t o0 = (6 * c4);
   const int64_t o1 = (8 * c3);
-  if (((256 * c1)) <= polyopt_imin((nk - 1), ((256 * c1) + 255))) {
+  if (((512 * c1)) <= polyopt_imin((nk - 1), ((512 * c1) + 511))) {
     double C_acc0, C_acc1, C_acc2, C_acc3, C_acc4, C_acc5, C_acc6, C_acc7, C_acc8, C_acc9, C_acc10, C_acc11, C_acc12, C_acc13, C_acc14, C_acc15, C_acc16, C_acc17, C_acc18, C_acc19, C_acc20, C_acc21, C_acc22, C_acc23, C_acc24, C_acc25, C_acc26, C_acc27, C_acc28, C_acc29, C_acc30, C_acc31, C_acc32, C_acc33, C_acc34, C_acc35, C_acc36, C_acc37, C_acc38, C_acc39, C_acc40, C_acc41, C_acc42, C_acc43, C_acc44, C_acc45, C_acc46, C_acc47;
     {
       const int64_t i = o0;
@@ -303,8 +303,8 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
       const int64_t j = (o1 + 7);
       C_acc47 = C[i * nj + j];
     }
-    for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((nk - 1), ((256 * c1) + 255)); c5 += 1) {
-      const double v0 = A_pk[(c4 * nk + c5) * 6 + 0];
+    for (int64_t c5 = (512 * c1); c5 <= polyopt_imin((nk - 1), ((512 * c1) + 511)); c5 += 1) {
+      const double v0 = A_pk[(c4 * 6 + 0) * nk + c5];
       const double v1 = B_pk[(c3 * B_shape0 + c5) * 8 + 0];
       const double v2 = B_pk[(c3 * B_shape0 + c5) * 8 + 1];
       const double v3 = B_pk[(c3 * B_shape0 + c5) * 8 + 2];
@@ -313,11 +313,11 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
       const double v6 = B_pk[(c3 * B_shape0 + c5) * 8 + 5];
       const double v7 = B_pk[(c3 * B_shape0 + c5) * 8 + 6];
       const double v8 = B_pk[(c3 * B_shape0 + c5) * 8 + 7];
-      const double v9 = A_pk[(c4 * nk + c5) * 6 + 1];
-      const double v10 = A_pk[(c4 * nk + c5) * 6 + 2];
-      const double v11 = A_pk[(c4 * nk + c5) * 6 + 3];
-      const double v12 = A_pk[(c4 * nk + c5) * 6 + 4];
-      const double v13 = A_pk[(c4 * nk + c5) * 6 + 5];
+      const double v9 = A_pk[(c4 * 6 + 1) * nk + c5];
+      const double v10 = A_pk[(c4 * 6 + 2) * nk + c5];
+      const double v11 = A_pk[(c4 * 6 + 3) * nk + c5];
+      const double v12 = A_pk[(c4 * 6 + 4) * nk + c5];
+      const double v13 = A_pk[(c4 * 6 + 5) * nk + c5];
       {
         const int64_t i = o0;
         const int64_t j = o1;
@@ -853,7 +853,7 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
 __attribute__((noinline))
 static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
 {
-  for (int64_t c1 = (126 * c0); c1 <= polyopt_imin((ni - 1), ((126 * c0) + 125)); c1 += 1) {
+  for (int64_t c1 = (60 * c0); c1 <= polyopt_imin((ni - 1), ((60 * c0) + 59)); c1 += 1) {
     #pragma omp simd
     for (int64_t c2 = 0; c2 < nj; c2 += 1) {
       {
@@ -863,10 +863,10 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
       }
     }
   }
-  for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 256); c1 += 1) {
+  for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 512); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 4096); c2 += 1) {
       for (int64_t c3 = (512 * c2); c3 <= polyopt_imin(((512 * c2) + 511), ((nj / 8) - 1)); c3 += 1) {
-        for (int64_t c4 = (21 * c0); c4 <= polyopt_imin(((21 * c0) + 20), ((ni / 6) - 1)); c4 += 1) {
+        for (int64_t c4 = (10 * c0); c4 <= polyopt_imin(((10 * c0) + 9), ((ni / 6) - 1)); c4 += 1) {
           polyopt_gemm_micro2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0, c1, c2, c3, c4);
         }
       }
@@ -875,7 +875,7 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
   for (int64_t c2 = 0; c2 <= polyopt_floord((nk - 1), 128); c2 += 1) {
     for (int64_t c3 = 0; c3 <= polyopt_floord((nj - 1), 128); c3 += 1) {
       if ((((128 * c3) + 127) >= nj)) {
-        for (int64_t c4 = (126 * c0); c4 <= polyopt_imin(((126 * c0) + 125), (((-(ni % 6)) + ni) - 1)); c4 += 1) {
+        for (int64_t c4 = (60 * c0); c4 <= polyopt_imin(((60 * c0) + 59), (((-(ni % 6)) + ni) - 1)); c4 += 1) {
           for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
             #pragma omp simd
             for (int64_t c6 = ((-(nj % 8)) + nj); c6 < nj; c6 += 1) {
@@ -889,7 +889,7 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
           }
         }
       }
-      for (int64_t c4 = ((-(ni % 6)) + ni); c4 <= polyopt_imin((ni - 1), ((126 * c0) + 125)); c4 += 1) {
+      for (int64_t c4 = ((-(ni % 6)) + ni); c4 <= polyopt_imin((ni - 1), ((60 * c0) + 59)); c4 += 1) {
         for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
           #pragma omp simd
           for (int64_t c6 = (128 * c3); c6 <= polyopt_imin((nj - 1), ((128 * c3) + 127)); c6 += 1) {
@@ -922,7 +922,7 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
     }
   }
   #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-  for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 126); c0 += 1) {
+  for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 60); c0 += 1) {
     polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
   }
 }

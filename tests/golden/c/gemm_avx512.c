@@ -39,14 +39,14 @@ static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
 __attribute__((noinline))
 static void polyopt_gemm_body1(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
 {
-  for (int64_t c1 = 0; c1 < nk; c1 += 1) {
+  for (int64_t c1 = 0; c1 <= 7; c1 += 1) {
     #pragma omp simd
-    for (int64_t c2 = 0; c2 <= 7; c2 += 1) {
+    for (int64_t c2 = 0; c2 < nk; c2 += 1) {
       {
         const int64_t i_panel = c0;
-        const int64_t k = c1;
-        const int64_t i_lane = c2;
-        A_pk[(i_panel * nk + k) * 8 + i_lane] = (alpha * A[(8 * i_panel + i_lane) * nk + k]);  /* packing A for C[i, j] += alpha * A[i, k] * B[k, j] */
+        const int64_t i_lane = c1;
+        const int64_t k = c2;
+        A_pk[(i_panel * 8 + i_lane) * nk + k] = (alpha * A[(8 * i_panel + i_lane) * nk + k]);  /* packing A for C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
   }
@@ -61,7 +61,7 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
 {
   const int64_t o0 = (8 * c4);
   const int64_t o1 = (16 * c3);
-  if (((128 * c1)) <= polyopt_imin((nk - 1), ((128 * c1) + 127))) {
+  if (((256 * c1)) <= polyopt_imin((nk - 1), ((256 * c1) + 255))) {
     double C_acc0, C_acc1, C_acc2, C_acc3, C_acc4, C_acc5, C_acc6, C_acc7, C_acc8, C_acc9, C_acc10, C_acc11, C_acc12, C_acc13, C_acc14, C_acc15, C_acc16, C_acc17, C_acc18, C_acc19, C_acc20, C_acc21, C_acc22, C_acc23, C_acc24, C_acc25, C_acc26, C_acc27, C_acc28, C_acc29, C_acc30, C_acc31, C_acc32, C_acc33, C_acc34, C_acc35, C_acc36, C_acc37, C_acc38, C_acc39, C_acc40, C_acc41, C_acc42, C_acc43, C_acc44, C_acc45, C_acc46, C_acc47, C_acc48, C_acc49, C_acc50, C_acc51, C_acc52, C_acc53, C_acc54, C_acc55, C_acc56, C_acc57, C_acc58, C_acc59, C_acc60, C_acc61, C_acc62, C_acc63, C_acc64, C_acc65, C_acc66, C_acc67, C_acc68, C_acc69, C_acc70, C_acc71, C_acc72, C_acc73, C_acc74, C_acc75, C_acc76, C_acc77, C_acc78, C_acc79, C_acc80, C_acc81, C_acc82, C_acc83, C_acc84, C_acc85, C_acc86, C_acc87, C_acc88, C_acc89, C_acc90, C_acc91, C_acc92, C_acc93, C_acc94, C_acc95, C_acc96, C_acc97, C_acc98, C_acc99, C_acc100, C_acc101, C_acc102, C_acc103, C_acc104, C_acc105, C_acc106, C_acc107, C_acc108, C_acc109, C_acc110, C_acc111, C_acc112, C_acc113, C_acc114, C_acc115, C_acc116, C_acc117, C_acc118, C_acc119, C_acc120, C_acc121, C_acc122, C_acc123, C_acc124, C_acc125, C_acc126, C_acc127;
     {
       const int64_t i = o0;
@@ -703,8 +703,8 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
       const int64_t j = (o1 + 15);
       C_acc127 = C[i * nj + j];
     }
-    for (int64_t c5 = (128 * c1); c5 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c5 += 1) {
-      const double v0 = A_pk[(c4 * nk + c5) * 8 + 0];
+    for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((nk - 1), ((256 * c1) + 255)); c5 += 1) {
+      const double v0 = A_pk[(c4 * 8 + 0) * nk + c5];
       const double v1 = B_pk[(c3 * B_shape0 + c5) * 16 + 0];
       const double v2 = B_pk[(c3 * B_shape0 + c5) * 16 + 1];
       const double v3 = B_pk[(c3 * B_shape0 + c5) * 16 + 2];
@@ -721,13 +721,13 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
       const double v14 = B_pk[(c3 * B_shape0 + c5) * 16 + 13];
       const double v15 = B_pk[(c3 * B_shape0 + c5) * 16 + 14];
       const double v16 = B_pk[(c3 * B_shape0 + c5) * 16 + 15];
-      const double v17 = A_pk[(c4 * nk + c5) * 8 + 1];
-      const double v18 = A_pk[(c4 * nk + c5) * 8 + 2];
-      const double v19 = A_pk[(c4 * nk + c5) * 8 + 3];
-      const double v20 = A_pk[(c4 * nk + c5) * 8 + 4];
-      const double v21 = A_pk[(c4 * nk + c5) * 8 + 5];
-      const double v22 = A_pk[(c4 * nk + c5) * 8 + 6];
-      const double v23 = A_pk[(c4 * nk + c5) * 8 + 7];
+      const double v17 = A_pk[(c4 * 8 + 1) * nk + c5];
+      const double v18 = A_pk[(c4 * 8 + 2) * nk + c5];
+      const double v19 = A_pk[(c4 * 8 + 3) * nk + c5];
+      const double v20 = A_pk[(c4 * 8 + 4) * nk + c5];
+      const double v21 = A_pk[(c4 * 8 + 5) * nk + c5];
+      const double v22 = A_pk[(c4 * 8 + 6) * nk + c5];
+      const double v23 = A_pk[(c4 * 8 + 7) * nk + c5];
       {
         const int64_t i = o0;
         const int64_t j = o1;
@@ -2153,7 +2153,7 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
       }
     }
   }
-  for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 128); c1 += 1) {
+  for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 256); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 16), 4096); c2 += 1) {
       for (int64_t c3 = (256 * c2); c3 <= polyopt_imin(((256 * c2) + 255), ((nj / 16) - 1)); c3 += 1) {
         for (int64_t c4 = (32 * c0); c4 <= polyopt_imin(((32 * c0) + 31), ((ni / 8) - 1)); c4 += 1) {
