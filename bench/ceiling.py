@@ -26,20 +26,37 @@ JACOBI_2D_SHAPE = (34, 1300, 300)
 def jacobi_2d(threads: tuple[int, ...] = (1, 2)) -> dict[int, float] | None:
     """GFLOP/s of jacobi-2d's statement in cache, per thread count; None when the probe
     cannot be built or run (no compiler, no OpenMP)."""
+    runs = _run_probe("jacobi_2d_ceiling.c", [str(n) for n in JACOBI_2D_SHAPE], threads)
+    return None if runs is None else {int(team): float(g) for team, g in runs}
+
+
+def fma_peak(threads: int = 2) -> dict[str, float] | None:
+    """GFLOP/s of multiply-adds in registers on ``threads`` threads, per dtype
+    (``float64``, ``float32``): the compute ceiling of this host; None when the probe
+    cannot be built or run."""
+    runs = _run_probe("fma_peak.c", [], (threads,))
+    if runs is None:
+        return None
+    (_, f64, f32), = runs
+    return {"float64": float(f64), "float32": float(f32)}
+
+
+def _run_probe(source: str, args: list[str], threads: tuple[int, ...]) -> list[list[str]] | None:
+    """The words each run of the probe ``source`` printed, one run per thread count,
+    built with the benchmarks' compiler and flags; None when it cannot be built or run."""
     cc = shlex.split(os.environ.get("CC", "cc")) or ["cc"]
     flags = shlex.split(os.environ.get("CFLAGS", DEFAULT_CFLAGS))
-    out: dict[int, float] = {}
+    out: list[list[str]] = []
     with tempfile.TemporaryDirectory(prefix="polyopt-probe-") as tmp:
         exe = Path(tmp) / "probe"
         try:
-            subprocess.run([*cc, *flags, str(PROBES / "jacobi_2d_ceiling.c"), "-o", str(exe)],
+            subprocess.run([*cc, *flags, str(PROBES / source), "-o", str(exe)],
                            check=True, capture_output=True, timeout=120)
             for t in threads:
                 env = {**os.environ, "OMP_NUM_THREADS": str(t)}
-                run = subprocess.run([str(exe), *map(str, JACOBI_2D_SHAPE)], check=True,
-                                     capture_output=True, text=True, timeout=300, env=env)
-                team, gflops = run.stdout.split()
-                out[int(team)] = float(gflops)
-        except (OSError, subprocess.SubprocessError, ValueError):
+                run = subprocess.run([str(exe), *args], check=True, capture_output=True,
+                                     text=True, timeout=300, env=env)
+                out.append(run.stdout.split())
+        except (OSError, subprocess.SubprocessError):
             return None
     return out

@@ -21,6 +21,7 @@ from bench.specs import load_spec
 from bench.variants import BY_KEY
 from polyopt.model import target
 
+DASH = "-"
 KERNELS = ("gemm", "2mm", "3mm", "trmm", "doitgen", "correlation")
 VARIANTS = (BY_KEY["polyopt-2t"], BY_KEY["numpy"])
 
@@ -39,11 +40,16 @@ def run(size: str, kernels: tuple[str, ...], repeat: int) -> list[KernelResult]:
 
 
 def table(results: list[KernelResult]) -> str:
+    from bench.targets_suite import peak_gflops
+
     unit = target.vector_unit()
+    peak, why = peak_gflops()
     lines = [f"host: {unit.bits}-bit vectors, {unit.registers} registers, caches "
              f"L1 {unit.caches.l1 // 1024} KiB / L2 {unit.caches.l2 // 1024} KiB / "
-             f"L3 {unit.caches.l3 // 1024} KiB",
-             f"{'kernel':12s} {'size':7s} {'polyopt 2t':>11s} {'NumPy 2t':>11s} {'vs NumPy':>9s}"]
+             f"L3 {unit.caches.l3 // 1024} KiB; fp64 peak on 2 threads "
+             f"{peak['float64']:.0f} GFLOP/s ({why})",
+             f"{'kernel':12s} {'size':7s} {'polyopt 2t':>11s} {'NumPy 2t':>11s} {'vs NumPy':>9s}"
+             f" {'polyopt GFLOP/s':>16s}"]
     ratios = []
     for r in results:
         p, n = r.seconds("polyopt-2t"), r.seconds("numpy")
@@ -53,7 +59,10 @@ def table(results: list[KernelResult]) -> str:
             lines.append(f"{r.name:12s} {r.size:7s} {status}")
             continue
         ratios.append(n / p)
-        lines.append(f"{r.name:12s} {r.size:7s} {p * 1e3:9.1f}ms {n * 1e3:9.1f}ms {n / p:8.2f}x")
+        gf = r.gflops("polyopt-2t")
+        rate = DASH if gf is None else f"{gf:.1f} ({100 * gf / peak['float64']:.0f}% of peak)"
+        lines.append(f"{r.name:12s} {r.size:7s} {p * 1e3:9.1f}ms {n * 1e3:9.1f}ms {n / p:8.2f}x"
+                     f" {rate:>16s}")
     if ratios:
         lines.append(f"{'geomean':12s} {'':7s} {'':11s} {'':11s} "
                      f"{statistics.geometric_mean(ratios):8.2f}x")

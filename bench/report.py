@@ -323,7 +323,7 @@ def targets_markdown(rows: Sequence[TargetResult], ctx: list[str]) -> str:
             "goal", "result", "compile cold / warm", "others' CPUs"]
     peak, why = peak_gflops()
     lines = ["## Performance targets (issue 3)", "", *ctx,
-             f"- GFLOP/s; peak assumed {peak['float64']:.0f} fp64 / {peak['float32']:.0f} fp32 "
+             f"- GFLOP/s; peak {peak['float64']:.0f} fp64 / {peak['float32']:.0f} fp32 "
              f"({why})", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     notes = []
