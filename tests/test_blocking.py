@@ -32,9 +32,9 @@ def test_avx512_blocks_fit_its_wider_panels():
     b64 = blocks(unit, DType.FLOAT64, 8, 16)
     # a kc x 16 float64 micro-panel fills the 32 KiB L1
     assert b64.kc * 16 * 8 == unit.caches.l1 and b64.kc == 256
-    assert b64 == Blocks(256, 256, 4096)
+    assert b64 == Blocks(128, 256, 4096)
     # float32: twice the lanes per vector, the same bytes per micro-panel
-    assert blocks(unit, DType.FLOAT32, 8, 32) == Blocks(256, 256, 4096)
+    assert blocks(unit, DType.FLOAT32, 8, 32) == Blocks(128, 256, 4096)
 
 
 @pytest.mark.parametrize("mr, nr", [(6, 8), (8, 16), (5, 24), (2, 2)])

@@ -13,14 +13,17 @@ blocks decide what stays where (BLIS's ``mc``, ``kc`` and ``nc``)::
   micro-kernel call loads and stores its ``MR x NR`` tile of the result, which is
   not in cache, so a longer ``k`` block pays that less often; filling only half of
   L1 (BLIS's rule) was measurably slower with these micro-kernels;
-- ``mc``: the row operand's ``mc x kc`` block fills half of L2;
+- ``mc``: the row operand's ``mc x kc`` block fills half of L2, but a row block is
+  at most 16 register tiles: the row blocks are what the threads share, and at
+  PolyBench's sizes four blocks of 256 rows (2mm's 800 rows: 256, 256, 256, 32) left
+  one of two threads idle for a quarter of the time;
 - ``nc``: the column operand's ``kc x nc`` block fills half of L3.
 
 Each is a whole number of register tiles (the unrolled copies need no guards) and
 is clamped to sizes that measured well (shared/guide/fast-c.md: block sizes move
 results by only a few percent once the register tile and packing are right).  With
 AVX2's caches (32 KiB L1, 512 KiB L2) and a 6 x 8 float64 tile this gives kc = 512
-and mc = 60; with AVX-512's (32 KiB, 1 MiB) and 8 x 16, kc = 256 and mc = 256.
+and mc = 60; with AVX-512's (32 KiB, 1 MiB) and 8 x 16, kc = 256 and mc = 128.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from polyopt.model.dtypes import DType
 from polyopt.model.target import VectorUnit
 
 KC_RANGE = (64, 512)  # short k blocks pay the tile's loads and stores too often
-MC_MAX_TILES = 32  # rows of register tiles per row block: several blocks per thread
+MC_MAX_TILES = 16  # rows of register tiles per row block: several blocks per thread
 NC_MAX = 4096
 
 

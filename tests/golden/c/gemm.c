@@ -139,7 +139,7 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
 __attribute__((noinline))
 static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
 {
-  for (int64_t c1 = (64 * c0); c1 <= polyopt_imin((ni - 1), ((64 * c0) + 63)); c1 += 1) {
+  for (int64_t c1 = (32 * c0); c1 <= polyopt_imin((ni - 1), ((32 * c0) + 31)); c1 += 1) {
     #pragma omp simd
     for (int64_t c2 = 0; c2 < nj; c2 += 1) {
       {
@@ -152,7 +152,7 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
   for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 512); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 2), 1024); c2 += 1) {
       for (int64_t c3 = (512 * c2); c3 <= polyopt_imin(((512 * c2) + 511), ((nj / 2) - 1)); c3 += 1) {
-        for (int64_t c4 = (32 * c0); c4 <= polyopt_imin(((32 * c0) + 31), ((ni / 2) - 1)); c4 += 1) {
+        for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((ni / 2) - 1)); c4 += 1) {
           polyopt_gemm_micro2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0, c1, c2, c3, c4);
         }
       }
@@ -161,7 +161,7 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
   for (int64_t c2 = 0; c2 <= polyopt_floord((nk - 1), 128); c2 += 1) {
     for (int64_t c3 = 0; c3 <= polyopt_floord((nj - 1), 128); c3 += 1) {
       if (((((128 * c3) + 127) >= nj) && (((nj + 1) % 2) == 0))) {
-        for (int64_t c4 = (64 * c0); c4 <= polyopt_imin((ni - 1), ((64 * c0) + 63)); c4 += 1) {
+        for (int64_t c4 = (32 * c0); c4 <= polyopt_imin((ni - 1), ((32 * c0) + 31)); c4 += 1) {
           for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
             if ((((c4 + 1) == ni) && (((ni + 1) % 2) == 0))) {
               #pragma omp simd
@@ -183,7 +183,7 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
           }
         }
       } else {
-        if ((((((64 * c0) + 63) >= ni) && (((ni + 1) % 2) == 0)) && ((nj % 2) == 0))) {
+        if ((((((32 * c0) + 31) >= ni) && (((ni + 1) % 2) == 0)) && ((nj % 2) == 0))) {
           for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
             #pragma omp simd
             for (int64_t c6 = (128 * c3); c6 <= polyopt_imin((nj - 1), ((128 * c3) + 127)); c6 += 1) {
@@ -196,7 +196,7 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
             }
           }
         } else {
-          if (((((((64 * c0) + 63) >= ni) && (nj >= ((128 * c3) + 129))) && (((ni + 1) % 2) == 0)) && (((nj + 1) % 2) == 0))) {
+          if (((((((32 * c0) + 31) >= ni) && (nj >= ((128 * c3) + 129))) && (((ni + 1) % 2) == 0)) && (((nj + 1) % 2) == 0))) {
             for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
               #pragma omp simd
               for (int64_t c6 = (128 * c3); c6 <= ((128 * c3) + 127); c6 += 1) {
@@ -231,7 +231,7 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
     }
   }
   #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-  for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 64); c0 += 1) {
+  for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 32); c0 += 1) {
     polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
   }
 }

@@ -2143,7 +2143,7 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
 __attribute__((noinline))
 static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
 {
-  for (int64_t c1 = (256 * c0); c1 <= polyopt_imin((ni - 1), ((256 * c0) + 255)); c1 += 1) {
+  for (int64_t c1 = (128 * c0); c1 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c1 += 1) {
     #pragma omp simd
     for (int64_t c2 = 0; c2 < nj; c2 += 1) {
       {
@@ -2156,7 +2156,7 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
   for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 256); c1 += 1) {
     for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 16), 4096); c2 += 1) {
       for (int64_t c3 = (256 * c2); c3 <= polyopt_imin(((256 * c2) + 255), ((nj / 16) - 1)); c3 += 1) {
-        for (int64_t c4 = (32 * c0); c4 <= polyopt_imin(((32 * c0) + 31), ((ni / 8) - 1)); c4 += 1) {
+        for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((ni / 8) - 1)); c4 += 1) {
           polyopt_gemm_micro2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0, c1, c2, c3, c4);
         }
       }
@@ -2165,7 +2165,7 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
   for (int64_t c2 = 0; c2 <= polyopt_floord((nk - 1), 128); c2 += 1) {
     for (int64_t c3 = 0; c3 <= polyopt_floord((nj - 1), 128); c3 += 1) {
       if ((((128 * c3) + 127) >= nj)) {
-        for (int64_t c4 = (256 * c0); c4 <= polyopt_imin(((256 * c0) + 255), (((-(ni % 8)) + ni) - 1)); c4 += 1) {
+        for (int64_t c4 = (128 * c0); c4 <= polyopt_imin(((128 * c0) + 127), (((-(ni % 8)) + ni) - 1)); c4 += 1) {
           for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
             #pragma omp simd
             for (int64_t c6 = ((-(nj % 16)) + nj); c6 < nj; c6 += 1) {
@@ -2179,7 +2179,7 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
           }
         }
       }
-      for (int64_t c4 = ((-(ni % 8)) + ni); c4 <= polyopt_imin((ni - 1), ((256 * c0) + 255)); c4 += 1) {
+      for (int64_t c4 = ((-(ni % 8)) + ni); c4 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c4 += 1) {
         for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
           #pragma omp simd
           for (int64_t c6 = (128 * c3); c6 <= polyopt_imin((nj - 1), ((128 * c3) + 127)); c6 += 1) {
@@ -2212,7 +2212,7 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
     }
   }
   #pragma omp parallel for schedule(static, 1) if(polyopt_team)
-  for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 256); c0 += 1) {
+  for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
     polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
   }
 }
