@@ -11,6 +11,10 @@ Suites (``--suite``, default ``all``):
   options against the default ones.  Writes ``tune.md``.
 - ``compile``: cold/warm compile time of gemm and the largest PolyBench kernel,
   and the per-call overhead.  ``overhead``: only the latter.  Write ``compile.md``.
+- ``c``: the C path, ``polyopt opt`` of each ``examples/c`` file against the file as
+  written, both built like PolyBench, at ``--size`` (:mod:`bench.c_suite`).  Writes
+  ``c-<SIZE>.md``.  Not part of ``all``: at LARGE the original programs alone run for
+  many minutes.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from bench.specs import load_spec, polybench_names
 from bench.timing import MIN_REPEAT
 
 SIZES = ("MINI", "SMALL", "MEDIUM", "LARGE")
-SUITES = ("polybench", "compile", "overhead", "targets", "tune", "all")
+SUITES = ("polybench", "compile", "overhead", "targets", "tune", "c", "all")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -93,6 +97,18 @@ def run_tune(args: argparse.Namespace, ctx: list[str]) -> str:
     return md + f"\nWrote {args.out / 'tune.md'}.\n"
 
 
+def run_c(args: argparse.Namespace, ctx: list[str]) -> str:
+    from bench import c_suite
+
+    names = set(args.kernel_list) if args.kernels else None
+    results = c_suite.run(args.size, args.repeat, names)
+    md = "\n".join(["## The C path (`polyopt opt`) against the C it rewrote", "", *ctx, "",
+                    "```", c_suite.table(results, args.size), "```", ""])
+    path = args.out / f"c-{args.size}.md"
+    path.write_text(md)
+    return md + f"\nWrote {path}.\n"
+
+
 def run_compile(args: argparse.Namespace, ctx: list[str], with_times: bool) -> str:
     times: list[CompileTimes] = []
     if with_times:
@@ -121,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
         outputs.append(run_targets(args, ctx))
     if args.suite in ("tune", "all"):
         outputs.append(run_tune(args, ctx))
+    if args.suite == "c":
+        outputs.append(run_c(args, ctx))
     if args.suite in ("compile", "overhead", "all"):
         outputs.append(run_compile(args, ctx, with_times=args.suite != "overhead"))
     print("\n".join(outputs))

@@ -179,6 +179,35 @@ def test_jacobi_2d_ceiling_probe_builds_and_measures() -> None:
     assert "could not" in _ceiling_note(None, 6.0)
 
 
+def test_fma_peak_probe_builds_and_measures() -> None:
+    from bench import ceiling
+
+    got = ceiling.fma_peak(1)
+    assert got is not None and got["float64"] > 1.0, got
+    assert got["float32"] > got["float64"], got  # twice the lanes per vector
+
+
+def test_c_suite_sets_the_dataset_sizes_and_compares_checksums() -> None:
+    from bench import c_suite
+
+    text = c_suite.sized_source(c_suite.EXAMPLES / "gemm.c", "LARGE")
+    assert "# define NI 1000" in text and "# define NJ 1100" in text and "# define NK 1200" in text
+    assert "#define NL 1200" in c_suite.sized_source(c_suite.EXAMPLES / "2mm.c", "LARGE")
+    band = c_suite.EXAMPLES / "band-mv.c"  # no Python module: its own sizes
+    assert c_suite.sized_source(band, "LARGE") == band.read_text()
+    assert c_suite.agree([1.0, 2.0], [1.0 + 1e-9, 2.0])
+    assert not c_suite.agree([1.0], [1.001]) and not c_suite.agree([1.0], [1.0, 2.0])
+
+
+def test_c_suite_measures_one_kernel(tmp_path: Path) -> None:
+    from bench import c_suite
+
+    (r,) = c_suite.run("MINI", 1, {"gemm"})
+    assert not r.error, r.error
+    assert set(r.program_s) == set(c_suite.VARIANTS) and all(t > 0 for t in r.program_s.values())
+    assert "gemm" in c_suite.table([r], "MINI") and "geomean" not in c_suite.table([], "MINI")
+
+
 def test_overhead_report_says_when_numba_is_missing() -> None:
     from bench.overhead import Overhead
     from bench.report import compile_markdown
