@@ -85,4 +85,10 @@ class Pragmas:
 
 
 def _schedule(mark: LoopMark) -> str:
+    """Tiles are dealt one at a time, to whichever thread is free: a triangular domain's
+    tiles differ in size.  Where a reduction or a private array's copy-back depends on
+    which thread ran which iteration, the split is fixed (round-robin) instead, so that
+    every call rounds the same way."""
+    if mark.round_robin and not mark.reductions and not mark.private_arrays:
+        return "schedule(dynamic, 1)"
     return "schedule(static, 1)" if mark.round_robin else "schedule(static)"

@@ -18,7 +18,7 @@ import math
 import os
 import re
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
@@ -523,16 +523,30 @@ def test_small_calls_run_their_parallel_loops_on_one_thread(monkeypatch):
     assert re.search(r"polyopt_team\w* = \(.*\) >= 0\.0;", c_of("gemm", cache=False))
 
 
-def test_tile_loops_are_dealt_round_robin_and_plain_loops_in_blocks():
-    """A parallel loop over tiles gets `schedule(static, 1)` (a ragged last tile or a
+def test_tile_loops_are_dealt_one_at_a_time_and_plain_loops_in_blocks():
+    """A parallel loop over tiles gets `schedule(dynamic, 1)` (a ragged last tile or a
     triangular domain spreads over the team); a loop over single rows keeps contiguous
     blocks (no two threads writing one cache line)."""
     c = c_of("gemm", n=40)
     lines = re.findall(r"(#pragma omp parallel for[^\n]*)\n\s*for \([^;]*; ([^;]*);", c)
     tiled = [p for p, cond in lines if "polyopt_floord" in cond]  # over floor(i / size)
     plain = [p for p, cond in lines if "polyopt_floord" not in cond]
-    assert tiled and all("schedule(static, 1)" in p for p in tiled), lines
+    assert tiled and all("schedule(dynamic, 1)" in p for p in tiled), lines
     assert plain and all("schedule(static)" in p for p in plain), lines
+
+
+def test_tile_loops_with_a_reduction_keep_a_fixed_schedule():
+    """Which thread sums which tiles decides a reduction's rounding: such a loop is dealt
+    round-robin (`static, 1`), the same split on every call."""
+    from polyopt.backend_c.pragma import _schedule
+
+    from polyopt.model.schedule_tree import LoopMark
+
+    tiles = LoopMark(parallel=True, round_robin=True)
+    assert _schedule(tiles) == "schedule(dynamic, 1)"
+    assert _schedule(replace(tiles, reductions=(("+", "s"),))) == "schedule(static, 1)"
+    assert _schedule(replace(tiles, private_arrays=("t",))) == "schedule(static, 1)"
+    assert _schedule(LoopMark(parallel=True)) == "schedule(static)"
 
 
 def _exp_rows(x, y):

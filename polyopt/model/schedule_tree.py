@@ -41,7 +41,7 @@ class LoopMark:
     unroll: bool = False  # fully unrolled (unroll-and-jam point loops)
     scalar_replace: bool = False  # keep the loop's invariant accumulator in a register (LICM)
     accumulator: str = ""  # the statement whose element that is (when the body has several)
-    round_robin: bool = False  # `schedule(static, 1)`: each iteration is a whole tile
+    round_robin: bool = False  # dealt one iteration at a time: each iteration is a whole tile
     private_arrays: tuple[str, ...] = ()  # arrays each thread of a parallel loop copies
     scratch_arrays: tuple[str, ...] = ()  # those of them dead after each iteration: no copy in or back
     separate: bool = False  # split into ranges that each run one fixed set of statements

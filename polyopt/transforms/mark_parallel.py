@@ -61,9 +61,10 @@ def mark(scop: Scop, deps: Dependences, tree: Node, *, parallel: bool = True,
 def _iterates_tiles(d: LoopDim) -> bool:
     """Every iteration of ``d`` is a block of at least 16 (a tile or wavefront loop).
 
-    Such loops are dealt out one iteration at a time (``schedule(static, 1)``): the
-    ragged last tile and triangular domains then spread over the team, and a tile is
-    too large for two threads to share a cache line at its edges."""
+    Such loops are dealt out one iteration at a time (``schedule(dynamic, 1)``, see
+    backend_c/pragma.py): the ragged last tile and triangular domains then spread over
+    the team, and a tile is too large for two threads to share a cache line at its
+    edges."""
     return all(e.terms and all(isinstance(a, FloorDiv) and a.den >= 16 for a, _ in e.terms)
                for _, e in d.exprs)
 

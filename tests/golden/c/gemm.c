@@ -230,7 +230,7 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
       polyopt_gemm_body1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
     }
   }
-  #pragma omp parallel for schedule(static, 1) if(polyopt_team)
+  #pragma omp parallel for schedule(dynamic, 1) if(polyopt_team)
   for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 32); c0 += 1) {
     polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
   }
