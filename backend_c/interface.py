@@ -1,23 +1,14 @@
 """What the Python side needs to call a compiled kernel, in a JSON-able form.
 
 Saved next to each cached build so that a new process can call the library
-without re-running the frontend, the analysis or code generation.
+without re-running the frontend, the analysis or code generation; it is made from the
+model by :mod:`polyopt.backend_c.interface_build`, which a cache hit never imports.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
-
-from polyopt.backend_c.python_ints import converted_arguments
-
-from polyopt.analysis.bounds import param_limit
-from polyopt.model.aff import FloorDiv, Lin
-from polyopt.model.dtypes import DType
-from polyopt.model.scop import ScalarKind, Scop
-
-if TYPE_CHECKING:  # a cache hit loads an interface without the code generator
-    from polyopt.backend_c.emit import CKernel
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -97,16 +88,6 @@ def cffi_type(ctype: str) -> str:
     return "uint16_t" if ctype == "_Float16" else ctype
 
 
-def lin_to_json(e: Lin) -> dict[str, Any]:
-    terms = []
-    for atom, c in e.terms:
-        if isinstance(atom, FloorDiv):
-            terms.append([{"num": lin_to_json(atom.num), "den": atom.den}, c])
-        else:
-            terms.append([atom, c])
-    return {"terms": terms, "const": e.const}
-
-
 def eval_lin(d: dict[str, Any], env: dict[str, int]) -> int:
     total: int = d["const"]
     for atom, c in d["terms"]:
@@ -115,34 +96,3 @@ def eval_lin(d: dict[str, Any], env: dict[str, int]) -> int:
         else:
             total += c * env[atom]
     return total
-
-
-def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
-    written = {s.target for s in scop.statements}
-    arrays = tuple(
-        ArrayInfo(a.name, a.dtype.value, a.rank, a.kind.value, a.name in written,
-                  tuple(lin_to_json(e) for e in a.shape))
-        for a in scop.arrays.values()
-    )
-    scalars = tuple(
-        (n, s.type.dtype.c_name) for n, s in scop.scalars.items()
-        if s.kind is ScalarKind.ARGUMENT and n not in scop.params
-    )
-    returns = (scop.returns.name, scop.returns.is_array) if scop.returns else None
-    return_numpy = None
-    if scop.returns is not None and not scop.returns.is_array:
-        rtype = scop.scalars[scop.returns.name].type
-        return_numpy = None if rtype.weak else rtype.dtype.value
-    return KernelInterface(
-        function=kernel.function, check_function=kernel.check_function,
-        arg_names=scop.arg_order, c_args=tuple((a.name, a.kind.value, a.ctype) for a in kernel.args),
-        param_sources=dict(scop.param_sources), arrays=arrays, scalar_args=scalars,
-        returns=returns, return_ctype=kernel.return_ctype, check_messages=kernel.check_messages,
-        return_numpy=return_numpy, param_limit=param_limit(scop), raises=kernel.raises,
-        size_checks=tuple((lin_to_json(c.left), lin_to_json(c.right), c.text)
-                          for c in scop.size_checks),
-        check_sources=dict(scop.check_sources),
-        int32_args=converted_arguments(scop, DType.INT32),
-        narrow_args=tuple((n, d.value) for d in DType if d.is_int and d not in (DType.INT32, DType.INT64)
-                          for n in converted_arguments(scop, d)),
-    )

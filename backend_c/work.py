@@ -13,12 +13,15 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 import islpy as isl
 
 from polyopt.model import names
 from polyopt.model.errors import warn_user
-from polyopt.model.scop import Scop
+
+if TYPE_CHECKING:  # the threshold is read on a warm start, which never sees a scop
+    from polyopt.model.scop import Scop
 
 #: Below this many statement instances (about a millisecond of serial work) a call
 #: runs on one thread.  ``POLYOPT_PARALLEL_MIN`` overrides it when code is generated

@@ -5,6 +5,7 @@ compiled in as literals (``N = 8`` at module level makes ``range(N)`` a loop of 
 from __future__ import annotations
 
 import ast
+import inspect
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -146,3 +147,26 @@ def _int64(node: ast.Name, value: int) -> int:
     if not -(2**63) <= value < 2**63:
         raise NotAffine(node, f"`{node.id}`", f"global int {value} does not fit in 64 bits")
     return value
+
+
+def helper_sources(fn: object) -> str:
+    """The source of every helper ``fn`` calls, directly or not (part of the disk cache's
+    key: editing a helper changes the code of its callers)."""
+    seen: dict[int, str] = {}
+    todo = [getattr(fn, "py_func", fn)]
+    while todo:
+        f = todo.pop()
+        if id(f) in seen or not inspect.isfunction(f):
+            continue
+        try:
+            seen[id(f)] = inspect.getsource(f)
+        except (OSError, TypeError):
+            seen[id(f)] = ""
+            continue
+        env = Environment.of(f)
+        for name in f.__code__.co_names:
+            g = env.values.get(name)
+            if inspect.isfunction(getattr(g, "py_func", g)):
+                todo.append(getattr(g, "py_func", g))
+    first = id(getattr(fn, "py_func", fn))
+    return "\0".join(text for key, text in seen.items() if key != first)

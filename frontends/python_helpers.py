@@ -260,29 +260,6 @@ def _check_free_names(helper: Helper, tree: ast.AST, bound: set[str], caller: Fu
                             "pass it as an argument")
 
 
-def helper_sources(fn: object) -> str:
-    """The source of every helper ``fn`` calls, directly or not (part of the disk cache's
-    key: editing a helper changes the code of its callers)."""
-    seen: dict[int, str] = {}
-    todo = [getattr(fn, "py_func", fn)]
-    while todo:
-        f = todo.pop()
-        if id(f) in seen or not inspect.isfunction(f):
-            continue
-        try:
-            seen[id(f)] = inspect.getsource(f)
-        except (OSError, TypeError):
-            seen[id(f)] = ""
-            continue
-        env = Environment.of(f)
-        for name in f.__code__.co_names:
-            g = env.values.get(name)
-            if inspect.isfunction(getattr(g, "py_func", g)):
-                todo.append(getattr(g, "py_func", g))
-    first = id(getattr(fn, "py_func", fn))
-    return "\0".join(text for key, text in seen.items() if key != first)
-
-
 def substituted(node: _N, names: Mapping[str, str], values: Mapping[str, ast.expr]) -> _N:
     """A copy of ``node``: the names of ``names`` renamed, then the names of ``values``
     replaced by those expressions (in that order: an argument may use a name the helper

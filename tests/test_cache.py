@@ -125,10 +125,11 @@ def test_second_process_gets_a_cache_hit(warm):
 
 #: What a cache hit must not import: the frontend, the scheduler, the code generator and
 #: the reports (with networkx).  Importing them made most of a warm start's time.
-COMPILER_MODULES = ("polyopt.frontends.python", "polyopt.scheduler.pipeline",
-                    "polyopt.scheduler.steps", "polyopt.transforms.tile",
-                    "polyopt.analysis.dependences", "polyopt.backend_c.emit",
-                    "polyopt.report.notebook", "networkx")
+COMPILER_MODULES = ("polyopt.frontends.python", "polyopt.frontends.python_helpers",
+                    "polyopt.scheduler.pipeline", "polyopt.scheduler.steps",
+                    "polyopt.transforms.tile", "polyopt.analysis.dependences",
+                    "polyopt.backend_c.emit", "polyopt.backend_c.interface_build",
+                    "polyopt.model.scop", "polyopt.report.notebook", "networkx")
 
 
 def test_a_cache_hit_does_not_import_the_compiler(warm):

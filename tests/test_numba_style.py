@@ -14,7 +14,7 @@ import numpy as xp
 import pytest
 from numpy import float32 as f32
 from numpy import log1p
-from polyopt.frontends.python_helpers import helper_sources
+from polyopt.frontends.python_environment import helper_sources
 
 import polyopt
 from polyopt import prange

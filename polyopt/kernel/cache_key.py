@@ -15,7 +15,7 @@ import polyopt.backend_c
 import polyopt.frontends
 from polyopt.backend_c import build
 from polyopt.backend_c.work import parallel_min_instances
-from polyopt.frontends.python_helpers import helper_sources
+from polyopt.frontends.python_environment import helper_sources
 from polyopt.kernel.globals_watch import referenced_values
 from polyopt.model import target
 from polyopt.model.options import Options

@@ -220,7 +220,7 @@ class Kernel:
                 return hit
         from polyopt.backend_c import trampoline
         from polyopt.backend_c.emit import emit
-        from polyopt.backend_c.interface import interface_of
+        from polyopt.backend_c.interface_build import interface_of
 
         p = self.plan(sig)
         kernel = emit(p.scop, p.tree, kernel_symbol(self.__name__), vector_math=self._vector_math,
