@@ -35,7 +35,7 @@ from polyopt.backend_c.isl_ast import (
     node_kind,
     op_args,
 )
-from polyopt.backend_c.outline import Outliner
+from polyopt.backend_c.outline import LoopOutliner
 from polyopt.backend_c.pragma import Pragmas
 from polyopt.backend_c.statements import Replacement, StatementWriter
 from polyopt.backend_c.unroll import copies, substitute, unrolled_loop
@@ -96,7 +96,7 @@ class Accumulators:
     ``print_node`` prints an AST node at a depth (the walker's)."""
 
     def __init__(self, code: Code, scop: Scop, dialect: Dialect, statements: StatementWriter,
-                 pragmas: Pragmas, outliner: Outliner | None, taken: Collection[str],
+                 pragmas: Pragmas, outliner: LoopOutliner | None, taken: Collection[str],
                  print_node: Callable[[isl.AstNode, int], None]) -> None:
         self.code = code
         self.scop = scop

@@ -25,7 +25,7 @@ from polyopt.backend_c.ast_expr import LoopHeader, ast_lin, loop_header
 from polyopt.backend_c.code import Code
 from polyopt.backend_c.dialect import Dialect
 from polyopt.backend_c.isl_ast import NodeKind, block_children, node_kind, user_call
-from polyopt.backend_c.outline import Outliner
+from polyopt.backend_c.outline import LoopOutliner, Outliner
 from polyopt.backend_c.peeled import PeeledMark, peeled, runs_outside_loops
 from polyopt.backend_c.pragma import Pragmas
 from polyopt.backend_c.private_copies import PrivateCopies, array_reductions, without_array_copies
@@ -61,11 +61,15 @@ class AstWalker:
         self.statements = StatementWriter(self.code, scop, dialect)
         self.pragmas = Pragmas(scop, openmp, dialect, self._named)
         self.copies = PrivateCopies(self.code, scop, self.pragmas, dialect, taken)
-        self.outliner = None if outline_args is None else Outliner(
+        self.outliner: LoopOutliner | None = None if outline_args is None else Outliner(
             self.code, scop, self.statements, self.pragmas, self.counters, outline_args,
             function, dialect.index_type)
         self.accumulators = Accumulators(self.code, scop, dialect, self.statements,
                                          self.pragmas, self.outliner, taken, self._print)
+
+    def use_outliner(self, outliner: LoopOutliner) -> None:
+        """Outline with ``outliner`` (a C region's) instead."""
+        self.outliner = self.accumulators.outliner = outliner
 
     def _named(self, names: Iterable[str]) -> None:
         """Scalars a pragma names count as used by the statements printed now."""

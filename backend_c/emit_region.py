@@ -19,9 +19,13 @@ bounds use are ``#define``-d inside the block and ``#undef``-ed after it)::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from polyopt.backend_c.ast_expr import AstText
 from polyopt.backend_c.ast_walk import AstWalker
 from polyopt.backend_c.cexpr import BodyPrinter, float_text, lin
+from polyopt.backend_c.region_outline import RegionOutliner
 
 from polyopt.model.aff import Lin
 from polyopt.model.c_region import CRegion
@@ -211,14 +215,31 @@ def _update_rhs(stmt: Statement) -> Expr | None:
     return None
 
 
+@dataclass(frozen=True)
+class RegionCode:
+    """What replaces a region: its block, and the functions (its micro-kernels, see
+    :mod:`polyopt.backend_c.region_outline`) to insert before the region's function."""
+
+    block: str
+    helpers: str = ""
+
+
 def emit_region(region: CRegion, tree: Node, scop: Scop | None = None,
                 openmp: bool = True) -> str:
     """The C block that replaces ``region`` (from its ``#pragma scop`` line to its
-    ``#pragma endscop`` line), lines indented like the pragma, ending with a newline.
+    ``#pragma endscop`` line), lines indented like the pragma, ending with a newline;
+    every statement inside it (no helper functions).
 
     ``scop`` is the scop ``tree`` schedules (a plan's, which transformations may have
     given new statements and local scalars); by default the region's own.
     """
+    return emit_region_code(region, tree, scop, openmp, outline=False).block
+
+
+def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
+                     openmp: bool = True, outline: bool = True) -> RegionCode:
+    """:func:`emit_region`, with the register tiles' loops in helper functions where
+    ``outline`` (gcc vectorizes them badly inside the user's function)."""
     scop = region.scop if scop is None else scop
     extra = sorted(set(scop.arrays) - set(region.arrays) - set(region.scalars))
     unsupported = [a for a in extra if scop.arrays[a].kind is not ArrayKind.TEMPORARY]
@@ -229,6 +250,16 @@ def emit_region(region: CRegion, tree: Node, scop: Scop | None = None,
     taken = set(region.names_in_file) | set(scop.params) | set(scop.arrays)
     taken |= set(scop.scalars) | set(region.iterator_types)
     walker = AstWalker(scop, openmp, dialect, taken)
+    outliner = None
+    if outline:
+        ctypes = {n: region.scalars[n].base if n in region.scalars else C_TYPES[s.type.dtype]
+                  for n, s in scop.scalars.items()}
+        ctypes |= {n: C_TYPES[a.dtype] for n, a in scop.arrays.items() if n not in ctypes}
+        outliner = RegionOutliner(
+            region, scop, walker.code.emit, walker.counters, dialect.index_type, ctypes,
+            lambda a: [_at_least(dialect.body.index(d), 1) for d in scop.arrays[a].shape[1:]],
+            _HELPERS, set(taken))
+        walker.use_outliner(outliner)
     if scop.statements:
         walker.node(walker.build_ast(tree), 1, None)
     body = walker.code.lines
@@ -246,7 +277,8 @@ def emit_region(region: CRegion, tree: Node, scop: Scop | None = None,
     lines += allocate + body + free
     lines += [f"  #undef {name}" for name in used]
     lines.append("}")
-    return "".join(f"{region.indent}{x}\n" if x else "\n" for x in lines)
+    block = "".join(f"{region.indent}{x}\n" if x else "\n" for x in lines)
+    return RegionCode(block, "".join(h + "\n" for h in outliner.helpers) if outliner else "")
 
 
 def heap_buffers(scop: Scop, arrays: list[str],
@@ -287,17 +319,21 @@ def _at_least(extent: str, low: int) -> str:
     return f"(({extent}) > {low} ? ({extent}) : {low})"
 
 
-def replace_regions(text: str, blocks: list[tuple[CRegion, str]]) -> str:
-    """``text`` with each region's lines (pragmas included) replaced by its block;
+def replace_regions(text: str, blocks: list[tuple[CRegion, str]],
+                    helpers: Sequence[tuple[CRegion, str]] = ()) -> str:
+    """``text`` with each region's lines (pragmas included) replaced by its block, and
+    each region's helper functions inserted before the first line of its function;
     every other byte is unchanged."""
     lines = text.splitlines(keepends=True)
+    edits = [(r.start_line, r.end_line, block) for r, block in blocks]
+    edits += [(r.function_line, r.function_line - 1, code) for r, code in helpers if code]
     out: list[str] = []
     cursor = 0
-    for region, block in sorted(blocks, key=lambda rb: rb[0].start_line):
-        out += lines[cursor:region.start_line - 1]
-        newline = _newline_of(lines[region.end_line - 1])
-        out.append(block.replace("\n", newline) if newline != "\n" else block)
-        cursor = region.end_line
+    for start, end, new in sorted(edits, key=lambda e: (e[0], e[1])):
+        out += lines[cursor:start - 1]
+        newline = _newline_of(lines[max(end, start) - 1])
+        out.append(new.replace("\n", newline) if newline != "\n" else new)
+        cursor = max(cursor, end)
     out += lines[cursor:]
     return "".join(out)
 

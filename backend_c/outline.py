@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 import islpy as isl
 from polyopt.backend_c.cexpr import ERROR_FLAG, ctype
@@ -36,10 +37,25 @@ from polyopt.model.expr import names_read
 from polyopt.model.schedule_tree import LoopMark
 from polyopt.model.scop import ScalarKind, Scop, Statement
 
-_NO_LOOP_VECTORIZE = (
+NO_LOOP_VECTORIZE = (
     "#if defined(__GNUC__) && !defined(__clang__)\n"
     "__attribute__((noinline, optimize(\"no-tree-loop-vectorize\")))\n"
     "#else\n__attribute__((noinline))\n#endif\n")
+
+
+class LoopOutliner(Protocol):
+    """What the walker asks of an outliner (:class:`Outliner` for a kernel's function,
+    :class:`~polyopt.backend_c.region_outline.RegionOutliner` for a C region)."""
+
+    helpers: list[str]  # the functions made, to print before the code that calls them
+
+    def outlines_body(self, mark: LoopMark, body: isl.AstNode) -> bool: ...
+
+    def parallel_body(self, body: isl.AstNode, depth: int, mark: LoopMark,
+                      print_node: Callable[[isl.AstNode, int], None]) -> None: ...
+
+    def micro_kernel(self, stmt: Statement, lines: list[str], usage: Usage,
+                     depth: int) -> None: ...
 
 
 class Outliner:
@@ -103,7 +119,7 @@ class Outliner:
         name = f"{self.function}_micro{len(self.helpers)}"
         reads = sorted(names_read(stmt.value) & set(self.scop.scalars))
         params, args = self._signature(reads, usage)
-        self.helpers.append(_NO_LOOP_VECTORIZE + f"static void {name}({', '.join(params)})\n{{\n"
+        self.helpers.append(NO_LOOP_VECTORIZE + f"static void {name}({', '.join(params)})\n{{\n"
                             + "\n".join(lines) + "\n}\n")
         self.code.emit(depth, f"{name}({', '.join(args)});")
 

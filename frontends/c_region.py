@@ -86,8 +86,33 @@ def _assemble(scope: RegionScope, scop: ScopBuilder, nodes: list[Node]) -> CRegi
         arrays=arrays_c, scalars=scalars_c, params=dict(scope.params),
         original=text(c_ast.Compound(list(src.items))),
         names_in_file=src.names_in_file, typedefs=src.typedefs,
-        extent_params=tuple(extent_params),
+        extent_params=tuple(extent_params), function_line=_definition_start(src),
+        function_params=_parameter_names(src.function),
     )
+
+
+def _definition_start(src: RegionSource) -> int:
+    """The first line of the region's function definition (``static void`` may stand on a
+    line of its own above the name): lines are taken back from the declarator's while
+    they continue it (not blank, no directive, not the end of a declaration, a comment
+    or a block).  0 when the position is unknown."""
+    coord = src.function.decl.coord
+    if coord is None or not 0 < coord.line <= len(src.lines):
+        return 0
+    line = int(coord.line)
+    while line > 1:
+        above = src.lines[line - 2].strip()
+        if not above or above.startswith("#") or above.endswith((";", "}", "{", "*/")) \
+                or above.startswith("//"):
+            break
+        line -= 1
+    return line
+
+
+def _parameter_names(fn: c_ast.FuncDef) -> tuple[str, ...]:
+    args = getattr(fn.decl.type, "args", None)
+    params = getattr(args, "params", None) or []
+    return tuple(p.name for p in params if getattr(p, "name", None))
 
 
 def _shape(scope: RegionScope, name: str, sym: Symbol,

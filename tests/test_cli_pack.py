@@ -125,3 +125,58 @@ def test_panels_sized_at_run_time(tmp_path: Path) -> None:
         out = [subprocess.run([str(e), *sizes], capture_output=True, text=True, env=env,
                               timeout=60, check=True).stdout for e in exes]
         assert out[0].strip() and _numbers_match(out[0], out[1]), (sizes, out)
+
+
+def _opt_and_run(tmp_path: Path, text: str, sizes: tuple[str, ...]) -> str:
+    """Optimize ``text``, build both like test_panels_sized_at_run_time, and compare their
+    outputs at ``sizes``; the optimized file's text."""
+    src = tmp_path / "mm.c"
+    src.write_text(text)
+    opt = tmp_path / "mm.opt.c"
+    proc = polyopt("opt", str(src), "-o", str(opt))
+    assert proc.returncode == 0, proc.stderr
+    exes = []
+    for c in (src, opt):
+        exe = tmp_path / c.stem.replace(".", "_")
+        cc = subprocess.run([CC, "-O2", "-fopenmp", "-o", str(exe), str(c), "-lm"],
+                            capture_output=True, text=True, check=False)
+        assert cc.returncode == 0, cc.stderr
+        exes.append(exe)
+    env = {**os.environ, "OMP_NUM_THREADS": "2"}
+    out = [subprocess.run([str(e), *sizes], capture_output=True, text=True, env=env,
+                          timeout=60, check=True).stdout for e in exes]
+    assert out[0].strip() and _numbers_match(out[0], out[1]), (sizes, out)
+    return opt.read_text()
+
+
+def test_the_micro_kernel_is_a_function_before_the_regions_function(tmp_path: Path) -> None:
+    """gcc vectorizes a register tile's loop badly inside the user's function
+    (backend_c/region_outline.py): it becomes a function of the file, inserted before the
+    first line of the region's function, taking the runtime extents it needs."""
+    text = _opt_and_run(tmp_path, RUNTIME_SIZES, ("37", "45", "300"))
+    helper = text.index("static void polyopt_kernel_micro0(")
+    assert helper < text.index("static void kernel(")
+    assert 'optimize("no-tree-loop-vectorize")' in text[:helper]
+    assert re.search(r"polyopt_kernel_micro0\([^;]*\);", text[text.index("#pragma scop") - 200
+                     if "#pragma scop" in text else text.index("static void kernel("):])
+
+
+def test_a_function_header_over_two_lines_gets_its_helper_above_both(tmp_path: Path) -> None:
+    text = _opt_and_run(tmp_path, RUNTIME_SIZES.replace(
+        "static void kernel(int n,", "/* the kernel */\nstatic void\nkernel(int n,"), ("20", "33", "9"))
+    assert text.index("static void polyopt_kernel_micro0(") < text.index("static void\nkernel(")
+    assert text.index("/* the kernel */") < text.index("static void\nkernel(")
+
+
+def test_a_tile_of_a_local_array_stays_in_place(tmp_path: Path) -> None:
+    """An array local to the function has no type a helper before the function could
+    name: a register tile that accumulates into one stays in the region, in a block."""
+    local = RUNTIME_SIZES.replace(
+        "double B[p][m])\n{\n  int i, j, k;",
+        "double B[p][m])\n{\n  int i, j, k;\n  double L[64][64] = {{0}};") \
+        .replace("C[i][j] += alpha * A[i][k] * B[k][j];", "L[i][j] += alpha * A[i][k] * B[k][j];") \
+        .replace("#pragma endscop\n}", "#pragma endscop\n  for (i = 0; i < n; i++)\n"
+                 "    for (j = 0; j < m; j++)\n      C[i][j] = L[i][j];\n}")
+    text = _opt_and_run(tmp_path, local, ("40", "48", "40"))
+    assert "polyopt_kernel_micro" not in text
+    assert "L_acc1" in text  # register-tiled all the same

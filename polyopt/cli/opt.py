@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from polyopt.backend_c.emit_region import emit_region, replace_regions
+from polyopt.backend_c.emit_region import emit_region, emit_region_code, replace_regions
 from polyopt.cli.errors import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE, CliError, printable
 from polyopt.cli.inputs import c_file, check_input, is_python, python_kernel, selected_regions
 from polyopt.cli.options import options_from, region_defaults, schedule_steps
@@ -29,20 +29,25 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--schedule applies to one region, but {path} has {len(regions)}; choose "
                        "one with --function NAME", EXIT_USAGE)
     options = options_from(args, region_defaults())
-    blocks, raws = [], []
+    blocks, helpers, raws = [], [], []
     for r in regions:
         plan = pipeline.plan(r.scop, options, steps) if steps is not None else \
             pipeline.plan(r.scop, options)
-        raws.append(emit_region(r, plan.tree, plan.scop))
+        code = emit_region_code(r, plan.tree, plan.scop)
         # the region speaks of the file's own names again (polyopt.model.names)
-        blocks.append((r, user_text(raws[-1], whole_names=True)))
-    # verification compiles the region as the model names it
+        blocks.append((r, user_text(code.block, whole_names=True)))
+        helpers.append((r, user_text(code.helpers, whole_names=True)))
+        # verification compiles the region as the model names it, every statement in
+        # place: its harness declares the arrays its own way (the helpers' code is the
+        # same statements in the same order, moved into a function)
+        if args.verify:
+            raws.append(emit_region(r, plan.tree, plan.scop))
     verdicts = [verify_region(r, raw) for (r, _), raw in zip(blocks, raws, strict=True)] \
         if args.verify else []
     if not _report(verdicts):
         return EXIT_MISMATCH
     out = args.output or str(path.with_name(path.stem + ".opt" + (path.suffix or ".c")))
-    write_output(out, replace_regions(cfile.text, blocks), path)
+    write_output(out, replace_regions(cfile.text, blocks, helpers), path)
     if out != "-":
         print(printable(f"polyopt: optimized {len(blocks)} region(s) of {path} -> {out}"),
               file=sys.stderr)

@@ -59,6 +59,10 @@ class CRegion:
     names_in_file: frozenset[str] = field(default_factory=frozenset)  # identifiers to avoid
     typedefs: tuple[str, ...] = ()  # the file's typedefs of arithmetic types, as C
     extent_params: tuple[str, ...] = ()  # parameters standing for extents C does not give
+    # where a helper function may be inserted in the file: the line that begins the
+    # definition of the region's function (its return type); 0 when unknown
+    function_line: int = 0
+    function_params: tuple[str, ...] = ()  # the names of that function's parameters
 
     @property
     def label(self) -> str:
