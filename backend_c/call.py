@@ -88,7 +88,7 @@ class CompiledKernel:
         if bad:
             raise IndexError(self._bounds_message(bad, sizes))
         for t in self.temps:
-            shape = tuple(eval_lin(d, sizes) for d in t.shape)
+            shape = t.extents(sizes)
             if any(x < 0 for x in shape):
                 raise ValueError(f"temporary array {t.name!r} would have negative shape {shape}")
             env[t.name] = np.empty(shape, dtype=t.dtype)

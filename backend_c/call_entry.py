@@ -26,7 +26,7 @@ from polyopt.backend_c import trampoline
 from polyopt.backend_c.call import CompiledKernel, python_error
 from polyopt.backend_c.call_entry_build import extension
 from polyopt.backend_c.fastcall import MISS, make_fast_call
-from polyopt.backend_c.interface import KernelInterface, eval_lin
+from polyopt.backend_c.interface import KernelInterface
 
 FastCall = Callable[[tuple[Any, ...]], object]
 #: how the entry passes a scalar of each C type (call_entry.c's ``Value``)
@@ -136,7 +136,7 @@ def _temporaries(iface: KernelInterface) -> Callable[[tuple[int, ...]], object] 
 
     def allocate(sizes: tuple[int, ...]) -> object:
         env = dict(zip(names, sizes, strict=True))
-        shapes = [tuple(eval_lin(d, env) for d in t.shape) for t in temps]
+        shapes = [t.extents(env) for t in temps]
         if any(x < 0 for shape in shapes for x in shape):
             return None
         return tuple(np.empty(shape, dtype=t.dtype) for shape, t in zip(shapes, temps, strict=True))

@@ -159,7 +159,8 @@ class _Writer:
 
     def temporaries(self) -> None:
         for t in (a for a in self.iface.arrays if a.kind != "argument"):
-            shape = ", ".join(f"({_lin_py(d, self.env)})" for d in t.shape)
+            shape = ", ".join(f"max(0, {_lin_py(d, self.env)})" if t.clamped
+                              else f"({_lin_py(d, self.env)})" for d in t.shape)
             self.src.append(f"    shape_{t.name} = ({shape},)")
             self.guard(f"min(shape_{t.name}, default=0) < 0")
             self.src.append(f"    t_{t.name} = np_empty(shape_{t.name}, dtype='{t.dtype}')")

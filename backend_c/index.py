@@ -153,7 +153,7 @@ _FIELDS = {"function", "check_function", "arg_names", "c_args", "param_sources",
            "scalar_args", "returns", "return_ctype", "check_messages", "return_numpy",
            "param_limit", "raises", "int32_args", "size_checks", "check_sources",
            "narrow_args"}
-_ARRAY_FIELDS = {"name", "dtype", "rank", "kind", "written", "shape"}
+_ARRAY_FIELDS = {"name", "dtype", "rank", "kind", "written", "shape", "clamped"}
 
 
 def _array_dims(sources: object, by_name: dict[str, Any]) -> bool:
@@ -183,7 +183,7 @@ def _interface(d: dict[str, Any]) -> KernelInterface:
         isinstance(a, dict) and set(a) == _ARRAY_FIELDS and isinstance(a["name"], str)
         and a["dtype"] in _DTYPES and _int(a["rank"]) and 0 <= a["rank"] <= 32
         and a["kind"] in _KINDS and isinstance(a["written"], bool)
-        and isinstance(a["shape"], list) and len(a["shape"]) == a["rank"]
+        and isinstance(a["clamped"], bool) and isinstance(a["shape"], list) and len(a["shape"]) == a["rank"]
         and all(_lin(e, params) for e in a["shape"]) for a in arrays), "arrays")
     by_name = {a["name"]: a for a in arrays}
     sources = d["param_sources"]

@@ -19,6 +19,12 @@ class ArrayInfo:
     kind: str  # ArrayKind value
     written: bool
     shape: tuple[dict[str, Any], ...]  # serialized Lin per dimension
+    clamped: bool = False  # a negative extent allocates 0 elements (Array.clamped)
+
+    def extents(self, env: dict[str, int]) -> tuple[int, ...]:
+        """The shape for these sizes (a clamped array's negative extents as 0)."""
+        shape = tuple(eval_lin(d, env) for d in self.shape)
+        return tuple(max(0, x) for x in shape) if self.clamped else shape
 
 
 @dataclass(frozen=True)

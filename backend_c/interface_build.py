@@ -31,7 +31,7 @@ def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
     written = {s.target for s in scop.statements}
     arrays = tuple(
         ArrayInfo(a.name, a.dtype.value, a.rank, a.kind.value, a.name in written,
-                  tuple(lin_to_json(e) for e in a.shape))
+                  tuple(lin_to_json(e) for e in a.shape), a.clamped)
         for a in scop.arrays.values()
     )
     scalars = tuple(

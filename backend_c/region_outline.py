@@ -74,7 +74,9 @@ class RegionOutliner:
                 self.emit(depth, line)
             self.emit(depth, "}")
             return
-        name = self._fresh(f"polyopt_{self.region.function}_micro{len(self.helpers)}")
+        region = self.region  # the file's regions are numbered: two in one function differ
+        within = "" if region.index == 1 else f"_region{region.index}"
+        name = self._fresh(f"polyopt_{region.function}{within}_micro{len(self.helpers)}")
         text = "\n".join(lines)
         macros = [m for m in self.helper_macros if re.search(rf"\b{m}\b", text)]
         self.helpers.append(
@@ -90,9 +92,9 @@ class RegionOutliner:
         region = self.region
         if usage.raises or not region.function_line:
             return None
-        ints = [(f"{t} {p}", p) for p, t in region.params.items()]
-        ints += [(f"{region.params.get(p, 'long')} {p}", p) for p in region.extent_params
-                 if p not in region.params]
+        # the parameters standing for extents C does not give exist in the model only
+        ints = [(f"{t} {p}", p) for p, t in region.params.items()
+                if p not in region.extent_params]
         ints += [(f"{self.index_type} {c}", c) for c in self.counters]
         visible = {a for _, a in ints}
         scalars = sorted((names_read(stmt.value) | usage.mentioned) & set(self.scop.scalars))
@@ -121,13 +123,13 @@ class RegionOutliner:
             return ""
         rest = c.dims[1:]
         if any(d is None for d in rest):
-            return None
+            return None  # a pointer to pointers: no single type describes its rows
         names = {n for d in rest if d is not None for n in _IDENTIFIER.findall(d)}
         if names & set(region.function_params) - visible:
             return None  # an extent given by a parameter the region does not pass
-        first = "[]" if c.dims[0] is not None else ""
-        pointer = "*" if c.dims[0] is None else ""
-        return f"{c.base} {pointer}{name}{first}" + "".join(f"[{d}]" for d in rest)
+        # the first extent never matters to C (double A[][20] is double (*A)[20]), and a
+        # pointer parameter (double *p) is declared the same way
+        return f"{c.base} {name}[]" + "".join(f"[{d}]" for d in rest)
 
     def _fresh(self, base: str) -> str:
         name = base

@@ -39,7 +39,8 @@ def test_packed_panels_live_in_the_region_block() -> None:
     assert proc.returncode == 0, proc.stderr
     region = proc.stdout[proc.stdout.index("/* polyopt: optimized scop region"):]
     for panel in ("A_pk", "B_pk"):
-        assert len(re.findall(rf"\(\*{panel}\)\[\d+\]\[\d+\] = __builtin_malloc\(", region)) == 1
+        # rows of the extents the loops read (the panels are sized by the bounds, nk here)
+        assert len(re.findall(rf"\(\*{panel}\)(\[[^\]]+\]){{2}} = __builtin_malloc\(", region)) == 1
         assert region.count(f"if (!{panel}) __builtin_abort();") == 1
         assert region.count(f"__builtin_free({panel});") == 1
     # read through the panels in the micro-kernel, written by the copies
@@ -180,3 +181,53 @@ def test_a_tile_of_a_local_array_stays_in_place(tmp_path: Path) -> None:
     text = _opt_and_run(tmp_path, local, ("40", "48", "40"))
     assert "polyopt_kernel_micro" not in text
     assert "L_acc1" in text  # register-tiled all the same
+
+
+def test_two_regions_of_one_function_get_helpers_of_their_own(tmp_path: Path) -> None:
+    region = RUNTIME_SIZES[RUNTIME_SIZES.index("#pragma scop"):
+                           RUNTIME_SIZES.index("#pragma endscop") + len("#pragma endscop")]
+    twice = RUNTIME_SIZES.replace(region, region + "\n" + region.replace("alpha *", "0.5 *"))
+    text = _opt_and_run(tmp_path, twice, ("21", "35", "17"))
+    assert "static void polyopt_kernel_micro0(" in text
+    assert "static void polyopt_kernel_region2_micro0(" in text
+
+
+OPEN_FIRST_EXTENT = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#define M 64
+static void kernel(int n, double C[][M], double A[][M], double B[][M])
+{
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < M; j++)
+      for (k = 0; k < M; k++)
+        C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+  int n = atoi(argv[1]), sn = n > 0 ? n : 1;
+  double (*A)[M] = malloc(sizeof(double) * sn * M), (*B)[M] = malloc(sizeof(double) * M * M);
+  double (*C)[M] = calloc((size_t)sn * M, sizeof(double));
+  for (int i = 0; i < n; i++) for (int k = 0; k < M; k++) A[i][k] = (i * 7 + k * 3) % 11 / 11.0;
+  for (int k = 0; k < M; k++) for (int j = 0; j < M; j++) B[k][j] = (k * 5 + j * 2) % 13 / 13.0;
+  kernel(n, C, A, B);
+  double s = 0;
+  for (int i = 0; i < n; i++) for (int j = 0; j < M; j++) s += C[i][j] * (1 + i % 5);
+  printf("%.12e\n", s);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("n", ["50", "7", "0", "129"])
+def test_operands_without_a_first_extent_are_packed_by_the_loop_bounds(tmp_path: Path,
+                                                                       n: str) -> None:
+    """``double A[][M]`` gives C no first extent (the model's ``A_extent0``, a name C does
+    not have): the panels are sized by the loops' bounds (``n``), and the output
+    compiles (it named ``A_extent0`` before)."""
+    text = _opt_and_run(tmp_path, OPEN_FIRST_EXTENT, (n,))
+    assert "A_extent0" not in text and "__builtin_malloc" in text

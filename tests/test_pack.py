@@ -197,3 +197,26 @@ def test_a_factor_the_function_writes_is_not_packed(n):
     args = (rng.random((n, n + 3)), rng.random((n, n + 1)), rng.random((n + 1, n + 3)))
     assert not re.search(r"A_pk\[[^\]]*\] = \(s", f.c_source(*args))
     check_against_python(f, *args)
+
+
+def part_of_the_operands(A, B, C):
+    """A matmul over part of its operands, with a k range that is empty for small
+    arrays (p - 5 < 0)."""
+    n, p = A.shape
+    m = B.shape[1]
+    for i in range(n - 2):
+        for j in range(1, m):
+            for k in range(p - 5):
+                C[i, j] += A[i + 1, k] * B[k, j]
+
+
+@pytest.mark.parametrize("n, p, m", [(40, 37, 33), (19, 3, 24), (3, 30, 17), (2, 2, 2)])
+def test_panels_are_sized_by_the_loops_never_negative(n, p, m):
+    """Panels cover the elements the loops read (the loop bounds, here n - 2 and p - 5),
+    and a bound that is negative for small arrays (p - 5 with p = 3) falls back to the
+    operand's extent: NumPy refuses a negative one."""
+    rng = np.random.default_rng(n + p + m)
+    A, B, C = rng.random((n, p)), rng.random((p, m)), rng.random((n, m))
+    check_against_python(polyopt.jit(part_of_the_operands), A, B, C)
+    src = polyopt.jit(part_of_the_operands).c_source(A, B, C)
+    assert "B_pk" in src  # A[i + 1, k] is no plain row operand: not packed

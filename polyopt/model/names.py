@@ -228,6 +228,15 @@ def aff_terms(aff: isl.Aff, iterators: tuple[str, ...]) -> tuple[dict[str, int],
     return coeffs, int(c.to_python())
 
 
+def dim_max_affine(s: isl.Set, k: int) -> tuple[dict[str, int], int] | None:
+    """An upper bound on set dimension ``k`` of ``s`` as one affine function of the
+    parameters (coefficients by name, constant): the largest value over ``s`` without
+    its existential divisions (a larger set, so still a bound).  None where that largest
+    value is piecewise or not affine."""
+    pieces = pw_aff_pieces(s.remove_divs().dim_max(k))
+    return aff_terms(pieces[0], ()) if len(pieces) == 1 else None
+
+
 def pw_aff_pieces(pa: isl.PwAff) -> list[isl.Aff]:
     out: list[isl.Aff] = []
     pa.foreach_piece(lambda _s, a: out.append(a))

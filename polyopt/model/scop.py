@@ -37,6 +37,9 @@ class Array:
     dtype: DType
     shape: tuple[Lin, ...]  # affine in the parameters
     kind: ArrayKind = ArrayKind.ARGUMENT
+    # an extent below 0 allocates 0 elements: a temporary a transformation sized by loop
+    # bounds (a panel of a loop that does not run); a user's np.empty(-1) raises instead
+    clamped: bool = False
 
     @property
     def rank(self) -> int:

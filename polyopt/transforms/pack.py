@@ -99,7 +99,7 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
     jv, kv = Lin.var(j), Lin.var(k)
     lane = jv - floordiv(jv, nr).scale(nr)
     panel = (floordiv(jv, nr), lane, kv) if rows else (floordiv(jv, nr), kv, lane)
-    j_extent, k_extent = _extents(scop, read, k, j)
+    j_extent, k_extent = _extents(scop, st, read, k, j)
     panels = floordiv(j_extent + Lin.constant(nr - 1), nr)
     shape = (panels, Lin.constant(nr), k_extent) if rows else (panels, k_extent, Lin.constant(nr))
     product = _scaled(scop, st.value, read)
@@ -150,15 +150,31 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
     children = list(seq.children)
     children[path[0]:path[0]] = [copy_nest]
     new_tree: Node = Sequence(tuple(children))
-    arrays = {**scop.arrays, buf: Array(buf, dtype, shape, ArrayKind.TEMPORARY)}
+    arrays = {**scop.arrays, buf: Array(buf, dtype, shape, ArrayKind.TEMPORARY, clamped=True)}
     return replace(scop, arrays=arrays, statements=tuple(stmts), schedule=new_tree), new_tree
 
 
-def _extents(scop: Scop, read: Access, k: str, j: str) -> tuple[Lin, Lin]:
-    """Upper bounds on ``j + 1`` and ``k + 1``: the operand's extents in their dimensions."""
+def _extents(scop: Scop, st: Statement, read: Access, k: str, j: str) -> tuple[Lin, Lin]:
+    """Upper bounds on ``j + 1`` and ``k + 1``: one more than the largest value each
+    takes in ``st``'s domain where that is one affine function of the parameters (the
+    loops' bounds), else the operand's extent in that dimension.  The loop bound comes
+    first: a C array declared ``A[][64]`` has no first extent C can name (the model's
+    ``A_extent0``), and a panel allocated with it would not compile."""
     shape = scop.arrays[read.target].shape
     ext = {ix.as_name(): shape[d] for d, ix in enumerate(read.indices)}
-    return ext[j], ext[k]
+    return _accessed(st, j, ext[j]), _accessed(st, k, ext[k])
+
+
+def _accessed(st: Statement, var: str, fallback: Lin) -> Lin:
+    # a full-tile part's domain has floor(n / 8) bounds: those are left out
+    terms = names.dim_max_affine(st.domain, st.iterators.index(var))
+    if terms is None:
+        return fallback
+    coeffs, const = terms
+    out = Lin.constant(const + 1)
+    for name, c in sorted(coeffs.items()):
+        out = out + Lin.var(name).scale(c)
+    return out  # negative where the loop does not run: the panel is clamped (Array.clamped)
 
 
 def _scaled(scop: Scop, value: Expr, read: Access) -> Binary | None:

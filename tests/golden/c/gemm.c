@@ -9,14 +9,10 @@ int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0,
   (void)A_shape0;
   (void)B_shape0;
   (void)B_shape1;
-  if ((((((((ni >= 2) && (nj >= 2)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 1)) || ((((((ni >= 2) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (nj >= (((B_shape1 % 2) + B_shape1) + 2))))) return 1;
-  if ((((((((ni >= 2) && (nj >= 2)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) || ((((((ni >= 2) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (B_shape1 >= 0)) && (nj >= ((((B_shape1 + 1) % 2) + B_shape1) + 1))))) return 2;
-  if ((((((((nj >= 2) && (nk >= 1)) && (ni >= (A_shape0 + 2))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= (((A_shape0 % 2) + A_shape0) + 2)))) return 3;
-  if ((((((((nj >= 2) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= ((((A_shape0 + 1) % 2) + A_shape0) + 1)))) return 4;
-  if ((((((((nj >= 2) && (nk >= 1)) && (ni >= (A_shape0 + 2))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= (((A_shape0 % 2) + A_shape0) + 2)))) return 5;
-  if ((((((((ni >= 2) && (nj >= 2)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 1)) || ((((((ni >= 2) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (nj >= (((B_shape1 % 2) + B_shape1) + 2))))) return 6;
-  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0)))) return 7;
-  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0)) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0))) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0)))) return 8;
+  if ((((((((ni >= 2) && (nj >= 2)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) || ((((((ni >= 2) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (B_shape1 >= 0)) && (nj >= ((((B_shape1 + 1) % 2) + B_shape1) + 1))))) return 1;
+  if ((((((((nj >= 2) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= ((((A_shape0 + 1) % 2) + A_shape0) + 1)))) return 2;
+  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0)))) return 3;
+  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0)) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0))) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0)))) return 4;
   return 0;
 }
 
@@ -30,7 +26,7 @@ static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
         const int64_t j_panel = c0;
         const int64_t k = c1;
         const int64_t j_lane = c2;
-        B_pk[(j_panel * B_shape0 + k) * 2 + j_lane] = B[k * B_shape1 + (2 * j_panel + j_lane)];  /* packing B for C[i, j] += alpha * A[i, k] * B[k, j] */
+        B_pk[(j_panel * nk + k) * 2 + j_lane] = B[k * B_shape1 + (2 * j_panel + j_lane)];  /* packing B for C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
   }
@@ -85,8 +81,8 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
     }
     for (int64_t c5 = (512 * c1); c5 <= polyopt_imin((nk - 1), ((512 * c1) + 511)); c5 += 1) {
       const double v0 = A_pk[(c4 * 2 + 0) * nk + c5];
-      const double v1 = B_pk[(c3 * B_shape0 + c5) * 2 + 0];
-      const double v2 = B_pk[(c3 * B_shape0 + c5) * 2 + 1];
+      const double v1 = B_pk[(c3 * nk + c5) * 2 + 0];
+      const double v2 = B_pk[(c3 * nk + c5) * 2 + 1];
       const double v3 = A_pk[(c4 * 2 + 1) * nk + c5];
       {
         const int64_t i = o0;

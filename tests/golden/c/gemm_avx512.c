@@ -9,14 +9,10 @@ int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0,
   (void)A_shape0;
   (void)B_shape0;
   (void)B_shape1;
-  if ((((((((ni >= 8) && (nj >= 16)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 1)) || ((((((ni >= 8) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((((B_shape1 + 15) % 16) + nj) >= (B_shape1 + 31))))) return 1;
-  if ((((((((ni >= 8) && (nj >= 16)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) || ((((((ni >= 8) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (B_shape1 >= 0)) && (((B_shape1 % 16) + nj) >= (B_shape1 + 16))))) return 2;
-  if ((((((((nj >= 16) && (nk >= 1)) && (ni >= (A_shape0 + 8))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((((A_shape0 + 7) % 8) + ni) >= (A_shape0 + 15)))) return 3;
-  if ((((((((nj >= 16) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((A_shape0 % 8) + ni) >= (A_shape0 + 8)))) return 4;
-  if ((((((((nj >= 16) && (nk >= 1)) && (ni >= (A_shape0 + 8))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((((A_shape0 + 7) % 8) + ni) >= (A_shape0 + 15)))) return 5;
-  if ((((((((ni >= 8) && (nj >= 16)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 1)) || ((((((ni >= 8) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((((B_shape1 + 15) % 16) + nj) >= (B_shape1 + 31))))) return 6;
-  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 8) >= 1)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 16) >= 1)))) return 7;
-  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((ni % 8) >= 1)) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((nj % 16) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 8) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 16) >= 1)))) return 8;
+  if ((((((((ni >= 8) && (nj >= 16)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) || ((((((ni >= 8) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (B_shape1 >= 0)) && (((B_shape1 % 16) + nj) >= (B_shape1 + 16))))) return 1;
+  if ((((((((nj >= 16) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((A_shape0 % 8) + ni) >= (A_shape0 + 8)))) return 2;
+  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 8) >= 1)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 16) >= 1)))) return 3;
+  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((ni % 8) >= 1)) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((nj % 16) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 8) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 16) >= 1)))) return 4;
   return 0;
 }
 
@@ -30,7 +26,7 @@ static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
         const int64_t j_panel = c0;
         const int64_t k = c1;
         const int64_t j_lane = c2;
-        B_pk[(j_panel * B_shape0 + k) * 16 + j_lane] = B[k * B_shape1 + (16 * j_panel + j_lane)];  /* packing B for C[i, j] += alpha * A[i, k] * B[k, j] */
+        B_pk[(j_panel * nk + k) * 16 + j_lane] = B[k * B_shape1 + (16 * j_panel + j_lane)];  /* packing B for C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
   }
@@ -705,22 +701,22 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
     }
     for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((nk - 1), ((256 * c1) + 255)); c5 += 1) {
       const double v0 = A_pk[(c4 * 8 + 0) * nk + c5];
-      const double v1 = B_pk[(c3 * B_shape0 + c5) * 16 + 0];
-      const double v2 = B_pk[(c3 * B_shape0 + c5) * 16 + 1];
-      const double v3 = B_pk[(c3 * B_shape0 + c5) * 16 + 2];
-      const double v4 = B_pk[(c3 * B_shape0 + c5) * 16 + 3];
-      const double v5 = B_pk[(c3 * B_shape0 + c5) * 16 + 4];
-      const double v6 = B_pk[(c3 * B_shape0 + c5) * 16 + 5];
-      const double v7 = B_pk[(c3 * B_shape0 + c5) * 16 + 6];
-      const double v8 = B_pk[(c3 * B_shape0 + c5) * 16 + 7];
-      const double v9 = B_pk[(c3 * B_shape0 + c5) * 16 + 8];
-      const double v10 = B_pk[(c3 * B_shape0 + c5) * 16 + 9];
-      const double v11 = B_pk[(c3 * B_shape0 + c5) * 16 + 10];
-      const double v12 = B_pk[(c3 * B_shape0 + c5) * 16 + 11];
-      const double v13 = B_pk[(c3 * B_shape0 + c5) * 16 + 12];
-      const double v14 = B_pk[(c3 * B_shape0 + c5) * 16 + 13];
-      const double v15 = B_pk[(c3 * B_shape0 + c5) * 16 + 14];
-      const double v16 = B_pk[(c3 * B_shape0 + c5) * 16 + 15];
+      const double v1 = B_pk[(c3 * nk + c5) * 16 + 0];
+      const double v2 = B_pk[(c3 * nk + c5) * 16 + 1];
+      const double v3 = B_pk[(c3 * nk + c5) * 16 + 2];
+      const double v4 = B_pk[(c3 * nk + c5) * 16 + 3];
+      const double v5 = B_pk[(c3 * nk + c5) * 16 + 4];
+      const double v6 = B_pk[(c3 * nk + c5) * 16 + 5];
+      const double v7 = B_pk[(c3 * nk + c5) * 16 + 6];
+      const double v8 = B_pk[(c3 * nk + c5) * 16 + 7];
+      const double v9 = B_pk[(c3 * nk + c5) * 16 + 8];
+      const double v10 = B_pk[(c3 * nk + c5) * 16 + 9];
+      const double v11 = B_pk[(c3 * nk + c5) * 16 + 10];
+      const double v12 = B_pk[(c3 * nk + c5) * 16 + 11];
+      const double v13 = B_pk[(c3 * nk + c5) * 16 + 12];
+      const double v14 = B_pk[(c3 * nk + c5) * 16 + 13];
+      const double v15 = B_pk[(c3 * nk + c5) * 16 + 14];
+      const double v16 = B_pk[(c3 * nk + c5) * 16 + 15];
       const double v17 = A_pk[(c4 * 8 + 1) * nk + c5];
       const double v18 = A_pk[(c4 * 8 + 2) * nk + c5];
       const double v19 = A_pk[(c4 * 8 + 3) * nk + c5];
