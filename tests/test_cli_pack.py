@@ -107,30 +107,14 @@ int main(int argc, char **argv)
 def test_panels_sized_at_run_time(tmp_path: Path) -> None:
     """Sizes known only when the function runs: the panels are allocated for them, and
     an empty or negative extent allocates nothing harmful (the loops do not run)."""
-    src = tmp_path / "mm.c"
-    src.write_text(RUNTIME_SIZES)
-    opt = tmp_path / "mm.opt.c"
-    proc = polyopt("opt", str(src), "-o", str(opt))
-    assert proc.returncode == 0, proc.stderr
-    assert "__builtin_malloc" in opt.read_text()
-    exes = []
-    for c in (src, opt):
-        exe = tmp_path / c.stem.replace(".", "_")
-        cc = subprocess.run([CC, "-O2", "-fopenmp", "-o", str(exe), str(c), "-lm"],
-                            capture_output=True, text=True, check=False)
-        assert cc.returncode == 0, cc.stderr
-        exes.append(exe)
-    env = {**os.environ, "OMP_NUM_THREADS": "2"}
-    for sizes in (("37", "45", "300"), ("8", "16", "0"), ("0", "5", "5"), ("-3", "16", "9"),
-                  ("16", "16", "1"), ("9", "33", "7")):
-        out = [subprocess.run([str(e), *sizes], capture_output=True, text=True, env=env,
-                              timeout=60, check=True).stdout for e in exes]
-        assert out[0].strip() and _numbers_match(out[0], out[1]), (sizes, out)
+    text = _opt_and_run(tmp_path, RUNTIME_SIZES, ("37", "45", "300"), ("8", "16", "0"),
+                        ("0", "5", "5"), ("-3", "16", "9"), ("16", "16", "1"), ("9", "33", "7"))
+    assert "__builtin_malloc" in text
 
 
-def _opt_and_run(tmp_path: Path, text: str, sizes: tuple[str, ...]) -> str:
-    """Optimize ``text``, build both like test_panels_sized_at_run_time, and compare their
-    outputs at ``sizes``; the optimized file's text."""
+def _opt_and_run(tmp_path: Path, text: str, *size_sets: tuple[str, ...]) -> str:
+    """Optimize ``text``, build it and the original like PolyBench, and compare their
+    outputs at each of ``size_sets`` (the program's arguments); the optimized text."""
     src = tmp_path / "mm.c"
     src.write_text(text)
     opt = tmp_path / "mm.opt.c"
@@ -144,9 +128,10 @@ def _opt_and_run(tmp_path: Path, text: str, sizes: tuple[str, ...]) -> str:
         assert cc.returncode == 0, cc.stderr
         exes.append(exe)
     env = {**os.environ, "OMP_NUM_THREADS": "2"}
-    out = [subprocess.run([str(e), *sizes], capture_output=True, text=True, env=env,
-                          timeout=60, check=True).stdout for e in exes]
-    assert out[0].strip() and _numbers_match(out[0], out[1]), (sizes, out)
+    for sizes in size_sets:
+        out = [subprocess.run([str(e), *sizes], capture_output=True, text=True, env=env,
+                              timeout=60, check=True).stdout for e in exes]
+        assert out[0].strip() and _numbers_match(out[0], out[1]), (sizes, out)
     return opt.read_text()
 
 
