@@ -43,7 +43,12 @@ def test_reported_marks_are_the_pragmas(name: str) -> None:
     simd_c = len(re.findall(r"#pragma omp (?:parallel for simd|simd)\b", src))
     parallel_r = sum(bool(re.search(r"\bparallel\b", line)) for line in loops)
     simd_r = sum(bool(re.search(r"\bsimd\b", line)) for line in loops)
-    assert (parallel_r, simd_r) == (parallel_c, simd_c), "\n".join(loops)
+    # isl may print one loop more than once (a statement's domain in pieces: the ragged
+    # rest of a register tile), so the C can hold more pragmas than the report has loops
+    # marked, never fewer; a loop the report marks is in the C at least once
+    assert parallel_r == parallel_c and 0 < simd_r <= simd_c, "\n".join(loops)
+    # a register tile's loops are vectorized from the unrolled copies, with no pragma
+    assert not any("register-tiled" in line and "simd" in line for line in loops), loops
 
 
 def test_no_step_marks_a_single_iteration() -> None:

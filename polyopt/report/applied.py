@@ -9,7 +9,7 @@ nothing is guessed back from the C.  Printed::
         1. [loop order] loops i#2, j#2, k reordered to i#2, k, j#2   .interchange('j#2', 'k')
         2. [register tiling] ... (no user step: start="auto" starts after it)
       Loops
-        i.tile          parallel, tiles of 128 (round-robin)
+        i.tile          parallel, tiles of 128, dealt one at a time
           i             fused with i#2
       Temporaries
         B_pk: B packed into contiguous panels (B_pk)
@@ -76,7 +76,9 @@ def applied_report(plan: Plan) -> AppliedReport:
 def _rows(source: Scop, node: Node, depth: int, out: list[LoopRow]) -> None:
     if isinstance(node, Band):
         for k, d in enumerate(node.dims):
-            out.append(LoopRow(depth + k, user_text(loop_label(source, d)), _marks(source, d)))
+            tiled = any(x.mark.unroll for x in _loops_below(node, k))
+            out.append(LoopRow(depth + k, user_text(loop_label(source, d)),
+                               _marks(source, d, tiled)))
         _rows(source, node.child, depth + len(node.dims), out)
     elif isinstance(node, Sequence):
         for c in node.children:
@@ -85,7 +87,21 @@ def _rows(source: Scop, node: Node, depth: int, out: list[LoopRow]) -> None:
         out.append(LoopRow(depth, node.stmt, (), statement=True))
 
 
-def _marks(source: Scop, d: LoopDim) -> tuple[str, ...]:
+def _loops_below(node: Band, k: int) -> list[LoopDim]:
+    """The loops nested in loop ``k`` of ``node`` down its chain of bands (not across a
+    sequence)."""
+    out = list(node.dims[k + 1:])
+    child = node.child
+    while isinstance(child, Band):
+        out += child.dims
+        child = child.child
+    return out
+
+
+def _marks(source: Scop, d: LoopDim, register_tile: bool = False) -> tuple[str, ...]:
+    """``register_tile``: ``d`` encloses a register tile's copies.  Those loops and the
+    copies are vectorized by the compiler from the unrolled code, with no ``simd``
+    pragma, so the report does not call them simd."""
     m = d.mark
     out: list[str] = []
     if m.parallel:
@@ -93,7 +109,7 @@ def _marks(source: Scop, d: LoopDim) -> tuple[str, ...]:
                                         for op, v in m.reductions))
     if m.private_arrays:
         out.append(f"private arrays {', '.join(user_text(a) for a in m.private_arrays)}")
-    if m.simd:
+    if m.simd and not m.unroll and not register_tile:
         out.append("simd")
     if m.unroll:
         out.append("register-tiled (unrolled and jammed)")
@@ -107,7 +123,7 @@ def _marks(source: Scop, d: LoopDim) -> tuple[str, ...]:
     elif d.loop_id.endswith(".reg") and size:
         out.append(f"register tiles of {size}")
     elif size and size > 1:
-        out.append(f"tiles of {size}" + (", round-robin" if m.round_robin else ""))
+        out.append(f"tiles of {size}" + (", dealt one at a time" if m.round_robin else ""))
     fused = [user_text(source.loop_label(a)) for a in d.aliases if a in source.loops]
     if fused:
         out.append(f"fused with {', '.join(fused)}")

@@ -253,7 +253,7 @@ def marks(scop: Scop, tree: Node) -> list[Applied]:
             extra = [f"reduction({op}:{var})" for op, var in m.reductions]
             extra += [f"a private copy of {a} per thread" for a in m.private_arrays]
             if m.round_robin:
-                extra.append("tiles dealt round-robin")
+                extra.append("tiles dealt one at a time")
             what = f"loop {name} runs in parallel" + (f" ({'; '.join(extra)})" if extra else "")
             out.append(Applied("marks", what, (name,), m.private_arrays,
                                steps=(Parallelize(name),)))
