@@ -96,19 +96,23 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
     buf = fresh(f"{array}_pk", taken)
     avoid = taken | set(st.iterators)
     pname = fresh(f"{stmt}_pk", {s.name for s in scop.statements})
+    # the panel's dimensions, in its layout's order: (panel, k, lane), or (panel, lane, k)
+    # for ``rows``; each has a copy iterator, a subscript from the nest's and an extent
+    jp, jl = fresh(f"{j}_panel", avoid), fresh(f"{j}_lane", avoid)
+    iters = (jp, jl, k) if rows else (jp, k, jl)
     jv, kv = Lin.var(j), Lin.var(k)
-    lane = jv - floordiv(jv, nr).scale(nr)
-    panel = (floordiv(jv, nr), lane, kv) if rows else (floordiv(jv, nr), kv, lane)
     j_extent, k_extent = _extents(scop, st, read, k, j)
-    panels = floordiv(j_extent + Lin.constant(nr - 1), nr)
-    shape = (panels, Lin.constant(nr), k_extent) if rows else (panels, k_extent, Lin.constant(nr))
+    subscript = {jp: floordiv(jv, nr), jl: jv - floordiv(jv, nr).scale(nr), k: kv}
+    extent = {jp: floordiv(j_extent + Lin.constant(nr - 1), nr), jl: Lin.constant(nr),
+              k: k_extent}
+    nest_iterator = {jp: j, jl: j, k: k}
+    panel = tuple(subscript[v] for v in iters)
+    shape = tuple(extent[v] for v in iters)
     product = _scaled(scop, st.value, read)
     dtype = scop.arrays[array].dtype if product is None else product.type.dtype
 
-    # the copy: every (k, j) the nest reads, in its own statement over (panel, k, lane)
-    # so that its subscripts need no division: B_pk[jp, k, jl] = B[k, nr * jp + jl]
-    jp, jl = fresh(f"{j}_panel", avoid), fresh(f"{j}_lane", avoid)
-    iters = (jp, jl, k) if rows else (jp, k, jl)
+    # the copy: every (k, j) the nest reads, in its own statement over the panel's
+    # dimensions, so that its subscripts need no division: B_pk[jp, k, jl] = B[k, nr * jp + jl]
     to_copy = isl_text.make_map(scop.params, st.name, st.iterators, pname, panel)
     domain = names.name_dims(st.domain.apply(to_copy), iters)
     dst = tuple(Lin.var(v) for v in iters)
@@ -123,7 +127,7 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
     loops = dict(zip(st.iterators, st.loops, strict=False))
     where = replace(st.location, text=f"packing {array} for {st.source}")
     copy = Statement(pname, iters, domain, buf, dst, copied, None,
-                     tuple(loops[v] for v in ((j, j, k) if rows else (j, k, j)) if v in loops),
+                     tuple(loops[nest_iterator[v]] for v in iters if nest_iterator[v] in loops),
                      where, write, (source,))
 
     # the nest reads the panels
