@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import re
 import shlex
@@ -157,6 +158,8 @@ def _compare_c(prep: oracle.Prepared, option: matrix.OptionSet, ref_arrays, ref_
                                else 0.0, np.abs(e))
             ok = (np.abs(a - e) <= oracle.TOLERANCE_ULPS * prep.eps * scale + 1e-300) | (
                 np.isnan(a) & np.isnan(e))
+        elif err_flat is not None and err_flat.shape == e.shape and not option.strict:
+            ok = (a == e) | ~np.isfinite(err_flat)  # an int of a float near a jump
         else:
             ok = a == e
         if not np.all(ok):
@@ -170,6 +173,9 @@ def _compare_c(prep: oracle.Prepared, option: matrix.OptionSet, ref_arrays, ref_
             scale = max(abs(ref_ret), float(err or 0.0))
             if abs(ret - ref_ret) <= oracle.TOLERANCE_ULPS * prep.eps * scale:
                 return matrix.Result(option.name, "ok")
+        if (not option.strict and not isinstance(prep.errors[-1], np.ndarray)
+                and prep.errors[-1] is not None and not math.isfinite(prep.errors[-1])):
+            return matrix.Result(option.name, "ok")  # unbounded: an int of a float near a jump
         return matrix.Result(option.name, "wrong",
                              f"return value: {ret!r} but the -O0 build gives {ref_ret!r}")
     return matrix.Result(option.name, "ok")

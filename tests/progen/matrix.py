@@ -88,7 +88,7 @@ KERNELS: dict[tuple[str, str], Any] = {}  # (program, option set) -> the kernel 
 def jit_kernel(prep: oracle.Prepared, option: OptionSet):
     """The kernel for ``option``, built once per program (the command-line check reuses the
     default one's plans)."""
-    key = (oracle.source_key(prep.program), option.name)
+    key = (oracle.source_key(prep.program), option.name, option.strict)
     if key not in KERNELS:
         if len(KERNELS) > 64:
             KERNELS.clear()
@@ -100,7 +100,18 @@ def run_jit(prep: oracle.Prepared, option: OptionSet) -> Result:
     return run_kernel(prep, lambda: jit_kernel(prep, option), option)
 
 
+def bit_exact_instead(prep: oracle.Prepared, option: OptionSet) -> OptionSet:
+    """``option`` with ``strict_fp`` where the program has no error bounds to compare
+    within (an int of a float near a jump: finding 021) and bit-exact results are
+    possible: the transformations are still checked, against CPython's exact results."""
+    if (prep.int_jumps and option.kind in ("jit", "schedule") and not option.strict
+            and oracle.bit_exact_possible(prep.program)):
+        return OptionSet(option.name, {**option.kwargs, "strict_fp": True}, option.kind)
+    return option
+
+
 def run_option(prep: oracle.Prepared, option: OptionSet, workdir) -> Result:
+    option = bit_exact_instead(prep, option)
     if option.kind == "jit":
         return run_jit(prep, option)
     if option.kind == "schedule":

@@ -14,7 +14,8 @@ from progen import matrix, oracle
 EXAMPLES = 3  # hypothesis tries its simplest draw first: a few examples, the richest kept
 
 
-def draw_schedule(fn, seed: int, args: tuple | None = None) -> polyopt.Schedule:
+def draw_schedule(fn, seed: int, args: tuple | None = None,
+                  strict_fp: bool = False) -> polyopt.Schedule:
     """A random schedule of steps polyopt accepts; checked for the types of ``args`` (a
     call of the kernel sets them) where given, else for the types inferred from the code
     (where a step legal for those may be refused when the real types are compiled)."""
@@ -23,7 +24,7 @@ def draw_schedule(fn, seed: int, args: tuple | None = None) -> polyopt.Schedule:
     from hypothesis import strategies as st
     from test_schedule_random import OPS, apply, step_args
 
-    kernel = polyopt.jit(fn)
+    kernel = polyopt.jit(fn, strict_fp=strict_fp)
     if args is not None:
         oracle.call(kernel, args)  # from the disk cache where the default set built it
     start = polyopt.schedule(kernel)
@@ -56,7 +57,8 @@ def run_schedule(prep: oracle.Prepared, option: matrix.OptionSet) -> matrix.Resu
     state: dict[str, str] = {}
 
     def make():
-        s = draw_schedule(prep.fn, 1000 + int(option.kwargs.get("seed", 0)), prep.args)
+        s = draw_schedule(prep.fn, 1000 + int(option.kwargs.get("seed", 0)), prep.args,
+                          option.strict)
         state["schedule"] = str(s)
         return s.compile()
 

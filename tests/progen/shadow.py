@@ -10,31 +10,53 @@ comparisons are exact; a branch is assumed to go the same way in both runs.
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
+#: values on this grid, with terms of magnitudes summing to at most :data:`SPAN`, are
+#: computed exactly by +, - and * in any order and any float type (23 bits)
+GRID, SPAN = 2.0**-8, 2.0**15
+
+
+def _on_grid(v: float, m: float) -> bool:
+    return m <= SPAN and (v / GRID).is_integer()
+
 
 class EF:
-    __slots__ = ("v", "e")
+    """``v`` with ``e``, a bound on its rounding error; ``m``, where it is not None, says
+    ``v`` is exact in every order of evaluation (the sum of its terms' magnitudes, on
+    :data:`GRID` within :data:`SPAN`): ``3.0 * 0.5 + i``, not ``0.1 + i``."""
+
+    __slots__ = ("v", "e", "m")
     __array_ufunc__ = None  # NumPy scalars defer to our reflected operators
 
-    def __init__(self, v: float, e: float = 0.0) -> None:
+    def __init__(self, v: float, e: float = 0.0, m: float | None = None) -> None:
         # an unbounded error times an exact 0 is NaN: still unbounded
         self.v, self.e = float(v), (math.inf if e != e else e)
+        if m is None and e == 0:
+            m = abs(self.v)
+        self.m = m if m is not None and _on_grid(self.v, m) else None
+
+    def _exact(self, o: EF, m: float) -> float | None:
+        return m if self.m is not None and o.m is not None else None
 
     # arithmetic ---------------------------------------------------------------------------
     def __add__(self, o: Any) -> EF:
         o = lift(o)
         r = self.v + o.v
-        return EF(r, self.e + o.e + abs(self.v) + abs(o.v))
+        return EF(r, self.e + o.e + abs(self.v) + abs(o.v),
+                  self._exact(o, (self.m or 0.0) + (o.m or 0.0)))
 
     __radd__ = __add__
 
     def __sub__(self, o: Any) -> EF:
         o = lift(o)
-        return EF(self.v - o.v, self.e + o.e + abs(self.v) + abs(o.v))
+        return EF(self.v - o.v, self.e + o.e + abs(self.v) + abs(o.v),
+                  self._exact(o, (self.m or 0.0) + (o.m or 0.0)))
 
     def __rsub__(self, o: Any) -> EF:
         return lift(o) - self
@@ -42,7 +64,7 @@ class EF:
     def __mul__(self, o: Any) -> EF:
         o = lift(o)
         r = self.v * o.v
-        return EF(r, self.e * abs(o.v) + abs(self.v) * o.e + abs(r))
+        return EF(r, self.e * abs(o.v) + abs(self.v) * o.e + abs(r), self._exact(o, abs(r)))
 
     __rmul__ = __mul__
 
@@ -57,8 +79,9 @@ class EF:
     def __floordiv__(self, o: Any) -> EF:
         o = lift(o)
         q = self.v // o.v
-        return EF(q, _past_jump(self, o, self.e / abs(o.v) + abs(self.v) * o.e / (o.v * o.v)
-                                + abs(q)))
+        err = _past_jump(self, o, self.e / abs(o.v) + abs(self.v) * o.e / (o.v * o.v)
+                         + abs(q))
+        return EF(q, err, abs(q) if err < ANY else None)  # not near a jump: the same q
 
     def __rfloordiv__(self, o: Any) -> EF:
         return lift(o) // self
@@ -66,7 +89,8 @@ class EF:
     def __mod__(self, o: Any) -> EF:
         o = lift(o)
         r = self.v % o.v
-        return EF(r, _past_jump(self, o, self.e + o.e * abs(self.v / o.v) + abs(r) + abs(o.v)))
+        return EF(r, _past_jump(self, o, self.e + o.e * abs(self.v / o.v) + abs(r) + abs(o.v)),
+                  self._exact(o, max(abs(r), abs(o.v))))
 
     def __rmod__(self, o: Any) -> EF:
         return lift(o) % self
@@ -75,16 +99,17 @@ class EF:
         o = lift(o)
         r = self.v ** o.v
         d = abs(o.v * self.v ** (o.v - 1)) if self.v != 0 else 0.0
-        return EF(r, d * self.e + abs(r))
+        small = o.v in (0.0, 1.0, 2.0, 3.0, 4.0)  # a product of exact factors
+        return EF(r, d * self.e + abs(r), self._exact(o, abs(r)) if small else None)
 
     def __neg__(self) -> EF:
-        return EF(-self.v, self.e)
+        return EF(-self.v, self.e, self.m)
 
     def __pos__(self) -> EF:
         return self
 
     def __abs__(self) -> EF:
-        return EF(abs(self.v), self.e)
+        return EF(abs(self.v), self.e, self.m)
 
     # comparisons: on values ---------------------------------------------------------------
     def __lt__(self, o: Any) -> bool:
@@ -111,10 +136,33 @@ class EF:
         return self.v
 
     def __int__(self) -> int:
+        """``int(x)``, also NumPy's store of ``x`` into an int array: exact, but a jump of
+        one at every integer but 0, which rounding may move ``x`` across (finding 021)."""
+        v = abs(self.v)
+        jump = 1.0 - v if v < 1.0 else abs(v - round(v)) if math.isfinite(v) else 0.0
+        if self.e > 0 and self.m is None and _near_jump(jump, self.e):
+            _INT_FLAGS[-1][0] = True
         return int(self.v)
 
     def __repr__(self) -> str:
-        return f"EF({self.v!r}, {self.e!r})"
+        return f"EF({self.v!r}, {self.e!r}, {self.m!r})"
+
+
+#: the flags of the shadow runs in progress (:func:`tracking_ints`), innermost last
+_INT_FLAGS: list[list[bool]] = [[False]]
+
+
+@contextlib.contextmanager
+def tracking_ints() -> Iterator[list[bool]]:
+    """Within: a one-element flag, set once an int is taken of a float that rounding may
+    move across an integer.  The shadow's ints carry no error bound, so every result of
+    such a run may differ: floats by any amount, ints by more than rounding."""
+    flag = [False]
+    _INT_FLAGS.append(flag)
+    try:
+        yield flag
+    finally:
+        _INT_FLAGS.pop()
 
 
 def lift(x: Any) -> EF:
@@ -237,7 +285,7 @@ class _S:
 
     @staticmethod
     def int(x: Any) -> int:
-        return int(float(x)) if isinstance(x, EF) else int(x)
+        return int(x)  # an EF's __int__ notes a value near a jump
 
     @staticmethod
     def float(x: Any) -> EF:
