@@ -26,7 +26,7 @@ from polyopt.frontends.python_names import renamed_signature, renamed_source, re
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_source import FunctionSource, function_source
 from polyopt.frontends.python_statements import StatementWalker
-from polyopt.frontends.python_symbols import FunctionFacts, Symbols
+from polyopt.frontends.python_symbols import WIDE_LOCAL, FunctionFacts, Symbols
 from polyopt.frontends.scop_builder import Place, ScopBuilder, sequence
 
 from polyopt.model import isl_text
@@ -64,14 +64,17 @@ def parse_function(fn: object, signature: Signature | None = None) -> Scop:
     facts = FunctionFacts.of(src, env)
     local_types: dict[str, ValueType] = {}
     unified: dict[Key, Unified] = {}
+    python_ints: frozenset[str] = frozenset()
     for _ in range(_TYPE_PASSES):
         try:
-            attempt = _convert(facts, signature, local_types, unified)
+            attempt = _convert(facts, signature, local_types, unified, python_ints)
         except RecursionError:
             raise _too_deep(src) from None
-        if attempt.local_types == local_types and attempt.unified == unified:
+        if (attempt.local_types == local_types and attempt.unified == unified
+                and attempt.python_ints == python_ints):
             break
         local_types, unified = attempt.local_types, attempt.unified
+        python_ints = attempt.python_ints
     if attempt.problems:
         problems = sorted(attempt.problems, key=lambda p: (p.location.line, p.location.col))
         if signature is None:  # the inferred types may be what is wrong, not the code
@@ -90,20 +93,23 @@ class _Attempt:
     problems: tuple[Problem, ...]
     local_types: dict[str, ValueType]
     unified: dict[Key, Unified]
+    python_ints: frozenset[str]  # locals assigned a Python int
 
 
 def _convert(facts: FunctionFacts, signature: Signature | None,
-             prior_types: Mapping[str, ValueType], unified: Mapping[Key, Unified]) -> _Attempt:
-    symbols = Symbols(facts, dict(prior_types), unified)
+             prior_types: Mapping[str, ValueType], unified: Mapping[Key, Unified],
+             python_ints: frozenset[str]) -> _Attempt:
+    symbols = Symbols(facts, dict(prior_types), unified, python_ints)
     problems = declare_arguments(symbols, signature)
     scop = ScopBuilder()
     walker = StatementWalker(FunctionScope(symbols), scop, problems)
     nodes = walker.block(list(facts.src.tree.body), Place(), top=True)
     solved = solve(symbols.shapes.equations, unified, symbols.param_sources, _auto(symbols))
     if problems:
-        return _Attempt(None, tuple(problems), symbols.local_types, solved)
+        return _Attempt(None, tuple(problems), symbols.local_types, solved,
+                        frozenset(symbols.python_ints))
     return _Attempt(_assemble(symbols, scop, [*walker.bindings.fills, *nodes]), (),
-                    symbols.local_types, solved)
+                    symbols.local_types, solved, frozenset(symbols.python_ints))
 
 
 def _assemble(symbols: Symbols, scop: ScopBuilder, nodes: list[Node]) -> Scop:
@@ -118,7 +124,8 @@ def _assemble(symbols: Symbols, scop: ScopBuilder, nodes: list[Node]) -> Scop:
     )
     scalars = {n: Scalar(n, t, ScalarKind.ARGUMENT) for n, t in symbols.scalar_args.items()}
     for n, t in symbols.local_types.items():
-        scalars[n] = Scalar(n, symbols.prior_types.get(n, t), ScalarKind.LOCAL)
+        stored = WIDE_LOCAL if symbols.held_wide(n) else symbols.prior_types.get(n, t)
+        scalars[n] = Scalar(n, stored, ScalarKind.LOCAL)
     taken = set(symbols.params)
     check_names = {k: symbols.facts.fresh(f"{k[0]}_shape{k[1]}", taken) for k in symbols.unified}
     checks = size_checks(symbols.unified, symbols.extent, symbols.shapes.equations, check_names,

@@ -13,14 +13,14 @@ import ast
 
 from polyopt.frontends.python_affine import AffineConverter
 from polyopt.frontends.python_helpers import Helper, at_helper, helper_of, inline_expression
-from polyopt.frontends.python_symbols import Symbols
+from polyopt.frontends.python_symbols import WIDE_LOCAL, Symbols
 from polyopt.frontends.python_values import ValueConverter, ValueScope, lin_to_expr
 from polyopt.frontends.refusal import NotAffine
 
 from polyopt.model.aff import Formula, Lin, MinMax
 from polyopt.model.dtypes import WEAK_INT, ValueType
 from polyopt.model.errors import SourceLocation
-from polyopt.model.expr import Expr, Load, Name
+from polyopt.model.expr import Cast, Expr, Load, Name
 
 
 class FunctionScope:
@@ -104,6 +104,8 @@ class FunctionScope:
             return Name(n, WEAK_INT)
         if sym.is_local(n):
             self._scalar_reads.setdefault(n, sym.facts.src.location(node))
+            if sym.held_wide(n):
+                return Cast(Name(n, WIDE_LOCAL), sym.local_type(n))
             return Name(n, sym.local_type(n))
         if n in sym.arrays:
             raise NotAffine(node, f"`{n}`", "an array cannot be used as a value (index it)")

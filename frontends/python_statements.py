@@ -21,6 +21,7 @@ from polyopt.frontends.python_helpers import Helper, at_helper, inline_statement
 from polyopt.frontends.python_multiassign import chained, unpacked
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_swap import DoubleBuffers
+from polyopt.frontends.python_symbols import WIDE_LOCAL
 from polyopt.frontends.python_values import binary
 from polyopt.frontends.refusal import NotAffine, if_condition
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band, loop_bounds
@@ -267,6 +268,10 @@ class StatementWalker:
             name = target.id
             ttype = join(sym.local_types[name], value.type) if name in sym.local_types else value.type
             sym.local_types[name] = ttype
+            if value.type.weak and value.type.dtype.is_int:
+                sym.python_ints.add(name)
+            if sym.held_wide(name):
+                return name, (), WIDE_LOCAL
             return name, (), sym.prior_types.get(name, ttype)
         raise NotAffine(target, f"assignment to `{ast.unparse(target)}`",
                         "only array elements and local variables can be assigned")

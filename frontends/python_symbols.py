@@ -23,7 +23,7 @@ from polyopt.frontends.python_source import FunctionSource
 from polyopt.frontends.refusal import NotAffine
 
 from polyopt.model.aff import Lin
-from polyopt.model.dtypes import DType, ValueType
+from polyopt.model.dtypes import WEAK_INT, DType, ValueType
 from polyopt.model.scop import ArrayKind, ReturnValue
 
 
@@ -100,18 +100,26 @@ class ArrayInfo:
     shape: list[Lin | None] = field(default_factory=list)  # known for allocated arrays
 
 
+#: the type a local of :meth:`Symbols.held_wide` is stored in
+WIDE_LOCAL = WEAK_INT
+
+
 class Symbols:
     """Names the function has declared so far; ``prior_types`` are the local scalar types
     an earlier pass settled on (a scalar's type is the join of all its assignments)."""
 
     def __init__(self, facts: FunctionFacts, prior_types: Mapping[str, ValueType],
-                 unified: Mapping[Key, Unified] | None = None) -> None:
+                 unified: Mapping[Key, Unified] | None = None,
+                 prior_python_ints: Collection[str] = ()) -> None:
         self.facts = facts
         # array dimensions an earlier pass found equal to others' (python_array_shapes)
         self.unified: Mapping[Key, Unified] = unified or {}
         self.shapes = ShapeEquations(facts.src)
         self.prior_types = prior_types
         self.local_types: dict[str, ValueType] = {}
+        # locals assigned a Python int somewhere (and those an earlier pass found)
+        self.prior_python_ints = frozenset(prior_python_ints)
+        self.python_ints: set[str] = set()
         self.arrays: dict[str, ArrayInfo] = {}
         self.scalar_args: dict[str, ValueType] = {}
         self.arg_order: tuple[str, ...] = ()
@@ -126,6 +134,16 @@ class Symbols:
 
     def local_type(self, name: str) -> ValueType:
         return self.prior_types.get(name) or self.local_types[name]
+
+    def held_wide(self, name: str) -> bool:
+        """Whether the local ``name`` is a narrow NumPy int (its one static type) that is
+        also assigned Python ints: ``s = u8[0]`` then ``s = -1``.  CPython rebinds ``s``
+        to the int -1, and raises only where -1 meets a uint8 (``s + u8[i]``), so the
+        local holds int64 values (:data:`WIDE_LOCAL`) and each read converts the value
+        to the static type, checked as NumPy converts a Python int."""
+        t = self.local_type(name)
+        return (name in self.prior_python_ints and not t.weak and t.dtype.is_int
+                and t.dtype not in (DType.INT64, DType.UINT64))
 
     def add_param(self, name: str) -> Lin:
         if name not in self.params:

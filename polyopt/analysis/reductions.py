@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from polyopt.model.dtypes import DType
 from polyopt.model.expr import Binary, Call, Cast, Expr, Load, Name, walk
 from polyopt.model.scop import Scop, Statement
 
@@ -30,13 +31,29 @@ class Reduction:
 
 
 def _is_target(e: Expr, s: Statement) -> bool:
+    """``e`` reads the location ``s`` writes, possibly converted: not narrowed to a
+    smaller int (``(uint8)s + B[i]`` with an int64 ``s`` wraps each step to 8 bits, and
+    checks that ``s`` fits them: no ``+`` on the int64 does that)."""
+    casts: list[Cast] = []
     while isinstance(e, Cast):
+        casts.append(e)
         e = e.operand
+    if any(_narrows(c.operand.type.dtype, c.type.dtype) for c in casts):
+        return False
     if isinstance(e, Load):
         return e.array == s.target and e.indices == s.indices
     if isinstance(e, Name):
         return not s.indices and e.name == s.target
     return False
+
+
+def _narrows(source: DType, to: DType) -> bool:
+    """An int conversion that may not keep every value of ``source``."""
+    if not (source.is_int and to.is_int):
+        return False
+    low, high = source.bounds
+    to_low, to_high = to.bounds
+    return low < to_low or high > to_high
 
 
 def _reads_target(e: Expr, s: Statement) -> bool:
