@@ -121,10 +121,29 @@ def _int64(x: Any) -> int:
     return int(x)
 
 
+def _int64_of(f: Any) -> Any:
+    def g(x: Any) -> int:
+        if isinstance(x, (float, np.floating)) and math.isfinite(x) and not (
+                -2.0**63 <= x < 2.0**63):
+            raise OverflowError(f"math.{f.__name__} of a float no int64 holds")
+        return f(x)
+    return g
+
+
+#: ``math`` as the README's integer contract has it: ``floor``, ``ceil`` and ``trunc``
+#: convert a float to an int, and one no int64 holds is an OverflowError (finding 022)
+_MATH64 = types.SimpleNamespace(**{k: getattr(math, k) for k in dir(math) if not k.startswith("_")})
+for _f in (math.floor, math.ceil, math.trunc):
+    setattr(_MATH64, _f.__name__, _int64_of(_f))
+
+
 def run_python(fn, args: tuple) -> Outcome:
     checked = tuple(a.view(_CheckedStores) if isinstance(a, np.ndarray) and a.dtype.kind in "iu"
                     else a for a in args)
-    reference = types.FunctionType(fn.__code__, {**fn.__globals__, "int": _int64},
+    names = {"int": _int64}
+    if fn.__globals__.get("math") is math:
+        names["math"] = _MATH64
+    reference = types.FunctionType(fn.__code__, {**fn.__globals__, **names},
                                    fn.__name__, fn.__defaults__, fn.__closure__)
     with np.errstate(all="raise", under="ignore"), warnings.catch_warnings():
         warnings.simplefilter("error")
