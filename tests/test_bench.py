@@ -204,8 +204,25 @@ def test_c_suite_measures_one_kernel(tmp_path: Path) -> None:
 
     (r,) = c_suite.run("MINI", 1, {"gemm"})
     assert not r.error, r.error
-    assert set(r.program_s) == set(c_suite.VARIANTS) and all(t > 0 for t in r.program_s.values())
+    assert set(r.kernel_s) == set(c_suite.VARIANTS) and all(t > 0 for t in r.kernel_s.values())
     assert "gemm" in c_suite.table([r], "MINI") and "geomean" not in c_suite.table([], "MINI")
+
+
+def test_c_suite_times_every_region_inside_the_program() -> None:
+    from bench import c_suite
+
+    two = "#include <stdio.h>\nvoid f(void) {\n#pragma scop\nx = 1;\n#pragma endscop\n" \
+          "#pragma scop\ny = 2;\n#pragma endscop\n}\n"
+    text = c_suite.timed(two)
+    assert text.index("double polyopt_bench_now(void);") < text.index("void f")
+    assert "double polyopt_bench_t0 = polyopt_bench_now();\n#pragma scop\nx = 1;" in text
+    assert "#pragma endscop\npolyopt_bench_report(polyopt_bench_t1);\n}" in text
+    assert c_suite.region_seconds("noise\npolyopt-bench-region 0.25\n"
+                                  "polyopt-bench-region 0.5\n") == 0.75
+    with pytest.raises(RuntimeError):
+        c_suite.region_seconds("")
+    with pytest.raises(ValueError):
+        c_suite.timed("int main(void) { return 0; }\n")
 
 
 def test_overhead_report_says_when_numba_is_missing() -> None:
