@@ -80,6 +80,11 @@ def user_calls(node: isl.AstNode, marks: Mapping[str, LoopDim],
     return [], False
 
 
+def _needed(stmt: Statement) -> list[str]:
+    """The iterators ``stmt``'s element depends on."""
+    return [v for v in stmt.iterators if v in set().union(*(ix.names() for ix in stmt.indices))]
+
+
 @dataclass
 class _Tile:
     """The distinct elements the statement's copies update, by the values of the
@@ -116,16 +121,18 @@ class Accumulators:
             return False
         names = {call_statement(c) for c in calls}
         if len(names) > 1:
-            # a body of several statements: the mark names the accumulator's (licm.py)
-            if guarded or mark.accumulator not in names:
+            # a body of several statements: the mark names the accumulators' (licm.py),
+            # one element each
+            if guarded or not names.issuperset(mark.accumulators):
                 return False
-            calls = [c for c in calls if call_statement(c) == mark.accumulator]
-            names = {mark.accumulator}
+            mine = [[c for c in calls if call_statement(c) == s] for s in mark.accumulators]
+            if any(len(c) != 1 for c in mine):
+                return False
+            return self._several(node, depth, mark, loop, [c for [c] in mine])
         stmt = self.scop.statement(names.pop())
         if stmt.target not in self.scop.arrays or (guarded and len(calls) > 1):
             return False
-        needed = [v for v in stmt.iterators
-                  if v in set().union(*(ix.names() for ix in stmt.indices))]
+        needed = _needed(stmt)
         base = fresh(f"{stmt.target}_acc", self.taken)
         tile = self._tile(calls, stmt, needed, loop.it, base)
         if tile is None:
@@ -135,8 +142,27 @@ class Accumulators:
             return True
         if len(tile.locals) > 1:  # a register tile printed in place (a C region's)
             self.dialect.body.hoisted = Hoisted(fresh("v", self.taken))
-        self._accumulate(node, stmt, depth, mark, loop, needed, tile)
+        self._accumulate(node, depth, mark, loop, [(stmt, needed, tile)])
         self.dialect.body.hoisted = None
+        return True
+
+    def _several(self, node: isl.AstNode, depth: int, mark: LoopMark, loop: LoopHeader,
+                 calls: list[isl.AstExpr]) -> bool:
+        """Several statements' elements, one local each (gesummv's ``tmp[i]`` and
+        ``y[i]``)."""
+        held = []
+        for call in calls:
+            stmt = self.scop.statement(call_statement(call))
+            if stmt.target not in self.scop.arrays:
+                return False
+            needed = _needed(stmt)
+            tile = self._tile([call], stmt, needed, loop.it, fresh(f"{stmt.target}_acc", self.taken))
+            if tile is None:
+                return False
+            held.append((stmt, needed, tile))
+        if len({stmt.target for stmt, _, _ in held}) != len(held):
+            return False  # two locals of one array: the reduction clause names each once
+        self._accumulate(node, depth, mark, loop, held)
         return True
 
     def _tile(self, calls: list[isl.AstExpr], stmt: Statement, needed: list[str], it: str,
@@ -169,7 +195,7 @@ class Accumulators:
             body = self.dialect.body
             with self.code.capture() as lines, self.statements.tracking() as usage:
                 body.hoisted = Hoisted(fresh("v", self.taken))
-                self._accumulate(node, stmt, 1, mark, loop, needed, renamed)
+                self._accumulate(node, 1, mark, loop, [(stmt, needed, renamed)])
                 body.hoisted = None
         decls = [f"  const {self.dialect.index_type} {name} = {origin};"
                  for origin, name in origins.items()]
@@ -191,34 +217,42 @@ class Accumulators:
                     origins[origin] = f"{fresh('o', self.taken)}{len(origins)}"
         return origins
 
-    def _accumulate(self, node: isl.AstNode, stmt: Statement, depth: int, mark: LoopMark,
-                    loop: LoopHeader, needed: list[str], tile: _Tile) -> None:
+    def _accumulate(self, node: isl.AstNode, depth: int, mark: LoopMark, loop: LoopHeader,
+                    held: list[tuple[Statement, list[str], _Tile]]) -> None:
+        """The loop with each statement's elements of ``held`` in its tile's locals."""
         emit = self.code.emit
-        element = self.dialect.element(stmt.target, stmt.indices)
-        ctype = self.dialect.element_ctype(stmt.target)
         first = self.dialect.text.bare(node.for_get_cond(), {loop.it: f"({loop.init})"})
         emit(depth, f"if ({first}) {{")
-        emit(depth + 1, f"{ctype} {', '.join(tile.locals.values())};")
-        for key, acc in tile.locals.items():
-            self._bound(depth + 1, tile.binds[key], f"{acc} = {element};")
-        pragma = self.pragmas.loop(mark, {stmt.target: next(iter(tile.locals.values()))}) \
-            if len(tile.locals) == 1 else None
+        for stmt, _, tile in held:
+            ctype = self.dialect.element_ctype(stmt.target)
+            emit(depth + 1, f"{ctype} {', '.join(tile.locals.values())};")
+        for stmt, _, tile in held:
+            element = self.dialect.element(stmt.target, stmt.indices)
+            for key, acc in tile.locals.items():
+                self._bound(depth + 1, tile.binds[key], f"{acc} = {element};")
+        pragma = None
+        if all(len(tile.locals) == 1 for _, _, tile in held):
+            pragma = self.pragmas.loop(mark, {stmt.target: next(iter(tile.locals.values()))
+                                              for stmt, _, tile in held})
         if pragma:
             emit(depth + 1, pragma)
         emit(depth + 1, f"for ({self.dialect.index_type} {loop.it} = {loop.init}; {loop.cond}; "
              f"{loop.it} += {loop.inc}) {{")
-        self.statements.replaced = Replacement(stmt.name, needed, tile.locals)
+        self.statements.replaced = {stmt.name: Replacement(stmt.name, needed, tile.locals)
+                                    for stmt, needed, tile in held}
         start = len(self.code.lines)
         self.print_node(node.for_get_body(), depth + 2)
-        self.statements.replaced = None
+        self.statements.replaced = {}
         hoisted = self.dialect.body.hoisted
         if hoisted is not None:  # each element read once, before the copies
             self.code.lines[start:start] = [
                 "  " * (depth + 2) + f"const {self.dialect.element_ctype(array)} {local} = {text};"
                 for text, (local, array) in hoisted.locals.items()]
         emit(depth + 1, "}")
-        for key, acc in tile.locals.items():
-            self._bound(depth + 1, tile.binds[key], f"{element} = {acc};")
+        for stmt, _, tile in held:
+            element = self.dialect.element(stmt.target, stmt.indices)
+            for key, acc in tile.locals.items():
+                self._bound(depth + 1, tile.binds[key], f"{element} = {acc};")
         emit(depth, "}")
 
     def _bound(self, depth: int, binds: list[tuple[str, str]], text: str) -> None:

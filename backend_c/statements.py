@@ -49,11 +49,11 @@ class StatementWriter:
         self.code = code
         self.scop = scop
         self.dialect = dialect
-        self.replaced: Replacement | None = None
+        self.replaced: dict[str, Replacement] = {}  # by statement
         self.usage = Usage()
 
     def replacing(self, stmt: Statement) -> bool:
-        return self.replaced is not None and self.replaced.statement == stmt.name
+        return stmt.name in self.replaced
 
     @contextmanager
     def tracking(self) -> Iterator[Usage]:
@@ -80,9 +80,10 @@ class StatementWriter:
         emit(depth, "{")
         for it, v in zip(stmt.iterators, values, strict=True):
             emit(depth + 1, self.dialect.bind(it, v))
-        if self.replaced is not None and self.replaced.statement == stmt.name:
+        replaced = self.replaced.get(stmt.name)
+        if replaced is not None:
             args = dict(zip(stmt.iterators, values, strict=True))
-            target = self.replaced.locals[tuple(args[v] for v in self.replaced.needed)]
+            target = replaced.locals[tuple(args[v] for v in replaced.needed)]
             body.substitute = {(stmt.target, stmt.indices): target}
             if body.hoisted is not None:
                 body.env = args

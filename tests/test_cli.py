@@ -306,7 +306,7 @@ def test_deps_formats_and_output_file(tmp_path: Path) -> None:
 
 # --- golden files -----------------------------------------------------------------------------
 
-OPT_GOLDEN = ["gemm", "atax", "durbin", "nussinov", "band-mv"]
+OPT_GOLDEN = ["gemm", "atax", "durbin", "nussinov", "band-mv", "gesummv"]
 
 
 @pytest.mark.parametrize("name", OPT_GOLDEN)

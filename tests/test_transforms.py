@@ -172,6 +172,22 @@ def reads_the_running_sum(A, s, q):
             s[j] = q[i] * 0.5
 
 
+def two_row_sums(A, s, q):
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            q[i] = q[i] + A[i, j]
+            s[i] = s[i] + A[i, j] * A[i, j]
+
+
+def sum_feeds_sum(A, s, q):
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            q[i] = q[i] + A[i, j]
+            s[i] = s[i] + q[i] * 0.5
+
+
 def make_sums(r, n):
     return r.standard_normal((n, n + 1)), r.standard_normal(n + 1), r.standard_normal(n)
 
@@ -773,6 +789,32 @@ def test_licm_of_one_accumulator_among_several_statements_is_exact():
     with pytest.raises(polyopt.IllegalTransformationError, match="licm"):
         s.vectorize("j")  # q[i] accumulates in memory: no simd without the register
     assert_close(s.licm("j").vectorize("j").compile(), make_sums)
+
+
+def make_row_sums(r, n):
+    return r.standard_normal((n, n + 1)), r.standard_normal(n), r.standard_normal(n)
+
+
+def test_licm_of_several_accumulators_is_exact():
+    """gesummv's form: ``q[i]`` and ``s[i]`` each stay in a register of their own (exact:
+    each sum runs in the same order); vectorized, both are scalar reductions."""
+    s = legal(polyopt.schedule(two_row_sums).licm("j"), make_row_sums)
+    c = s.compile(strict_fp=True).c_source(*make_row_sums(np.random.default_rng(0), 3))
+    assert "q_acc" in c and "s_acc" in c
+    k = s.vectorize("j").compile()
+    c = k.c_source(*make_row_sums(np.random.default_rng(0), 3))
+    assert "simd reduction(+:q_acc) reduction(+:s_acc)" in c, c
+    assert_close(k, make_row_sums)
+
+
+def test_licm_keeps_only_the_accumulators_no_other_statement_reads():
+    """``s[i] += q[i] * 0.5`` reads the running ``q[i]``: ``q`` stays in memory, where
+    the read sees each update, and ``s[i]`` alone goes to a register."""
+    s = legal(polyopt.schedule(sum_feeds_sum).licm("j"), make_row_sums)
+    c = s.compile(strict_fp=True).c_source(*make_row_sums(np.random.default_rng(0), 3))
+    assert "s_acc" in c and "q_acc" not in c
+    with pytest.raises(polyopt.IllegalTransformationError, match="carries the flow"):
+        s.vectorize("j")  # s[i] reads each value q[i] takes
 
 
 def test_licm_is_refused_when_another_statement_reads_the_accumulator():

@@ -40,7 +40,7 @@ class LoopMark:
     firstprivate: tuple[str, ...] = ()
     unroll: bool = False  # fully unrolled (unroll-and-jam point loops)
     scalar_replace: bool = False  # keep the loop's invariant accumulator in a register (LICM)
-    accumulator: str = ""  # the statement whose element that is (when the body has several)
+    accumulators: tuple[str, ...] = ()  # the statements whose elements those are
     round_robin: bool = False  # dealt one iteration at a time: each iteration is a whole tile
     private_arrays: tuple[str, ...] = ()  # arrays each thread of a parallel loop copies
     scratch_arrays: tuple[str, ...] = ()  # those of them dead after each iteration: no copy in or back

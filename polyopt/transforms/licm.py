@@ -22,9 +22,10 @@ The body may hold other statements (bicg)::
                                                  acc = acc + A[i, j] * p[j]
                                              q[i] = acc
 
-when exactly one of them writes one element throughout the loop and no access
-of the others can touch it (``s[j] = q[i] * 0.5`` reading the running sum is
-refused).
+and several of them may each keep their own element in a register (gesummv's
+``tmp[i]`` and ``y[i]``): each statement that writes one element throughout the
+loop, when no other access of the body can touch that element (``s[j] = q[i] * 0.5``
+reading the running sum keeps ``q[i]`` in memory).
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ from polyopt.model.scop import Access, Scop, Statement
 from polyopt.transforms.tree import at, find
 
 
-def invariant_accumulator(scop: Scop, tree: Node, loop_id: str) -> str | None:
-    """The statement whose target is invariant in innermost ``loop_id``, or None (with why)."""
+def invariant_accumulators(scop: Scop, tree: Node, loop_id: str) -> tuple[str, ...]:
+    """The statements whose targets innermost ``loop_id`` may keep in registers (none:
+    ``()``)."""
     return _why_not(scop, tree, loop_id)[0]
 
 
@@ -78,17 +80,17 @@ def _may_touch(s: Statement, access: Access, pairs: isl.UnionMap) -> bool:
     return not touches.intersect(pairs).is_empty()
 
 
-def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
+def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[tuple[str, ...], str]:
     band, unrolled, stmts = _body(tree, loop_id)
     if stmts is None:
-        return None, "its body is not a single statement or a sequence of statements"
+        return (), "its body is not a single statement or a sequence of statements"
     tl = timeline(scop, tree)
     same = tl.same_prefix(band.dims[0].loop_id, inclusive=False)
     if len(stmts) > 1:
         return _accumulator_among(scop, same, stmts)
     s = scop.statement(stmts[0])
     if s.target not in scop.arrays:
-        return None, f"it updates the scalar {s.target}, which already lives in a register"
+        return (), f"it updates the scalar {s.target}, which already lives in a register"
     pairs = same.intersect(
         isl.UnionMap.from_map(isl.Map.from_domain_and_range(s.domain, s.domain)))
     every_pair = pairs  # across unrolled copies too: each copy's register is stale to the others
@@ -98,53 +100,66 @@ def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[str | None, str]:
                               tuple(d.expr(s.name) for d in unrolled)).intersect_domain(s.domain)
         pairs = pairs.intersect(isl.UnionMap.from_map(m.apply_range(m.reverse())))
     if not _writes_one_element(s, pairs):
-        return None, f"{s.target}[...] changes from one iteration to the next"
+        return (), f"{s.target}[...] changes from one iteration to the next"
     for r in s.reads:
         # another read of the array (cholesky's A[i, k] beside A[i, j]) must never see
         # the element the register holds, in any iteration of this loop's execution
         if r.target == s.target and r.indices != s.indices and _may_touch(s, r, every_pair):
-            return None, (f"the statement also reads other elements of {s.target}, "
-                          "one of which can be the accumulator's")
-    return s.name, ""
+            return (), (f"the statement also reads other elements of {s.target}, "
+                        "one of which can be the accumulator's")
+    return (s.name,), ""
 
 
-def _accumulator_among(scop: Scop, same: isl.UnionMap, stmts: list[str]) -> tuple[str | None, str]:
+def _accumulator_among(scop: Scop, same: isl.UnionMap,
+                       stmts: list[str]) -> tuple[tuple[str, ...], str]:
     """A body of several statements (bicg's ``s[j] = s[j] + r[i] * A[i, j]`` beside
-    ``q[i] = q[i] + A[i, j] * p[j]``): the one statement that writes an element invariant
-    in the loop keeps it in a register, when no other access of the body, in any
-    iteration of this execution of the loop (``same``), can touch that element."""
+    ``q[i] = q[i] + A[i, j] * p[j]``, gesummv's ``tmp[i]`` beside ``y[i]``): each
+    statement that writes an element invariant in the loop keeps it in a register, when
+    no other access of the body, in any iteration of this execution of the loop
+    (``same``), can touch that element."""
     found = [name for name in stmts if scop.statement(name).target in scop.arrays
              and _writes_one_element(scop.statement(name), same)]
-    if len(found) != 1:
-        return None, ("no statement of its body writes one element throughout the loop"
-                      if not found else
-                      f"statements {', '.join(found)} each write one element: one register "
-                      "accumulator per loop is supported")
-    acc = scop.statement(found[0])
+    if not found:
+        return (), "no statement of its body writes one element throughout the loop"
+    kept, why = [], ""
+    for name in found:
+        touching = _touching(scop, same, stmts, scop.statement(name))
+        if touching is None:
+            kept.append(name)
+        elif not why:
+            why = (f"{scop.statement(name).target}[...] is also accessed by the statement at "
+                   f"line {touching.location.line}, which can touch the accumulator's element")
+    return tuple(kept), why
+
+
+def _touching(scop: Scop, same: isl.UnionMap, stmts: list[str],
+              acc: Statement) -> Statement | None:
+    """A statement of the body with an access, other than ``acc``'s own accumulator
+    access, that can touch ``acc``'s element; None if there is none."""
     for name in stmts:
-        for a in scop.statement(name).accesses:
+        st = scop.statement(name)
+        for a in st.accesses:
             if a.target != acc.target or (name == acc.name and a.indices == acc.indices):
                 continue
             if _may_touch(acc, a, same):
-                return None, (f"{acc.target}[...] is also accessed by the statement at line "
-                              f"{scop.statement(name).location.line}, which can touch the "
-                              "accumulator's element")
-    return acc.name, ""
+                return st
+    return None
 
 
-def check_licm(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name: str) -> str:
-    """The statement whose accumulator ``loop_id`` may keep in a register; else raise.
+def check_licm(scop: Scop, deps: Dependences, tree: Node, loop_id: str,
+               name: str) -> tuple[str, ...]:
+    """The statements whose accumulators ``loop_id`` may keep in registers; else raise.
 
     When another access of the statement may touch the accumulator's element, the
     error carries the dependences between them that the loop carries.
     """
-    stmt, why = _why_not(scop, tree, loop_id)
-    if stmt is None:
+    stmts, why = _why_not(scop, tree, loop_id)
+    if not stmts:
         broken = _aliasing(scop, deps, tree, loop_id)
         if broken:
             why += f"; a register copy would break the {describe(scop, broken[0])}"
         raise IllegalTransformationError(f"licm on loop {name} is not possible: {why}", broken)
-    return stmt
+    return stmts
 
 
 def _aliasing(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> tuple[Dependence, ...]:

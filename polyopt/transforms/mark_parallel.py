@@ -35,7 +35,7 @@ from polyopt.model.aff import FloorDiv, Lin
 from polyopt.model.isl_text import make_map
 from polyopt.model.schedule_tree import Band, LoopDim, LoopMark, Node, Sequence, loops
 from polyopt.model.scop import Scop
-from polyopt.transforms.licm import invariant_accumulator
+from polyopt.transforms.licm import invariant_accumulators
 
 
 def mark(scop: Scop, deps: Dependences, tree: Node, *, parallel: bool = True,
@@ -114,10 +114,10 @@ class _MarkCtx:
                 in_parallel = True
             elif not in_parallel:
                 enclosed += 1
-            accumulator = self._licm_statement(d, verdict)
-            if accumulator is not None:
-                m = replace(m, scalar_replace=True, accumulator=accumulator)
-            if self._wants_simd(d, verdict, accumulator is not None):
+            accumulators = self._licm_statements(d, verdict)
+            if accumulators:
+                m = replace(m, scalar_replace=True, accumulators=accumulators)
+            if self._wants_simd(d, verdict, accumulators):
                 m = replace(m, simd=True, reductions=_clauses(verdict),
                             private=tuple(sorted(set(m.private) | set(verdict.private))))
             dims.append(d.with_mark(m))
@@ -146,32 +146,35 @@ class _MarkCtx:
             return d.loop_id in self.only_parallel
         return verdict.kind == PARALLEL or not _has_parallel(rest, self.v)
 
-    def _licm_statement(self, d: LoopDim, verdict: LoopVerdict) -> str | None:
-        """The statement whose accumulator the loop keeps in a register, if it does."""
+    def _licm_statements(self, d: LoopDim, verdict: LoopVerdict) -> tuple[str, ...]:
+        """The statements whose accumulators the loop keeps in registers."""
         if not verdict.innermost:
-            return None
+            return ()
         if self.only_licm is not None:
             if d.loop_id not in self.only_licm:
-                return None
+                return ()
         elif not self.licm:
-            return None
-        stmt = invariant_accumulator(self.scop, self.tree, d.loop_id)
-        if stmt is not None and self.scop.statement(stmt).target in verdict.private_arrays:
+            return ()
+        stmts = invariant_accumulators(self.scop, self.tree, d.loop_id)
+        if any(self.scop.statement(s).target in verdict.private_arrays for s in stmts):
             # each thread writes its own copy, copied back from the last iteration's: one
             # register for every thread's writes would lose that (a race on the scalar)
-            return None
-        return stmt
+            return ()
+        return stmts
 
-    def _wants_simd(self, d: LoopDim, verdict: LoopVerdict, replaced: bool) -> bool:
+    def _wants_simd(self, d: LoopDim, verdict: LoopVerdict, replaced: tuple[str, ...]) -> bool:
         if not self.vectorize or self._reassociates(verdict):
             return False
         if self.only_simd is not None and d.loop_id not in self.only_simd:
             return False
         if verdict.vectorizable:
             return True
-        # an array reduction becomes a scalar one once its accumulator is in a register
-        return (replaced and (verdict.kind == REDUCTION or bool(verdict.copies_unsafe))
-                and len(verdict.reductions) == 1 and not verdict.firstprivate)
+        # array reductions become scalar ones once their accumulators are in registers
+        targets = {self.scop.statement(s).target for s in replaced}
+        return (bool(replaced) and (verdict.kind == REDUCTION or bool(verdict.copies_unsafe))
+                and bool(verdict.reductions)
+                and {var for _, var in _clauses(verdict)} <= targets
+                and not verdict.firstprivate)
 
 
 def _single_iteration(scop: Scop, d: LoopDim, outer: tuple[LoopDim, ...]) -> bool:
