@@ -277,6 +277,10 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
     lines += allocate + body + free
     lines += [f"  #undef {name}" for name in used]
     lines.append("}")
+    if region.counters_after:
+        lines.append("/* polyopt: the loop counters used after the region, stepped to the "
+                     "values its loops leave them */")
+        lines += region.counters_after.rstrip("\n").split("\n")
     block = "".join(f"{region.indent}{x}\n" if x else "\n" for x in lines)
     return RegionCode(block, "".join(h + "\n" for h in outliner.helpers) if outliner else "")
 

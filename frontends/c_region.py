@@ -14,6 +14,7 @@ does not give (a pointer, ``A[]``) becomes a parameter of its own::
 from __future__ import annotations
 
 from polyopt.frontends.c_affine import AffineConverter, text
+from polyopt.frontends.c_counters import skeleton
 from polyopt.frontends.c_scope import RegionScope
 from polyopt.frontends.c_source import RegionSource
 from polyopt.frontends.c_statements import RegionWalker
@@ -79,6 +80,8 @@ def _assemble(scope: RegionScope, scop: ScopBuilder, nodes: list[Node]) -> CRegi
     iter_types = {n: (scope.iterator_type(n) or CType("int", (), DType.INT32)).base
                   for n in scope.names.iterators}
     line = src.lines[src.start_line - 1]
+    live = [n for n, t in scope.names.iterators.items() if t is None and scope.is_live(n)]
+    steps = skeleton(tuple(src.items), live) if live else None
     return CRegion(
         scop=model, function=src.function.decl.name, index=src.index,
         start_line=src.start_line, end_line=src.end_line,
@@ -88,6 +91,7 @@ def _assemble(scope: RegionScope, scop: ScopBuilder, nodes: list[Node]) -> CRegi
         names_in_file=src.names_in_file, typedefs=src.typedefs,
         extent_params=tuple(extent_params), function_line=_definition_start(src),
         function_params=_parameter_names(src.function),
+        counters_after=text(steps) if steps is not None else "",
     )
 
 

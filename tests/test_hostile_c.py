@@ -243,3 +243,50 @@ def test_a_c_file_with_any_name_is_read_as_c(tmp_path: Path, name: str) -> None:
     out = tmp_path / "out.c"
     assert cli_main(["opt", str(src), "-o", str(out)]) == 0
     assert "optimized scop region" in out.read_text()
+
+
+COUNTERS_AFTER = """\
+#include <stdio.h>
+double a[64], b[64][64];
+int g;
+void k(int n, int m)
+{
+  int i = -5, j = -7, unused;
+#pragma scop
+  for (i = 0; i < n; i++)
+    a[i] = i * 0.5;
+  for (g = n - 1; g >= 2; g -= 3)
+    a[g] += 1.0;
+  if (m > 3)
+    for (i = 1; i < m; i += 2)
+      for (j = i; j < m; ++j)
+        b[i][j] = a[j] + i;
+  for (unused = 0; unused < n; unused++)
+    a[unused] *= 2.0;
+#pragma endscop
+  printf("i=%d j=%d g=%d %g %g\\n", i, j, g, a[5], b[3][7]);
+}
+int main(void) {
+  k(40, 30);
+  k(0, 2);
+  k(7, 8);
+  return 0;
+}
+"""
+
+
+def test_loop_counters_used_after_the_region_keep_their_final_values(
+        tmp_path: Path) -> None:
+    """``i`` and ``j`` declared outside the region, read after it, and the global ``g``
+    are left one step past their loops, as the original leaves them (a hostile user's
+    finding: the rewritten loops count with counters of their own, and ``i`` printed
+    -5); ``unused`` is not read after the region and is not stepped."""
+    text = same_as_unoptimized(tmp_path, COUNTERS_AFTER)
+    after = text[text.index("stepped to the values"):]
+    assert "for (g = n - 1; g >= 2; g -= 3)" in after and "j < m" in after
+    assert "unused" not in after
+
+
+def test_a_region_whose_counters_are_dead_after_it_gets_no_skeleton(tmp_path: Path) -> None:
+    text = same_as_unoptimized(tmp_path, TYPEDEF_CASTS)
+    assert "stepped to the values" not in text

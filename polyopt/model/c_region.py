@@ -63,6 +63,9 @@ class CRegion:
     # definition of the region's function (its return type); 0 when unknown
     function_line: int = 0
     function_params: tuple[str, ...] = ()  # the names of that function's parameters
+    # the region's loops and conditions alone, as C, stepping the loop counters that are
+    # used after it to their final values (frontends/c_counters.py); "" when none is
+    counters_after: str = ""
 
     @property
     def label(self) -> str:
