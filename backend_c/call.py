@@ -210,6 +210,9 @@ _ERRORS = (
                        "meets (NumPy converts it, and raises when it does not fit)"),
     (16, ValueError, "zero-size array to reduction operation maximum which has no identity"),
     (32, ValueError, "zero-size array to reduction operation minimum which has no identity"),
+    (64, ValueError, "a negative number raised to a fractional power: CPython gives a "
+                     "complex number, which polyopt does not compute"),
+    (128, ZeroDivisionError, "0.0 cannot be raised to a negative power"),
 )
 
 

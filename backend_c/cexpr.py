@@ -111,6 +111,7 @@ class BodyPrinter:
         # Python int arguments the call checks for each narrow int (python_ints.py)
         self.call_checked: Mapping[DType, frozenset[str]] = {}
         self.empty_reduction_used = False  # whether it raises prelude.EMPTY_REDUCTION
+        self.python_pow_used = False  # whether it calls prelude.PYTHON_POW
         # Python's integer contract (README "Integers"): wrapping +, -, *; a division by
         # a value that may be zero, and a float converted to an int, set the error flag
         # ERROR_FLAG.  Off for C regions, whose operators are the file's own.
@@ -273,6 +274,10 @@ class BodyPrinter:
                 return f"({a} * {a})" if pure else f"polyopt_square_{suffix}({a})"
             if not t.dtype.is_float:
                 return f"polyopt_ipow_{suffix}({a}, {b})"
+            if self.checked and t.weak and e.lhs.type.weak and e.rhs.type.weak:
+                # two Python scalars: CPython's float power (prelude.PYTHON_POW)
+                self.raises = self.python_pow_used = True
+                return f"polyopt_pypow({a}, {b}, {ERROR_FLAG})"
             return _float_call("pow", t.dtype, f"{a}, {b}")
         raise NotImplementedError(e.op)
 

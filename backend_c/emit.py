@@ -35,6 +35,7 @@ from polyopt.backend_c.prelude import (
     PRELUDE,
     PRIVATE_ARRAYS,
     PYINT_FIT,
+    PYTHON_POW,
     VECTOR_MATH,
 )
 from polyopt.backend_c.python_ints import call_checked
@@ -101,6 +102,7 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
         + (NAN_MINMAX + "\n" if dialect.body.nan_minmax_used else "")
         + (PYINT_FIT + "\n" if dialect.body.pyint_fit_used else "")
         + (EMPTY_REDUCTION + "\n" if dialect.body.empty_reduction_used else "")
+        + (PYTHON_POW + "\n" if dialect.body.python_pow_used else "")
         + (PRIVATE_ARRAYS + "\n" if walker.copies.used else "")
         + check_src + "\n" + "".join(h + "\n" for h in helpers)
         + f"{ret or 'void'} {function}({params})\n{{\n{body}}}\n"

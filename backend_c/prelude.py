@@ -89,6 +89,21 @@ EMPTY_REDUCTION = r"""#define POLYOPT_EMPTY_MAXIMUM 16
 """
 
 
+#: ``**`` of two Python scalars (floats, or an int and a float) as CPython computes it,
+#: where CPython gives no float: a negative base to a fractional power is a complex
+#: number (polyopt raises ValueError), 0.0 to a negative power a ZeroDivisionError;
+#: the error flag's bits, emitted only when used.
+PYTHON_POW = r"""#define POLYOPT_COMPLEX_POW 64
+#define POLYOPT_ZERO_POW 128
+static inline double polyopt_pypow(double a, double b, int32_t *err)
+{
+  if (a < 0 && b == b && b - b == 0 && b != floor(b)) polyopt_raise(err, POLYOPT_COMPLEX_POW);
+  if (a == 0 && b < 0) polyopt_raise(err, POLYOPT_ZERO_POW);
+  return pow(a, b);
+}
+"""
+
+
 #: Declarations of glibc's vector math under our own names; emitted only when used.
 VECTOR_MATH = r"""/* glibc's vector exp/log/sin/cos (libmvec, at most 4 ulp in float64), declared under our
    own names so that only float32 results use them (polyopt.backend_c.cexpr); glibc's
