@@ -21,6 +21,7 @@ from polyopt.frontends.python_array_values import (
     Equate,
     Index,
     binop,
+    call,
     join_dims,
     located,
     scalar,
@@ -30,6 +31,7 @@ from polyopt.frontends.python_bindings import DTYPE_SPELLINGS, allocation_kind, 
 from polyopt.frontends.python_helpers import inline_expression
 from polyopt.frontends.refusal import NotAffine
 
+from polyopt.model.aff import Lin
 from polyopt.model.dtypes import DType
 
 Value = Callable[[ast.expr], ArrayValue]
@@ -187,13 +189,28 @@ class ArrayCalls:
         dims = (*rows, *cols, k)
         nr = len(rows)
 
+        module = located(ast.Name("np", ast.Load()), node)
+        ivs = self.emit.ivs(len(dims))
+        idx0 = tuple(Lin.var(v) for v in ivs)
+        half = all(self.emit.type_of(x, ivs).dtype is DType.FLOAT16 for x in (
+            a.element((*idx0[:nr], idx0[-1])), b.element((idx0[-1], *idx0[nr:-1]))))
+        widen = located(ast.Attribute(module, "float32", ast.Load()), node)
+
+        def operand(e: ast.expr) -> ast.expr:
+            # NumPy multiplies float16 operands in float32 (and sums in float32)
+            return call(widen, [e], node) if half else e
+
         def product(idx: Index) -> ast.expr:
             i, j, kk = idx[:nr], idx[nr:-1], idx[-1]
-            return binop(a.element((*i, kk)), ast.Mult(), b.element((kk, *j)), node)
+            return binop(operand(a.element((*i, kk))), ast.Mult(), operand(b.element((kk, *j))),
+                         node)
 
-        module = located(ast.Name("np", ast.Load()), node)
-        return self.emit.reduce(ArrayValue(dims, product), (len(dims) - 1,), "sum", module, node,
-                                widen=False)
+        out = self.emit.reduce(ArrayValue(dims, product), (len(dims) - 1,), "sum", module, node,
+                               widen=False)
+        if not half:
+            return out
+        to_half = located(ast.Attribute(module, "float16", ast.Load()), node)
+        return ArrayValue(out.dims, lambda i: call(to_half, [out.element(i)], node))
 
     def _outer(self, node: ast.Call) -> ArrayValue:
         a, b = self.value(node.args[0]), self.value(node.args[1])

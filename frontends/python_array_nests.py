@@ -119,6 +119,11 @@ class Emitter:
             # and averages them in float64
             dtype = (DType.FLOAT64 if kind == "mean" else
                      DType.UINT64 if dtype.is_unsigned else DType.INT64)
+        # NumPy sums and multiplies float16 in float32 (its reduce loops' and dot's
+        # accumulators) and rounds the total once: a float16 sum of ones stops at 2048
+        half = dtype is DType.FLOAT16 and init is not None
+        if half:
+            dtype = DType.FLOAT32
         dims = tuple(v.dims[d] for d in keep)
         if keep:
             name = self.temp(dims, dtype)
@@ -162,15 +167,19 @@ class Emitter:
             step = ast.AugAssign(target(idx, ast.Store()), op, v.element(idx))
         self.prelude += self.nest(v.dims, ivs, [located(step, at)], at)
         out = ArrayValue(dims, lambda i: target(i, ast.Load()))
-        if kind != "mean":
-            return out
-        count: ast.expr | None = None
-        for d in axes:
-            e = lin_ast(v.dims[d].extents[0], at)
-            count = e if count is None else binop(count, ast.Mult(), e, at)
-        assert count is not None
-        total = count
-        return ArrayValue(dims, lambda i: binop(out.element(i), ast.Div(), total, at))
+        if kind == "mean":
+            count: ast.expr | None = None
+            for d in axes:
+                e = lin_ast(v.dims[d].extents[0], at)
+                count = e if count is None else binop(count, ast.Mult(), e, at)
+            assert count is not None
+            total, summed = count, out
+            out = ArrayValue(dims, lambda i: binop(summed.element(i), ast.Div(), total, at))
+        if half:
+            to_half = located(ast.Attribute(module, "float16", ast.Load()), at)
+            wide = out
+            out = ArrayValue(dims, lambda i: call(to_half, [wide.element(i)], at))
+        return out
 
 
     @staticmethod
