@@ -224,6 +224,12 @@ class Timeline:
         """:meth:`carries` of one statement pair's relation, against that pair's piece of
         the loop's equal-prefix relations only (the loop's whole ones pair every two
         statements inside it)."""
+        inside = self.positions[loop_id].statements
+        if names.in_tuple_name(relation) not in inside or \
+                names.out_tuple_name(relation) not in inside:
+            # a loop carries only dependences between instances it runs (a reduction of
+            # ``s1`` from a statement above the loop into one inside it: fuzz run S)
+            return isl.UnionMap.from_map(isl.Map.empty(relation.get_space()))
         out_, in_ = (self._same_pair(relation, loop_id, inclusive) for inclusive in (False, True))
 
         def compute() -> isl.UnionMap:
