@@ -174,9 +174,12 @@ def warn_unusable(exc: OSError) -> None:
 
 
 def _sound_manifest(entry: Path) -> bool:
+    """The entry's manifest names its own key (an entry copied or renamed under another
+    key is another kernel's build) and the library's digest."""
     try:
         info = json.loads((entry / "manifest.json").read_text())
         return (isinstance(info, dict) and isinstance(info.get("sha256"), str)
+                and info.get("key") == entry.name
                 and info["sha256"] == _sha256(entry / "kernel.so"))
     except (OSError, ValueError):
         return False
@@ -259,7 +262,7 @@ def build(source: str, tc: Toolchain, name_hint: str = "kernel", use_cache: bool
         return _compile(_private_dir("polyopt-nocache-"), source, tc, name_hint, entry)
     try:
         try:
-            _compile(tmp, source, tc, name_hint, entry)
+            _compile(tmp, source, tc, name_hint, entry, key)
         except OSError as exc:  # the cache filled up, or stopped being writable
             warn_unusable(exc)
             return _compile(_private_dir("polyopt-nocache-"), source, tc, name_hint, entry)
@@ -287,7 +290,8 @@ def _publish(tmp: Path, final: Path) -> Path:
     return private / "kernel.so"
 
 
-def _compile(where: Path, source: str, tc: Toolchain, name_hint: str, entry: str = "") -> Path:
+def _compile(where: Path, source: str, tc: Toolchain, name_hint: str, entry: str = "",
+             key: str = "") -> Path:
     """Compile ``source`` (and ``entry``) into ``where/kernel.so`` with a manifest beside it."""
     c_path = where / "kernel.c"
     c_path.write_text(source)
@@ -313,7 +317,7 @@ def _compile(where: Path, source: str, tc: Toolchain, name_hint: str, entry: str
             f"the C compiler reported success but wrote no library building {name_hint}: "
             f"{shlex.join(cmd)}", _keep(source), proc.stderr or proc.stdout,
         )
-    manifest = {"sha256": _sha256(lib), "command": cmd, "name": name_hint}
+    manifest = {"sha256": _sha256(lib), "key": key, "command": cmd, "name": name_hint}
     (where / "manifest.json").write_text(json.dumps(manifest))
     return lib
 

@@ -179,7 +179,17 @@ def _unloadable(lib: Path) -> None:
     (lib.parent / "manifest.json").write_text(json.dumps(manifest))
 
 
-@pytest.mark.parametrize("corrupt", [_truncate, _garbage, _delete, _bad_manifest, _unloadable])
+def _another_kernels(lib: Path) -> None:
+    """Another key's entry under this key (a hostile user swapped two entries' folders,
+    and each script ran the other's kernel): its library and digest are sound, but its
+    manifest names its own key."""
+    manifest = json.loads((lib.parent / "manifest.json").read_text())
+    manifest["key"] = "f" * len(manifest["key"])
+    (lib.parent / "manifest.json").write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("corrupt", [_truncate, _garbage, _delete, _bad_manifest, _unloadable,
+                                     _another_kernels])
 def test_corrupt_cache_entry_is_detected_and_rebuilt(warm, corrupt):
     corrupt(warm.the_library())
     warm.run()  # the right result despite the corrupt entry
