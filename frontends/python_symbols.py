@@ -52,6 +52,9 @@ class FunctionFacts:
     loop_count: Mapping[str, int]  # how many `for` loops assign each name
     # how often each name is a target of `a, b = b, a` (an array swap rebinds no array)
     permuted: Mapping[str, int]
+    # how often each name is the target of an augmented assignment (`t += a`: an array's
+    # is updated in place, not rebound)
+    updated: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, src: FunctionSource, env: Environment) -> FunctionFacts:
@@ -59,7 +62,10 @@ class FunctionFacts:
         assigned: dict[str, int] = {}
         permuted: dict[str, int] = {}
         loops: dict[str, int] = {}
+        updated: dict[str, int] = {}
         for n in ast.walk(fdef):
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                updated[n.target.id] = updated.get(n.target.id, 0) + 1
             targets: list[ast.AST] = []
             if isinstance(n, ast.Assign):
                 targets = list(n.targets)
@@ -76,7 +82,7 @@ class FunctionFacts:
                     if isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store):
                         assigned[leaf.id] = assigned.get(leaf.id, 0) + 1
         used = frozenset(n.id for n in ast.walk(fdef) if isinstance(n, ast.Name))
-        return cls(src, env, used, frozenset(loops), assigned, loops, permuted)
+        return cls(src, env, used, frozenset(loops), assigned, loops, permuted, updated)
 
     @cached_property
     def local_names(self) -> frozenset[str]:

@@ -377,3 +377,43 @@ def test_refused_with_location(fn, args, marker, token, words):
     assert (e.filename, e.lineno, e.offset) == (THIS_FILE, *where(marker, token)), str(e)
     for w in words:
         assert w in str(e), str(e)
+
+
+def accumulate_local(a):
+    t = np.zeros_like(a)
+    t += a
+    return t
+
+
+def scale_in_a_loop(a):
+    t = np.ones((a.shape[0],))
+    for i in range(3):  # noqa: B007
+        t *= 2.0
+        t += a
+    return t
+
+
+def update_a_new_array(a):
+    t = a * 2
+    t *= 3
+    return t
+
+
+@pytest.mark.parametrize("fn", [accumulate_local, scale_in_a_loop, update_a_new_array])
+def test_augmented_assignment_to_a_local_array_updates_it_in_place(fn) -> None:
+    """``t += a`` on an array the function allocated or computed updates it in place,
+    as NumPy does; it was taken for a second assignment to ``t`` and refused as an
+    allocation 'once per name', with false 'read before it is assigned' follow-ups (a
+    hostile user's finding)."""
+    x = np.arange(5.0)
+    np.testing.assert_array_equal(polyopt.jit(fn)(x.copy()), fn(x.copy()))
+
+
+def test_rebinding_an_allocated_array_is_still_refused() -> None:
+    def rebinds(a):
+        t = np.zeros_like(a)
+        t = t + a
+        return t
+
+    with pytest.raises(polyopt.UnsupportedError, match="once per name"):
+        polyopt.jit(rebinds)(np.arange(3.0))
