@@ -10,6 +10,9 @@ depend on the loop's counter loads it before the loop and stores it after::
                                                C[i * nj + j] = C_acc;
                                              }
 
+A body of several statements may hold several such elements, one local each
+(gesummv's ``tmp[i]`` and ``y[i]``, reduced together by one ``simd`` clause).
+
 After unroll-and-jam the body holds several copies of the statement, each with
 its own element and local (a register tile).  Such a tile is outlined as a
 micro-kernel (:mod:`polyopt.backend_c.outline`) in which every element a copy
