@@ -29,7 +29,7 @@ from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band, loop_b
 from polyopt.model.aff import Cmp, Lin, Not
 from polyopt.model.dtypes import ValueType, join
 from polyopt.model.errors import Problem
-from polyopt.model.expr import Cast, Expr
+from polyopt.model.expr import Cast, Expr, Literal
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import ArrayKind, ReturnValue
 
@@ -268,7 +268,7 @@ class StatementWalker:
             name = target.id
             ttype = join(sym.local_types[name], value.type) if name in sym.local_types else value.type
             sym.local_types[name] = ttype
-            if value.type.weak and value.type.dtype.is_int:
+            if value.type.weak and value.type.dtype.is_int and not _small_constant(value):
                 sym.python_ints.add(name)
             if sym.held_wide(name):
                 return name, (), WIDE_LOCAL
@@ -317,6 +317,13 @@ class StatementWalker:
         sym.local_types[name] = value.type
         sym.returns = ReturnValue(name, False)
         return [self._add(st, place, name, (), value, None)]
+
+
+def _small_constant(value: Expr) -> bool:
+    """An int constant every narrow int type holds (0 to 127): stored in a narrow local,
+    it is the same value CPython's Python int is (``s = 0``, then ``s += i8[i]``)."""
+    return isinstance(value, Literal) and isinstance(value.value, int) and (
+        0 <= value.value <= 127)
 
 
 def _as_load(target: ast.expr) -> ast.expr:

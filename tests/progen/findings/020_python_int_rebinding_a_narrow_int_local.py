@@ -82,3 +82,20 @@ def test_a_wide_local_still_wraps_as_its_numpy_int() -> None:
         want = wraps(b)
     got = polyopt.jit(wraps)(b)
     assert int(got) == int(want)
+
+
+def test_a_small_python_int_start_keeps_a_narrow_sum_a_reduction() -> None:
+    """``s = 0`` fits every narrow int type, so ``s`` stays an int8 local and ``s +=
+    a[i]`` a reduction ``prange`` may run in parallel (storing the wide local's value
+    through a checked conversion at each read made it none, and the request was
+    refused: a hostile user's finding)."""
+    def total(a):
+        s = 0
+        for i in polyopt.prange(a.shape[0]):
+            s += a[i]
+        return s
+
+    a = np.array([100, 27, 3, -7], dtype=np.int8)
+    with np.errstate(over="ignore"):
+        want = total(a)
+    assert int(polyopt.jit(total)(a)) == int(want)
