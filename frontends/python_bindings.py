@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 
 from polyopt.frontends.python_environment import Environment
+from polyopt.frontends.python_math import ALLOCATIONS
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_symbols import ArrayInfo, Symbols
 from polyopt.frontends.python_values import check_fits
@@ -28,7 +29,7 @@ from polyopt.model.expr import Cast, Expr, Literal, Load, Name, walk
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import ArrayKind
 
-_ALLOC = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like"}
+_ALLOC = ALLOCATIONS
 
 
 _BUILTIN_DTYPES = {"float": DType.FLOAT64, "int": DType.INT64, "bool": DType.BOOL}

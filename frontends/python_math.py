@@ -53,7 +53,16 @@ def unknown_reason(module: str | None, fn: str) -> str:
     """Why ``module.fn`` is refused, and what to write instead."""
     if module == "np" and fn in _MATH_ONLY:
         return f"NumPy has no {fn} ufunc (use math.{fn})"
+    if module == "np" and fn in ALLOCATIONS:
+        return ("allocates a new array, which only the value of an assignment at the top "
+                f"level of the function may do: write `t = np.{fn}(...)` first, then use or "
+                "return `t`")
     return f"unknown function (supported: {SUPPORTED})"
+
+
+#: NumPy's allocations (python_bindings declares them; anywhere else they are refused)
+ALLOCATIONS = frozenset({"empty", "zeros", "ones", "full", "empty_like", "zeros_like",
+                          "ones_like", "full_like"})
 
 
 def library_call(module: str, fn: str, args: list[Expr], node: ast.Call) -> Expr:

@@ -417,3 +417,20 @@ def test_rebinding_an_allocated_array_is_still_refused() -> None:
 
     with pytest.raises(polyopt.UnsupportedError, match="once per name"):
         polyopt.jit(rebinds)(np.arange(3.0))
+
+
+def returns_an_allocation(a):
+    return np.zeros(a.shape[0])
+
+
+def allocates_in_an_expression(a):
+    return np.zeros_like(a) + a
+
+
+@pytest.mark.parametrize("fn", [returns_an_allocation, allocates_in_an_expression])
+def test_an_allocation_inside_an_expression_says_how_to_write_it(fn) -> None:
+    """It was called an 'unknown function', listing the math functions (a hostile
+    user's finding); it is an allocation outside a top-level assignment."""
+    with pytest.raises(polyopt.UnsupportedError, match=r"allocates a new array.*then use or "
+                                                       r"return `t`"):
+        polyopt.jit(fn)(np.ones(3))
