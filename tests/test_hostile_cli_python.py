@@ -96,6 +96,12 @@ def test_cli_tune_refuses_an_unwritable_output_before_searching(
     assert cli.main(["tune", str(path), "--signature", "f8[:], f8", "--size", "8",
                      "--budget", "600", "-o", str(path)]) == 1
     assert "refusing to write over the input file" in capsys.readouterr().err
+    # a directory that exists but takes no new file, even for root (Linux's /proc)
+    if Path("/proc/self").is_dir():
+        assert cli.main(["tune", str(path), "--signature", "f8[:], f8", "--size", "8",
+                         "--budget", "600", "-o", "/proc/polyopt-tune.json"]) == 1
+        assert "cannot write the output" in capsys.readouterr().err
+    assert time.monotonic() - start < 300
 
 
 # --- polyopt opt/deps on kernels written as users write them -----------------------------

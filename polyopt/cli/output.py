@@ -35,8 +35,19 @@ def write_output(out: str, text: str, source: Path) -> None:
 def check_output(out: str, source: Path) -> None:
     """Refuse an output that :func:`write_output` would refuse, before a long run (a
     tuning search) whose result would then be lost."""
-    if out != "-":
-        _check_target(Path(out), source)
+    if out == "-":
+        return
+    target = Path(out)
+    _check_target(target, source)
+    if target.exists() and not target.is_file():
+        return  # /dev/null, a pipe: written through
+    try:  # the write makes a temporary file beside the target, then renames it
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                                   dir=target.resolve().parent)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        raise CliError(f"{target}: cannot write the output ({exc.strerror or exc})") from None
 
 
 def _check_target(target: Path, source: Path) -> None:
