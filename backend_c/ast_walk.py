@@ -34,6 +34,7 @@ from polyopt.backend_c.statements import StatementWriter
 from polyopt.backend_c.unroll import copies, expandable, substitute, unrolled_loop
 
 from polyopt.model import names
+from polyopt.model.isl_budget import AST_OPS, budget
 from polyopt.model.schedule_tree import LoopDim, LoopMark, Node, to_isl
 from polyopt.model.scop import Scop
 
@@ -76,7 +77,8 @@ class AstWalker:
         self.statements.usage.mentioned.update(names)
 
     def build_ast(self, tree: Node) -> isl.AstNode:
-        """The isl AST of ``tree``, its loop counters named ``<prefix>0``, ``<prefix>1``..."""
+        """The isl AST of ``tree``, its loop counters named ``<prefix>0``, ``<prefix>1``...;
+        :class:`TooComplexError` past isl's budget (callers fall back to the source order)."""
         iterators = {s.name: s.iterators for s in self.scop.statements}
         domains = {s.name: s.domain for s in self.scop.statements}
         depth = max(len(s.iterators) for s in self.scop.statements) + 8
@@ -84,7 +86,8 @@ class AstWalker:
         for unroll in (False, True):  # the printer unrolls, where it can (unroll.py)
             sched, self.marks = to_isl(tree, self.scop.params, iterators, domains, unroll)
             build = isl.AstBuild.from_context(self.scop.context).set_iterators(counters)
-            ast = build.node_from_schedule(sched)
+            with budget(AST_OPS, "generating the loop code"):
+                ast = build.node_from_schedule(sched)
             if unroll or expandable(ast, self.marks):
                 break
         self.accumulators.marks = self.marks

@@ -80,8 +80,8 @@ def _assemble(scope: RegionScope, scop: ScopBuilder, nodes: list[Node]) -> CRegi
     iter_types = {n: (scope.iterator_type(n) or CType("int", (), DType.INT32)).base
                   for n in scope.names.iterators}
     line = src.lines[src.start_line - 1]
-    live = [n for n, t in scope.names.iterators.items() if t is None and scope.is_live(n)]
-    steps = skeleton(tuple(src.items), live) if live else None
+    counters = [n for n, t in scope.names.iterators.items() if t is None and scope.is_live(n)]
+    steps = skeleton(tuple(src.items), counters) if counters else None
     return CRegion(
         scop=model, function=src.function.decl.name, index=src.index,
         start_line=src.start_line, end_line=src.end_line,

@@ -14,6 +14,7 @@ from polyopt.cli.options import options_from, region_defaults, schedule_steps
 from polyopt.cli.output import write_output
 from polyopt.cli.verify import Verdict, verify_python, verify_region
 from polyopt.kernel import Kernel
+from polyopt.model.errors import TooComplexError
 from polyopt.model.names import user_text
 from polyopt.scheduler import pipeline
 
@@ -33,7 +34,11 @@ def run(args: argparse.Namespace) -> int:
     for r in regions:
         plan = pipeline.plan(r.scop, options, steps) if steps is not None else \
             pipeline.plan(r.scop, options)
-        code = emit_region_code(r, plan.tree, plan.scop)
+        try:
+            code = emit_region_code(r, plan.tree, plan.scop)
+        except TooComplexError as exc:
+            plan = pipeline.source_order(plan, exc)
+            code = emit_region_code(r, plan.tree, plan.scop)
         # the region speaks of the file's own names again (polyopt.model.names)
         blocks.append((r, user_text(code.block, whole_names=True)))
         helpers.append((r, user_text(code.helpers, whole_names=True)))

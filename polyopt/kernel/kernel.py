@@ -31,7 +31,7 @@ from polyopt.kernel import shipping
 from polyopt.kernel.cache_key import front_key
 from polyopt.kernel.globals_watch import Snapshot, Watch, changed, snapshot, watch_list
 from polyopt.kernel.threads import team
-from polyopt.model.errors import CompileError, UnsupportedError, warn_user
+from polyopt.model.errors import CompileError, TooComplexError, UnsupportedError, warn_user
 from polyopt.model.options import Options
 from polyopt.model.signature import Declared, Signature, parse_declared
 
@@ -39,6 +39,7 @@ from polyopt.model.signature import Declared, Signature, parse_declared
 # they are used: a call that finds its library in the disk cache never needs them, and
 # importing them made most of a warm start.
 if TYPE_CHECKING:
+    from polyopt.backend_c.emit import CKernel
     from polyopt.report.analysis import Analysis
     from polyopt.report.notebook import KernelReport
     from polyopt.scheduler.pipeline import Plan
@@ -219,12 +220,9 @@ class Kernel:
             if hit is not None:
                 return hit
         from polyopt.backend_c import trampoline
-        from polyopt.backend_c.emit import emit
         from polyopt.backend_c.interface_build import interface_of
 
-        p = self.plan(sig)
-        kernel = emit(p.scop, p.tree, kernel_symbol(self.__name__), vector_math=self._vector_math,
-                      libm_square=self.options.strict_fp, work_scop=p.source)
+        p, kernel = self._emit(self.plan(sig))
         iface = interface_of(p.scop, kernel)
         entry = trampoline.trampolines(iface)  # for the compiled call entry
         lib = build.build(kernel.source, tc, self.__name__, self.options.cache, entry)
@@ -355,11 +353,25 @@ class Kernel:
 
     def c_source(self, *args: Any, **kwargs: Any) -> str:
         """The C code compiled for these arguments' types."""
-        from polyopt.backend_c.emit import emit
-
         with self._as_built(self._sig_for(args, kwargs)) as p:
-            return emit(p.scop, p.tree, kernel_symbol(self.__name__), vector_math=self._vector_math,
-                        libm_square=self.options.strict_fp, work_scop=p.source).source
+            return self._emit(p)[1].source
+
+    def _emit(self, p: Plan) -> tuple[Plan, CKernel]:
+        """The C of plan ``p``, with the plan it follows: ``p``'s source order where
+        generating ``p``'s loop code goes past isl's budget (``pipeline.source_order``)."""
+        from polyopt.backend_c.emit import emit
+        from polyopt.scheduler import pipeline
+
+        def of(p: Plan) -> CKernel:
+            return emit(p.scop, p.tree, kernel_symbol(self.__name__),
+                        vector_math=self._vector_math, libm_square=self.options.strict_fp,
+                        work_scop=p.source)
+
+        try:
+            return p, of(p)
+        except TooComplexError as exc:
+            fallback = pipeline.source_order(p, exc)
+            return fallback, of(fallback)
 
     # --- other processes ----------------------------------------------------------------
 

@@ -138,6 +138,17 @@ def _source_plan(scop: Scop, deps: Dependences, marks: _Marks, notes: list[str])
     return Plan(scop, deps, tree, scop, deps, tuple(notes), tuple(applied.marks(scop, tree)))
 
 
+def source_order(plan: Plan, exc: TooComplexError) -> Plan:
+    """``plan``'s program in its source order, run sequentially (always legal, and its
+    loop code quick to generate), for when generating ``plan``'s loop code went past
+    isl's budget (``exc``); a RuntimeWarning and the notes say so."""
+    note = f"{_note(exc)}; running the source loop order sequentially"
+    warn_user(f"polyopt: {note}")
+    src = plan.source
+    return Plan(src, plan.source_deps, src.schedule, src, plan.source_deps,
+                (*plan.notes, note))
+
+
 def _note(exc: TooComplexError) -> str:
     return str(exc).split(". Simplify")[0]
 
