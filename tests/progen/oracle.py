@@ -495,6 +495,18 @@ def returns_reassigned_local(p: Program) -> bool:
                                   or _computes_on(p.ret, reassigned))
 
 
+def returns_mixed_choice(p: Program) -> bool:
+    """Whether ``p`` returns a choice (``a if c else b``, ``max``, ``min``) between values
+    of different NumPy types: the README gives it one static type, NumPy's promotion
+    (``B8[i] if c else A64[j]`` is an int64), where CPython returns the chosen operand
+    with its own type (finding 024)."""
+    env: dict[str, frozenset[str]] = {s: frozenset({"int"}) for s in p.sizes}
+    env.update({s.name: frozenset({s.kind}) for s in p.scalars})
+    choice = isinstance(p.ret, IfExp) or (
+        isinstance(p.ret, Call) and not p.ret.module and p.ret.fn in ("min", "max"))
+    return choice and len(value_types(p.ret, p, env)) > 1
+
+
 def _local_types(p: Program) -> tuple[set[str], list[Expr], dict[str, set[str]]]:
     """The locals that hold a choice of types, every expression of the program, and the
     types of the values assigned to each local (a Python int and an int64 are one type
@@ -591,7 +603,8 @@ def compare(prep: Prepared, actual: Outcome, strict: bool) -> str | None:
             return msg
     return _compare_return(exp.ret, actual.ret, prep.errors[-1], prep.eps, strict,
                            local_holds_mixed_choice(prep.program),
-                           returns_reassigned_local(prep.program))
+                           returns_reassigned_local(prep.program)
+                           or returns_mixed_choice(prep.program))
 
 
 def _compare_array(what: str, e: np.ndarray, a: Any, err: Any, eps: float,
