@@ -123,49 +123,35 @@ class Accumulators:
         if not calls:
             return False
         names = {call_statement(c) for c in calls}
-        if len(names) > 1:
-            # a body of several statements: the mark names the accumulators' (licm.py),
-            # one element each
-            if guarded or not names.issuperset(mark.accumulators):
-                return False
-            mine = [[c for c in calls if call_statement(c) == s] for s in mark.accumulators]
-            if any(len(c) != 1 for c in mine):
-                return False
-            return self._several(node, depth, mark, loop, [c for [c] in mine])
-        stmt = self.scop.statement(names.pop())
-        if stmt.target not in self.scop.arrays or (guarded and len(calls) > 1):
+        # a body of several statements: the mark names the accumulators' (licm.py), one
+        # element each; one statement may have several (a register tile's copies)
+        chosen = mark.accumulators if len(names) > 1 else tuple(names)
+        if len(names) > 1 and (guarded or not names.issuperset(chosen)):
             return False
-        needed = _needed(stmt)
-        base = fresh(f"{stmt.target}_acc", self.taken)
-        tile = self._tile(calls, stmt, needed, loop.it, base)
-        if tile is None:
+        groups = [[c for c in calls if call_statement(c) == s] for s in chosen]
+        if len(groups) > 1 and any(len(g) != 1 for g in groups):
             return False
-        if len(tile.locals) > 1 and self.outliner is not None:
-            self._micro_kernel(node, stmt, depth, mark, loop.it, (needed, tile, base, calls))
-            return True
-        if len(tile.locals) > 1:  # a register tile printed in place (a C region's)
-            self.dialect.body.hoisted = Hoisted(fresh("v", self.taken))
-        self._accumulate(node, depth, mark, loop, [(stmt, needed, tile)])
-        self.dialect.body.hoisted = None
-        return True
-
-    def _several(self, node: isl.AstNode, depth: int, mark: LoopMark, loop: LoopHeader,
-                 calls: list[isl.AstExpr]) -> bool:
-        """Several statements' elements, one local each (gesummv's ``tmp[i]`` and
-        ``y[i]``)."""
         held = []
-        for call in calls:
-            stmt = self.scop.statement(call_statement(call))
-            if stmt.target not in self.scop.arrays:
+        for group in groups:
+            stmt = self.scop.statement(call_statement(group[0]))
+            if stmt.target not in self.scop.arrays or (guarded and len(group) > 1):
                 return False
             needed = _needed(stmt)
-            tile = self._tile([call], stmt, needed, loop.it, fresh(f"{stmt.target}_acc", self.taken))
+            base = fresh(f"{stmt.target}_acc", self.taken)
+            tile = self._tile(group, stmt, needed, loop.it, base)
             if tile is None:
                 return False
-            held.append((stmt, needed, tile))
-        if len({stmt.target for stmt, _, _ in held}) != len(held):
+            held.append((stmt, needed, tile, base, group))
+        if len({h[0].target for h in held}) != len(held):
             return False  # two locals of one array: the reduction clause names each once
-        self._accumulate(node, depth, mark, loop, held)
+        if len(held) == 1 and len(held[0][2].locals) > 1:  # a register tile
+            stmt, needed, tile, base, group = held[0]
+            if self.outliner is not None:
+                self._micro_kernel(node, stmt, depth, mark, loop.it, (needed, tile, base, group))
+                return True
+            self.dialect.body.hoisted = Hoisted(fresh("v", self.taken))  # a C region's, in place
+        self._accumulate(node, depth, mark, loop, [(s, n, t) for s, n, t, _, _ in held])
+        self.dialect.body.hoisted = None
         return True
 
     def _tile(self, calls: list[isl.AstExpr], stmt: Statement, needed: list[str], it: str,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from polyopt.frontends.c_names import loop_counters
 from pycparser import c_ast
 
 
@@ -35,7 +36,7 @@ def skeleton(items: tuple[c_ast.Node, ...], live: Collection[str]) -> c_ast.Comp
 def _skeleton(node: c_ast.Node, live: Collection[str]) -> c_ast.Node | None:
     if isinstance(node, c_ast.For):
         body = _skeleton(node.stmt, live)
-        if body is None and not set(_counters(node)) & set(live):
+        if body is None and not set(loop_counters(node)) & set(live):
             return None
         return c_ast.For(node.init, node.cond, node.next, body or c_ast.EmptyStatement())
     if isinstance(node, c_ast.Compound):
@@ -48,16 +49,3 @@ def _skeleton(node: c_ast.Node, live: Collection[str]) -> c_ast.Node | None:
         return c_ast.If(node.cond, then or c_ast.EmptyStatement(), other)
     return None
 
-
-def _counters(node: c_ast.For) -> list[str]:
-    """The names the loop's header assigns (``i = 0``, ``int i = 0``, ``i++``)."""
-    out = []
-    if isinstance(node.init, c_ast.DeclList):
-        out += [d.name for d in node.init.decls]
-    elif isinstance(node.init, c_ast.Assignment) and isinstance(node.init.lvalue, c_ast.ID):
-        out.append(node.init.lvalue.name)
-    if isinstance(node.next, c_ast.UnaryOp) and isinstance(node.next.expr, c_ast.ID):
-        out.append(node.next.expr.name)
-    elif isinstance(node.next, c_ast.Assignment) and isinstance(node.next.lvalue, c_ast.ID):
-        out.append(node.next.lvalue.name)
-    return out

@@ -66,14 +66,21 @@ class _Scan:
             self.visit(child)
 
     def _header_names(self, node: c_ast.For) -> list[tuple[str, CType | None]]:
-        out: list[tuple[str, CType | None]] = []
-        if isinstance(node.init, c_ast.DeclList):
-            out += [(d.name, self.types.of(d.type)) for d in node.init.decls]
-        elif isinstance(node.init, c_ast.Assignment) and isinstance(node.init.lvalue, c_ast.ID):
-            out.append((node.init.lvalue.name, None))
-        nxt = node.next
-        if isinstance(nxt, c_ast.UnaryOp) and isinstance(nxt.expr, c_ast.ID):
-            out.append((nxt.expr.name, None))
-        elif isinstance(nxt, c_ast.Assignment) and isinstance(nxt.lvalue, c_ast.ID):
-            out.append((nxt.lvalue.name, None))
-        return out
+        declared = {d.name: self.types.of(d.type) for d in node.init.decls} \
+            if isinstance(node.init, c_ast.DeclList) else {}
+        return [(n, declared.get(n)) for n in loop_counters(node)]
+
+
+def loop_counters(node: c_ast.For) -> list[str]:
+    """The names the loop's header assigns (``i = 0``, ``int i = 0``, ``i++``)."""
+    out = []
+    if isinstance(node.init, c_ast.DeclList):
+        out += [d.name for d in node.init.decls]
+    elif isinstance(node.init, c_ast.Assignment) and isinstance(node.init.lvalue, c_ast.ID):
+        out.append(node.init.lvalue.name)
+    nxt = node.next
+    if isinstance(nxt, c_ast.UnaryOp) and isinstance(nxt.expr, c_ast.ID):
+        out.append(nxt.expr.name)
+    elif isinstance(nxt, c_ast.Assignment) and isinstance(nxt.lvalue, c_ast.ID):
+        out.append(nxt.lvalue.name)
+    return out

@@ -21,7 +21,8 @@ from polyopt.frontends.python_array_values import (
     Equate,
     Index,
     binop,
-    call,
+    converted,
+    each_converted,
     join_dims,
     located,
     scalar,
@@ -194,11 +195,10 @@ class ArrayCalls:
         idx0 = tuple(Lin.var(v) for v in ivs)
         half = all(self.emit.type_of(x, ivs).dtype is DType.FLOAT16 for x in (
             a.element((*idx0[:nr], idx0[-1])), b.element((idx0[-1], *idx0[nr:-1]))))
-        widen = located(ast.Attribute(module, "float32", ast.Load()), node)
 
         def operand(e: ast.expr) -> ast.expr:
             # NumPy multiplies float16 operands in float32 (and sums in float32)
-            return call(widen, [e], node) if half else e
+            return converted(e, module, "float32", node) if half else e
 
         def product(idx: Index) -> ast.expr:
             i, j, kk = idx[:nr], idx[nr:-1], idx[-1]
@@ -207,10 +207,7 @@ class ArrayCalls:
 
         out = self.emit.reduce(ArrayValue(dims, product), (len(dims) - 1,), "sum", module, node,
                                widen=False)
-        if not half:
-            return out
-        to_half = located(ast.Attribute(module, "float16", ast.Load()), node)
-        return ArrayValue(out.dims, lambda i: call(to_half, [out.element(i)], node))
+        return each_converted(out, module, "float16", node) if half else out
 
     def _outer(self, node: ast.Call) -> ArrayValue:
         a, b = self.value(node.args[0]), self.value(node.args[1])

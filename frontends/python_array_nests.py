@@ -23,6 +23,7 @@ from polyopt.frontends.python_array_values import (
     Index,
     binop,
     call,
+    each_converted,
     lin_ast,
     located,
     subscript,
@@ -175,11 +176,7 @@ class Emitter:
             assert count is not None
             total, summed = count, out
             out = ArrayValue(dims, lambda i: binop(summed.element(i), ast.Div(), total, at))
-        if half:
-            to_half = located(ast.Attribute(module, "float16", ast.Load()), at)
-            wide = out
-            out = ArrayValue(dims, lambda i: call(to_half, [wide.element(i)], at))
-        return out
+        return each_converted(out, module, "float16", at) if half else out
 
 
     @staticmethod

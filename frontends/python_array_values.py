@@ -189,5 +189,15 @@ def call(func: ast.expr, args: list[ast.expr], at: ast.AST) -> ast.Call:
     return located(ast.Call(func, args, []), at)
 
 
+def converted(e: ast.expr, module: ast.expr, dtype: str, at: ast.AST) -> ast.Call:
+    """``np.<dtype>(e)``, ``module`` naming NumPy."""
+    return call(located(ast.Attribute(module, dtype, ast.Load()), at), [e], at)
+
+
+def each_converted(v: ArrayValue, module: ast.expr, dtype: str, at: ast.AST) -> ArrayValue:
+    """``v`` with every element converted to NumPy's ``dtype``."""
+    return ArrayValue(v.dims, lambda i: converted(v.element(i), module, dtype, at))
+
+
 def binop(a: ast.expr, op: ast.operator, b: ast.expr, at: ast.AST) -> ast.BinOp:
     return located(ast.BinOp(a, op, b), at)

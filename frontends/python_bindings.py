@@ -29,15 +29,12 @@ from polyopt.model.expr import Cast, Expr, Literal, Load, Name, walk
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import ArrayKind
 
-_ALLOC = ALLOCATIONS
-
-
 _BUILTIN_DTYPES = {"float": DType.FLOAT64, "int": DType.INT64, "bool": DType.BOOL}
 
 
 def allocation_kind(value: ast.AST, env: Environment) -> str | None:
     """``"zeros"`` for ``np.zeros(...)`` (or ``zeros(...)`` imported from NumPy), and so
-    on for the allocations of :data:`_ALLOC`; None for another value."""
+    on for the allocations of :data:`ALLOCATIONS`; None for another value."""
     if not isinstance(value, ast.Call):
         return None
     func = value.func
@@ -48,7 +45,7 @@ def allocation_kind(value: ast.AST, env: Environment) -> str | None:
         kind = imported[0] if imported is not None and imported[1] == "np" else None
     else:
         kind = None
-    return kind if kind in _ALLOC else None
+    return kind if kind in ALLOCATIONS else None
 
 
 class Bindings:

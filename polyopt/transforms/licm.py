@@ -35,6 +35,7 @@ import islpy as isl
 from polyopt.analysis.dependences import Dependence, Dependences
 from polyopt.analysis.describe import describe
 from polyopt.analysis.timeline import timeline
+from polyopt.analysis.verdicts import LoopVerdict, var_name
 from polyopt.model import isl_text
 from polyopt.model.errors import IllegalTransformationError
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, Node, Sequence
@@ -144,6 +145,14 @@ def _touching(scop: Scop, same: isl.UnionMap, stmts: list[str],
             if _may_touch(acc, a, same):
                 return st
     return None
+
+
+def reductions_in_registers(scop: Scop, accumulators: tuple[str, ...],
+                            v: LoopVerdict) -> bool:
+    """Every reduction the loop of verdict ``v`` carries is into the element of one of
+    ``accumulators`` (held in a register, so a scalar reduction ``simd`` may reorder)."""
+    targets = {scop.statement(s).target for s in accumulators}
+    return bool(v.reductions) and {var_name(var) for _, var in v.reductions} <= targets
 
 
 def check_licm(scop: Scop, deps: Dependences, tree: Node, loop_id: str,

@@ -35,7 +35,7 @@ from polyopt.model.aff import FloorDiv, Lin
 from polyopt.model.isl_text import make_map
 from polyopt.model.schedule_tree import Band, LoopDim, LoopMark, Node, Sequence, loops
 from polyopt.model.scop import Scop
-from polyopt.transforms.licm import invariant_accumulators
+from polyopt.transforms.licm import invariant_accumulators, reductions_in_registers
 
 
 def mark(scop: Scop, deps: Dependences, tree: Node, *, parallel: bool = True,
@@ -170,10 +170,8 @@ class _MarkCtx:
         if verdict.vectorizable:
             return True
         # array reductions become scalar ones once their accumulators are in registers
-        targets = {self.scop.statement(s).target for s in replaced}
-        return (bool(replaced) and (verdict.kind == REDUCTION or bool(verdict.copies_unsafe))
-                and bool(verdict.reductions)
-                and {var for _, var in _clauses(verdict)} <= targets
+        return ((verdict.kind == REDUCTION or bool(verdict.copies_unsafe))
+                and reductions_in_registers(self.scop, replaced, verdict)
                 and not verdict.firstprivate)
 
 

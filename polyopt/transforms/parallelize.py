@@ -29,7 +29,7 @@ from polyopt.analysis.verdicts import PARALLEL, REDUCTION, LoopVerdict, var_name
 from polyopt.model.errors import IllegalTransformationError
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import ArrayKind, Scop
-from polyopt.transforms.licm import invariant_accumulators
+from polyopt.transforms.licm import invariant_accumulators, reductions_in_registers
 from polyopt.transforms.tree import dim_of
 
 
@@ -102,14 +102,10 @@ def check_vectorize(scop: Scop, deps: Dependences, tree: Node, loop_id: str, nam
             f"loop {name} is not an innermost loop; only innermost loops are vectorized "
             "(interchange it inward first)", ())
     if not v.vectorizable and not (scalar_replaced and not v.firstprivate
-                                   and _in_registers(scop, tree, loop_id, v)):
+                                   and reductions_in_registers(
+                                       scop, invariant_accumulators(scop, tree, loop_id), v)):
         raise IllegalTransformationError(
             f"loop {name} reduces into an array element across iterations; apply licm({name!r}) "
             "so the accumulator is a scalar, then vectorize", ())
     return v
 
-
-def _in_registers(scop: Scop, tree: Node, loop_id: str, v: LoopVerdict) -> bool:
-    """Every reduction of the loop is into an accumulator LICM keeps in a register."""
-    targets = {scop.statement(s).target for s in invariant_accumulators(scop, tree, loop_id)}
-    return bool(v.reductions) and {var_name(var) for _, var in v.reductions} <= targets
