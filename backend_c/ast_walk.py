@@ -28,7 +28,12 @@ from polyopt.backend_c.isl_ast import NodeKind, block_children, node_kind, user_
 from polyopt.backend_c.outline import LoopOutliner, Outliner
 from polyopt.backend_c.peeled import PeeledMark, peeled, runs_outside_loops
 from polyopt.backend_c.pragma import Pragmas
-from polyopt.backend_c.private_copies import PrivateCopies, array_reductions, without_array_copies
+from polyopt.backend_c.private_copies import (
+    CopyWriter,
+    PrivateCopies,
+    array_reductions,
+    without_array_copies,
+)
 from polyopt.backend_c.signature import CArg
 from polyopt.backend_c.statements import StatementWriter
 from polyopt.backend_c.unroll import copies, expandable, substitute, unrolled_loop
@@ -61,7 +66,8 @@ class AstWalker:
         self.prefix = prefix
         self.statements = StatementWriter(self.code, scop, dialect)
         self.pragmas = Pragmas(scop, openmp, dialect, self._named)
-        self.copies = PrivateCopies(self.code, scop, self.pragmas, dialect, taken)
+        self.private_copies = PrivateCopies(self.code, scop, self.pragmas, dialect, taken)
+        self.copies: CopyWriter = self.private_copies
         self.outliner: LoopOutliner | None = None if outline_args is None else Outliner(
             self.code, scop, self.statements, self.pragmas, self.counters, outline_args,
             function, dialect.index_type)
@@ -71,6 +77,10 @@ class AstWalker:
     def use_outliner(self, outliner: LoopOutliner) -> None:
         """Outline with ``outliner`` (a C region's) instead."""
         self.outliner = self.accumulators.outliner = outliner
+
+    def use_copies(self, copies: CopyWriter) -> None:
+        """Make per-thread array copies with ``copies`` (a C region's) instead."""
+        self.copies = copies
 
     def _named(self, names: Iterable[str]) -> None:
         """Scalars a pragma names count as used by the statements printed now."""
@@ -155,15 +165,16 @@ class AstWalker:
             return
         if mark is not None and mark.parallel and self.openmp and (
                 mark.private_arrays or array_reductions(self.scop, mark)):
-            if self.dialect.privatizes_arrays and not isinstance(mark, PeeledMark):
+            if self.dialect.privatizes_arrays and not isinstance(mark, PeeledMark) \
+                    and self.copies.can_copy(mark):
                 copied = self.copies.open(depth, mark)
                 self._loop(node, copied.depth, copied.mark, loop, copied.prologue,
                            copied.epilogue)
                 self.copies.close(copied)
                 return
             # an instance peeled off the loop would use the shared array while the
-            # iterations use their copies (and a C region's arrays keep their declared
-            # types): run the loop in order instead
+            # iterations use their copies (and a C region copies only some arrays): run
+            # the loop in order instead
             mark = replace(without_array_copies(self.scop, mark), parallel=False)
         pragma = self.pragmas.loop(mark) if mark is not None else None
         if pragma:

@@ -103,7 +103,7 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
         + (PYINT_FIT + "\n" if dialect.body.pyint_fit_used else "")
         + (EMPTY_REDUCTION + "\n" if dialect.body.empty_reduction_used else "")
         + (PYTHON_POW + "\n" if dialect.body.python_pow_used else "")
-        + (PRIVATE_ARRAYS + "\n" if walker.copies.used else "")
+        + (PRIVATE_ARRAYS + "\n" if walker.private_copies.used else "")
         + check_src + "\n" + "".join(h + "\n" for h in helpers)
         + f"{ret or 'void'} {function}({params})\n{{\n{body}}}\n"
     )

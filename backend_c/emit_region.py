@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from polyopt.backend_c.ast_expr import AstText
 from polyopt.backend_c.ast_walk import AstWalker
 from polyopt.backend_c.cexpr import BodyPrinter, float_text, lin
+from polyopt.backend_c.region_copies import RegionCopies, at_least
 from polyopt.backend_c.region_outline import RegionOutliner
 
 from polyopt.model.aff import Lin
@@ -144,9 +145,8 @@ class RegionDialect:
     """A region's statements in the file's terms: ``A[i][j]``, named scalars, the
     iterators' own types."""
 
-    # the file's arrays keep their declared types: a loop that needs private copies of
-    # one runs in order
-    privatizes_arrays = False
+    # private copies of the arrays laid out as one block (region_copies.py)
+    privatizes_arrays = True
 
     def __init__(self, region: CRegion, scop: Scop) -> None:
         self.region = region
@@ -250,6 +250,7 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
     taken = set(region.names_in_file) | set(scop.params) | set(scop.arrays)
     taken |= set(scop.scalars) | set(region.iterator_types)
     walker = AstWalker(scop, openmp, dialect, taken)
+    walker.use_copies(RegionCopies(walker.code, region, walker.pragmas, dialect.body.index, taken))
     outliner = None
     if outline:
         ctypes = {n: region.scalars[n].base if n in region.scalars else C_TYPES[s.type.dtype]
@@ -257,7 +258,7 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
         ctypes |= {n: C_TYPES[a.dtype] for n, a in scop.arrays.items() if n not in ctypes}
         outliner = RegionOutliner(
             region, scop, walker.code.emit, walker.counters, dialect.index_type, ctypes,
-            lambda a: [_at_least(dialect.body.index(d), 1) for d in scop.arrays[a].shape[1:]],
+            lambda a: [at_least(dialect.body.index(d), 1) for d in scop.arrays[a].shape[1:]],
             _HELPERS, set(taken))
         walker.use_outliner(outliner)
     if scop.statements:
@@ -306,21 +307,14 @@ def heap_buffers(scop: Scop, arrays: list[str],
     for name in arrays:
         ctype = C_TYPES[scop.arrays[name].dtype]
         dims = [dialect.body.index(d) for d in scop.arrays[name].shape]
-        rows = "".join(f"[{_at_least(d, 1)}]" for d in dims[1:])
-        size = "".join(f" * {_at_least(d, 0)}" for d in dims)
+        rows = "".join(f"[{at_least(d, 1)}]" for d in dims[1:])
+        size = "".join(f" * {at_least(d, 0)}" for d in dims)
         declared = f"(*{name}){rows}" if rows else f"*{name}"
         allocate += [f"  {ctype} {declared} = __builtin_malloc(sizeof({ctype}){size} + "
                      f"sizeof({ctype}));",
                      f"  if (!{name}) __builtin_abort();"]
         free.append(f"  __builtin_free({name});")
     return allocate, free
-
-
-def _at_least(extent: str, low: int) -> str:
-    """``extent``, or ``low`` where it is smaller (a constant stays as it is)."""
-    if extent.lstrip("-").isdigit():
-        return str(max(int(extent), low))
-    return f"(({extent}) > {low} ? ({extent}) : {low})"
 
 
 def replace_regions(text: str, blocks: list[tuple[CRegion, str]],

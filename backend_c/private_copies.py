@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from polyopt.backend_c.cexpr import lin
 from polyopt.backend_c.code import Code, fresh
@@ -83,6 +84,22 @@ class CopiedLoop:
     outer: int  # the depth of the block around it all
 
 
+class CopyWriter(Protocol):
+    """Writes the code around a loop that runs on per-thread array copies."""
+
+    def can_copy(self, mark: LoopMark) -> bool:
+        """Whether the loop's copies are of a kind this writer makes."""
+        ...
+
+    def open(self, depth: int, mark: LoopMark) -> CopiedLoop:
+        """Allocate the copies, open the parallel region, print the loop's pragma."""
+        ...
+
+    def close(self, loop: CopiedLoop) -> None:
+        """Finish the copies (combine, copy back, free) and close the region."""
+        ...
+
+
 class PrivateCopies:
     """Writes the code around a loop that runs on per-thread array copies."""
 
@@ -94,6 +111,9 @@ class PrivateCopies:
         self.dialect = dialect
         self.taken = taken
         self.used = False  # whether some loop was printed this way (prelude.PRIVATE_ARRAYS)
+
+    def can_copy(self, mark: LoopMark) -> bool:
+        return True
 
     def open(self, depth: int, mark: LoopMark) -> CopiedLoop:
         """Allocate and fill the copies, open the parallel region and print the

@@ -48,15 +48,16 @@ def build_report(path: Path, function: str | None = None, signature: str | None 
     for r in selected_regions(cfile, function):
         excerpt = SourceExcerpt(str(path), r.start_line, lines[r.start_line - 1:r.end_line])
         scops.append(scop_report(r.scop, analyze(r.scop), r.label, "c-region", excerpt,
-                                 _applied(r.scop, region_defaults())))
+                                 _applied(r.scop, region_defaults(), r.copyable)))
     return Report(str(path), "c", tuple(scops))
 
 
-def _applied(scop: Scop, options: Options) -> AppliedReport | None:
+def _applied(scop: Scop, options: Options,
+             copyable: frozenset[str] = frozenset()) -> AppliedReport | None:
     """What ``polyopt opt`` (or the decorator) would do to ``scop``; None when it would
     refuse the program (the dependence report still stands)."""
     try:
-        return applied_report(plan(scop, options))
+        return applied_report(plan(scop, options, copyable=copyable))
     except UnsupportedError:
         return None
 

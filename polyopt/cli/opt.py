@@ -32,8 +32,7 @@ def run(args: argparse.Namespace) -> int:
     options = options_from(args, region_defaults())
     blocks, helpers, raws = [], [], []
     for r in regions:
-        plan = pipeline.plan(r.scop, options, steps) if steps is not None else \
-            pipeline.plan(r.scop, options)
+        plan = pipeline.plan(r.scop, options, steps, copyable=r.copyable)
         try:
             code = emit_region_code(r, plan.tree, plan.scop)
         except TooComplexError as exc:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from polyopt.model import names
+from polyopt.model.aff import Lin
 from polyopt.model.scop import Scop
 
 #: the min/max calls a region may use in affine expressions: name -> is it min
@@ -70,6 +72,38 @@ class CRegion:
     @property
     def label(self) -> str:
         return f"{self.function}() region {self.index} (lines {self.start_line}-{self.end_line})"
+
+    def copy_rows(self, name: str) -> Lin | str | None:
+        """How many rows (entries of the first dimension) a per-thread copy of array
+        ``name`` holds: one past the last row the region accesses, else the declared
+        extent.  None when the array is not one block of memory of known layout (a row
+        is reached through a pointer: ``double **A``) or neither count is known.
+
+        The accessed rows come first: a parameter ``double s[N]`` promises nothing about
+        the caller's buffer, while every row up to the last one the region touches lies
+        in it."""
+        arr = self.arrays.get(name)
+        if arr is None or not arr.dims or any(d is None for d in arr.dims[1:]):
+            return None
+        rows = None
+        for st in self.scop.statements:
+            for a in st.accesses:
+                if a.target == name:
+                    r = a.relation.range()
+                    rows = r if rows is None else rows.union(r)
+        last = names.dim_max_exact(rows.coalesce(), 0) if rows is not None else None
+        if last is not None:
+            coeffs, const = last
+            count = Lin.constant(const + 1)
+            for param, c in sorted(coeffs.items()):
+                count = count + Lin.var(param).scale(c)
+            return count
+        return arr.dims[0]
+
+    @property
+    def copyable(self) -> frozenset[str]:
+        """The arrays of which the region may make per-thread copies (:meth:`copy_rows`)."""
+        return frozenset(n for n in self.arrays if self.copy_rows(n) is not None)
 
 
 @dataclass(frozen=True, eq=False)

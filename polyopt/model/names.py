@@ -237,6 +237,16 @@ def dim_max_affine(s: isl.Set, k: int) -> tuple[dict[str, int], int] | None:
     return aff_terms(pieces[0], ()) if len(pieces) == 1 else None
 
 
+def dim_max_exact(s: isl.Set, k: int) -> tuple[dict[str, int], int] | None:
+    """The largest value of set dimension ``k`` of ``s`` as one affine function of the
+    parameters (coefficients by name, constant), or None where it is piecewise, has
+    divisions or ``s`` is empty: unlike :func:`dim_max_affine`, never a looser bound."""
+    if s.is_empty():
+        return None
+    pieces = pw_aff_pieces(s.dim_max(k))
+    return aff_terms(pieces[0], ()) if len(pieces) == 1 else None
+
+
 def pw_aff_pieces(pa: isl.PwAff) -> list[isl.Aff]:
     out: list[isl.Aff] = []
     pa.foreach_piece(lambda _s, a: out.append(a))

@@ -43,12 +43,15 @@ class _Marks(TypedDict):
     licm: bool
     strict_fp: bool
     array_copies: bool
+    copyable: frozenset[str]
 
 
-def plan(scop: Scop, options: Options, steps: tuple[Step, ...] | None = None) -> Plan:
+def plan(scop: Scop, options: Options, steps: tuple[Step, ...] | None = None,
+         copyable: frozenset[str] = frozenset()) -> Plan:
     """Analyse ``scop`` and choose its schedule: the user's ``steps`` when given
     (each checked), else the automatic scheduler (or the source order when
-    ``options.auto`` is off).
+    ``options.auto`` is off).  ``copyable``: the arrays the code may copy per thread
+    when ``options.array_copies`` is off (a C region's, :attr:`CRegion.copyable`).
 
     Every isl computation runs under an operations budget.  Past the analysis's,
     the call fails with :class:`TooComplexError` (nothing is known of the program);
@@ -66,7 +69,8 @@ def plan(scop: Scop, options: Options, steps: tuple[Step, ...] | None = None) ->
     if requested:  # checked as the user's own `.parallelize()` steps are
         steps = (*(steps or ()), *requested)
     marks = _Marks(parallel=options.parallel, vectorize=options.vectorize, licm=options.licm,
-                   strict_fp=options.strict_fp, array_copies=options.array_copies)
+                   strict_fp=options.strict_fp, array_copies=options.array_copies,
+                   copyable=copyable)
     try:
         if steps is not None:
             return _user_plan(scop, deps, steps, options, marks)

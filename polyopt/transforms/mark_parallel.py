@@ -40,7 +40,7 @@ from polyopt.transforms.licm import invariant_accumulators, reductions_in_regist
 
 def mark(scop: Scop, deps: Dependences, tree: Node, *, parallel: bool = True,
          vectorize: bool = True, licm: bool = True, strict_fp: bool = False,
-         array_copies: bool = True,
+         array_copies: bool = True, copyable: frozenset[str] = frozenset(),
          only_parallel: frozenset[str] | None = None,
          only_simd: frozenset[str] | None = None,
          only_licm: frozenset[str] | None = None) -> Node:
@@ -50,11 +50,12 @@ def mark(scop: Scop, deps: Dependences, tree: Node, *, parallel: bool = True,
     (a reduction loop only where nothing is parallel), vectorizable innermost
     loops get ``simd``, and innermost loops with an invariant accumulator keep it
     in a register.  The ``only_*`` sets (loop ids a user asked for) replace the
-    automatic choice for that decision.
+    automatic choice for that decision.  Without ``array_copies``, a loop gets per-thread
+    copies only of the ``copyable`` arrays, and of no array it reduces into.
     """
     v = verdicts(scop, deps, tree)
     ctx = _MarkCtx(scop, tree, v, parallel, vectorize, licm, strict_fp, only_parallel, only_simd,
-                   only_licm, array_copies)
+                   only_licm, array_copies, copyable)
     return ctx.node(tree, False)
 
 
@@ -82,6 +83,7 @@ class _MarkCtx:
     only_simd: frozenset[str] | None
     only_licm: frozenset[str] | None
     array_copies: bool = True  # heap copies per thread (private arrays, array reductions)
+    copyable: frozenset[str] = frozenset()  # private arrays allowed without array_copies
 
     def _reassociates(self, verdict: LoopVerdict) -> bool:
         return self.strict_fp and any(
@@ -136,8 +138,9 @@ class _MarkCtx:
             return False
         if self._reassociates(verdict):
             return False
-        if not self.array_copies and (verdict.private_arrays or any(
-                is_array_var(var) for _, var in verdict.reductions)):
+        if not self.array_copies and (
+                any(a not in self.copyable for a in verdict.private_arrays)
+                or any(is_array_var(var) for _, var in verdict.reductions)):
             # the per-thread copies live on the heap (emit._private_arrays_loop): OpenMP's
             # `reduction(op: A[0:size])` puts them on each thread's stack, which a large
             # array overflows (SIGSEGV)
