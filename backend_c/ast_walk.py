@@ -16,13 +16,14 @@ accumulators (:mod:`~polyopt.backend_c.accumulators`), outlined bodies
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 import islpy as isl
 from polyopt.backend_c.accumulators import Accumulators
 from polyopt.backend_c.ast_expr import LoopHeader, ast_lin, loop_header
-from polyopt.backend_c.code import Code
+from polyopt.backend_c.code import Code, fresh
 from polyopt.backend_c.dialect import Dialect
 from polyopt.backend_c.isl_ast import NodeKind, block_children, node_kind, user_call
 from polyopt.backend_c.outline import LoopOutliner, Outliner
@@ -39,9 +40,24 @@ from polyopt.backend_c.statements import StatementWriter
 from polyopt.backend_c.unroll import copies, expandable, substitute, unrolled_loop
 
 from polyopt.model import names
+from polyopt.model.aff import Lin
 from polyopt.model.isl_budget import AST_OPS, budget
 from polyopt.model.schedule_tree import LoopDim, LoopMark, Node, to_isl
-from polyopt.model.scop import Scop
+from polyopt.model.scop import Scop, Statement
+
+
+@dataclass
+class RowHoist:
+    """The row pointers of an innermost simd loop, read once before it.
+
+    A C region's ``double **A`` read as ``A[c0][c1]`` in a loop over ``c1`` loads the
+    row pointer ``A[c0]`` in every iteration, and under ``omp simd`` gcc gathers it
+    lane by lane.  Read once into a local before the loop, it is a plain base pointer.
+    The loop reads it only when it runs at least once (``guard``): a row past the end
+    of the pointer array is then never read."""
+
+    counter: str  # the loop's counter
+    names: dict[str, str] = field(default_factory=dict)  # row text -> its local
 
 
 class AstWalker:
@@ -64,6 +80,9 @@ class AstWalker:
         while any(u.startswith(prefix) and u[len(prefix):].isdigit() for u in taken):
             prefix += "_"
         self.prefix = prefix
+        self.row_prefix = fresh("polyopt_row", taken)
+        self.row_hoist: RowHoist | None = None
+        self.row_count = 0
         self.statements = StatementWriter(self.code, scop, dialect)
         self.pragmas = Pragmas(scop, openmp, dialect, self._named)
         self.private_copies = PrivateCopies(self.code, scop, self.pragmas, dialect, taken)
@@ -140,13 +159,42 @@ class AstWalker:
         args = [substitute(a, self.values) for a in args]
         stmt = self.scop.statement(name)
         values = [self.dialect.text(a) for a in args]
-        line = None if self.statements.replacing(stmt) else \
-            self.dialect.statement_line(stmt, values)
-        if line is not None:
-            self.code.emit(depth, line)
-            return
-        lin_values = [ast_lin(a) for a in args] if self.dialect.body.hoisted is not None else []
-        self.statements.write(stmt, values, lin_values, depth)
+        if self.row_hoist is not None:
+            self.dialect.body.rows = self._rows(stmt, args, values, self.row_hoist)
+        try:
+            line = None if self.statements.replacing(stmt) else \
+                self.dialect.statement_line(stmt, values)
+            if line is not None:
+                self.code.emit(depth, line)
+                return
+            lin_values = [ast_lin(a) for a in args] \
+                if self.dialect.body.hoisted is not None else []
+            self.statements.write(stmt, values, lin_values, depth)
+        finally:
+            self.dialect.body.rows = {}
+
+    def _rows(self, stmt: Statement, args: list[isl.AstExpr], values: list[str],
+              hoist: RowHoist) -> dict[tuple[str, tuple[Lin, ...]], str]:
+        """The row pointers ``stmt`` reads or writes through that the loop of ``hoist``
+        does not move: (array, subscripts but the last) -> the local holding it."""
+        out: dict[tuple[str, tuple[Lin, ...]], str] = {}
+        moving = set()
+        for v, a in zip(stmt.iterators, args, strict=True):
+            lin_value = ast_lin(a)
+            if lin_value is None or hoist.counter in lin_value.names():
+                moving.add(v)
+        env = dict(zip(stmt.iterators, values, strict=True))
+        for acc in stmt.accesses:
+            prefix = acc.indices[:-1]
+            if acc.target not in self.dialect.pointer_rows or not prefix or any(
+                    ix.names() & moving for ix in prefix):
+                continue
+            text = self.dialect.row_text(acc.target, prefix, env)
+            if text not in hoist.names:
+                hoist.names[text] = f"{self.row_prefix}{self.row_count}"
+                self.row_count += 1
+            out[(acc.target, prefix)] = hoist.names[text]
+        return out
 
     def _for(self, node: isl.AstNode, depth: int, mark: LoopMark | None) -> None:
         if node.for_is_degenerate():
@@ -160,6 +208,28 @@ class AstWalker:
             self.code.emit(depth, "}")
             return
         loop = loop_header(self.dialect.text, node)
+        if mark is not None and mark.simd and self.dialect.pointer_rows and \
+                self.row_hoist is None and _straight(node.for_get_body()):
+            self._for_reading_rows_once(node, depth, mark, loop)
+            return
+        self._marked_for(node, depth, mark, loop)
+
+    def _for_reading_rows_once(self, node: isl.AstNode, depth: int, mark: LoopMark,
+                               loop: LoopHeader) -> None:
+        """The loop, its row pointers read before it (:class:`RowHoist`)."""
+        hoist = self.row_hoist = RowHoist(loop.it)
+        try:
+            with self.code.capture() as lines:
+                self._marked_for(node, depth, mark, loop)
+        finally:
+            self.row_hoist = None
+        runs = re.sub(rf"\b{re.escape(loop.it)}\b", f"({loop.init})", loop.cond)
+        for text, name in hoist.names.items():
+            self.code.emit(depth, f"__typeof__({text}) const {name} = ({runs}) ? {text} : 0;")
+        self.code.lines += lines
+
+    def _marked_for(self, node: isl.AstNode, depth: int, mark: LoopMark | None,
+                    loop: LoopHeader) -> None:
         if mark is not None and mark.scalar_replace and self.accumulators.write(
                 node, depth, mark, loop):
             return
@@ -199,3 +269,12 @@ class AstWalker:
             emit(depth + 1, line)
         self.counters.pop()
         emit(depth, "}")
+
+
+def _straight(body: isl.AstNode) -> bool:
+    """The loop body is statements only: no condition that a row read before the loop
+    would skip, no inner loop."""
+    kind = node_kind(body)
+    if kind is NodeKind.BLOCK:
+        return all(node_kind(c) is NodeKind.USER for c in block_children(body))
+    return kind is NodeKind.USER

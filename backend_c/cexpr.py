@@ -94,6 +94,9 @@ class BodyPrinter:
     def __init__(self, shapes: dict[str, tuple[Lin, ...]]) -> None:
         self.shapes = shapes
         self.substitute: dict[tuple[str, tuple[Lin, ...]], str] = {}  # element -> local (LICM)
+        # row pointer (array, all subscripts but the last) -> the local holding it, for
+        # the statement printed now (a C region's ``double **A`` in a simd loop)
+        self.rows: dict[tuple[str, tuple[Lin, ...]], str] = {}
         # While printing a micro-kernel's loop body: every load, its subscripts in terms
         # of the loop counters (``env``), becomes a local read once per iteration.
         self.hoisted: Hoisted | None = None

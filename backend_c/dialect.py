@@ -22,6 +22,7 @@ from polyopt.model.scop import Scop, Statement
 class Dialect(Protocol):
     index_type: str  # the C type of loop counters
     privatizes_arrays: bool  # whether array names may be shadowed by per-thread copies
+    pointer_rows: frozenset[str]  # arrays whose rows are reached through pointers
 
     @property
     def body(self) -> BodyPrinter:
@@ -57,12 +58,18 @@ class Dialect(Protocol):
         accumulators)."""
         ...
 
+    def row_text(self, array: str, prefix: tuple[Lin, ...], env: dict[str, str]) -> str:
+        """A row pointer of one of :attr:`pointer_rows` as C, iterators given ``env``'s
+        values."""
+        ...
+
 
 class KernelDialect:
     """A whole kernel function: arrays are flat, row-major pointers."""
 
     index_type = "int64_t"
     privatizes_arrays = True
+    pointer_rows: frozenset[str] = frozenset()  # flat arrays
 
     def __init__(self, scop: Scop) -> None:
         self.scop = scop
@@ -89,3 +96,6 @@ class KernelDialect:
 
     def may_reduce(self, mark: LoopMark, rename: dict[str, str]) -> bool:
         return True
+
+    def row_text(self, array: str, prefix: tuple[Lin, ...], env: dict[str, str]) -> str:
+        raise AssertionError("a kernel's arrays are flat")

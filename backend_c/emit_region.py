@@ -108,6 +108,9 @@ class CBodyPrinter(BodyPrinter):
         if local is not None:
             return local
         if self.hoisted is None:
+            row = self.rows.get((array, indices[:-1])) if self.rows else None
+            if row is not None:
+                return f"{row}[{self.index(indices[-1])}]"
             return array + "".join(f"[{self.index(ix)}]" for ix in indices)
         # in a register tile: each element read once per iteration, its subscripts in the
         # loop counters, simplified (the panel element A_pk[(8 * c4 + 3) / 8][k][3])
@@ -155,6 +158,17 @@ class RegionDialect:
         self.text = AstText(c_int)
         wide = any(any(w in t.split() for w in _LONG_TYPES) for t in region.iterator_types.values())
         self.index_type = "long" if wide else "int"
+        # arrays whose last subscript goes through a pointer (``double **A``, ``double
+        # *A[N]``): their row pointers are read once before a simd loop (ast_walk.RowHoist)
+        self.pointer_rows = frozenset(n for n, a in region.arrays.items()
+                                      if len(a.dims) >= 2 and a.dims[-1] is None)
+
+    def row_text(self, array: str, prefix: tuple[Lin, ...], env: dict[str, str]) -> str:
+        """``A[c0]``: a row pointer, its subscripts' iterators given their values."""
+        saved, self.body.env = self.body.env, env
+        text = array + "".join(f"[{self.body.index(ix)}]" for ix in prefix)
+        self.body.env = saved
+        return text
 
     def element(self, target: str, indices: tuple[Lin, ...]) -> str:
         hoisted, self.body.hoisted = self.body.hoisted, None  # an element written: never hoisted
