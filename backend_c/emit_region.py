@@ -271,7 +271,7 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
                   for n, s in scop.scalars.items()}
         ctypes |= {n: C_TYPES[a.dtype] for n, a in scop.arrays.items() if n not in ctypes}
         outliner = RegionOutliner(
-            region, scop, walker.code.emit, walker.counters, dialect.index_type, ctypes,
+            region, scop, walker.code, openmp, walker.counters, dialect.index_type, ctypes,
             lambda a: [at_least(dialect.body.index(d), 1) for d in scop.arrays[a].shape[1:]],
             _HELPERS, set(taken))
         walker.use_outliner(outliner)

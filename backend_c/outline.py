@@ -83,7 +83,7 @@ class Outliner:
         return (self.pragmas.openmp and mark.parallel and not mark.reductions
                 and not mark.firstprivate
                 and not (isinstance(mark, PeeledMark) and mark.lastprivate)
-                and _holds_loop(body))
+                and holds_loop(body))
 
     def parallel_body(self, body: isl.AstNode, depth: int, mark: LoopMark,
                       print_node: Callable[[isl.AstNode, int], None]) -> None:
@@ -138,16 +138,16 @@ class Outliner:
         return params, args
 
 
-def _holds_loop(node: isl.AstNode) -> bool:
+def holds_loop(node: isl.AstNode) -> bool:
     """Whether the isl AST ``node`` contains a ``for`` loop."""
     kind = node_kind(node)
     if kind is NodeKind.FOR:
         return True
     if kind is NodeKind.BLOCK:
-        return any(_holds_loop(child) for child in block_children(node))
+        return any(holds_loop(child) for child in block_children(node))
     if kind is NodeKind.IF:
-        return _holds_loop(node.if_get_then_node()) or (
-            bool(node.if_has_else_node()) and _holds_loop(node.if_get_else_node()))
+        return holds_loop(node.if_get_then_node()) or (
+            bool(node.if_has_else_node()) and holds_loop(node.if_get_else_node()))
     if kind is NodeKind.MARK:
-        return _holds_loop(node.mark_get_node())
+        return holds_loop(node.mark_get_node())
     return False

@@ -1,4 +1,5 @@
-"""A C region's register-tiled micro-kernels as functions of the file, for gcc's sake.
+"""A C region's register-tiled micro-kernels and parallel loop bodies as functions of
+the file, for gcc's sake.
 
 gcc 12 loop-vectorizes a micro-kernel's ``k`` loop across the rows of its register
 tile, which runs it several times slower (backend_c/outline.py); only a function
@@ -13,11 +14,18 @@ functions inserted just before that function, taking what they use::
         { ...register tile... }              static void kernel_gemm(...)
       }                                      { ... polyopt_kernel_gemm_micro0(ni, ..., c3, c4); }
 
+A ``parallel for`` body that holds a loop becomes a helper too, its arrays ``restrict``
+(C regions assume that distinct arrays do not overlap, README): OpenMP would outline
+it itself, reaching the arrays through a struct without ``restrict``, and gcc then
+keeps nothing in registers across iterations (adi's sweeps reload ``p[i][j - 1]``,
+just stored, on their chain of divisions).
+
 The file's arrays are passed with the extents the file declares (a parameter array
 ``double C[NI][NJ]`` as ``double C[][NJ]``), the region's panels (heap buffers) as
-pointers to their rows, the sizes, scalars and loop counters by value.  A tile this
+pointers to their rows, the sizes, scalars and loop counters by value.  A body this
 cannot express (an array local to the function, an extent naming something the helper
-cannot see, a region whose function's first line is unknown) stays in place.
+cannot see, a region whose function's first line is unknown, a scalar the body assigns
+and the loop shares) stays in place.
 """
 
 from __future__ import annotations
@@ -26,7 +34,10 @@ import re
 from collections.abc import Callable, Mapping
 
 import islpy as isl
-from polyopt.backend_c.outline import NO_LOOP_VECTORIZE
+from polyopt.backend_c.code import Code
+from polyopt.backend_c.isl_ast import NodeKind, block_children, node_kind, user_call
+from polyopt.backend_c.outline import NO_LOOP_VECTORIZE, holds_loop
+from polyopt.backend_c.peeled import PeeledMark
 from polyopt.backend_c.statements import Usage
 
 from polyopt.model.c_region import CRegion
@@ -42,13 +53,15 @@ class RegionOutliner:
     to insert before the region's function.  ``code_emit(depth, text)`` prints a line of
     the region; ``counters`` are the loop counters in scope, outermost first."""
 
-    def __init__(self, region: CRegion, scop: Scop, code_emit: Callable[[int, str], None],
+    def __init__(self, region: CRegion, scop: Scop, code: Code, openmp: bool,
                  counters: list[str], index_type: str, ctypes: Mapping[str, str],
                  panel_rows: Callable[[str], list[str]], helper_macros: Mapping[str, str],
                  taken: set[str]) -> None:
         self.region = region
         self.scop = scop
-        self.emit = code_emit
+        self.code = code
+        self.emit = code.emit
+        self.openmp = openmp
         self.counters = counters
         self.index_type = index_type
         self.ctypes = ctypes  # C type of each scalar and array element, by name
@@ -56,58 +69,104 @@ class RegionOutliner:
         self.helper_macros = helper_macros
         self.taken = taken
         self.helpers: list[str] = []
+        self.bodies = 0  # parallel bodies and micro-kernels are numbered apart
+        self.micro_kernels = 0
 
     def outlines_body(self, mark: LoopMark, body: isl.AstNode) -> bool:
-        return False  # parallel bodies stay: OpenMP outlines them itself, sharing the arrays
+        """Whether a parallel loop's body becomes a helper: one that holds a loop, with no
+        reduction and no copied-in or copied-out scalar, whose parameters can be written."""
+        return (self.openmp and mark.parallel and not mark.reductions and not mark.firstprivate
+                and not (isinstance(mark, PeeledMark) and mark.lastprivate)
+                and holds_loop(body) and self._body_params(body, mark) is not None)
 
     def parallel_body(self, body: isl.AstNode, depth: int, mark: LoopMark,
                       print_node: Callable[[isl.AstNode, int], None]) -> None:
-        raise AssertionError("a region outlines micro-kernels only")
+        """Print ``body`` (a parallel loop's) as a call of a new helper."""
+        params = self._body_params(body, mark)
+        assert params is not None  # outlines_body
+        with self.code.capture() as lines:
+            print_node(body, 1)
+        self.bodies += 1
+        name = self._fresh(f"polyopt_{self._stem()}_body{self.bodies - 1}")
+        text = "\n".join(lines)
+        private = "".join(f"  {self.ctypes[n]} {n};\n" for n in mark.private
+                          if re.search(rf"\b{n}\b", text))
+        # after the micro-kernels the body calls, which printing it added
+        self.helpers.append(self._function(
+            "__attribute__((noinline))\n", name, params, private + text))
+        self.emit(depth, f"{name}({', '.join(a for _, a in params)});")
+
+    def _body_params(self, body: isl.AstNode,
+                     mark: LoopMark) -> list[tuple[str, str]] | None:
+        """The helper's parameters for a parallel ``body``: what its statements read and
+        write, the arrays ``restrict``; None where some cannot be passed."""
+        stmts = [self.scop.statement(n) for n in _statements(body)]
+        scalars: set[str] = set()
+        arrays: dict[str, None] = {}
+        for st in stmts:
+            if st.target in self.scop.scalars:
+                if st.target not in mark.private:
+                    return None  # a shared scalar assigned: passed by value, lost
+            elif st.target in self.scop.arrays:
+                arrays[st.target] = None
+            scalars |= names_read(st.value) & set(self.scop.scalars)
+            arrays.update((a.target, None) for a in st.accesses if a.target in self.scop.arrays)
+        if any(self.scop.arrays[a].rank == 0 for a in arrays):
+            return None  # a scalar that flows in or out of the region: the body shares it
+        return self._params(sorted(scalars - set(mark.private)), list(arrays), True)
 
     def micro_kernel(self, stmt: Statement, lines: list[str], usage: Usage, depth: int) -> None:
         """``lines`` (a register tile's loop, with its origin locals) as a call of a new
         helper, or in place, in a block, where the helper cannot be written."""
-        params = self._params(stmt, usage)
+        scalars = sorted((names_read(stmt.value) | usage.mentioned) & set(self.scop.scalars))
+        arrays = list(dict.fromkeys([stmt.target, *(r.target for r in stmt.reads)]))
+        params = None if usage.raises else self._params(scalars, arrays, False)
         if params is None:
             self.emit(depth, "{")
             for line in lines:
                 self.emit(depth, line)
             self.emit(depth, "}")
             return
-        region = self.region  # the file's regions are numbered: two in one function differ
-        within = "" if region.index == 1 else f"_region{region.index}"
-        name = self._fresh(f"polyopt_{region.function}{within}_micro{len(self.helpers)}")
-        text = "\n".join(lines)
-        macros = [m for m in self.helper_macros if re.search(rf"\b{m}\b", text)]
-        self.helpers.append(
-            NO_LOOP_VECTORIZE + f"static void {name}({', '.join(d for d, _ in params)})\n{{\n"
-            + "".join(f"  {self.helper_macros[m]}\n" for m in macros) + text + "\n"
-            + "".join(f"  #undef {m}\n" for m in macros) + "}\n")
+        self.micro_kernels += 1
+        name = self._fresh(f"polyopt_{self._stem()}_micro{self.micro_kernels - 1}")
+        self.helpers.append(self._function(NO_LOOP_VECTORIZE, name, params, "\n".join(lines)))
         self.emit(depth, f"{name}({', '.join(a for _, a in params)});")
 
-    def _params(self, stmt: Statement, usage: Usage) -> list[tuple[str, str]] | None:
+    def _stem(self) -> str:
+        region = self.region  # the file's regions are numbered: two in one function differ
+        return region.function + ("" if region.index == 1 else f"_region{region.index}")
+
+    def _function(self, attributes: str, name: str, params: list[tuple[str, str]],
+                  text: str) -> str:
+        """A helper's definition, with the region's macros that ``text`` uses."""
+        macros = [m for m in self.helper_macros if re.search(rf"\b{m}\b", text)]
+        return (attributes + f"static void {name}({', '.join(d for d, _ in params)})\n{{\n"
+                + "".join(f"  {self.helper_macros[m]}\n" for m in macros) + text + "\n"
+                + "".join(f"  #undef {m}\n" for m in macros) + "}\n")
+
+    def _params(self, scalars: list[str], arrays: list[str],
+                restrict: bool) -> list[tuple[str, str]] | None:
         """(declaration, argument) of each parameter: sizes and counters first (array
-        extents may name them), then scalars, then arrays; None where one cannot be
-        declared outside the function."""
+        extents may name them), then ``scalars``, then ``arrays`` (``restrict`` ones
+        where asked); None where one cannot be declared outside the function."""
         region = self.region
-        if usage.raises or not region.function_line:
+        if not region.function_line:
             return None
         # the parameters standing for extents C does not give exist in the model only
         ints = [(f"{t} {p}", p) for p, t in region.params.items()
                 if p not in region.extent_params]
         ints += [(f"{self.index_type} {c}", c) for c in self.counters]
         visible = {a for _, a in ints}
-        scalars = sorted((names_read(stmt.value) | usage.mentioned) & set(self.scop.scalars))
         out = ints + [(f"{self.ctypes[n]} {n}", n) for n in scalars if n not in visible]
-        for array in dict.fromkeys([stmt.target, *(r.target for r in stmt.reads)]):
-            declared = self._array(array, visible)
+        for array in arrays:
+            declared = self._array(array, visible, restrict)
             if declared is None:
                 return None
             if declared:
                 out.append((declared, array))
         return out
 
-    def _array(self, name: str, visible: set[str]) -> str | None:
+    def _array(self, name: str, visible: set[str], restrict: bool) -> str | None:
         """An array parameter's declaration; "" for a file-scope array (the helper sees
         it); None when it cannot be declared there."""
         region = self.region
@@ -129,7 +188,8 @@ class RegionOutliner:
             return None  # an extent given by a parameter the region does not pass
         # the first extent never matters to C (double A[][20] is double (*A)[20]), and a
         # pointer parameter (double *p) is declared the same way
-        return f"{c.base} {name}[]" + "".join(f"[{d}]" for d in rest)
+        return f"{c.base} {name}[{'restrict' if restrict else ''}]" + "".join(
+            f"[{d}]" for d in rest)
 
     def _fresh(self, base: str) -> str:
         name = base
@@ -137,3 +197,18 @@ class RegionOutliner:
             name += "_"
         self.taken.add(name)
         return name
+
+
+def _statements(node: isl.AstNode) -> list[str]:
+    """The names of the statements the isl AST ``node`` runs."""
+    kind = node_kind(node)
+    if kind is NodeKind.USER:
+        return [user_call(node)[0]]
+    if kind is NodeKind.BLOCK:
+        return [s for child in block_children(node) for s in _statements(child)]
+    if kind is NodeKind.FOR:
+        return _statements(node.for_get_body())
+    if kind is NodeKind.IF:
+        return _statements(node.if_get_then_node()) + (
+            _statements(node.if_get_else_node()) if node.if_has_else_node() else [])
+    return _statements(node.mark_get_node())  # NodeKind.MARK

@@ -14,6 +14,22 @@
 
 static int max(int a, int b) { return a > b ? a : b; }
 
+__attribute__((noinline))
+static void polyopt_kernel_band_body0(int n, int bw, int c0, double band[restrict][(2 * 3) + 1], double x[restrict], double y[restrict])
+{
+  #define polyopt_imin(a, b) ((a) < (b) ? (a) : (b))
+  #define polyopt_imax(a, b) ((a) > (b) ? (a) : (b))
+  double acc;
+  acc = 0.0;
+  #pragma omp simd reduction(+:acc)
+  for (int c1 = polyopt_imax(0, ((-bw) + c0)); c1 <= polyopt_imin((n - 1), (bw + c0)); c1 += 1) {
+    acc += (band[c0][c1 - c0 + bw] * x[c1]);
+  }
+  y[c0] = acc;
+  #undef polyopt_imin
+  #undef polyopt_imax
+}
+
 static void kernel_band(int n, int bw, double band[N][2 * BW + 1], double *x, double *y,
                         double *z, int *hist)
 {
@@ -26,12 +42,7 @@ static void kernel_band(int n, int bw, double band[N][2 * BW + 1], double *x, do
   #define polyopt_imax(a, b) ((a) > (b) ? (a) : (b))
   #pragma omp parallel for schedule(static) private(acc)
   for (int c0 = 0; c0 < n; c0 += 1) {
-    acc = 0.0;
-    #pragma omp simd reduction(+:acc)
-    for (int c1 = polyopt_imax(0, ((-bw) + c0)); c1 <= polyopt_imin((n - 1), (bw + c0)); c1 += 1) {
-      acc += (band[c0][c1 - c0 + bw] * x[c1]);
-    }
-    y[c0] = acc;
+    polyopt_kernel_band_body0(n, bw, c0, band, x, y);
   }
   #pragma omp parallel for simd schedule(static)
   for (int c0 = 0; c0 < n; c0 += 2) {

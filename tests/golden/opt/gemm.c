@@ -39,6 +39,21 @@ static void init_array(int ni, int nj, int nk, DATA_TYPE *alpha, DATA_TYPE *beta
       B[i][j] = (DATA_TYPE) (i * (j + 2) % nj) / nj;
 }
 
+__attribute__((noinline))
+static void polyopt_kernel_gemm_body0(int ni, int nj, int nk, int c0, double alpha, double beta, double C[restrict][70], double A[restrict][80], double B[restrict][70])
+{
+  #pragma omp simd
+  for (int c1 = 0; c1 < nj; c1 += 1) {
+    C[c0][c1] *= beta;
+  }
+  for (int c1 = 0; c1 < nk; c1 += 1) {
+    #pragma omp simd
+    for (int c2 = 0; c2 < nj; c2 += 1) {
+      C[c0][c2] += ((alpha * A[c0][c1]) * B[c1][c2]);
+    }
+  }
+}
+
 static void kernel_gemm(int ni, int nj, int nk, DATA_TYPE alpha, DATA_TYPE beta,
                         DATA_TYPE C[NI][NJ], DATA_TYPE A[NI][NK], DATA_TYPE B[NK][NJ])
 {
@@ -48,16 +63,7 @@ static void kernel_gemm(int ni, int nj, int nk, DATA_TYPE alpha, DATA_TYPE beta,
 {
   #pragma omp parallel for schedule(static)
   for (int c0 = 0; c0 < ni; c0 += 1) {
-    #pragma omp simd
-    for (int c1 = 0; c1 < nj; c1 += 1) {
-      C[c0][c1] *= beta;
-    }
-    for (int c1 = 0; c1 < nk; c1 += 1) {
-      #pragma omp simd
-      for (int c2 = 0; c2 < nj; c2 += 1) {
-        C[c0][c2] += ((alpha * A[c0][c1]) * B[c1][c2]);
-      }
-    }
+    polyopt_kernel_gemm_body0(ni, nj, nk, c0, alpha, beta, C, A, B);
   }
 }
 }

@@ -8,6 +8,47 @@
 #define SCALAR_VAL(x) x
 #define _PB_N n
 
+__attribute__((noinline))
+static void polyopt_kernel_gesummv_body0(int n, int c0, double alpha, double beta, double tmp[restrict], double y[restrict], double A[restrict][130], double x[restrict], double B[restrict][130])
+{
+  tmp[c0] = 0.0;
+  y[c0] = 0.0;
+  if ((0) < n) {
+    double tmp_acc;
+    double y_acc;
+    {
+      const int i = c0;
+      tmp_acc = tmp[i];
+    }
+    {
+      const int i = c0;
+      y_acc = y[i];
+    }
+    #pragma omp simd reduction(+:tmp_acc) reduction(+:y_acc)
+    for (int c1 = 0; c1 < n; c1 += 1) {
+      {
+        const int i = c0;
+        const int j = c1;
+        tmp_acc = ((A[i][j] * x[j]) + tmp_acc);  /* tmp[i] = A[i][j] * x[j] + tmp[i]; */
+      }
+      {
+        const int i = c0;
+        const int j = c1;
+        y_acc = ((B[i][j] * x[j]) + y_acc);  /* y[i] = B[i][j] * x[j] + y[i]; */
+      }
+    }
+    {
+      const int i = c0;
+      tmp[i] = tmp_acc;
+    }
+    {
+      const int i = c0;
+      y[i] = y_acc;
+    }
+  }
+  y[c0] = ((alpha * tmp[c0]) + (beta * y[c0]));
+}
+
 static void kernel_gesummv(int n, DATA_TYPE alpha, DATA_TYPE beta, DATA_TYPE A[N][N],
                            DATA_TYPE B[N][N], DATA_TYPE tmp[N], DATA_TYPE x[N], DATA_TYPE y[N])
 {
@@ -17,42 +58,7 @@ static void kernel_gesummv(int n, DATA_TYPE alpha, DATA_TYPE beta, DATA_TYPE A[N
 {
   #pragma omp parallel for schedule(static)
   for (int c0 = 0; c0 < n; c0 += 1) {
-    tmp[c0] = 0.0;
-    y[c0] = 0.0;
-    if ((0) < n) {
-      double tmp_acc;
-      double y_acc;
-      {
-        const int i = c0;
-        tmp_acc = tmp[i];
-      }
-      {
-        const int i = c0;
-        y_acc = y[i];
-      }
-      #pragma omp simd reduction(+:tmp_acc) reduction(+:y_acc)
-      for (int c1 = 0; c1 < n; c1 += 1) {
-        {
-          const int i = c0;
-          const int j = c1;
-          tmp_acc = ((A[i][j] * x[j]) + tmp_acc);  /* tmp[i] = A[i][j] * x[j] + tmp[i]; */
-        }
-        {
-          const int i = c0;
-          const int j = c1;
-          y_acc = ((B[i][j] * x[j]) + y_acc);  /* y[i] = B[i][j] * x[j] + y[i]; */
-        }
-      }
-      {
-        const int i = c0;
-        tmp[i] = tmp_acc;
-      }
-      {
-        const int i = c0;
-        y[i] = y_acc;
-      }
-    }
-    y[c0] = ((alpha * tmp[c0]) + (beta * y[c0]));
+    polyopt_kernel_gesummv_body0(n, c0, alpha, beta, tmp, y, A, x, B);
   }
 }
 }
