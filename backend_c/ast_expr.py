@@ -11,6 +11,7 @@ under other names, which is how a register tile's origin is named once::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -126,6 +127,11 @@ class LoopHeader:
     init: str
     cond: str
     inc: str
+
+
+def first_test(loop: LoopHeader) -> str:
+    """The condition under which ``loop`` runs at least once: its test at its start."""
+    return re.sub(rf"\b{re.escape(loop.it)}\b", f"({loop.init})", loop.cond)
 
 
 def loop_header(text: AstText, node: isl.AstNode) -> LoopHeader:

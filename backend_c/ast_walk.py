@@ -16,13 +16,12 @@ accumulators (:mod:`~polyopt.backend_c.accumulators`), outlined bodies
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
 
 import islpy as isl
 from polyopt.backend_c.accumulators import Accumulators
-from polyopt.backend_c.ast_expr import LoopHeader, ast_lin, loop_header
+from polyopt.backend_c.ast_expr import LoopHeader, ast_lin, first_test, loop_header
 from polyopt.backend_c.code import Code, fresh
 from polyopt.backend_c.dialect import Dialect
 from polyopt.backend_c.isl_ast import NodeKind, block_children, node_kind, user_call
@@ -223,7 +222,7 @@ class AstWalker:
                 self._marked_for(node, depth, mark, loop)
         finally:
             self.row_hoist = None
-        runs = re.sub(rf"\b{re.escape(loop.it)}\b", f"({loop.init})", loop.cond)
+        runs = first_test(loop)
         for text, name in hoist.names.items():
             self.code.emit(depth, f"__typeof__({text}) const {name} = ({runs}) ? {text} : 0;")
         self.code.lines += lines
@@ -237,7 +236,7 @@ class AstWalker:
                 mark.private_arrays or array_reductions(self.scop, mark)):
             if self.dialect.privatizes_arrays and not isinstance(mark, PeeledMark) \
                     and self.copies.can_copy(mark):
-                copied = self.copies.open(depth, mark)
+                copied = self.copies.open(depth, mark, loop)
                 self._loop(node, copied.depth, copied.mark, loop, copied.prologue,
                            copied.epilogue)
                 self.copies.close(copied)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import islpy as isl
 from polyopt.backend_c.ast_expr import AstText
 from polyopt.backend_c.ast_walk import AstWalker
 from polyopt.backend_c.cexpr import BodyPrinter, float_text, lin
@@ -33,6 +34,7 @@ from polyopt.model.c_region import CRegion
 from polyopt.model.dtypes import DType, ValueType
 from polyopt.model.errors import PolyoptError
 from polyopt.model.expr import Binary, Call, Cast, Expr, Literal, Load, Name
+from polyopt.model.names import user_text
 from polyopt.model.schedule_tree import LoopMark, Node
 from polyopt.model.scop import ArrayKind, ScalarKind, Scop, Statement
 
@@ -263,8 +265,13 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
     dialect = RegionDialect(region, scop)
     taken = set(region.names_in_file) | set(scop.params) | set(scop.arrays)
     taken |= set(scop.scalars) | set(region.iterator_types)
+    # the block is printed in the file's spelling (user_text): a new name must not be a
+    # user's name either (a parameter `polyopt_n_s` is `polyopt_u11_polyopt_n_s` here)
+    taken |= {user_text(t, whole_names=True) for t in taken}
     walker = AstWalker(scop, openmp, dialect, taken)
-    walker.use_copies(RegionCopies(walker.code, region, walker.pragmas, dialect.body.index, taken))
+    build = isl.AstBuild.from_context(scop.context)
+    walker.use_copies(RegionCopies(walker.code, region, walker.pragmas,
+                                   lambda pa: dialect.text(build.expr_from_pw_aff(pa)), taken))
     outliner = None
     if outline:
         ctypes = {n: region.scalars[n].base if n in region.scalars else C_TYPES[s.type.dtype]

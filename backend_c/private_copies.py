@@ -35,6 +35,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from polyopt.backend_c.ast_expr import LoopHeader
 from polyopt.backend_c.cexpr import lin
 from polyopt.backend_c.code import Code, fresh
 from polyopt.backend_c.dialect import Dialect
@@ -91,8 +92,8 @@ class CopyWriter(Protocol):
         """Whether the loop's copies are of a kind this writer makes."""
         ...
 
-    def open(self, depth: int, mark: LoopMark) -> CopiedLoop:
-        """Allocate the copies, open the parallel region, print the loop's pragma."""
+    def open(self, depth: int, mark: LoopMark, loop: LoopHeader) -> CopiedLoop:
+        """Allocate the copies, open the parallel region, print the pragma of ``loop``."""
         ...
 
     def close(self, loop: CopiedLoop) -> None:
@@ -115,7 +116,7 @@ class PrivateCopies:
     def can_copy(self, mark: LoopMark) -> bool:
         return True
 
-    def open(self, depth: int, mark: LoopMark) -> CopiedLoop:
+    def open(self, depth: int, mark: LoopMark, loop: LoopHeader) -> CopiedLoop:
         """Allocate and fill the copies, open the parallel region and print the
         loop's ``omp for`` pragma."""
         self.used = True

@@ -7,25 +7,27 @@ team, so the block needs no OpenMP runtime call and still runs, on one thread, w
 the file is compiled without OpenMP.  Only private arrays (:func:`polyopt.analysis.
 verdicts._private_array`) are copied here, and only arrays laid out as one block
 (:meth:`polyopt.model.c_region.CRegion.copy_rows`); a loop that needs anything else
-runs in order.  For doitgen's ``sum``, private to each ``(r, q)``::
+runs in order.  Types come from the array itself (``__typeof__``, ``sizeof``), so a
+variable-length array keeps the extents it was declared with.  For doitgen's ``sum``,
+private to each ``(r, q)``::
 
-    {
-      double *polyopt_last_sum = 0;
+    if (0 < nr) {  // the loop's first test: nothing is copied for a loop that does not run
+      __typeof__(&sum[0] + 0) polyopt_last_sum = 0;
       #pragma omp parallel
       {
-        const size_t polyopt_n_sum = (size_t)(np);
-        double *const polyopt_own_sum = __builtin_malloc(...);
+        const size_t polyopt_n_sum = (size_t)(np) * sizeof(sum[0]);  // bytes
+        __typeof__(&sum[0] + 0) const polyopt_own_sum = __builtin_malloc(polyopt_n_sum + ...);
         if (!polyopt_own_sum) __builtin_abort();
-        __builtin_memcpy(polyopt_own_sum, sum, sizeof(double) * polyopt_n_sum);
+        if (polyopt_n_sum) __builtin_memcpy(polyopt_own_sum, sum, polyopt_n_sum);
         #pragma omp for schedule(static) lastprivate(polyopt_last_sum)
         for (int c0 = 0; c0 < nr; c0 += 1) {
           polyopt_last_sum = polyopt_own_sum;
-          { double *restrict sum = polyopt_own_sum;
+          { __typeof__(&sum[0] + 0) restrict sum = polyopt_own_sum;
             ...   // the loop body, on this thread's sum
           }
         }
-        if (polyopt_own_sum == polyopt_last_sum)
-          __builtin_memcpy(sum, polyopt_own_sum, sizeof(double) * polyopt_n_sum);
+        if (polyopt_n_sum && polyopt_own_sum == polyopt_last_sum)
+          __builtin_memcpy(sum, polyopt_own_sum, polyopt_n_sum);
         __builtin_free(polyopt_own_sum);
       }
     }
@@ -39,11 +41,12 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
+import islpy as isl
+from polyopt.backend_c.ast_expr import LoopHeader, first_test
 from polyopt.backend_c.code import Code, fresh
 from polyopt.backend_c.pragma import Pragmas
 from polyopt.backend_c.private_copies import CopiedLoop, array_reductions
 
-from polyopt.model.aff import Lin
 from polyopt.model.c_region import CRegion
 from polyopt.model.schedule_tree import LoopMark
 
@@ -58,22 +61,27 @@ def at_least(extent: str, low: int) -> str:
 @dataclass(frozen=True)
 class _RegionCopy:
     array: str
-    ctype: str
-    view: str  # the copy's type as a pointer to the array's rows: "double (*)[NQ][NP]"
-    n: str  # element count
+    n: str  # size in bytes
     own: str  # this thread's copy
     last: str  # the copy that ran the last iteration
+
+    @property
+    def pointer(self) -> str:
+        """The type of a pointer to the array's rows (to its elements when 1-D), without
+        the qualifiers of a parameter ``double u[const restrict 10]`` (a sum is no
+        lvalue)."""
+        return f"__typeof__(&{self.array}[0] + 0)"
 
 
 class RegionCopies:
     """Writes the code around a region's loop that runs on per-thread array copies."""
 
-    def __init__(self, code: Code, region: CRegion, pragmas: Pragmas, index: Callable[[Lin], str],
-                 taken: Collection[str]) -> None:
+    def __init__(self, code: Code, region: CRegion, pragmas: Pragmas,
+                 count: Callable[[isl.PwAff], str], taken: Collection[str]) -> None:
         self.code = code
         self.region = region
         self.pragmas = pragmas
-        self.index = index  # prints an affine extent in the region's terms
+        self.count = count  # prints a function of the parameters in the region's terms
         self.taken = taken
         self._open: list[tuple[_RegionCopy, ...]] = []  # the copies of the loops opened
 
@@ -82,30 +90,31 @@ class RegionCopies:
         return not array_reductions(self.region.scop, mark) and all(
             self.region.copy_rows(x) is not None for x in mark.private_arrays)
 
-    def open(self, depth: int, mark: LoopMark) -> CopiedLoop:
+    def open(self, depth: int, mark: LoopMark, loop: LoopHeader) -> CopiedLoop:
         """Declare the copies, open the parallel region, print the loop's ``omp for``."""
         emit = self.code.emit
         copies = tuple(self._copy(x) for x in mark.private_arrays)
         self._open.append(copies)
-        emit(depth, "{")
+        emit(depth, f"if ({first_test(loop)}) {{")
         d = depth + 1
         for c in copies:
-            emit(d, f"{c.ctype} *{c.last} = 0;")
+            emit(d, f"{c.pointer} {c.last} = 0;")
         team = self.pragmas.team_condition()
         emit(d, "#pragma omp parallel" + ("" if team == "1" else f" if({team})"))
         emit(d, "{")
         for c in copies:
-            emit(d + 1, f"const size_t {c.n} = {self._count(c.array)};")
-            # one element more: malloc(0) may return NULL
-            emit(d + 1, f"{c.ctype} *const {c.own} = __builtin_malloc(sizeof({c.ctype}) * {c.n} "
-                 f"+ sizeof({c.ctype}));")
+            emit(d + 1, f"const size_t {c.n} = {self._bytes(c.array)};")
+            # one row more: malloc(0) may return NULL
+            emit(d + 1, f"{c.pointer} const {c.own} = __builtin_malloc({c.n} + "
+                 f"sizeof({c.array}[0]));")
             emit(d + 1, f"if (!{c.own}) __builtin_abort();")
-            emit(d + 1, f"__builtin_memcpy({c.own}, {c.array}, sizeof({c.ctype}) * {c.n});")
+            emit(d + 1, f"if ({c.n}) __builtin_memcpy({c.own}, {c.array}, {c.n});")
         inner = replace(mark, private_arrays=())
         emit(d + 1, self.pragmas.worksharing(inner, tuple(c.last for c in copies)))
         # inside the body, the copies' names shadow the arrays'
         prologue = (*(f"{c.last} = {c.own};" for c in copies),
-                    "{ " + " ".join(self._shadow(c) for c in copies))
+                    "{ " + " ".join(f"{c.pointer} restrict {c.array} = {c.own};"
+                                    for c in copies))
         return CopiedLoop(d + 1, inner, prologue, ("}",), (), (), "", depth)
 
     def close(self, loop: CopiedLoop) -> None:
@@ -113,28 +122,17 @@ class RegionCopies:
         emit = self.code.emit
         d = loop.outer + 1
         for c in self._open.pop():
-            emit(d + 1, f"if ({c.own} == {c.last}) "
-                 f"__builtin_memcpy({c.array}, {c.own}, sizeof({c.ctype}) * {c.n});")
+            emit(d + 1, f"if ({c.n} && {c.own} == {c.last}) "
+                 f"__builtin_memcpy({c.array}, {c.own}, {c.n});")
             emit(d + 1, f"__builtin_free({c.own});")
         emit(d, "}")
         emit(loop.outer, "}")
 
     def _copy(self, x: str) -> _RegionCopy:
-        arr = self.region.arrays[x]
-        rows = "".join(f"[{dim}]" for dim in arr.dims[1:])
-        return _RegionCopy(x, arr.base, f"{arr.base} (*){rows}" if rows else f"{arr.base} *",
-                           *(fresh(f"polyopt_{k}_{x}", self.taken) for k in ("n", "own", "last")))
+        return _RegionCopy(x, *(fresh(f"polyopt_{k}_{x}", self.taken)
+                                for k in ("n", "own", "last")))
 
-    def _count(self, x: str) -> str:
+    def _bytes(self, x: str) -> str:
         rows = self.region.copy_rows(x)
         assert rows is not None  # can_copy
-        text = self.index(rows) if isinstance(rows, Lin) else rows
-        dims = [at_least(text, 0), *(dim for dim in self.region.arrays[x].dims[1:] if dim)]
-        return " * ".join(f"(size_t)({dim})" for dim in dims)
-
-    @staticmethod
-    def _shadow(c: _RegionCopy) -> str:
-        if c.view.endswith("*"):
-            return f"{c.ctype} *restrict {c.array} = {c.own};"
-        rows = c.view[len(c.ctype) + len(" (*)"):]
-        return f"{c.ctype} (*restrict {c.array}){rows} = ({c.view}){c.own};"
+        return f"(size_t)({self.count(rows)}) * sizeof({x}[0])"

@@ -45,7 +45,8 @@ from polyopt.model.expr import names_read
 from polyopt.model.schedule_tree import LoopMark
 from polyopt.model.scop import ArrayKind, Scop, Statement
 
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+#: an extent C computes at compile time: numbers and arithmetic only (macros expanded)
+_CONSTANT = re.compile(r"[\d\s()+\-*/]+")
 
 
 class RegionOutliner:
@@ -159,37 +160,48 @@ class RegionOutliner:
         visible = {a for _, a in ints}
         out = ints + [(f"{self.ctypes[n]} {n}", n) for n in scalars if n not in visible]
         for array in arrays:
-            declared = self._array(array, visible, restrict)
+            declared = self._array(array, restrict)
             if declared is None:
                 return None
-            if declared:
-                out.append((declared, array))
+            out += declared
         return out
 
-    def _array(self, name: str, visible: set[str], restrict: bool) -> str | None:
-        """An array parameter's declaration; "" for a file-scope array (the helper sees
-        it); None when it cannot be declared there."""
+    def _array(self, name: str, restrict: bool) -> list[tuple[str, str]] | None:
+        """An array parameter (declaration, argument), after those of the extents its
+        declaration names; None when it cannot be declared outside the function.
+
+        A file-scope array is passed too: inside a loop on per-thread copies its name
+        stands for this thread's copy (region_copies.py).  An extent that is not a
+        number is passed as the array's own type gives it (``sizeof(A[0]) /
+        sizeof(A[0][0])``): a variable-length array keeps the extents it was declared
+        with, whatever its size variables hold now."""
         region = self.region
         if name in self.scop.arrays and self.scop.arrays[name].kind is ArrayKind.TEMPORARY \
                 and name not in region.arrays:
             rows = "".join(f"[{d}]" for d in self.panel_rows(name))
-            return f"{self.ctypes[name]} (*restrict {name}){rows}" if rows else \
-                f"{self.ctypes[name]} *restrict {name}"
+            return [(f"{self.ctypes[name]} (*restrict {name}){rows}" if rows else
+                     f"{self.ctypes[name]} *restrict {name}", name)]
         c = region.arrays.get(name)
         if c is None or c.scope not in ("param", "file") or not c.dims:
             return None
-        if c.scope == "file":
-            return ""
-        rest = c.dims[1:]
-        if any(d is None for d in rest):
+        if any(d is None for d in c.dims[1:]):
             return None  # a pointer to pointers: no single type describes its rows
-        names = {n for d in rest if d is not None for n in _IDENTIFIER.findall(d)}
-        if names & set(region.function_params) - visible:
-            return None  # an extent given by a parameter the region does not pass
+        out: list[tuple[str, str]] = []
+        rows = ""
+        for k, d in enumerate(c.dims[1:], 1):
+            if d is not None and _CONSTANT.fullmatch(d):
+                rows += f"[{d}]"
+                continue
+            extent = f"polyopt_extent_{name}_{k}"
+            while extent in self.taken:  # a parameter of this helper alone: not taken
+                extent += "_"
+            out.append((f"long {extent}",
+                        f"(long)(sizeof({name}{'[0]' * k}) / sizeof({name}{'[0]' * (k + 1)}))"))
+            rows += f"[{extent}]"
         # the first extent never matters to C (double A[][20] is double (*A)[20]), and a
         # pointer parameter (double *p) is declared the same way
-        return f"{c.base} {name}[{'restrict' if restrict else ''}]" + "".join(
-            f"[{d}]" for d in rest)
+        out.append((f"{c.base} {name}[{'restrict' if restrict else ''}]{rows}", name))
+        return out
 
     def _fresh(self, base: str) -> str:
         name = base

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import islpy as isl
+
 from polyopt.model import names
-from polyopt.model.aff import Lin
 from polyopt.model.scop import Scop
 
 #: the min/max calls a region may use in affine expressions: name -> is it min
@@ -73,32 +74,39 @@ class CRegion:
     def label(self) -> str:
         return f"{self.function}() region {self.index} (lines {self.start_line}-{self.end_line})"
 
-    def copy_rows(self, name: str) -> Lin | str | None:
+    def copy_rows(self, name: str) -> isl.PwAff | None:
         """How many rows (entries of the first dimension) a per-thread copy of array
-        ``name`` holds: one past the last row the region accesses, else the declared
-        extent.  None when the array is not one block of memory of known layout (a row
-        is reached through a pointer: ``double **A``) or neither count is known.
+        ``name`` holds, as a function of the parameters: one past the last row the
+        region accesses, 0 where it accesses none.  None when the array is not one
+        block of memory (a row is reached through a pointer: ``double **A``), when some
+        access may fall before its first row (``s[j - 1]`` of a pointer into a buffer),
+        or when isl cannot bound the rows.
 
-        The accessed rows come first: a parameter ``double s[N]`` promises nothing about
-        the caller's buffer, while every row up to the last one the region touches lies
-        in it."""
+        Only accessed rows count: a parameter ``double s[N]`` promises nothing about the
+        caller's buffer, while every row up to the last one the region touches lies in
+        it (when the region touches it at all)."""
         arr = self.arrays.get(name)
         if arr is None or not arr.dims or any(d is None for d in arr.dims[1:]):
             return None
-        rows = None
+        rows: isl.Set | None = None
         for st in self.scop.statements:
             for a in st.accesses:
                 if a.target == name:
                     r = a.relation.range()
                     rows = r if rows is None else rows.union(r)
-        last = names.dim_max_exact(rows.coalesce(), 0) if rows is not None else None
-        if last is not None:
-            coeffs, const = last
-            count = Lin.constant(const + 1)
-            for param, c in sorted(coeffs.items()):
-                count = count + Lin.var(param).scale(c)
-            return count
-        return arr.dims[0]
+        if rows is None:
+            return None
+        rows = rows.coalesce()
+        if not names.below(rows, 0, 0).is_empty():
+            return None
+        try:
+            last = rows.dim_max(0)
+        except isl.Error:
+            return None
+        count = last.add_constant_val(isl.Val.one(last.get_ctx()))
+        zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(count.get_domain_space()))
+        return count.union_max(zero.intersect_domain(self.scop.context)).gist(
+            self.scop.context).coalesce()
 
     @property
     def copyable(self) -> frozenset[str]:

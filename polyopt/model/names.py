@@ -237,14 +237,11 @@ def dim_max_affine(s: isl.Set, k: int) -> tuple[dict[str, int], int] | None:
     return aff_terms(pieces[0], ()) if len(pieces) == 1 else None
 
 
-def dim_max_exact(s: isl.Set, k: int) -> tuple[dict[str, int], int] | None:
-    """The largest value of set dimension ``k`` of ``s`` as one affine function of the
-    parameters (coefficients by name, constant), or None where it is piecewise, has
-    divisions or ``s`` is empty: unlike :func:`dim_max_affine`, never a looser bound."""
-    if s.is_empty():
-        return None
-    pieces = pw_aff_pieces(s.dim_max(k))
-    return aff_terms(pieces[0], ()) if len(pieces) == 1 else None
+def below(s: isl.Set, k: int, value: int) -> isl.Set:
+    """The points of ``s`` whose dimension ``k`` is below ``value``."""
+    c = isl.Constraint.inequality_alloc(isl.LocalSpace.from_space(s.get_space()))
+    c = c.set_coefficient_val(dim_type.set, k, -1).set_constant_val(value - 1)
+    return s.add_constraint(c)
 
 
 def pw_aff_pieces(pa: isl.PwAff) -> list[isl.Aff]:
