@@ -27,7 +27,11 @@ class Unconvertible(Exception):
 
 def isl_schedule(scop: Scop, deps: Dependences, stmts: list[str], prefix: str) -> Node | None:
     """A schedule for ``stmts`` from isl's scheduler, or None when isl gives none we can use."""
-    wanted = set(stmts)
+    # statements that never run, decided here: isl leaves out of its schedule the empty
+    # domains it happens to know are empty, and whether it knows depends on what was
+    # asked of the same (cached) isl objects before, in this process (fuzz finding 025)
+    dead = [s for s in stmts if scop.statement(s).domain.is_empty()]
+    wanted = set(stmts) - set(dead)
     domain = isl.UnionSet.empty(scop.context.get_space())
     for s in scop.statements:
         if s.name in wanted:
@@ -46,12 +50,11 @@ def isl_schedule(scop: Scop, deps: Dependences, stmts: list[str], prefix: str) -
         # the caller keeps its own schedule
         return None
     live = {st.get_tuple_name() for st in names.sets_of(sched.get_domain())}
-    if not live:
+    if not live or live != wanted:
         return None
     counter = [0]
     try:
-        return _convert(scop, sched.get_root().child(0), stmts, prefix, counter,
-                        [s for s in stmts if s not in live])
+        return _convert(scop, sched.get_root().child(0), stmts, prefix, counter, dead)
     except Unconvertible:
         return None
 
