@@ -174,8 +174,12 @@ class RegionScope:
                 raise NotAffine(sub, "min/max subscript", "subscripts must be affine (no min/max)")
             indices.append(a)
         if len(indices) != sym.type.rank:
+            rows = ""
+            if len(indices) < sym.type.rank and sym.type.pointer_levels[len(indices)]:
+                rows = (f"; {describe(node)} is a row pointer, and a region reads and writes "
+                        "elements only (assign row pointers outside `#pragma scop`)")
             raise NotAffine(node, describe(node), f"`{name}` has {sym.type.rank} dimension(s) but "
-                            f"is indexed with {len(indices)}")
+                            f"is indexed with {len(indices)}{rows}")
         self.arrays[name] = sym
         return name, tuple(indices), sym.type
 

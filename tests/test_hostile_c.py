@@ -95,6 +95,25 @@ def test_a_cast_to_a_struct_or_pointer_typedef_is_refused(
     assert "k.c:6:" in err and "typedefs of them" in err and "^" in err
 
 
+def test_assigning_a_row_pointer_is_refused_as_such(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "rows.c"
+    src.write_text(textwrap.dedent("""\
+        void k(int n, double **A, double **B, double y[8][8]) {
+        #pragma scop
+          for (int i = 0; i < n; i++) {
+            A[i] = B[n - 1 - i];
+            for (int j = 0; j < n; j++)
+              y[i][j] = A[i][j];
+          }
+        #pragma endscop
+        }
+        """))
+    assert cli_main(["opt", str(src), "-o", str(tmp_path / "o.c")]) == 1
+    err = capsys.readouterr().err
+    assert "rows.c:4:5:" in err and "`A[i]` is a row pointer" in err and "^" in err
+
+
 STATIC_LOCAL = """\
 #include <stdio.h>
 void k(int n, double *x, double *y)
