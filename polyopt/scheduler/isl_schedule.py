@@ -27,10 +27,13 @@ class Unconvertible(Exception):
 
 def isl_schedule(scop: Scop, deps: Dependences, stmts: list[str], prefix: str) -> Node | None:
     """A schedule for ``stmts`` from isl's scheduler, or None when isl gives none we can use."""
-    # statements that never run, decided here: isl leaves out of its schedule the empty
-    # domains it happens to know are empty, and whether it knows depends on what was
-    # asked of the same (cached) isl objects before, in this process (fuzz finding 025)
-    dead = [s for s in stmts if scop.statement(s).domain.is_empty()]
+    # statements that never run (for sizes >= 0), decided here: isl leaves out of its
+    # schedule the empty domains it happens to know are empty, and whether it knows
+    # depends on what was asked of the same (cached) isl objects before, in this process
+    # (fuzz finding 025); a domain empty only under the context is in isl's domain but
+    # in none of its bands and filters (finding 026)
+    dead = [s for s in stmts
+            if scop.statement(s).domain.intersect_params(scop.context).is_empty()]
     wanted = set(stmts) - set(dead)
     domain = isl.UnionSet.empty(scop.context.get_space())
     for s in scop.statements:
