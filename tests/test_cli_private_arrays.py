@@ -171,6 +171,19 @@ def _sanitizers_work(tmp_path: Path) -> bool:
                                                    check=False).returncode == 0
 
 
+def every_build_agrees(tmp_path: Path, src: Path, opt: Path) -> None:
+    """``opt`` prints what ``src`` at ``-O0`` prints: with OpenMP on three threads and
+    on one, without OpenMP, and under AddressSanitizer and UndefinedBehaviorSanitizer."""
+    expected = _run(tmp_path, src, "orig", ["-O0"])
+    assert _run(tmp_path, opt, "omp3", ["-O2", "-fopenmp"]) == expected
+    assert _run(tmp_path, opt, "omp1", ["-O2", "-fopenmp"], threads=1) == expected
+    assert _run(tmp_path, opt, "serial", ["-O2"]) == expected
+    if _sanitizers_work(tmp_path):
+        assert _run(tmp_path, opt, "asan", ["-O1", "-g", "-fopenmp",
+                                            "-fsanitize=address,undefined",
+                                            "-fno-sanitize-recover=all"]) == expected
+
+
 @pytest.mark.parametrize("name, source", [("rows", ROWS), ("pointer", POINTER)])
 def test_private_copies_give_the_original_output(tmp_path: Path, name: str,
                                                  source: str) -> None:
@@ -179,16 +192,7 @@ def test_private_copies_give_the_original_output(tmp_path: Path, name: str,
     array = "T" if name == "rows" else "s"
     assert f"lastprivate(polyopt_last_{array})" in region
     assert region.count(f"__builtin_free(polyopt_own_{array});") == 1
-    opt = tmp_path / f"{name}.opt.c"
-    expected = _run(tmp_path, src, "orig", ["-O0"])
-    assert _run(tmp_path, opt, "omp", ["-O2", "-fopenmp"]) == expected
-    assert _run(tmp_path, opt, "omp1", ["-O2", "-fopenmp"], threads=1) == expected
-    assert _run(tmp_path, opt, "serial", ["-O2"]) == expected
-    if _sanitizers_work(tmp_path):
-        sanitized = _run(tmp_path, opt, "asan", ["-O1", "-fopenmp", "-g",
-                                                 "-fsanitize=address,undefined",
-                                                 "-fno-sanitize-recover=all"])
-        assert sanitized == expected
+    every_build_agrees(tmp_path, src, tmp_path / f"{name}.opt.c")
 
 
 def test_the_copy_holds_the_rows_the_region_touches(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from test_cli import CC, polyopt
-from test_cli_private_arrays import _optimized, _run, _sanitizers_work
+from test_cli_private_arrays import _optimized, every_build_agrees
 
 TRIANGLE = r"""
 #include <stdio.h>
@@ -69,14 +69,7 @@ def test_a_row_is_read_only_when_its_loop_runs(tmp_path: Path) -> None:
     src, text = _optimized(tmp_path, "triangle", TRIANGLE)
     assert re.search(r"__typeof__\(L\[c0 - 1\]\) const (polyopt_row\d+) = "
                      r"\(\(0\) < c0\) \? L\[c0 - 1\] : 0;", text), text
-    opt = tmp_path / "triangle.opt.c"
-    expected = _run(tmp_path, src, "orig", ["-O0"])
-    assert _run(tmp_path, opt, "omp", ["-O2", "-fopenmp"]) == expected
-    assert _run(tmp_path, opt, "serial", ["-O3"]) == expected
-    if _sanitizers_work(tmp_path):
-        assert _run(tmp_path, opt, "asan", ["-O1", "-g", "-fopenmp",
-                                            "-fsanitize=address,undefined",
-                                            "-fno-sanitize-recover=all"]) == expected
+    every_build_agrees(tmp_path, src, tmp_path / "triangle.opt.c")
 
 
 def test_bicg_reads_each_row_of_a_once() -> None:
