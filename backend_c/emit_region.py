@@ -26,7 +26,7 @@ import islpy as isl
 from polyopt.backend_c.ast_expr import AstText
 from polyopt.backend_c.ast_walk import AstWalker
 from polyopt.backend_c.cexpr import BodyPrinter, float_text, lin
-from polyopt.backend_c.region_copies import RegionCopies, at_least
+from polyopt.backend_c.region_copies import RegionCopies
 from polyopt.backend_c.region_outline import RegionOutliner
 
 from polyopt.model.aff import Lin
@@ -279,7 +279,7 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
         ctypes |= {n: C_TYPES[a.dtype] for n, a in scop.arrays.items() if n not in ctypes}
         outliner = RegionOutliner(
             region, scop, walker.code, openmp, walker.counters, dialect.index_type, ctypes,
-            lambda a: [at_least(dialect.body.index(d), 1) for d in scop.arrays[a].shape[1:]],
+            lambda a: [_at_least(dialect.body.index(d), 1) for d in scop.arrays[a].shape[1:]],
             _HELPERS, set(taken))
         walker.use_outliner(outliner)
     if scop.statements:
@@ -328,14 +328,21 @@ def heap_buffers(scop: Scop, arrays: list[str],
     for name in arrays:
         ctype = C_TYPES[scop.arrays[name].dtype]
         dims = [dialect.body.index(d) for d in scop.arrays[name].shape]
-        rows = "".join(f"[{at_least(d, 1)}]" for d in dims[1:])
-        size = "".join(f" * {at_least(d, 0)}" for d in dims)
+        rows = "".join(f"[{_at_least(d, 1)}]" for d in dims[1:])
+        size = "".join(f" * {_at_least(d, 0)}" for d in dims)
         declared = f"(*{name}){rows}" if rows else f"*{name}"
         allocate += [f"  {ctype} {declared} = __builtin_malloc(sizeof({ctype}){size} + "
                      f"sizeof({ctype}));",
                      f"  if (!{name}) __builtin_abort();"]
         free.append(f"  __builtin_free({name});")
     return allocate, free
+
+
+def _at_least(extent: str, low: int) -> str:
+    """``extent``, or ``low`` where it is smaller (a constant stays as it is)."""
+    if extent.lstrip("-").isdigit():
+        return str(max(int(extent), low))
+    return f"(({extent}) > {low} ? ({extent}) : {low})"
 
 
 def replace_regions(text: str, blocks: list[tuple[CRegion, str]],

@@ -51,13 +51,6 @@ from polyopt.model.c_region import CRegion
 from polyopt.model.schedule_tree import LoopMark
 
 
-def at_least(extent: str, low: int) -> str:
-    """``extent``, or ``low`` where it is smaller (a constant stays as it is)."""
-    if extent.lstrip("-").isdigit():
-        return str(max(int(extent), low))
-    return f"(({extent}) > {low} ? ({extent}) : {low})"
-
-
 @dataclass(frozen=True)
 class _RegionCopy:
     array: str
