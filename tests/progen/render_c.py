@@ -124,7 +124,7 @@ class CRender:
             return f"{'fabs' if floaty else 'labs'}({args[0]})"
         if e.fn in ("min", "max"):
             if floaty:
-                return f"f{e.fn}({args[0]}, {args[1]})"
+                return f"PYF{e.fn.upper()}({args[0]}, {args[1]})"
             return f"{e.fn.upper()}({args[0]}, {args[1]})"
         if e.fn == "int":
             return f"((long)({args[0]}))"
@@ -284,6 +284,11 @@ HEADER = """#include <math.h>
 #include <stdio.h>
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+/* Python's max and min of floats: the first operand unless the second is greater
+   (smaller).  fmax and fmin leave the sign of a tie of zeros unspecified, and gcc's
+   builtins (-O1 and up) and glibc's functions differ on it (fuzz finding 028) */
+#define PYFMAX(a, b) ((b) > (a) ? (b) : (a))
+#define PYFMIN(a, b) ((b) < (a) ? (b) : (a))
 /* Python's % and // (the sign of the divisor, the floor), so that the C program computes
    what the Python one does and the shadow run's error bounds hold for it */
 #define PYFMOD(a, b) (fmod(a, b) + ((fmod(a, b) != 0 && ((fmod(a, b) < 0) != ((b) < 0))) ? (b) : 0))
