@@ -18,7 +18,7 @@ from polyopt.model.errors import PolyoptError
 from polyopt.model.options import FuseMode, Options
 from polyopt.model.schedule_tree import Band, Node, Sequence, statements
 from polyopt.model.scop import Scop
-from polyopt.scheduler.cost_model import stride_improves, sweeps_rows, sweeps_rows_among
+from polyopt.scheduler.cost_model import stride_improves, sweeps_rows_among
 from polyopt.scheduler.nests import depth
 from polyopt.transforms.fuse import fuse
 from polyopt.transforms.interchange import permute
@@ -88,22 +88,11 @@ def _try_fuse(scop: Scop, deps: Dependences, tree: Node, a: Band, b: Band,
             # an outer parallel loop and a unit-stride inner one, and tiling needs the
             # deeper nest perfect: gemver's ``for i: for j: x[i] += beta * A[j, i] *
             # y[j]`` fused with ``for i: x[i] += z[i]`` at ``i`` would stay untiled and
-            # strided.  Unless no loop of the nest runs unit stride innermost: adi's
-            # column sweep (``p[i][j]`` and ``u[j][i]`` under ``i, j``) then stays fused
-            # with the sweep back over ``p`` and ``q``, which reads them from L1
+            # strided
             deeper = a if depth(a) > depth(b) else b
-            if sweeps_rows_among(scop, deeper, statements(deeper)) and \
-                    _some_loop_sweeps_along_rows(scop, deeper):
+            if sweeps_rows_among(scop, deeper, statements(deeper)):
                 return None
     return cand
-
-
-def _some_loop_sweeps_along_rows(scop: Scop, nest: Band) -> bool:
-    """Some loop of ``nest``'s perfect chain, innermost, would have no statement under it
-    sweep an array across rows: what tiling's reordered point loops could reach."""
-    stmts = statements(nest)
-    return any(not any(sweeps_rows(scop, d, s) for s in stmts)
-               for d in chain(nest, nest.dims[0].loop_id))
 
 
 def _arrays(scop: Scop, node: Node) -> tuple[set[str], set[str]]:
