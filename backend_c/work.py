@@ -87,8 +87,6 @@ def _product(build: isl.AstBuild, scop: Scop, extents: list[isl.PwAff]) -> str:
 
     factors: list[str] = []
     for e in extents:
-        # 0 where the domain is empty: a total function of the parameters
-        zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(e.get_domain_space()))
-        total = e.union_max(zero.intersect_domain(scop.context)).gist(scop.context)
+        total = names.total_at_least_zero(e, scop.context)  # 0 where the domain is empty
         factors.append(ast_expr(build.expr_from_pw_aff(total)))
     return " * ".join(f"(double){f}" for f in factors) or "1.0"

@@ -6,6 +6,7 @@ so that optimized code can be printed in the file's own terms.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import islpy as isl
 
@@ -76,6 +77,12 @@ class CRegion:
 
     def copy_rows(self, name: str) -> isl.PwAff | None:
         """How many rows (entries of the first dimension) a per-thread copy of array
+        ``name`` holds (:meth:`_rows_of`), computed once per array; None when it gets
+        no copy."""
+        return self._copy_rows.get(name)
+
+    def _rows_of(self, name: str) -> isl.PwAff | None:
+        """How many rows (entries of the first dimension) a per-thread copy of array
         ``name`` holds, as a function of the parameters: one past the last row the
         region accesses, 0 where it accesses none.  None when the array is not one
         block of memory (a row is reached through a pointer: ``double **A``), when some
@@ -104,14 +111,16 @@ class CRegion:
         except isl.Error:
             return None
         count = last.add_constant_val(isl.Val.one(last.get_ctx()))
-        zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(count.get_domain_space()))
-        return count.union_max(zero.intersect_domain(self.scop.context)).gist(
-            self.scop.context).coalesce()
+        return names.total_at_least_zero(count, self.scop.context).coalesce()
+
+    @cached_property
+    def _copy_rows(self) -> dict[str, isl.PwAff | None]:
+        return {n: self._rows_of(n) for n in self.arrays}
 
     @property
     def copyable(self) -> frozenset[str]:
         """The arrays of which the region may make per-thread copies (:meth:`copy_rows`)."""
-        return frozenset(n for n in self.arrays if self.copy_rows(n) is not None)
+        return frozenset(n for n, rows in self._copy_rows.items() if rows is not None)
 
 
 @dataclass(frozen=True, eq=False)

@@ -244,6 +244,13 @@ def below(s: isl.Set, k: int, value: int) -> isl.Set:
     return s.add_constraint(c)
 
 
+def total_at_least_zero(pa: isl.PwAff, context: isl.Set) -> isl.PwAff:
+    """``pa``, or 0 where it is below 0 or undefined: a total function of the parameters
+    over ``context`` (an extent, a count of rows, where a domain may be empty)."""
+    zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(pa.get_domain_space()))
+    return pa.union_max(zero.intersect_domain(context)).gist(context)
+
+
 def pw_aff_pieces(pa: isl.PwAff) -> list[isl.Aff]:
     out: list[isl.Aff] = []
     pa.foreach_piece(lambda _s, a: out.append(a))
