@@ -19,6 +19,7 @@ bounds use are ``#define``-d inside the block and ``#undef``-ed after it)::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,8 +27,10 @@ import islpy as isl
 from polyopt.backend_c.ast_expr import AstText
 from polyopt.backend_c.ast_walk import AstWalker
 from polyopt.backend_c.cexpr import BodyPrinter, float_text, lin
+from polyopt.backend_c.code import fresh
 from polyopt.backend_c.region_copies import RegionCopies
 from polyopt.backend_c.region_outline import RegionOutliner
+from polyopt.backend_c.work import instance_estimate, parallel_min_instances
 
 from polyopt.model.aff import Lin
 from polyopt.model.c_region import CRegion
@@ -268,7 +271,12 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
     # the block is printed in the file's spelling (user_text): a new name must not be a
     # user's name either (a parameter `polyopt_n_s` is `polyopt_u11_polyopt_n_s` here)
     taken |= {user_text(t, whole_names=True) for t in taken}
+    threshold = parallel_min_instances()
+    team = fresh("polyopt_team", taken) if openmp and threshold > 0 else None
+    if team is not None:
+        taken.add(team)
     walker = AstWalker(scop, openmp, dialect, taken)
+    walker.pragmas.team = team
     build = isl.AstBuild.from_context(scop.context)
     walker.use_copies(RegionCopies(walker.code, region, walker.pragmas,
                                    lambda pa: dialect.text(build.expr_from_pw_aff(pa)), taken))
@@ -278,7 +286,8 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
                   for n, s in scop.scalars.items()}
         ctypes |= {n: C_TYPES[a.dtype] for n, a in scop.arrays.items() if n not in ctypes}
         outliner = RegionOutliner(
-            region, scop, walker.code, openmp, walker.counters, dialect.index_type, ctypes,
+            region, scop, walker.code, walker.pragmas, walker.counters, dialect.index_type,
+            ctypes,
             lambda a: [_at_least(dialect.body.index(d), 1) for d in scop.arrays[a].shape[1:]],
             _HELPERS, set(taken))
         walker.use_outliner(outliner)
@@ -292,11 +301,15 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
              if s.declared_in_region and not s.top_level]
     inner += [f"  {C_TYPES[v.type.dtype]} {n};" for n, v in scop.scalars.items()
               if n not in region.scalars and v.kind is ScalarKind.LOCAL]
+    team_line = []
+    if walker.pragmas.team_used:  # printed before `used` is known: it may call the helpers
+        assert team is not None  # team_condition() reads it
+        team_line.append(f"  const int {team} = {team_work(region, dialect.text, threshold)};")
     used = [name for name in _HELPERS if name in dialect.text.helpers | dialect.body.helpers]
     lines = [f"/* polyopt: optimized scop region (lines {region.start_line}-{region.end_line}) */",
              *outer, "{", *inner]
     lines += [f"  {_HELPERS[name]}" for name in used]
-    lines += allocate + body + free
+    lines += team_line + allocate + body + free
     lines += [f"  #undef {name}" for name in used]
     lines.append("}")
     if region.counters_after:
@@ -305,6 +318,16 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
         lines += region.counters_after.rstrip("\n").split("\n")
     block = "".join(f"{region.indent}{x}\n" if x else "\n" for x in lines)
     return RegionCode(block, "".join(h + "\n" for h in outliner.helpers) if outliner else "")
+
+
+def team_work(region: CRegion, text: AstText, threshold: int) -> str:
+    """Whether a run of the region is worth a thread team: its statement instances (the
+    region as written) against ``threshold``.  ``1`` where the count would name an
+    extent the file does not give (a parameter of the model only)."""
+    work = instance_estimate(region.scop, text)
+    if work is None or any(re.search(rf"\b{p}\b", work) for p in region.extent_params):
+        return "1"
+    return f"({work}) >= {threshold}.0"
 
 
 def heap_buffers(scop: Scop, arrays: list[str],

@@ -38,6 +38,7 @@ from polyopt.backend_c.code import Code
 from polyopt.backend_c.isl_ast import NodeKind, block_children, node_kind, user_call
 from polyopt.backend_c.outline import NO_LOOP_VECTORIZE, holds_loop
 from polyopt.backend_c.peeled import PeeledMark
+from polyopt.backend_c.pragma import Pragmas
 from polyopt.backend_c.statements import Usage
 
 from polyopt.model.c_region import CRegion
@@ -54,7 +55,7 @@ class RegionOutliner:
     to insert before the region's function.  ``code_emit(depth, text)`` prints a line of
     the region; ``counters`` are the loop counters in scope, outermost first."""
 
-    def __init__(self, region: CRegion, scop: Scop, code: Code, openmp: bool,
+    def __init__(self, region: CRegion, scop: Scop, code: Code, pragmas: Pragmas,
                  counters: list[str], index_type: str, ctypes: Mapping[str, str],
                  panel_rows: Callable[[str], list[str]], helper_macros: Mapping[str, str],
                  taken: set[str]) -> None:
@@ -62,7 +63,8 @@ class RegionOutliner:
         self.scop = scop
         self.code = code
         self.emit = code.emit
-        self.openmp = openmp
+        self.pragmas = pragmas
+        self.openmp = pragmas.openmp
         self.counters = counters
         self.index_type = index_type
         self.ctypes = ctypes  # C type of each scalar and array element, by name
@@ -85,8 +87,12 @@ class RegionOutliner:
         """Print ``body`` (a parallel loop's) as a call of a new helper."""
         params = self._body_params(body, mark)
         assert params is not None  # outlines_body
-        with self.code.capture() as lines:
-            print_node(body, 1)
+        team, self.pragmas.team = self.pragmas.team, None  # not in scope in the helper
+        try:
+            with self.code.capture() as lines:
+                print_node(body, 1)
+        finally:
+            self.pragmas.team = team
         self.bodies += 1
         name = self._fresh(f"polyopt_{self._stem()}_body{self.bodies - 1}")
         text = "\n".join(lines)

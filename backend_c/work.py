@@ -10,7 +10,7 @@ it decides only how many threads run, never what is computed.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
@@ -61,9 +61,11 @@ def parallel_min_fixed(instances: int) -> Iterator[None]:
         _FIXED.reset(token)
 
 
-def instance_estimate(scop: Scop) -> str | None:
+def instance_estimate(scop: Scop,
+                      print_expr: Callable[[isl.AstExpr], str] | None = None) -> str | None:
     """A C expression (double) over the parameters bounding the instances a call runs,
-    or None when isl cannot bound some statement's domain."""
+    or None when isl cannot bound some statement's domain; ``print_expr`` writes an isl
+    expression as C (a C region's own spelling; by default a kernel's)."""
     build = isl.AstBuild.from_context(scop.context)
     terms: list[str] = []
     # statements of one nest share their domain but for its name: each is bounded once
@@ -76,17 +78,19 @@ def instance_estimate(scop: Scop) -> str | None:
                 extents = names.dim_extents(st.domain)
             except isl.Error:
                 return None
-            bounded[shape] = _product(build, scop, extents)
+            bounded[shape] = _product(build, scop, extents, print_expr)
         terms.append(bounded[shape])
     return " + ".join(terms) or None
 
 
-def _product(build: isl.AstBuild, scop: Scop, extents: list[isl.PwAff]) -> str:
+def _product(build: isl.AstBuild, scop: Scop, extents: list[isl.PwAff],
+             print_expr: Callable[[isl.AstExpr], str] | None) -> str:
     """The product of a domain's extents, in C."""
     from polyopt.backend_c.ast_expr import ast_expr  # code generation only: not on a warm start
 
+    text = print_expr or ast_expr
     factors: list[str] = []
     for e in extents:
         total = names.total_at_least_zero(e, scop.context)  # 0 where the domain is empty
-        factors.append(ast_expr(build.expr_from_pw_aff(total)))
+        factors.append(text(build.expr_from_pw_aff(total)))
     return " * ".join(f"(double){f}" for f in factors) or "1.0"

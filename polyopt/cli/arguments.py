@@ -13,6 +13,7 @@ import argparse
 from pathlib import Path
 
 import polyopt
+from polyopt.backend_c.work import PARALLEL_MIN_INSTANCES
 from polyopt.cli import tune
 from polyopt.model.options import Options
 
@@ -59,6 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep floating-point reductions in source order (no parallel or SIMD "
                         "reduction of floats): compiled with -ffp-contract=off, the result is "
                         f"bit-exact with the original (default: {_default('strict_fp')})")
+    g.add_argument("--parallel-min", metavar="N", type=_instances, default=None,
+                   help="a parallel loop runs on one thread when its region or kernel runs "
+                        "fewer than N statement instances, counted at run time (waking a "
+                        "thread team costs more than a small run's work); 0: always on a team "
+                        f"(default: {PARALLEL_MIN_INSTANCES}, or POLYOPT_PARALLEL_MIN)")
     g.add_argument("--schedule", metavar="FILE", type=Path,
                    help="replay a saved user schedule (JSON from Schedule.to_json()) instead of "
                         "the automatic one")
@@ -78,6 +84,19 @@ def build_parser() -> argparse.ArgumentParser:
                            "self-contained page with the dependence graph) or dot (Graphviz)")
     tune.add_parser(sub)
     return parser
+
+
+def _instances(text: str) -> int:
+    """``--parallel-min``'s value: a whole number of statement instances."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a whole number of statement instances (write 1000000, not "
+            "1e6)") from None
+    if not 0 <= value < 2**62:
+        raise argparse.ArgumentTypeError(f"{value} is not from 0 to 2**62")
+    return value
 
 
 def _default(field: str) -> str:

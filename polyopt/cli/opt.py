@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 from polyopt.backend_c.emit_region import emit_region, emit_region_code, replace_regions
+from polyopt.backend_c.work import parallel_min_fixed
 from polyopt.cli.errors import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE, CliError, printable
 from polyopt.cli.inputs import c_file, check_input, is_python, python_kernel, selected_regions
 from polyopt.cli.options import options_from, region_defaults, schedule_steps
@@ -21,8 +23,13 @@ from polyopt.scheduler import pipeline
 
 def run(args: argparse.Namespace) -> int:
     path = check_input(args)
-    if is_python(path):
-        return _opt_python(args, path)
+    threshold = nullcontext() if args.parallel_min is None else \
+        parallel_min_fixed(args.parallel_min)
+    with threshold:
+        return _opt_python(args, path) if is_python(path) else _opt_c(args, path)
+
+
+def _opt_c(args: argparse.Namespace, path: Path) -> int:
     steps = schedule_steps(args)
     cfile = c_file(args, path)
     regions = selected_regions(cfile, args.function)
@@ -44,8 +51,9 @@ def run(args: argparse.Namespace) -> int:
         # verification compiles the region as the model names it, every statement in
         # place: its harness declares the arrays its own way (the helpers' code is the
         # same statements in the same order, moved into a function)
-        if args.verify:
-            raws.append(emit_region(r, plan.tree, plan.scop))
+        if args.verify:  # on a team at the harness's small sizes too
+            with parallel_min_fixed(0):
+                raws.append(emit_region(r, plan.tree, plan.scop))
     verdicts = [verify_region(r, raw) for (r, _), raw in zip(blocks, raws, strict=True)] \
         if args.verify else []
     if not _report(verdicts):

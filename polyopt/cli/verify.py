@@ -37,6 +37,7 @@ import numpy as np
 from polyopt.analysis.bounds import out_of_bounds
 from polyopt.backend_c import build
 from polyopt.backend_c.emit_harness import HarnessData, HarnessError, harness
+from polyopt.backend_c.work import parallel_min_fixed
 from polyopt.kernel import Kernel
 from polyopt.kernel.threads import OMP_RUNTIMES
 from polyopt.model import isl_text, names
@@ -251,7 +252,7 @@ def verify_python(kernel: Kernel, name: str, signature: Signature | None) -> Ver
 @contextmanager
 def _on_a_team() -> Iterator[None]:
     """Kernels generated and called in here run every parallel loop on :data:`THREADS`
-    threads.  ``POLYOPT_PARALLEL_MIN`` is read when the C is generated;
+    threads.  The threshold (``POLYOPT_PARALLEL_MIN``) is read when the C is generated;
     ``OMP_NUM_THREADS`` when an OpenMP runtime is loaded, so a runtime this process
     loaded before is told the number of threads itself."""
     saved = {k: os.environ.get(k) for k in ("POLYOPT_PARALLEL_MIN", "OMP_NUM_THREADS")}
@@ -266,7 +267,8 @@ def _on_a_team() -> Iterator[None]:
         runtimes.append((rt, rt.omp_get_max_threads()))
         rt.omp_set_num_threads(THREADS)
     try:
-        yield
+        with parallel_min_fixed(0):  # whatever --parallel-min says
+            yield
     finally:
         for rt, before in runtimes:
             rt.omp_set_num_threads(before)
