@@ -54,6 +54,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.repeat < MIN_REPEAT:
         p.error(f"--repeat must be at least {MIN_REPEAT}")
     known = polybench_names()
+    if args.suite == "c":  # examples/c holds files beyond PolyBench (band-mv)
+        from bench.c_suite import EXAMPLES
+        known = sorted(f.stem for f in EXAMPLES.glob("*.c"))
     args.kernel_list = [k.strip() for k in args.kernels.split(",") if k.strip()] or known
     unknown = [k for k in args.kernel_list if k not in known]
     if unknown:
