@@ -246,9 +246,48 @@ class AstWalker:
             # the loop in order instead
             mark = replace(without_array_copies(self.scop, mark), parallel=False)
         pragma = self.pragmas.loop(mark) if mark is not None else None
+        if pragma and mark is not None and self._versioned(node, depth, mark, loop, pragma):
+            return
         if pragma:
             self.code.emit(depth, pragma)
         self._loop(node, depth, mark, loop)
+
+    def _versioned(self, node: isl.AstNode, depth: int, mark: LoopMark, loop: LoopHeader,
+                   pragma: str) -> bool:
+        """Print a small parallel loop twice, on a team and in order, chosen by the team
+        flag (whether the call has enough work for threads)::
+
+            if (polyopt_team) {                      #pragma omp parallel for ... if(polyopt_team)
+              #pragma omp parallel for ...           for (...) { body }
+              for (...) { body }             <-
+            } else {
+              #pragma omp simd     (where simd)
+              for (...) { body }
+            }
+
+        Even a team of one costs an OpenMP runtime call (a quarter of a microsecond,
+        and the runtime's start, several microseconds, on the first), which a small call
+        of a small kernel feels.  Only a loop whose text is short is copied: a body
+        moved into a helper (a call), or statements without an inner loop.  Its order is
+        the schedule's, which the parallel run only reorders: the same results."""
+        if not (mark.parallel and self.pragmas.team is not None and "if(" in pragma):
+            return False
+        body = node.for_get_body()
+        if not (_straight(body) or (self.outliner is not None
+                                    and self.outliner.outlines_body(mark, body))):
+            return False
+        with self.code.capture() as lines:
+            self._loop(node, depth + 1, mark, loop)
+        serial = self.pragmas.loop(replace(mark, parallel=False))
+        self.code.emit(depth, f"if ({self.pragmas.team_condition()}) {{")
+        self.code.emit(depth + 1, pragma.replace(f" if({self.pragmas.team})", ""))
+        self.code.lines += lines
+        self.code.emit(depth, "} else {")
+        if serial:
+            self.code.emit(depth + 1, serial)
+        self.code.lines += lines
+        self.code.emit(depth, "}")
+        return True
 
     def _loop(self, node: isl.AstNode, depth: int, mark: LoopMark | None, loop: LoopHeader,
               prologue: tuple[str, ...] = (), epilogue: tuple[str, ...] = ()) -> None:

@@ -119,7 +119,8 @@ def _function_body(walker: AstWalker, tree: Node, taken: set[str],
              if s.kind is ScalarKind.LOCAL]
     if scop.statements:
         ast = walker.build_ast(tree)
-        if walker.openmp:
+        threshold = parallel_min_instances()  # 0: every call on a team, no flag
+        if walker.openmp and threshold:
             walker.pragmas.team = fresh("polyopt_team", taken)
         walker.node(ast, 1, None)
         if walker.pragmas.team_used:
@@ -127,7 +128,7 @@ def _function_body(walker: AstWalker, tree: Node, taken: set[str],
             # program as written has the instances of the transformed one (bar packing
             # copies), in fewer and simpler statements: far cheaper to bound
             work = instance_estimate(work_scop or scop)
-            team = "1" if work is None else f"({work}) >= {parallel_min_instances()}.0"
+            team = "1" if work is None else f"({work}) >= {threshold}.0"
             lines.append(f"  const int {walker.pragmas.team} = {team};")
         lines += walker.code.lines
     r = scop.returns

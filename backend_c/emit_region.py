@@ -271,8 +271,8 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
     # the block is printed in the file's spelling (user_text): a new name must not be a
     # user's name either (a parameter `polyopt_n_s` is `polyopt_u11_polyopt_n_s` here)
     taken |= {user_text(t, whole_names=True) for t in taken}
-    threshold = parallel_min_instances()
-    team = fresh("polyopt_team", taken) if openmp and threshold > 0 else None
+    threshold = parallel_min_instances()  # 0: every run on a team, no flag
+    team = fresh("polyopt_team", taken) if openmp and threshold else None
     if team is not None:
         taken.add(team)
     walker = AstWalker(scop, openmp, dialect, taken)
@@ -302,9 +302,10 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
     inner += [f"  {C_TYPES[v.type.dtype]} {n};" for n, v in scop.scalars.items()
               if n not in region.scalars and v.kind is ScalarKind.LOCAL]
     team_line = []
-    if walker.pragmas.team_used:  # printed before `used` is known: it may call the helpers
-        assert team is not None  # team_condition() reads it
-        team_line.append(f"  const int {team} = {team_work(region, dialect.text, threshold)};")
+    if walker.pragmas.team_used:  # printed after the helper macros, which it may call
+        work = team_work(region, dialect.text)
+        team_line.append(f"  const int {team} = "
+                         f"{'1' if work is None else f'({work}) >= {threshold}.0'};")
     used = [name for name in _HELPERS if name in dialect.text.helpers | dialect.body.helpers]
     lines = [f"/* polyopt: optimized scop region (lines {region.start_line}-{region.end_line}) */",
              *outer, "{", *inner]
@@ -320,14 +321,14 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
     return RegionCode(block, "".join(h + "\n" for h in outliner.helpers) if outliner else "")
 
 
-def team_work(region: CRegion, text: AstText, threshold: int) -> str:
-    """Whether a run of the region is worth a thread team: its statement instances (the
-    region as written) against ``threshold``.  ``1`` where the count would name an
-    extent the file does not give (a parameter of the model only)."""
+def team_work(region: CRegion, text: AstText) -> str | None:
+    """The region's statement instances (as written) in C over its sizes, which decide
+    whether a run is worth a thread team; None where isl cannot bound them or the count
+    would name an extent the file does not give (a parameter of the model only)."""
     work = instance_estimate(region.scop, text)
     if work is None or any(re.search(rf"\b{p}\b", work) for p in region.extent_params):
-        return "1"
-    return f"({work}) >= {threshold}.0"
+        return None
+    return work
 
 
 def heap_buffers(scop: Scop, arrays: list[str],

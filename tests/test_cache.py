@@ -521,11 +521,13 @@ def test_parallel_min_is_part_of_the_key(monkeypatch):
     import polyopt
 
     A, B = np.ones((3, 4)), np.ones((4, 2))
-    for threshold in ("0", "777"):
+    for threshold in ("0", "777", "778"):
         monkeypatch.setenv("POLYOPT_PARALLEL_MIN", threshold)
         k = polyopt.jit(kernels.matmul_acc)
         k(A, B, np.zeros((3, 2)))
-        assert f">= {threshold}.0;" in _built_c(k)
+        c = _built_c(k)
+        # 0: every call on a team, so no flag at all
+        assert f">= {threshold}.0;" in c if threshold != "0" else "polyopt_team" not in c
 
 
 def test_target_is_part_of_the_key(monkeypatch):

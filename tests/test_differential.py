@@ -1,9 +1,11 @@
 """Differential tests: every corpus kernel, compiled, gives what CPython gives.
 
-Each kernel of :mod:`kernels` is compiled twice (default options, and
-``parallel=False``) and run on random inputs at several sizes, including 0, 1
-and sizes where some loop runs zero times; every array argument and the return
-value must match the original function run by CPython on a copy of the inputs.
+Each kernel of :mod:`kernels` is compiled three times (default options, ``parallel=False``,
+and the default options with the default parallel threshold, under which these small
+calls take the copy of each short parallel loop that runs in order) and run on random
+inputs at several sizes, including 0, 1 and sizes where some loop runs zero times; every
+array argument and the return value must match the original function run by CPython on
+a copy of the inputs.
 """
 
 from __future__ import annotations
@@ -31,6 +33,18 @@ def jitted(name: str, parallel: bool) -> polyopt.Kernel:
     if key not in _JITTED:
         _JITTED[key] = polyopt.jit(CASES[name].fn, parallel=parallel)
     return _JITTED[key]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_small_calls_match_cpython(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default threshold (conftest sets 0): every call here is small, so each short
+    parallel loop runs its in-order copy (backend_c/ast_walk.py, ``_versioned``)."""
+    monkeypatch.delenv("POLYOPT_PARALLEL_MIN", raising=False)
+    case = CASES[name]
+    kernel = polyopt.jit(case.fn)
+    rng = np.random.default_rng(zlib.crc32(name.encode()) + 1)
+    for n in case.sizes:
+        check_against_python(kernel, *case.make(rng, n))
 
 
 def test_the_corpus_is_large_enough():

@@ -12,11 +12,10 @@ int64_t polyopt_dot_check(int64_t x_shape0, int64_t y_shape0)
 double polyopt_dot(int64_t x_shape0, int64_t y_shape0, double *restrict x, double *restrict y)
 {
   double s;
-  const int polyopt_team = (1.0 + (double)x_shape0) >= 0.0;
   {
     s = 0.0;  /* s = 0.0 */
   }
-  #pragma omp parallel for simd schedule(static) if(polyopt_team) reduction(+:s)
+  #pragma omp parallel for simd schedule(static) reduction(+:s)
   for (int64_t c0 = 0; c0 < x_shape0; c0 += 1) {
     {
       const int64_t i = c0;

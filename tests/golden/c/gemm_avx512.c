@@ -2194,20 +2194,19 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
 
 void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk)
 {
-  const int polyopt_team = ((double)(((ni >= 1) && (nj >= 1)) ? ni : 0) * (double)(((ni >= 1) && (nj >= 1)) ? nj : 0) + (double)((((ni >= 1) && (nj >= 1)) && (nk >= 1)) ? ni : 0) * (double)((((ni >= 1) && (nj >= 1)) && (nk >= 1)) ? nj : 0) * (double)((((ni >= 1) && (nj >= 1)) && (nk >= 1)) ? nk : 0)) >= 0.0;
   if ((ni >= 8)) {
-    #pragma omp parallel for schedule(static) if(polyopt_team)
+    #pragma omp parallel for schedule(static)
     for (int64_t c0 = 0; c0 < (nj / 16); c0 += 1) {
       polyopt_gemm_body0(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
     }
   }
   if ((nj >= 16)) {
-    #pragma omp parallel for schedule(static) if(polyopt_team)
+    #pragma omp parallel for schedule(static)
     for (int64_t c0 = 0; c0 < (ni / 8); c0 += 1) {
       polyopt_gemm_body1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
     }
   }
-  #pragma omp parallel for schedule(dynamic, 1) if(polyopt_team)
+  #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
     polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
   }

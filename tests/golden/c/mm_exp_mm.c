@@ -82,11 +82,10 @@ static void polyopt_mm_exp_mm_body0(int64_t n, int64_t p, int64_t m, int64_t q, 
 
 void polyopt_mm_exp_mm(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T_row)
 {
-  const int polyopt_team = ((double)(((n >= 1) && (m >= 1)) ? n : 0) * (double)(((n >= 1) && (m >= 1)) ? m : 0) + (double)((((n >= 1) && (p >= 1)) && (m >= 1)) ? n : 0) * (double)((((n >= 1) && (p >= 1)) && (m >= 1)) ? m : 0) * (double)((((n >= 1) && (p >= 1)) && (m >= 1)) ? p : 0) + (double)(((n >= 1) && (m >= 1)) ? n : 0) * (double)(((n >= 1) && (m >= 1)) ? m : 0) + (double)(((n >= 1) && (q >= 1)) ? n : 0) * (double)(((n >= 1) && (q >= 1)) ? q : 0) + (double)((((n >= 1) && (m >= 1)) && (q >= 1)) ? n : 0) * (double)((((n >= 1) && (m >= 1)) && (q >= 1)) ? q : 0) * (double)((((n >= 1) && (m >= 1)) && (q >= 1)) ? m : 0)) >= 0.0;
   if (((m + q) >= 1)) {
     {
       const size_t polyopt_n_T_row = (size_t)((m));
-      double *polyopt_pool_T_row = (polyopt_team) && omp_get_max_threads() > 1 ? (double *)malloc(sizeof(double) * polyopt_n_T_row * (size_t)omp_get_max_threads()) : 0;
+      double *polyopt_pool_T_row = (1) && omp_get_max_threads() > 1 ? (double *)malloc(sizeof(double) * polyopt_n_T_row * (size_t)omp_get_max_threads()) : 0;
       #pragma omp parallel if(polyopt_pool_T_row)
       {
         double *const polyopt_own_T_row = polyopt_pool_T_row ? polyopt_pool_T_row + polyopt_n_T_row * (size_t)omp_get_thread_num() : T_row;

@@ -40,8 +40,7 @@ static void polyopt_rowsum_scale_body0(int64_t n, int64_t m, int64_t out_shape0,
 void polyopt_rowsum_scale(int64_t n, int64_t m, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict out)
 {
   double rs;
-  const int polyopt_team = ((double)n + (double)(((n >= 1) && (m >= 1)) ? n : 0) * (double)(((n >= 1) && (m >= 1)) ? m : 0) + (double)(((n >= 1) && (m >= 1)) ? n : 0) * (double)(((n >= 1) && (m >= 1)) ? m : 0)) >= 0.0;
-  #pragma omp parallel for schedule(static) if(polyopt_team) private(rs)
+  #pragma omp parallel for schedule(static) private(rs)
   for (int64_t c0 = 0; c0 < n; c0 += 1) {
     polyopt_rowsum_scale_body0(n, m, out_shape0, out_shape1, A, out, c0);
   }

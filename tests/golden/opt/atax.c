@@ -15,9 +15,16 @@ static void kernel_atax(int m, int n, double (*A)[N], double *x, double *y, doub
 /* polyopt: optimized scop region (lines 15-25) */
 {
   const int polyopt_team = ((double)((n <= 0) ? 0 : n) + (double)((m <= 0) ? 0 : m) + (double)(((n >= 1) && (m >= 1)) ? m : 0) * (double)(((n >= 1) && (m >= 1)) ? n : 0) + (double)(((n >= 1) && (m >= 1)) ? m : 0) * (double)(((n >= 1) && (m >= 1)) ? n : 0)) >= 1048576.0;
-  #pragma omp parallel for simd schedule(static) if(polyopt_team)
-  for (int c0 = 0; c0 < n; c0 += 1) {
-    y[c0] = 0.0;
+  if (polyopt_team) {
+    #pragma omp parallel for simd schedule(static)
+    for (int c0 = 0; c0 < n; c0 += 1) {
+      y[c0] = 0.0;
+    }
+  } else {
+    #pragma omp simd
+    for (int c0 = 0; c0 < n; c0 += 1) {
+      y[c0] = 0.0;
+    }
   }
   for (int c0 = 0; c0 < m; c0 += 1) {
     tmp[c0] = 0.0;

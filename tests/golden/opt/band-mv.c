@@ -41,21 +41,48 @@ static void kernel_band(int n, int bw, double band[N][2 * BW + 1], double *x, do
   #define polyopt_imin(a, b) ((a) < (b) ? (a) : (b))
   #define polyopt_imax(a, b) ((a) > (b) ? (a) : (b))
   const int polyopt_team = ((double)((n <= 0) ? 0 : n) + (double)(((n >= 1) && (bw >= 0)) ? n : 0) * (double)(((n >= 1) && (bw >= 0)) ? n : 0) + (double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : (((n % 2) + n) - 1)) + (double)((n <= 1) ? 0 : (((-(n % 2)) + n) - 1)) + (double)((n <= 0) ? 0 : n)) >= 1048576.0;
-  #pragma omp parallel for schedule(static) if(polyopt_team) private(acc)
-  for (int c0 = 0; c0 < n; c0 += 1) {
-    polyopt_kernel_band_body0(n, bw, c0, band, x, y);
+  if (polyopt_team) {
+    #pragma omp parallel for schedule(static) private(acc)
+    for (int c0 = 0; c0 < n; c0 += 1) {
+      polyopt_kernel_band_body0(n, bw, c0, band, x, y);
+    }
+  } else {
+    for (int c0 = 0; c0 < n; c0 += 1) {
+      polyopt_kernel_band_body0(n, bw, c0, band, x, y);
+    }
   }
-  #pragma omp parallel for simd schedule(static) if(polyopt_team)
-  for (int c0 = 0; c0 < n; c0 += 2) {
-    z[c0] = (fabs(y[c0]) + sqrt(((double)(c0 / 3))));
+  if (polyopt_team) {
+    #pragma omp parallel for simd schedule(static)
+    for (int c0 = 0; c0 < n; c0 += 2) {
+      z[c0] = (fabs(y[c0]) + sqrt(((double)(c0 / 3))));
+    }
+  } else {
+    #pragma omp simd
+    for (int c0 = 0; c0 < n; c0 += 2) {
+      z[c0] = (fabs(y[c0]) + sqrt(((double)(c0 / 3))));
+    }
   }
-  #pragma omp parallel for simd schedule(static) if(polyopt_team)
-  for (int c0 = ((-n) + 1); c0 < 0; c0 += 2) {
-    z[(-c0)] = (-y[(-c0)]);
+  if (polyopt_team) {
+    #pragma omp parallel for simd schedule(static)
+    for (int c0 = ((-n) + 1); c0 < 0; c0 += 2) {
+      z[(-c0)] = (-y[(-c0)]);
+    }
+  } else {
+    #pragma omp simd
+    for (int c0 = ((-n) + 1); c0 < 0; c0 += 2) {
+      z[(-c0)] = (-y[(-c0)]);
+    }
   }
-  #pragma omp parallel for simd schedule(static) if(polyopt_team)
-  for (int c0 = ((-n) + 1); c0 <= 0; c0 += 1) {
-    hist[(-c0)] = ((((-c0) % 5) * 2) + ((-c0) / 7));
+  if (polyopt_team) {
+    #pragma omp parallel for simd schedule(static)
+    for (int c0 = ((-n) + 1); c0 <= 0; c0 += 1) {
+      hist[(-c0)] = ((((-c0) % 5) * 2) + ((-c0) / 7));
+    }
+  } else {
+    #pragma omp simd
+    for (int c0 = ((-n) + 1); c0 <= 0; c0 += 1) {
+      hist[(-c0)] = ((((-c0) % 5) * 2) + ((-c0) / 7));
+    }
   }
   #undef polyopt_imin
   #undef polyopt_imax

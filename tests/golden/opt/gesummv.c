@@ -57,9 +57,15 @@ static void kernel_gesummv(int n, DATA_TYPE alpha, DATA_TYPE beta, DATA_TYPE A[N
 /* polyopt: optimized scop region (lines 16-26) */
 {
   const int polyopt_team = ((double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : n) * (double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : n) * (double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : n)) >= 1048576.0;
-  #pragma omp parallel for schedule(static) if(polyopt_team)
-  for (int c0 = 0; c0 < n; c0 += 1) {
-    polyopt_kernel_gesummv_body0(n, c0, alpha, beta, tmp, y, A, x, B);
+  if (polyopt_team) {
+    #pragma omp parallel for schedule(static)
+    for (int c0 = 0; c0 < n; c0 += 1) {
+      polyopt_kernel_gesummv_body0(n, c0, alpha, beta, tmp, y, A, x, B);
+    }
+  } else {
+    for (int c0 = 0; c0 < n; c0 += 1) {
+      polyopt_kernel_gesummv_body0(n, c0, alpha, beta, tmp, y, A, x, B);
+    }
   }
 }
 }
