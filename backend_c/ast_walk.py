@@ -278,6 +278,8 @@ class AstWalker:
             return False
         with self.code.capture() as lines:
             self._loop(node, depth + 1, mark, loop)
+        # (a simd mark has no firstprivate scalars, which simd could not copy in:
+        # LoopVerdict.vectorizable, MarkParallel._wants_simd)
         serial = self.pragmas.loop(replace(mark, parallel=False))
         self.code.emit(depth, f"if ({self.pragmas.team_condition()}) {{")
         self.code.emit(depth + 1, pragma.replace(f" if({self.pragmas.team})", ""))
