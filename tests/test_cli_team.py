@@ -162,3 +162,21 @@ def test_the_option_reaches_a_python_kernel(tmp_path: Path) -> None:
                    "123", "-o", "-", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert ">= 123.0;" in proc.stdout
+
+
+def test_a_variable_of_the_file_named_like_the_flag_keeps_its_value(tmp_path: Path) -> None:
+    source = (
+        "#include <stdio.h>\n"
+        "static void k(int n, double *x, double *y)\n{\n  int i;\n  int polyopt_team = 7;\n"
+        "#pragma scop\n  for (i = 0; i < n; i++)\n    y[i] = x[i] * polyopt_team;\n"
+        "#pragma endscop\n}\n"
+        "int main(void)\n{\n  double x[5] = {1, 2, 3, 4, 5}, y[5];\n  k(5, x, y);\n"
+        '  printf("%g %g\\n", y[0], y[4]);\n  return 0;\n}\n')
+    src = tmp_path / "clash.c"
+    src.write_text(source)
+    out = tmp_path / "clash.opt.c"
+    proc = polyopt("opt", str(src), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "if (polyopt_team_) {" in out.read_text()
+    opt = _build(tmp_path, "opt", out.read_text(), ["-O2", "-fopenmp"])
+    assert _run(opt) == _run(_build(tmp_path, "orig", source, ["-O0"])) == "7 35\n"
