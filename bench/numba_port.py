@@ -18,8 +18,11 @@ from typing import Any
 
 
 def parallel_lines(analysis: Any) -> set[int]:
-    """Source lines of the loops that a polyopt ``Analysis`` reports as parallel."""
-    return {lp.line for lp in analysis.loops if lp.verdict == "parallel" and lp.line}
+    """Source lines of the loops that a polyopt ``Analysis`` reports as parallel without
+    per-thread copies of arrays: ``prange`` shares every array, so doitgen's loop over
+    ``r`` (parallel on copies of ``sum``) would race and give wrong results."""
+    return {lp.line for lp in analysis.loops
+            if lp.verdict == "parallel" and lp.line and not lp.private_arrays}
 
 
 class _ToPrange(ast.NodeTransformer):

@@ -103,6 +103,22 @@ def test_prange_rewrite_only_outermost_parallel_loop() -> None:
     assert converted == [] and "prange" not in ast.unparse(tree)
 
 
+def test_prange_only_where_no_array_needs_a_copy_per_thread() -> None:
+    """doitgen's loops over ``r`` and ``q`` are parallel on copies of ``sum_``; Numba's
+    ``prange`` would share ``sum_`` (a race: the bench once reported Numba parallel's
+    doitgen WRONG at LARGE).  Only the loops that need no copy become ``prange``."""
+    import polyopt
+    from bench import numba_port
+    from bench.specs import load_spec
+    from bench.variants import BASELINE_OPTIONS
+
+    spec = load_spec("polybench", "doitgen")
+    analysis = polyopt.jit(spec.kernel, **BASELINE_OPTIONS).dependences(**spec.args("MINI"))
+    copied = {lp.line for lp in analysis.loops if lp.private_arrays}
+    lines = numba_port.parallel_lines(analysis)
+    assert copied and lines and not copied & lines
+
+
 # --- result checking and the PNG writer ------------------------------------------------
 
 
