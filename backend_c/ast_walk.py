@@ -245,15 +245,15 @@ class AstWalker:
             # iterations use their copies (and a C region copies only some arrays): run
             # the loop in order instead
             mark = replace(without_array_copies(self.scop, mark), parallel=False)
-        pragma = self.pragmas.loop(mark) if mark is not None else None
-        if pragma and mark is not None and self._versioned(node, depth, mark, loop, pragma):
+        if mark is not None and self._versioned(node, depth, mark, loop):
             return
+        pragma = self.pragmas.loop(mark) if mark is not None else None
         if pragma:
             self.code.emit(depth, pragma)
         self._loop(node, depth, mark, loop)
 
-    def _versioned(self, node: isl.AstNode, depth: int, mark: LoopMark, loop: LoopHeader,
-                   pragma: str) -> bool:
+    def _versioned(self, node: isl.AstNode, depth: int, mark: LoopMark,
+                   loop: LoopHeader) -> bool:
         """Print a small parallel loop twice, on a team and in order, chosen by the team
         flag (whether the call has enough work for threads)::
 
@@ -270,11 +270,14 @@ class AstWalker:
         of a small kernel feels.  Only a loop whose text is short is copied: a body
         moved into a helper (a call), or statements without an inner loop.  Its order is
         the schedule's, which the parallel run only reorders: the same results."""
-        if not (mark.parallel and self.pragmas.team is not None and "if(" in pragma):
+        if not (mark.parallel and self.pragmas.team is not None):
             return False
         body = node.for_get_body()
         if not (_straight(body) or (self.outliner is not None
                                     and self.outliner.outlines_body(mark, body))):
+            return False
+        parallel = self.pragmas.loop(mark, team_clause=False)
+        if parallel is None:
             return False
         with self.code.capture() as lines:
             self._loop(node, depth + 1, mark, loop)
@@ -282,7 +285,7 @@ class AstWalker:
         # LoopVerdict.vectorizable, MarkParallel._wants_simd)
         serial = self.pragmas.loop(replace(mark, parallel=False))
         self.code.emit(depth, f"if ({self.pragmas.team_condition()}) {{")
-        self.code.emit(depth + 1, pragma.replace(f" if({self.pragmas.team})", ""))
+        self.code.emit(depth + 1, parallel)
         self.code.lines += lines
         self.code.emit(depth, "} else {")
         if serial:

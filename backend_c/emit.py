@@ -40,7 +40,7 @@ from polyopt.backend_c.prelude import (
 )
 from polyopt.backend_c.python_ints import call_checked
 from polyopt.backend_c.signature import ERROR_PARAM, CArg, c_args
-from polyopt.backend_c.work import instance_estimate, parallel_min_instances
+from polyopt.backend_c.work import instance_estimate, parallel_min_instances, team_flag
 
 from polyopt.analysis.bounds import out_of_bounds
 from polyopt.model.aff import python_text
@@ -128,8 +128,7 @@ def _function_body(walker: AstWalker, tree: Node, taken: set[str],
             # program as written has the instances of the transformed one (bar packing
             # copies), in fewer and simpler statements: far cheaper to bound
             work = instance_estimate(work_scop or scop)
-            team = "1" if work is None else f"({work}) >= {threshold}.0"
-            lines.append(f"  const int {walker.pragmas.team} = {team};")
+            lines.append(f"  const int {walker.pragmas.team} = {team_flag(work, threshold)};")
         lines += walker.code.lines
     r = scop.returns
     ret = f"  return {r.name};\n" if r is not None and not r.is_array else ""

@@ -30,7 +30,7 @@ from polyopt.backend_c.cexpr import BodyPrinter, float_text, lin
 from polyopt.backend_c.code import fresh
 from polyopt.backend_c.region_copies import RegionCopies
 from polyopt.backend_c.region_outline import RegionOutliner
-from polyopt.backend_c.work import instance_estimate, parallel_min_instances
+from polyopt.backend_c.work import instance_estimate, parallel_min_instances, team_flag
 
 from polyopt.model.aff import Lin
 from polyopt.model.c_region import CRegion
@@ -303,9 +303,8 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
               if n not in region.scalars and v.kind is ScalarKind.LOCAL]
     team_line = []
     if walker.pragmas.team_used:  # printed after the helper macros, which it may call
-        work = team_work(region, dialect.text)
         team_line.append(f"  const int {team} = "
-                         f"{'1' if work is None else f'({work}) >= {threshold}.0'};")
+                         f"{team_flag(team_work(region, dialect.text), threshold)};")
     used = [name for name in _HELPERS if name in dialect.text.helpers | dialect.body.helpers]
     lines = [f"/* polyopt: optimized scop region (lines {region.start_line}-{region.end_line}) */",
              *outer, "{", *inner]

@@ -40,9 +40,12 @@ class Pragmas:
         self.team_used = True
         return self.team
 
-    def loop(self, mark: LoopMark, rename: dict[str, str] | None = None) -> str | None:
+    def loop(self, mark: LoopMark, rename: dict[str, str] | None = None,
+             team_clause: bool = True) -> str | None:
         """The pragma of a loop (``parallel for`` or ``simd``), or None for none.
-        ``rename``: reduced variables held in register accumulators instead."""
+        ``rename``: reduced variables held in register accumulators instead;
+        ``team_clause``: a ``parallel for`` asks the team flag (``if(...)``), unless
+        the code around it already did."""
         rename = rename or {}
         if not self.openmp or not (mark.parallel or mark.simd):
             return None
@@ -58,7 +61,7 @@ class Pragmas:
         if not mark.parallel:
             return self._line(["simd"], mark, rename)
         head = ["parallel for", *(["simd"] if mark.simd else []), _schedule(mark)]
-        if self.team is not None:
+        if self.team is not None and team_clause:
             head.append(f"if({self.team_condition()})")
         return self._line(head, mark, rename)
 

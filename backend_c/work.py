@@ -61,6 +61,12 @@ def parallel_min_fixed(instances: int) -> Iterator[None]:
         _FIXED.reset(token)
 
 
+def team_flag(work: str | None, threshold: int) -> str:
+    """The C value of the team flag: whether ``work`` (a C count of statement
+    instances; None where it has no bound) reaches ``threshold``."""
+    return "1" if work is None else f"({work}) >= {threshold}.0"
+
+
 def instance_estimate(scop: Scop,
                       print_expr: Callable[[isl.AstExpr], str] | None = None) -> str | None:
     """A C expression (double) over the parameters bounding the instances a call runs,
