@@ -291,6 +291,7 @@ class StatementWalker:
 
     def _add(self, st: ast.stmt, place: Place, target: str, indices: tuple[Lin, ...],
              value: Expr, update: str | None) -> Node:
+        value = self.scope.held_as_is(value)
         return self.scop.add(place, target, indices, value, update, self.src.location(st),
                              self.scope.take_scalar_reads())
 
