@@ -115,6 +115,7 @@ class BodyPrinter:
         self.call_checked: Mapping[DType, frozenset[str]] = {}
         self.empty_reduction_used = False  # whether it raises prelude.EMPTY_REDUCTION
         self.python_pow_used = False  # whether it calls prelude.PYTHON_POW
+        self.python_hypot_used = False  # whether it calls prelude.PYTHON_HYPOT
         # Python's integer contract (README "Integers"): wrapping +, -, *; a division by
         # a value that may be zero, and a float converted to an int, set the error flag
         # ERROR_FLAG.  Off for C regions, whose operators are the file's own.
@@ -312,6 +313,9 @@ class BodyPrinter:
             return typed(e.args[0], t)
         assert e.fn in _MATH, e.fn
         name = e.fn
+        if e.fn == "hypot" and self.checked and t.weak:  # math.hypot: CPython's own
+            self.python_hypot_used = True
+            return f"polyopt_pyhypot({', '.join(typed(a, t) for a in e.args)})"
         if e.fn == "lgamma":  # lgamma sets the global signgam: a race in a parallel loop
             self.lgamma_used = True
             name = "polyopt_" + name

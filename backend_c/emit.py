@@ -35,6 +35,7 @@ from polyopt.backend_c.prelude import (
     PRELUDE,
     PRIVATE_ARRAYS,
     PYINT_FIT,
+    PYTHON_HYPOT,
     PYTHON_POW,
     VECTOR_MATH,
 )
@@ -103,6 +104,7 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
         + (PYINT_FIT + "\n" if dialect.body.pyint_fit_used else "")
         + (EMPTY_REDUCTION + "\n" if dialect.body.empty_reduction_used else "")
         + (PYTHON_POW + "\n" if dialect.body.python_pow_used else "")
+        + (PYTHON_HYPOT + "\n" if dialect.body.python_hypot_used else "")
         + (PRIVATE_ARRAYS + "\n" if walker.private_copies.used else "")
         + check_src + "\n" + "".join(h + "\n" for h in helpers)
         + f"{ret or 'void'} {function}({params})\n{{\n{body}}}\n"

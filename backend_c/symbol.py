@@ -18,7 +18,7 @@ import re
 _HELPERS = re.compile(
     r"(add|sub|mul|neg|floordiv|mod|min|max|abs|square|ipow|to|maximum|minimum)"
     r"_(i64|i32|i16|i8|u64|u32|u16|u8|f64|f32|f16|b)(_chk)?"
-    r"|floord|imin|imax|raise|lgamma|lgammaf|v(exp|log|sin|cos)")
+    r"|floord|imin|imax|raise|lgamma|lgammaf|pypow|pyhypot|fit|v(exp|log|sin|cos)")
 
 
 def kernel_symbol(name: str) -> str:

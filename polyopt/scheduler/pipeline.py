@@ -9,6 +9,7 @@ from typing import TypedDict
 
 from polyopt.analysis.dependences import Dependences, analyze
 from polyopt.model.errors import Problem, TooComplexError, UnsupportedError, warn_user
+from polyopt.model.expr import Call, walk
 from polyopt.model.isl_budget import ANALYSIS_OPS, MARKING_OPS, SCHEDULING_OPS, budget
 from polyopt.model.options import Options
 from polyopt.model.schedule_tree import Node
@@ -59,6 +60,8 @@ def plan(scop: Scop, options: Options, steps: tuple[Step, ...] | None = None,
     marks, and at worst to the source order run sequentially, which is always legal:
     a RuntimeWarning and ``Plan.notes`` say so.
     """
+    if options.strict_fp:
+        _refuse_inexact_math(scop)
     with budget(ANALYSIS_OPS, f"the dependence analysis of {scop.name}()"):
         deps = analyze(scop)
         # the value-based part is lazy and computed per variable: only the local
@@ -155,6 +158,21 @@ def source_order(plan: Plan, exc: TooComplexError) -> Plan:
 
 def _note(exc: TooComplexError) -> str:
     return str(exc).split(". Simplify")[0]
+
+
+def _refuse_inexact_math(scop: Scop) -> None:
+    """strict_fp promises CPython's bits, and ``math.lgamma`` (a Python float, weak) is
+    CPython's own approximation, not the C library's: they differ by up to thousands of
+    ulps near its zeros.  (A C region's ``lgamma`` is the C library's, as written.)"""
+    problems = [
+        Problem(s.location, "`math.lgamma` under strict_fp",
+                "CPython computes it with its own approximation, not the C library's "
+                "lgamma, so its bits cannot be promised; compile without strict_fp to "
+                "call the C library's (within about 1e-15 of CPython's)")
+        for s in scop.statements
+        if any(isinstance(n, Call) and n.fn == "lgamma" and n.type.weak for n in walk(s.value))]
+    if problems:
+        raise UnsupportedError(problems[:1])
 
 
 def _refuse_uninitialized(scop: Scop, deps: Dependences) -> None:
