@@ -4,6 +4,8 @@ CPython does.  It failed to build with gcc's "conflicting types for 'polyopt_abs
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from polyopt.backend_c.symbol import kernel_symbol
 
@@ -27,6 +29,28 @@ def to_i64(x):
 
 def maximum_f64(x):
     return np.max(x)
+
+
+def pypow(a, b):
+    return a ** b  # two Python floats: the prelude's polyopt_pypow
+
+
+def pyhypot(x):
+    return math.hypot(x[0], x[1])  # the prelude's polyopt_pyhypot
+
+
+def fit(u, k):
+    s = u[0]
+    s = -1 - k  # a narrow local holding a Python int: the prelude's polyopt_fit
+    return s + u[1]
+
+
+def test_kernels_named_like_the_python_semantics_helpers_compile() -> None:
+    assert polyopt.jit(pypow)(2.0, 0.5) == pypow(2.0, 0.5)
+    assert polyopt.jit(pyhypot)(np.array([3.0, 4.0])) == 5.0
+    u = np.array([1, 2], dtype=np.uint8)
+    assert polyopt.jit(fit)(u, -3) == fit(u, -3)
+    assert "polyopt_fit(" in polyopt.jit(fit).c_source(u, -3)
 
 
 def test_helper_names_get_another_symbol() -> None:
