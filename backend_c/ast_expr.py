@@ -30,6 +30,7 @@ _BIN = {
 }
 _INT = isl.ast_expr_type.int
 _ID = isl.ast_expr_type.id
+_OP_EXPR = isl.ast_expr_type.op
 
 
 def ast_expr(e: isl.AstExpr, int_text: Callable[[int], str] = int64_literal) -> str:
@@ -138,6 +139,22 @@ def loop_header(text: AstText, node: isl.AstNode) -> LoopHeader:
     """The header of a ``for`` node (not degenerate) as ``text`` prints it."""
     return LoopHeader(text(node.for_get_iterator()), text(node.for_get_init()),
                       text.bare(node.for_get_cond()), text(node.for_get_inc()))
+
+
+def trip_count(text: AstText, node: isl.AstNode) -> str | None:
+    """A C (double) count of the iterations of the ``for`` node ``node`` from its header
+    (``for (i = init; i <= ub; i += 1)``: ``ub - init + 1``, at most 0 meaning none), or
+    None where its test is not a bound on its counter."""
+    cond, it = node.for_get_cond(), text(node.for_get_iterator())
+    if expr_kind(cond) is not _OP_EXPR or op_type(cond) not in (_OP.le, _OP.lt):
+        return None
+    counter, bound = op_args(cond)
+    if text(counter) != it:
+        return None
+    span = f"(double)({text(bound)}) - (double)({text(node.for_get_init())})"
+    span += " + 1.0" if op_type(cond) == _OP.le else ""
+    inc = text(node.for_get_inc())
+    return f"({span})" if inc == "1" else f"({span}) / {inc}.0"
 
 
 def ids(e: isl.AstExpr) -> set[str]:

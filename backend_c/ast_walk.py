@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 
 import islpy as isl
 from polyopt.backend_c.accumulators import Accumulators
-from polyopt.backend_c.ast_expr import LoopHeader, ast_lin, first_test, loop_header
+from polyopt.backend_c.ast_expr import LoopHeader, ast_lin, first_test, loop_header, trip_count
 from polyopt.backend_c.code import Code, fresh
 from polyopt.backend_c.dialect import Dialect
 from polyopt.backend_c.isl_ast import NodeKind, block_children, node_kind, user_call
@@ -37,6 +37,7 @@ from polyopt.backend_c.private_copies import (
 from polyopt.backend_c.signature import CArg
 from polyopt.backend_c.statements import StatementWriter
 from polyopt.backend_c.unroll import copies, expandable, substitute, unrolled_loop
+from polyopt.backend_c.work import entry_instances, parallel_min_instances
 
 from polyopt.model import names
 from polyopt.model.aff import Lin
@@ -284,7 +285,7 @@ class AstWalker:
         # (a simd mark has no firstprivate scalars, which simd could not copy in:
         # LoopVerdict.vectorizable, MarkParallel._wants_simd)
         serial = self.pragmas.loop(replace(mark, parallel=False))
-        self.code.emit(depth, f"if ({self.pragmas.team_condition()}) {{")
+        self.code.emit(depth, f"if ({self._team_for(node, body)}) {{")
         self.code.emit(depth + 1, parallel)
         self.code.lines += lines
         self.code.emit(depth, "} else {")
@@ -293,6 +294,21 @@ class AstWalker:
         self.code.lines += lines
         self.code.emit(depth, "}")
         return True
+
+    def _team_for(self, node: isl.AstNode, body: isl.AstNode) -> str:
+        """The condition for a team on the versioned loop ``node``: the call's flag, and,
+        where its body is straight statements, enough of them in this one entry.  A
+        parallel loop inside a sequential one (jacobi-1d's space loops in its time loop)
+        forks and joins a team at every entry: the call's work may pass the threshold
+        while each entry costs less than the join."""
+        team = self.pragmas.team_condition()
+        trips = trip_count(self.dialect.text, node) if _straight(body) else None
+        entry_min = entry_instances(parallel_min_instances())
+        if trips is None or not entry_min:
+            return team
+        per_trip = len(block_children(body)) if node_kind(body) is NodeKind.BLOCK else 1
+        work = trips if per_trip == 1 else f"{trips} * {per_trip}.0"
+        return f"{team} && {work} >= {entry_min}.0"
 
     def _loop(self, node: isl.AstNode, depth: int, mark: LoopMark | None, loop: LoopHeader,
               prologue: tuple[str, ...] = (), epilogue: tuple[str, ...] = ()) -> None:

@@ -61,6 +61,13 @@ def parallel_min_fixed(instances: int) -> Iterator[None]:
         _FIXED.reset(token)
 
 
+def entry_instances(threshold: int) -> int:
+    """The instances one entry of a parallel loop needs for a team, where the call's
+    work reaches ``threshold``: a team that is already awake forks and joins in a few
+    microseconds, not the wake-up the call's threshold pays for."""
+    return threshold >> 6
+
+
 def team_flag(work: str | None, threshold: int) -> str:
     """The C value of the team flag: whether ``work`` (a C count of statement
     instances; None where it has no bound) reaches ``threshold``."""

@@ -97,10 +97,12 @@ def test_every_parallel_loop_asks_the_flag(tmp_path: Path) -> None:
     pragmas = [k for k, x in enumerate(lines) if "#pragma omp parallel for" in x]
     assert len(pragmas) == 2, region
     for k in pragmas:
-        assert lines[k - 1].strip() == "if (polyopt_team) {" and "if(" not in lines[k]
-        loop = lines[k + 1:lines.index(lines[k - 1].replace("if (polyopt_team) {", "} else {"),
-                                       k)]
-        end = lines.index(lines[k - 1].replace("if (polyopt_team) {", "}"), k)
+        test = lines[k - 1].strip()
+        assert test.startswith("if (polyopt_team") and test.endswith(") {"), test
+        assert "if(" not in lines[k]
+        indent = lines[k - 1][:len(lines[k - 1]) - len(test)]
+        loop = lines[k + 1:lines.index(indent + "} else {", k)]
+        end = lines.index(indent + "}", k)
         serial = lines[k + len(loop) + 2:end]
         if serial and serial[0].strip().startswith("#pragma omp simd"):
             serial = serial[1:]
@@ -177,6 +179,6 @@ def test_a_variable_of_the_file_named_like_the_flag_keeps_its_value(tmp_path: Pa
     out = tmp_path / "clash.opt.c"
     proc = polyopt("opt", str(src), "-o", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert "if (polyopt_team_) {" in out.read_text()
+    assert "if (polyopt_team_ && " in out.read_text()
     opt = _build(tmp_path, "opt", out.read_text(), ["-O2", "-fopenmp"])
     assert _run(opt) == _run(_build(tmp_path, "orig", source, ["-O0"])) == "7 35\n"

@@ -136,7 +136,7 @@ static void polyopt_kernel_body0(int64_t m, int64_t n, int64_t x_shape0, int64_t
 void polyopt_kernel(int64_t m, int64_t n, int64_t x_shape0, int64_t y_shape0, int64_t tmp_shape0, double *restrict A, double *restrict x, double *restrict y, double *restrict tmp)
 {
   const int polyopt_team = ((double)n + (double)m + (double)(((m >= 1) && (n >= 1)) ? m : 0) * (double)(((m >= 1) && (n >= 1)) ? n : 0) + (double)(((m >= 1) && (n >= 1)) ? m : 0) * (double)(((m >= 1) && (n >= 1)) ? n : 0)) >= 1048576.0;
-  if (polyopt_team) {
+  if (polyopt_team && ((double)(n) - (double)(0)) >= 16384.0) {
     #pragma omp parallel for simd schedule(static)
     for (int64_t c0 = 0; c0 < n; c0 += 1) {
       {

@@ -51,7 +51,7 @@ static void kernel_band(int n, int bw, double band[N][2 * BW + 1], double *x, do
       polyopt_kernel_band_body0(n, bw, c0, band, x, y);
     }
   }
-  if (polyopt_team) {
+  if (polyopt_team && ((double)(n) - (double)(0)) / 2.0 >= 16384.0) {
     #pragma omp parallel for simd schedule(static)
     for (int c0 = 0; c0 < n; c0 += 2) {
       z[c0] = (fabs(y[c0]) + sqrt(((double)(c0 / 3))));
@@ -62,7 +62,7 @@ static void kernel_band(int n, int bw, double band[N][2 * BW + 1], double *x, do
       z[c0] = (fabs(y[c0]) + sqrt(((double)(c0 / 3))));
     }
   }
-  if (polyopt_team) {
+  if (polyopt_team && ((double)(0) - (double)(((-n) + 1))) / 2.0 >= 16384.0) {
     #pragma omp parallel for simd schedule(static)
     for (int c0 = ((-n) + 1); c0 < 0; c0 += 2) {
       z[(-c0)] = (-y[(-c0)]);
@@ -73,7 +73,7 @@ static void kernel_band(int n, int bw, double band[N][2 * BW + 1], double *x, do
       z[(-c0)] = (-y[(-c0)]);
     }
   }
-  if (polyopt_team) {
+  if (polyopt_team && ((double)(0) - (double)(((-n) + 1)) + 1.0) >= 16384.0) {
     #pragma omp parallel for simd schedule(static)
     for (int c0 = ((-n) + 1); c0 <= 0; c0 += 1) {
       hist[(-c0)] = ((((-c0) % 5) * 2) + ((-c0) / 7));
