@@ -99,3 +99,23 @@ def _findings() -> dict:
 
 
 globals().update(_findings())
+
+
+def test_a_reproducer_runs_under_its_option_sets_threshold() -> None:
+    """A finding under ``small_calls`` is only reproduced at that set's threshold: the
+    script sets it before polyopt generates the code."""
+    import subprocess
+    import sys
+
+    from progen import reproducer
+
+    prep = prepared(0)
+    option = matrix.BY_NAME["small_calls"]
+    assert option.parallel_min is not None
+    text = reproducer.script(prep.program, option, "wrong", "detail")
+    assert f"os.environ['POLYOPT_PARALLEL_MIN'] = '{option.parallel_min}'" in text
+    path = WORKDIR / "small_calls_reproducer.py"
+    path.write_text(text)
+    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr

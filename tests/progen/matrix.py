@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from polyopt.backend_c.work import parallel_min_fixed
 
 import polyopt
 from progen import oracle
@@ -29,6 +31,9 @@ class OptionSet:
     name: str
     kwargs: dict[str, Any] = field(default_factory=dict, hash=False)
     kind: str = "jit"  # jit | schedule | cli | c
+    #: the small-call threshold the kernel is generated with (None: the environment's,
+    #: which the fuzz runner sets to 0, so that every call runs its loops on a team)
+    parallel_min: int | None = None
 
     @property
     def strict(self) -> bool:
@@ -44,6 +49,9 @@ JIT_SETS = (
     OptionSet("strict_fp", {"strict_fp": True}),
     OptionSet("sequential", {"parallel": False, "vectorize": False}),
     OptionSet("unroll_jam", {"unroll_jam": True, "tile": (4, 4, 4)}),
+    # a threshold of the programs' own size: calls and loops on both sides of it take
+    # the team and the in-order copies (AstWalker._versioned, _team_for)
+    OptionSet("small_calls", parallel_min=256),
 )
 SCHEDULE_SETS = tuple(OptionSet(f"schedule{k}", {"seed": k}, "schedule") for k in range(3))
 FRONTEND_SETS = (OptionSet("cli_py", {}, "cli"), OptionSet("c_region", {}, "c"))
@@ -97,7 +105,10 @@ def jit_kernel(prep: oracle.Prepared, option: OptionSet):
 
 
 def run_jit(prep: oracle.Prepared, option: OptionSet) -> Result:
-    return run_kernel(prep, lambda: jit_kernel(prep, option), option)
+    if option.parallel_min is None:
+        return run_kernel(prep, lambda: jit_kernel(prep, option), option)
+    with parallel_min_fixed(option.parallel_min):  # the first call generates the code
+        return run_kernel(prep, lambda: jit_kernel(prep, option), option)
 
 
 def bit_exact_instead(prep: oracle.Prepared, option: OptionSet) -> OptionSet:
@@ -106,7 +117,7 @@ def bit_exact_instead(prep: oracle.Prepared, option: OptionSet) -> OptionSet:
     possible: the transformations are still checked, against CPython's exact results."""
     if (prep.int_jumps and option.kind in ("jit", "schedule") and not option.strict
             and oracle.bit_exact_possible(prep.program)):
-        return OptionSet(option.name, {**option.kwargs, "strict_fp": True}, option.kind)
+        return replace(option, kwargs={**option.kwargs, "strict_fp": True})
     return option
 
 

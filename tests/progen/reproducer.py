@@ -29,6 +29,9 @@ Run: python THIS_FILE   (exit status 1: polyopt differs from CPython or raises)
 """
 '''
     how = _how(option, detail, head.count("\n"))
+    threshold = "" if option.parallel_min is None else (
+        "    import os\n\n    # the small-call threshold the code was generated with\n"
+        f"    os.environ['POLYOPT_PARALLEL_MIN'] = '{option.parallel_min}'\n")
     return head + f'''{render_py.module(p)}
 
 ARGS = ({", ".join(_literal(a) for a in args)},)
@@ -37,7 +40,7 @@ ARGS = ({", ".join(_literal(a) for a in args)},)
 
 def main() -> int:
     import copy
-
+{threshold}
     import polyopt
 
     expected_args = copy.deepcopy(ARGS)
