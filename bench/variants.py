@@ -98,6 +98,25 @@ def _array_code(spec: KernelSpec) -> Callable[..., Any]:
     return KERNELS[spec.name].kernel
 
 
+#: the most iterations of a Python loop the NumPy column times (about a minute of CPython)
+PYTHON_ITERATIONS_MAX = 10**8
+
+
+def too_slow_in_python(spec: KernelSpec, size: str) -> str | None:
+    """Why the NumPy version of ``spec`` is not timed at ``size``: NumPy-style seidel-2d
+    loops over every element in Python, 2 * 10^9 iterations at LARGE (hours)."""
+    if spec.suite != "polybench" or spec.numpy_version is not None:
+        return None
+    from examples.polybench_numpy import KERNELS
+
+    count = getattr(KERNELS[spec.name], "python_iterations", None)
+    n = count(**spec.sizes[size]) if count is not None else 0
+    if n <= PYTHON_ITERATIONS_MAX:
+        return None
+    return (f"the NumPy version runs {n:.1e} iterations of a Python loop at {size} "
+            f"(more than {PYTHON_ITERATIONS_MAX:.0e}): not timed")
+
+
 def build(variant: Variant, spec: KernelSpec, sample: Mapping[str, Any]) -> tuple[Callable[..., Any], str]:
     """The callable for ``variant`` of ``spec`` (positional arguments, the kernel's order)
     and a note on how it was built.  ``sample`` is a set of inputs (types only matter).

@@ -38,7 +38,7 @@ import numpy as np
 from bench import WORKDIR, check, module_command
 from bench.specs import load_spec, outputs_of
 from bench.timing import time_call
-from bench.variants import BY_KEY, Unavailable, Variant, build, worker_env
+from bench.variants import BY_KEY, Unavailable, Variant, build, too_slow_in_python, worker_env
 
 #: Runs shorter than this are preceded by an untimed run (see the module docstring).
 PRIME_BELOW_S = 0.05
@@ -151,6 +151,8 @@ class _State:
             fn, note = build(self.variant, spec, mini)
         except Unavailable as exc:
             return {"status": "n/a", "detail": str(exc)}
+        if self.variant.kind == "numpy" and (slow := too_slow_in_python(spec, req["size"])):
+            return {"status": "n/a", "detail": slow}
         ret = fn(*spec.positional(mini))
         why = check.compare(check.load(Path(req["ref_mini"])), outputs_of(spec, mini, ret))
         if why is not None:

@@ -258,3 +258,16 @@ def test_numpy_plan_emit_measures_both_versions_of_a_kernel() -> None:
 
     for suite in ("polybench", "polybench-numpy"):
         assert 0 < plan_emit_seconds(suite, "jacobi-1d", 1) < 60
+
+
+def test_the_numpy_column_skips_a_python_loop_over_every_element() -> None:
+    """NumPy-style seidel-2d loops over ``j`` in Python: 2 * 10^9 iterations at LARGE,
+    which the bench used to wait 30 minutes on; at MEDIUM it is timed."""
+    from bench.specs import load_spec
+    from bench.variants import too_slow_in_python
+
+    seidel = load_spec("polybench", "seidel-2d")
+    why = too_slow_in_python(seidel, "LARGE")
+    assert why is not None and "2.0e+09 iterations of a Python loop at LARGE" in why
+    assert too_slow_in_python(seidel, "MEDIUM") is None
+    assert too_slow_in_python(load_spec("polybench", "gemm"), "LARGE") is None
