@@ -297,10 +297,10 @@ class AstWalker:
 
     def _team_for(self, node: isl.AstNode, body: isl.AstNode) -> str:
         """The condition for a team on the versioned loop ``node``: the call's flag, and,
-        where its body is straight statements, enough of them in this one entry.  A
-        parallel loop inside a sequential one (jacobi-1d's space loops in its time loop)
-        forks and joins a team at every entry: the call's work may pass the threshold
-        while each entry costs less than the join."""
+        where its body is straight statements, enough of them in this one entry.  The
+        call's work may pass the threshold while one entry of a short loop (atax zeroes
+        ``y`` before its nest; a loop inside another forks at every entry) costs less
+        than a fork and join."""
         team = self.pragmas.team_condition()
         trips = trip_count(self.dialect.text, node) if _straight(body) else None
         entry_min = entry_instances(parallel_min_instances())
