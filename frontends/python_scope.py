@@ -10,7 +10,6 @@ alias of ``n - 1``, while a local scalar ``t`` is a run-time value, refused in a
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 
 from polyopt.frontends.python_affine import AffineConverter
 from polyopt.frontends.python_helpers import Helper, at_helper, helper_of, inline_expression
@@ -19,13 +18,9 @@ from polyopt.frontends.python_values import ValueConverter, ValueScope, lin_to_e
 from polyopt.frontends.refusal import NotAffine
 
 from polyopt.model.aff import Formula, Lin, MinMax
-from polyopt.model.dtypes import WEAK_INT, DType, ValueType, compare_type
+from polyopt.model.dtypes import WEAK_INT, ValueType
 from polyopt.model.errors import SourceLocation
-from polyopt.model.expr import COMPARISONS, Binary, Call, Cast, Expr, Load, Name, Select, map_nodes
-
-#: types a Python int becomes without a range check: where a held-wide read (see
-#: :meth:`FunctionScope.held_as_is`) is widened to one, its narrow check is spurious
-_TAKES_ANY_INT = frozenset({DType.INT64, DType.FLOAT32, DType.FLOAT64})
+from polyopt.model.expr import Cast, Expr, Load, Name
 
 
 class FunctionScope:
@@ -122,46 +117,6 @@ class FunctionScope:
         if n in sym.facts.assign_count:
             raise NotAffine(node, f"`{n}`", "is read before it is assigned")
         raise NotAffine(node, f"`{n}`", sym.facts.env.unusable(node, affine=False))
-
-    def held_as_is(self, value: Expr) -> Expr:
-        """``value`` with each read of a held-wide local (:meth:`Symbols.held_wide`) that
-        meets only int64 or a float taken as it is held, unchecked.
-
-        A read converts the held value to the local's narrow type, checked, because
-        NumPy converts a Python int that meets that type (``s + u8[i]``).  Where the
-        read is used in a wider type (``min(s, -2)`` chooses in int64, ``s < k``
-        compares exactly, ``s * 0.5`` is a float), CPython converts nothing, and a
-        narrow value (when ``s`` holds one) widens to the value it holds::
-
-            min((uint16)fit(s, 0, 65535), -2)   ->   min(s, -2)
-        """
-        def held(e: Expr) -> Expr:
-            if (isinstance(e, Cast) and isinstance(e.operand, Name)
-                    and e.operand.type == WIDE_LOCAL and self.symbols.is_local(e.operand.name)
-                    and self.symbols.held_wide(e.operand.name)):
-                return e.operand
-            return e
-
-        def widened(e: Expr) -> Expr:
-            if isinstance(e, Binary) and e.op in COMPARISONS:
-                used_in = compare_type(e.lhs.type, e.rhs.type)
-            elif isinstance(e, Call) and e.fn not in ("min", "max"):
-                return e
-            elif isinstance(e, (Cast, Binary, Call, Select)):
-                used_in = e.type
-            else:
-                return e
-            if used_in.dtype not in _TAKES_ANY_INT:
-                return e
-            if isinstance(e, Cast):
-                inner = held(e.operand)
-                return inner if inner.type == e.type else replace(e, operand=inner)
-            if isinstance(e, Binary):
-                return replace(e, lhs=held(e.lhs), rhs=held(e.rhs))
-            if isinstance(e, Call):
-                return replace(e, args=tuple(held(a) for a in e.args))
-            return replace(e, then=held(e.then), otherwise=held(e.otherwise))
-        return map_nodes(value, widened)
 
     # --- sizes and subscripts -------------------------------------------------------------
 

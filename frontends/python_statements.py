@@ -17,6 +17,7 @@ from polyopt.frontends.python_array_views import parts
 from polyopt.frontends.python_arrays import ArrayLowering
 from polyopt.frontends.python_bindings import Bindings, allocation_kind
 from polyopt.frontends.python_choices import follow_cpython
+from polyopt.frontends.python_held import HeldReads
 from polyopt.frontends.python_helpers import Helper, at_helper, inline_statements
 from polyopt.frontends.python_multiassign import chained, unpacked
 from polyopt.frontends.python_scope import FunctionScope
@@ -291,7 +292,10 @@ class StatementWalker:
 
     def _add(self, st: ast.stmt, place: Place, target: str, indices: tuple[Lin, ...],
              value: Expr, update: str | None) -> Node:
-        value = self.scope.held_as_is(value)
+        sym = self.symbols
+        store = ValueType(sym.arrays[target].dtype) if target in sym.arrays else None
+        value = HeldReads(sym).value(value, st, store, not indices and sym.is_local(target)
+                                     and sym.held_wide(target))
         return self.scop.add(place, target, indices, value, update, self.src.location(st),
                              self.scope.take_scalar_reads())
 

@@ -95,7 +95,7 @@ def _instances(text: str) -> int:
             f"{text!r} is not a whole number of statement instances (write 1000000, not "
             "1e6)") from None
     if not 0 <= value < 2**62:
-        raise argparse.ArgumentTypeError(f"{value} is not from 0 to 2**62")
+        raise argparse.ArgumentTypeError(f"{value} is not from 0 to 2**62 - 1")
     return value
 
 

@@ -16,10 +16,17 @@ a local "holds them as they are" and raises only where the int meets the narrow 
 ``s``, though ``min`` with a Python int converts nothing.  One assignment (no loop)
 gives ``-2`` as it should.
 
-Fixed: the read of a held-wide local is checked only where it meets the narrow type;
-where it is used in int64 or a float (a ``min``/``max`` choice, a comparison, float
-arithmetic, ``float(s)``) it is taken as it is held
-(``FunctionScope.held_as_is``).
+Fixed: a held-wide local's read converts to the narrow type (checked) only where the
+value meets that same type; a comparison, ``float(s)``/``int(s)``, a store into a float
+array and a ``min``/``max``/choice stored straight back into such a local take the held
+value as it is (``frontends/python_held.py``).
+
+A hostile user then found the rest of this class: with ``s = a[0]`` (int16) then
+``s = 1000``, CPython computes ``s * 100`` in Python ints (100000) and polyopt in int16
+(-31072); ``s += 100``, ``s * s``, ``np.uint8(s)``, ``min(s, a[1])`` returned, ``t = s``
+all differed in value or type.  Which type such a local holds depends on the path the
+program took, so no static type is right: every use of a read other than those above is
+now refused, naming the local and the fix (``int(...)`` or ``np.int16(...)``).
 """
 
 from __future__ import annotations
@@ -57,8 +64,9 @@ def test_the_held_python_int_is_read_as_it_is() -> None:
 def wider_uses(A, B, q):
     s = A[0]
     for i in range(3):
-        # a comparison is exact, a float product and float(max(...)) convert nothing
-        B[i] = s * 0.5 if s < q else float(max(s, q)) + 1.0
+        # a comparison is exact; float() and a store into a float array convert nothing
+        B[i] = float(s) * 0.5 if s < q else 1.0
+        B[i + 3] = s
         s = min(s, 1 - q)       # holds -2 from the first iteration on
     return s
 
@@ -66,24 +74,80 @@ def wider_uses(A, B, q):
 @pytest.mark.parametrize("q", [3, -70000, 70000])
 def test_comparisons_floats_and_choices_take_the_held_int(q: int) -> None:
     a = np.array([65527], dtype=np.uint16)
-    want_b, got_b = np.zeros(3), np.zeros(3)
+    want_b, got_b = np.zeros(6), np.zeros(6)
     want = wider_uses(a, want_b, q)
     got = polyopt.jit(wider_uses)(a, got_b, q)
     assert got == want
     np.testing.assert_array_equal(got_b, want_b)
 
 
-def narrow_use(A, C, q):
-    s = A[0]
+def same_type_use(A, C, q):
+    s = C[0]
     s = min(s, 1 - q)
-    C[0] = s + C[1]             # -2 meets uint8: NumPy raises
+    C[1] = s + C[1]             # uint8 meets uint8: NumPy converts a Python int, checked
+    C[2] = s
     return s
 
 
-def test_the_held_python_int_still_raises_where_it_meets_the_narrow_type() -> None:
-    a = np.array([65527], dtype=np.uint16)
-    c = np.array([0, 1], dtype=np.uint8)
-    with pytest.raises(OverflowError):
-        narrow_use(a, c.copy(), 3)
-    with pytest.raises(OverflowError):
-        polyopt.jit(narrow_use)(a, c.copy(), 3)
+def test_a_held_python_int_meeting_its_own_type_raises_as_numpy_does() -> None:
+    a = np.array([0], dtype=np.uint16)
+    for q in (3, -2):
+        c = np.array([250, 1, 0], dtype=np.uint8)
+        try:
+            want = same_type_use(a, c.copy(), q)
+        except OverflowError:
+            with pytest.raises(OverflowError):
+                polyopt.jit(same_type_use)(a, c.copy(), q)
+            continue
+        got_c = c.copy()
+        assert polyopt.jit(same_type_use)(a, got_c, q) == want
+
+
+def times(a):
+    s = a[0]
+    s = 1000
+    return float(s * 100)       # 100000.0 in CPython; int16 would wrap
+
+
+def accumulate(a):
+    s = a[0]
+    s = 200
+    s += 100
+    return s
+
+
+def meets_another_type(A, C):
+    s = A[0]
+    s = -2
+    C[0] = s + C[1]             # int16 or Python int meets uint8: two different results
+
+
+def squares(a):
+    s = a[0]
+    s = 128
+    return s * s                # 16384 in CPython; uint8 would give 0
+
+
+def copies(a):
+    s = a[0]
+    s = 1000
+    t = s
+    return t
+
+
+def returned_choice(a):
+    s = a[0]
+    s = -1
+    return min(s, a[1])
+
+
+@pytest.mark.parametrize("fn, dtype", [(times, np.int16), (accumulate, np.uint8),
+                                       (meets_another_type, np.uint16), (copies, np.int16), (squares, np.uint8),
+                                       (returned_choice, np.uint8)])
+def test_a_use_whose_type_depends_on_the_path_is_refused(fn, dtype) -> None:
+    args = [np.array([5, 6], dtype=dtype)]
+    if fn is meets_another_type:
+        args.append(np.zeros(2, dtype=np.uint8))
+    with pytest.raises(polyopt.UnsupportedError, match="`s` holding a NumPy .* or a Python int") as info:
+        polyopt.jit(fn)(*args)
+    assert "give it one type" in str(info.value)

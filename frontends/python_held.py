@@ -1,0 +1,101 @@
+"""The uses of a narrow-int local that also holds Python ints (:meth:`Symbols.held_wide`).
+
+Such a local holds a NumPy narrow int or a Python int, whichever assignment ran last,
+and CPython computes with each in its own type: after ``s = i16[0]`` and ``s = 1000``,
+``s * 100`` is the Python int 100000, while a held int16 would wrap.  Its storage is
+int64 and a read converts the held value to the narrow type, checked as NumPy converts
+a Python int; that is right only where the value meets that same type.  Each use is
+therefore checked:
+
+- ``s + u8[i]`` (uint8 ``s``) and a store into a uint8 array: NumPy converts a Python
+  int to uint8, checked, and a uint8 stays one: the read as it is;
+- a comparison (NumPy compares a Python int by value), ``float(s)``, ``int(s)``, a
+  store into a float or int64 array, and a ``min``/``max``/choice assigned straight
+  back to such a local: the held value, unconverted::
+
+      min((uint16)fit(s, 0, 65535), -2)   ->   min(s, -2)
+
+- anything else (``s * 100``, ``s * s``, ``-s``, ``abs(s)``, ``s + i32[i]``,
+  ``t = s``): refused, since its result would depend on the path the program took.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+
+from polyopt.frontends.python_symbols import WIDE_LOCAL, Symbols
+from polyopt.frontends.refusal import NotAffine
+
+from polyopt.model.dtypes import DType, ValueType
+from polyopt.model.expr import COMPARISONS, Binary, Call, Cast, Expr, Name, Select, map_nodes, walk
+
+#: types a Python int becomes without a range check (a held read widened to one needs
+#: no narrow check)
+_TAKES_ANY_INT = frozenset({DType.INT64, DType.FLOAT32, DType.FLOAT64})
+
+
+class HeldReads:
+    """Checks and rewrites the held-wide reads of one statement's value."""
+
+    def __init__(self, symbols: Symbols) -> None:
+        self.symbols = symbols
+
+    def read_of(self, e: Expr) -> str | None:
+        """The local whose held-wide read ``e`` is (``Cast(Name(s, int64), narrow)``)."""
+        sym = self.symbols
+        if (isinstance(e, Cast) and isinstance(e.operand, Name)
+                and e.operand.type == WIDE_LOCAL and sym.is_local(e.operand.name)
+                and sym.held_wide(e.operand.name)):
+            return e.operand.name
+        return None
+
+    def _held(self, e: Expr) -> Expr:
+        return e.operand if isinstance(e, Cast) and self.read_of(e) is not None else e
+
+    def value(self, value: Expr, st: ast.stmt, store: ValueType | None,
+              into_held: bool) -> Expr:
+        """``value`` with the reads that take the held value unconverted; NotAffine at a
+        read in a use that depends on the type held.  ``store``: the element type of the
+        array assigned (None for a local); ``into_held``: a held-wide local is assigned."""
+        if not any(self.read_of(n) for n in walk(value)):
+            return value
+        kept: set[int] = set()  # reads whose narrow conversion is NumPy's
+        out = map_nodes(value, lambda e: self._visit(e, kept))
+        if into_held and out.type.dtype in _TAKES_ANY_INT:
+            if isinstance(out, Call) and out.fn in ("min", "max"):
+                out = replace(out, args=tuple(self._held(a) for a in out.args))
+            elif isinstance(out, Select):
+                out = replace(out, then=self._held(out.then), otherwise=self._held(out.otherwise))
+        if self.read_of(out) is not None and store is not None and out.type == store:
+            kept.add(id(out))
+        for n in walk(out):
+            name = self.read_of(n)
+            if name is not None and id(n) not in kept:
+                raise self._refusal(st, name)
+        return out
+
+    def _visit(self, e: Expr, kept: set[int]) -> Expr:
+        if isinstance(e, Binary) and e.op in COMPARISONS:
+            return replace(e, lhs=self._held(e.lhs), rhs=self._held(e.rhs))
+        if isinstance(e, Binary):
+            for x, y in ((e.lhs, e.rhs), (e.rhs, e.lhs)):  # (s * s meets no NumPy value)
+                if self.read_of(x) is not None and y.type == x.type and self.read_of(y) is None:
+                    kept.add(id(x))
+            return e
+        if isinstance(e, Cast) and self.read_of(e.operand) is not None \
+                and e.type.dtype in _TAKES_ANY_INT:
+            inner = self._held(e.operand)
+            return inner if inner.type == e.type else replace(e, operand=inner)
+        return e
+
+    def _refusal(self, st: ast.stmt, name: str) -> NotAffine:
+        where = next((x for x in ast.walk(st) if isinstance(x, ast.Name) and x.id == name
+                      and isinstance(x.ctx, ast.Load)), st)
+        t = self.symbols.local_type(name).dtype.value
+        return NotAffine(where, f"`{name}` holding a NumPy {t} or a Python int", (
+            f"it is assigned both, and CPython computes with whichever it holds in that "
+            f"one's own type, so this use would depend on the path taken; give it one "
+            f"type: `int(...)` where the {t} is assigned, or `np.{t}(...)` where the Python "
+            f"int is (comparisons, float(), int(), arithmetic with a {t} value and a store "
+            f"into an array of {t} take either as it is)"))
