@@ -9,9 +9,11 @@ therefore checked:
 
 - ``s + u8[i]`` (uint8 ``s``) and a store into a uint8 array: NumPy converts a Python
   int to uint8, checked, and a uint8 stays one: the read as it is;
-- a comparison (NumPy compares a Python int by value), ``float(s)``, ``int(s)``, a
-  store into a float or int64 array, and a ``min``/``max``/choice assigned straight
-  back to such a local: the held value, unconverted::
+- arithmetic with an int64 or float64 value (``s * f64[i]``; not the Python float in
+  ``s * 0.5``, whose result's type follows ``s``'s), a comparison (NumPy compares a
+  Python int by value), ``float(s)``, ``int(s)``, a store into a float64 or int64 array,
+  and a ``min``/``max``/choice assigned straight back to such a local: the held value,
+  unconverted::
 
       min((uint16)fit(s, 0, 65535), -2)   ->   min(s, -2)
 
@@ -30,9 +32,10 @@ from polyopt.frontends.refusal import NotAffine
 from polyopt.model.dtypes import DType, ValueType
 from polyopt.model.expr import COMPARISONS, Binary, Call, Cast, Expr, Name, Select, map_nodes, walk
 
-#: types a Python int becomes without a range check (a held read widened to one needs
-#: no narrow check)
-_TAKES_ANY_INT = frozenset({DType.INT64, DType.FLOAT32, DType.FLOAT64})
+#: types a held int converts to exactly as CPython converts either value (a held read
+#: widened to one needs no narrow check); not float32, where a Python int past 2**24
+#: may round twice in NumPy (through a double) and once in C
+_TAKES_ANY_INT = frozenset({DType.INT64, DType.FLOAT64})
 
 
 class HeldReads:
@@ -79,9 +82,15 @@ class HeldReads:
         if isinstance(e, Binary) and e.op in COMPARISONS:
             return replace(e, lhs=self._held(e.lhs), rhs=self._held(e.rhs))
         if isinstance(e, Binary):
-            for x, y in ((e.lhs, e.rhs), (e.rhs, e.lhs)):  # (s * s meets no NumPy value)
-                if self.read_of(x) is not None and y.type == x.type and self.read_of(y) is None:
+            for x, y in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+                if self.read_of(x) is None or self.read_of(y) is not None:
+                    continue  # (s * s meets no NumPy value)
+                if y.type == x.type:
                     kept.add(id(x))
+                elif not y.type.weak and y.type.dtype in _TAKES_ANY_INT and e.type == y.type:
+                    # s + f64[i], s * i64[i]: y's type either way, the held value exact in it
+                    held = self._held(x)
+                    return replace(e, lhs=held) if x is e.lhs else replace(e, rhs=held)
             return e
         if isinstance(e, Cast) and self.read_of(e.operand) is not None \
                 and e.type.dtype in _TAKES_ANY_INT:
@@ -97,5 +106,5 @@ class HeldReads:
             f"it is assigned both, and CPython computes with whichever it holds in that "
             f"one's own type, so this use would depend on the path taken; give it one "
             f"type: `int(...)` where the {t} is assigned, or `np.{t}(...)` where the Python "
-            f"int is (comparisons, float(), int(), arithmetic with a {t} value and a store "
-            f"into an array of {t} take either as it is)"))
+            f"int is (comparisons, float(), int(), arithmetic with a {t}, int64 or float64 "
+            f"value and a store into an array of those take either as it is)"))

@@ -66,7 +66,7 @@ def wider_uses(A, B, q):
     for i in range(3):
         # a comparison is exact; float() and a store into a float array convert nothing
         B[i] = float(s) * 0.5 if s < q else 1.0
-        B[i + 3] = s
+        B[i + 3] = s + B[i]     # float64 either way
         s = min(s, 1 - q)       # holds -2 from the first iteration on
     return s
 
@@ -128,6 +128,12 @@ def squares(a):
     return s * s                # 16384 in CPython; uint8 would give 0
 
 
+def float32_store(a, f):
+    s = a[0]
+    s = 2**25 + 1
+    f[0] = s                    # NumPy rounds a Python int to float32 through a double
+
+
 def copies(a):
     s = a[0]
     s = 1000
@@ -143,11 +149,14 @@ def returned_choice(a):
 
 @pytest.mark.parametrize("fn, dtype", [(times, np.int16), (accumulate, np.uint8),
                                        (meets_another_type, np.uint16), (copies, np.int16), (squares, np.uint8),
+                                       (float32_store, np.int16),
                                        (returned_choice, np.uint8)])
 def test_a_use_whose_type_depends_on_the_path_is_refused(fn, dtype) -> None:
     args = [np.array([5, 6], dtype=dtype)]
     if fn is meets_another_type:
         args.append(np.zeros(2, dtype=np.uint8))
+    if fn is float32_store:
+        args.append(np.zeros(2, dtype=np.float32))
     with pytest.raises(polyopt.UnsupportedError, match="`s` holding a NumPy .* or a Python int") as info:
         polyopt.jit(fn)(*args)
     assert "give it one type" in str(info.value)
