@@ -4,11 +4,17 @@ frontend model → dependences → schedule (automatic or user steps) → loop m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypedDict
 
 from polyopt.analysis.dependences import Dependences, analyze
-from polyopt.model.errors import Problem, TooComplexError, UnsupportedError, warn_user
+from polyopt.model.errors import (
+    Problem,
+    SourceLocation,
+    TooComplexError,
+    UnsupportedError,
+    warn_user,
+)
 from polyopt.model.expr import Call, walk
 from polyopt.model.isl_budget import ANALYSIS_OPS, MARKING_OPS, SCHEDULING_OPS, budget
 from polyopt.model.options import Options
@@ -165,7 +171,7 @@ def _refuse_inexact_math(scop: Scop) -> None:
     CPython's own approximation, not the C library's: they differ by up to thousands of
     ulps near its zeros.  (A C region's ``lgamma`` is the C library's, as written.)"""
     problems = [
-        Problem(s.location, "`math.lgamma` under strict_fp",
+        Problem(_at_word(s.location, "lgamma"), "`math.lgamma` under strict_fp",
                 "CPython computes it with its own approximation, not the C library's "
                 "lgamma, so its bits cannot be promised; compile without strict_fp to "
                 "call the C library's (within about 1e-15 of CPython's)")
@@ -173,6 +179,13 @@ def _refuse_inexact_math(scop: Scop) -> None:
         if any(isinstance(n, Call) and n.fn == "lgamma" and n.type.weak for n in walk(s.value))]
     if problems:
         raise UnsupportedError(problems[:1])
+
+
+def _at_word(loc: SourceLocation, word: str) -> SourceLocation:
+    """``loc`` (a statement's) moved to the first ``word`` on its line after its column,
+    where the line has it (the model keeps a location per statement, not per call)."""
+    k = loc.text.find(word, loc.col - 1)
+    return replace(loc, col=k + 1) if k >= 0 else loc
 
 
 def _refuse_uninitialized(scop: Scop, deps: Dependences) -> None:

@@ -116,5 +116,6 @@ def test_strict_fp_refuses_math_lgamma_and_the_default_calls_the_c_library() -> 
     with pytest.raises(polyopt.UnsupportedError, match=r"`math.lgamma` under strict_fp") as info:
         polyopt.jit(log_gamma, strict_fp=True)(x, r)
     assert info.value.lineno == log_gamma.__code__.co_firstlineno + 2
+    assert info.value.offset == len("        R[i] = math.") + 1  # the caret under lgamma
     polyopt.jit(log_gamma)(x, r)
     np.testing.assert_allclose(r, [math.lgamma(v) for v in x], rtol=0, atol=1e-14)
