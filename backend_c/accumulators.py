@@ -123,10 +123,12 @@ class Accumulators:
         if not calls:
             return False
         names = {call_statement(c) for c in calls}
-        # a body of several statements: the mark names the accumulators' (licm.py), one
-        # element each; one statement may have several (a register tile's copies)
-        chosen = mark.accumulators if len(names) > 1 else tuple(names)
-        if len(names) > 1 and (guarded or not names.issuperset(chosen)):
+        # the mark names the accumulators' statements (licm.py), one element each; one
+        # statement may have several (a register tile's copies).  Only those: a body
+        # licm saw as several statements may print as one (an empty one is not printed),
+        # and that one was not checked
+        chosen = mark.accumulators
+        if not names.issuperset(chosen) or (len(names) > 1 and guarded):
             return False
         groups = [[c for c in calls if call_statement(c) == s] for s in chosen]
         if len(groups) > 1 and any(len(g) != 1 for g in groups):

@@ -118,7 +118,9 @@ def _accumulator_among(scop: Scop, same: isl.UnionMap,
     statement that writes an element invariant in the loop keeps it in a register, when
     no other access of the body, in any iteration of this execution of the loop
     (``same``), can touch that element."""
+    # (a statement that never runs writes "one element" vacuously: nothing to keep)
     found = [name for name in stmts if scop.statement(name).target in scop.arrays
+             and not scop.statement(name).domain.is_empty()
              and _writes_one_element(scop.statement(name), same)]
     if not found:
         return (), "no statement of its body writes one element throughout the loop"
