@@ -30,7 +30,7 @@ from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band, loop_b
 from polyopt.model.aff import Cmp, Lin, Not
 from polyopt.model.dtypes import ValueType, join
 from polyopt.model.errors import Problem
-from polyopt.model.expr import Cast, Expr, Literal
+from polyopt.model.expr import Call, Cast, Expr, Literal, Select
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import ArrayKind, ReturnValue
 
@@ -326,7 +326,12 @@ class StatementWalker:
 
 def _small_constant(value: Expr) -> bool:
     """An int constant every narrow int type holds (0 to 127): stored in a narrow local,
-    it is the same value CPython's Python int is (``s = 0``, then ``s += i8[i]``)."""
+    it is the same value CPython's Python int is (``s = 0``, then ``s += i8[i]``).  So is
+    a choice whose Python int operands are such constants (``s = min(s, 1)``): the only
+    Python int it can give is one of them."""
+    if isinstance(value, Call) and value.fn in ("min", "max") or isinstance(value, Select):
+        operands = value.args if isinstance(value, Call) else (value.then, value.otherwise)
+        return all(not o.type.weak or _small_constant(o) for o in operands)
     return isinstance(value, Literal) and isinstance(value.value, int) and (
         0 <= value.value <= 127)
 

@@ -160,3 +160,22 @@ def test_a_use_whose_type_depends_on_the_path_is_refused(fn, dtype) -> None:
     with pytest.raises(polyopt.UnsupportedError, match="`s` holding a NumPy .* or a Python int") as info:
         polyopt.jit(fn)(*args)
     assert "give it one type" in str(info.value)
+
+
+def clamped(A, B):
+    s = A[0]
+    for i in range(A.shape[0]):
+        s = min(s, 1)           # the only Python int it can hold is 1: s stays int32
+        B[i] = (s - i) * 3
+    return s
+
+
+def test_a_choice_with_a_small_constant_keeps_the_narrow_type() -> None:
+    """(The fuzzer's program 116 of seed 2611, shrunk by hand: refused before the rule
+    for small constants covered choices.)"""
+    a = np.array([5, -7, 3], dtype=np.int32)
+    want_b, got_b = np.zeros(3, np.int32), np.zeros(3, np.int32)
+    want = clamped(a, want_b)
+    got = polyopt.jit(clamped)(a, got_b)
+    assert got == want
+    np.testing.assert_array_equal(got_b, want_b)
