@@ -112,14 +112,46 @@ def test_panels_are_read_with_constant_lane_offsets():
     assert all(lanes), loads  # no division left in the micro-kernel's subscripts
     assert sorted({int(m.group(1)) for m in lanes}) == list(range(8))
     # the row operand: 6 rows (avx2's float64 tile, conftest) per panel, each row's run
-    # over k contiguous, so that the micro-kernel broadcasts every element from memory
-    rows = re.findall(r"= (A_pk\[[^\]]*\]);", c)
+    # over k contiguous, so that the micro-kernel broadcasts every element from memory;
+    # gemm's alpha * A[i, k] (matmul's plain A[i, k] is read in place: test below)
+    rows = re.findall(r"= (A_pk\[[^\]]*\]);", polyopt.jit(scaled).c_source(1.5, *args[2:], *args[:2]))
     lanes = [re.fullmatch(r"A_pk\[\(c\d+ \* 6 \+ (\d)\) \* \w+ \+ c\d+\]", x) for x in rows]
     assert rows and all(lanes), rows
     assert sorted({int(m.group(1)) for m in lanes}) == list(range(6))
     assert "B_pk" not in polyopt.jit(matmul, pack=False).c_source(*args)
     assert "A_pk" not in polyopt.jit(matmul, pack=False).c_source(*args)
     assert "A_pk" in polyopt.jit(syrk_like).c_source(args[2], args[0])
+
+
+def all_but_last_column(C, A, B):
+    """Reads A's rows up to their last column: a panel's row is shorter than A's."""
+    n, m = C.shape
+    p = A.shape[1] - 1
+    for i in range(n):
+        for j in range(m):
+            for k in range(p):
+                C[i, j] += A[i, k] * B[k, j]
+
+
+def test_a_row_operand_already_laid_out_as_its_panels_is_read_in_place():
+    """matmul's ``A[i, k]`` over A's whole rows: ``A_pk[i // MR, i % MR, k]`` would sit
+    where ``A[i, k]`` does, so the micro-kernel reads A; the column operand is packed."""
+    rng = np.random.default_rng(0)
+    args = (rng.random((16, 16)), rng.random((16, 16)), np.zeros((16, 16)))
+    c = polyopt.jit(matmul).c_source(*args)
+    assert "B_pk" in c and "A_pk" not in c
+    assert re.search(r"= A\[", _micro(c)), c
+    short = polyopt.jit(all_but_last_column)
+    assert "A_pk" in short.c_source(args[2], rng.random((16, 17)), args[1])
+    for n in SIZES:
+        check_against_python(short, np.zeros((n, n + 3)), rng.random((n, n + 2)),
+                             rng.random((n + 1, n + 3)))
+
+
+def _micro(c: str) -> str:
+    m = re.search(r"static void \w+_micro\d+\(.*?\n\}\n", c, re.S)
+    assert m, "no micro-kernel"
+    return m.group(0)
 
 
 def test_pack_refuses_an_operand_the_nest_writes():

@@ -36,7 +36,7 @@ from polyopt.model.target import micro_tile
 from polyopt.scheduler.blocking import blocks
 from polyopt.scheduler.nests import band_at, loops_around
 from polyopt.transforms.fuse import distribute
-from polyopt.transforms.pack import pack, panel_operands
+from polyopt.transforms.pack import in_row_panels, pack, panel_operands
 from polyopt.transforms.split import split_full_tiles
 from polyopt.transforms.tile import tile
 from polyopt.transforms.tree import build_chain, find, replace_at
@@ -225,6 +225,8 @@ def _pack_operands(scop: Scop, tree: Node, nests: list[_Nest]) -> tuple[Scop, No
         for across, width, rows in ((n.j, n.nr, False), (n.i, n.mr, True)):
             for read in panel_operands(scop.statement(n.stmt), n.k, across):
                 current = next(r for r in scop.statement(n.stmt).reads if r.tag == read.tag)
+                if rows and in_row_panels(scop, n.stmt, current, n.k, across):
+                    continue  # the copy would be the operand itself, element for element
                 try:
                     scop, tree = pack(scop, tree, n.stmt, current, n.k, across, width, n.top, rows)
                 except PolyoptError:  # illegal (the nest writes it) or not at the top level

@@ -158,6 +158,19 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
     return replace(scop, arrays=arrays, statements=tuple(stmts), schedule=new_tree), new_tree
 
 
+def in_row_panels(scop: Scop, stmt: str, read: Access, k: str, i: str) -> bool:
+    """Whether ``read`` is already laid out as its row panels (``rows=True``): it reads
+    ``A[i, k]`` plainly (no factor to fold in), and the panels' run over ``k`` is A's
+    whole row, so that ``A_pk[i // MR, i % MR, k]`` sits where ``A[i, k]`` does.  gemm's
+    ``C[i, j] += A[i, k] * B[k, j]`` over all of A's columns: its copy of A would cost
+    a pass over A and a second copy in memory, for the same stream of addresses."""
+    st = scop.statement(stmt)
+    if read.indices != (Lin.var(i), Lin.var(k)) or _scaled(scop, st.value, read) is not None:
+        return False
+    shape = scop.arrays[read.target].shape
+    return len(shape) == 2 and _extents(scop, st, read, k, i)[1] == shape[1]
+
+
 def _extents(scop: Scop, st: Statement, read: Access, k: str, j: str) -> tuple[Lin, Lin]:
     """Upper bounds on ``j + 1`` and ``k + 1``: one more than the largest value each
     takes in ``st``'s domain where that is one affine function of the parameters (the
