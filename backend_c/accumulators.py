@@ -115,6 +115,8 @@ class Accumulators:
         self.taken = taken
         self.print_node = print_node
         self.marks: Mapping[str, LoopDim] = {}  # the AST's loops by mark (the walker's)
+        # the last micro-kernel's origins: text -> (local, isl expression)
+        self._origin_exprs: dict[str, tuple[str, isl.AstExpr]] = {}
 
     def write(self, node: isl.AstNode, depth: int, mark: LoopMark, loop: LoopHeader) -> bool:
         """Print the loop with its accumulators in locals; False if the AST does not
@@ -190,13 +192,59 @@ class Accumulators:
                 body.hoisted = None
         decls = [f"  const {self.dialect.index_type} {name} = {origin};"
                  for origin, name in origins.items()]
-        self.outliner.micro_kernel(stmt, decls + lines, usage, depth)
+        ahead = self._prefetch_next(stmt, renamed, origins)
+        self.outliner.micro_kernel(stmt, decls + ahead + lines, usage, depth)
+
+    def _prefetch_next(self, stmt: Statement, tile: _Tile, origins: dict[str, str]) -> list[str]:
+        """Lines that prefetch the next call's tile of the result, one element per cache
+        line: its loads come first in that call, and it is rarely in cache (the calls walk
+        down the rows, and BLIS's blocks pass over the result once per ``kc`` block)::
+
+            const int64_t o0 = (8 * c4);         {  /* the next call's tile */
+            ...                            ->      const int64_t o0 = (8 * (c4 + 1));
+                                                   { const int64_t i = o0; const int64_t j = o1;
+                                                     polyopt_prefetch(C, i * m + j, double); }
+                                                   ...
+
+        The next call is the next value of the innermost enclosing counter; none where no
+        origin depends on it or the result's last subscript is not one iterator."""
+        counters = self.outliner.counters if self.outliner is not None else []
+        last = stmt.indices[-1].as_name() if stmt.indices else None
+        if not counters or last is None or stmt.indices[-1].coeff(last) != 1:
+            return []
+        counter = counters[-1]
+        text = self.dialect.text
+        moved = {name: text(expr, {counter: f"({counter} + 1)"})
+                 for name, expr in self._origin_exprs.values()
+                 if name in origins.values() and counter in ids(expr)}
+        line = self.dialect.prefetch(stmt.target, stmt.indices) if moved else None
+        if line is None:
+            return []
+        per_line = max(1, 64 // (self.scop.arrays[stmt.target].dtype.bits // 8))
+        rows: dict[tuple[tuple[str, str], ...], list[tuple[int, tuple[str, ...]]]] = {}
+        for key, exprs in tile.exprs.items():
+            offset = dict((v, split_const(e)[1]) for v, e in exprs).get(last, 0)
+            others = tuple((v, a) for v, a in tile.binds[key] if v != last)
+            rows.setdefault(others, []).append((offset, key))
+        out: list[str] = []
+        for row in rows.values():
+            top = max(offset for offset, _ in row)
+            for offset, key in sorted(row):
+                if offset % per_line and offset != top:
+                    continue
+                binds = "".join(self.dialect.bind(v, a) + " " for v, a in tile.binds[key])
+                out.append(f"    {{ {binds}{line} }}")
+        decls = [f"    const {self.dialect.index_type} {name} = {value};"
+                 for name, value in moved.items()]
+        return ["  {  /* the next call's tile of the result: in cache when it loads it */",
+                *decls, *out, "  }"]
 
     def _origins(self, tile: _Tile, it: str) -> dict[str, str]:
         """The register tile's origin, a local per iterator: the unrolled copies'
         iterators ``(5 * c3)``, ``((5 * c3) + 1)``, ... are that local plus a constant."""
         text = self.dialect.text
         origins: dict[str, str] = {}
+        self._origin_exprs = {}
         copies = list(tile.exprs.values())
         for v in dict.fromkeys(v for binds in copies for v, _ in binds):  # in order: stable C
             split = {(text(b), c, b) for binds in copies for w, a in binds if w == v
@@ -206,6 +254,7 @@ class Accumulators:
                 origin, _, expr = next(iter(split))
                 if it not in ids(expr) and origin not in origins:
                     origins[origin] = f"{fresh('o', self.taken)}{len(origins)}"
+                    self._origin_exprs[origin] = (origins[origin], expr)
         return origins
 
     def _accumulate(self, node: isl.AstNode, depth: int, mark: LoopMark, loop: LoopHeader,

@@ -40,6 +40,11 @@ class Dialect(Protocol):
 
     def element_ctype(self, target: str) -> str: ...
 
+    def prefetch(self, target: str, indices: tuple[Lin, ...]) -> str | None:
+        """A statement that prefetches one element of ``target`` for writing
+        (``prelude.PREFETCH``), or None where its address has no flat form."""
+        ...
+
     def bind(self, var: str, value: str) -> str:
         """The declaration of a statement iterator as the value the AST gives it."""
         ...
@@ -75,12 +80,18 @@ class KernelDialect:
         self.scop = scop
         self.body = BodyPrinter({n: a.shape for n, a in scop.arrays.items()})
         self.text = AstText()
+        self.prefetch_used = False  # whether some line calls prelude.PREFETCH
 
     def element(self, target: str, indices: tuple[Lin, ...]) -> str:
         return f"{target}[{flat_index(indices, self.scop.arrays[target].shape)}]"
 
     def element_ctype(self, target: str) -> str:
         return ctype(self.scop.arrays[target].dtype)
+
+    def prefetch(self, target: str, indices: tuple[Lin, ...]) -> str | None:
+        self.prefetch_used = True
+        index = flat_index(indices, self.scop.arrays[target].shape)
+        return f"polyopt_prefetch({target}, {index}, {self.element_ctype(target)});"
 
     def bind(self, var: str, value: str) -> str:
         return f"const {self.index_type} {var} = {value};"

@@ -32,6 +32,7 @@ from polyopt.backend_c.prelude import (
     EMPTY_REDUCTION,
     LGAMMA,
     NAN_MINMAX,
+    PREFETCH,
     PRELUDE,
     PRIVATE_ARRAYS,
     PYINT_FIT,
@@ -105,6 +106,7 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
         + (EMPTY_REDUCTION + "\n" if dialect.body.empty_reduction_used else "")
         + (PYTHON_POW + "\n" if dialect.body.python_pow_used else "")
         + (PYTHON_HYPOT + "\n" if dialect.body.python_hypot_used else "")
+        + (PREFETCH + "\n" if dialect.prefetch_used else "")
         + (PRIVATE_ARRAYS + "\n" if walker.private_copies.used else "")
         + check_src + "\n" + "".join(h + "\n" for h in helpers)
         + f"{ret or 'void'} {function}({params})\n{{\n{body}}}\n"

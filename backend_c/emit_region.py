@@ -28,6 +28,7 @@ from polyopt.backend_c.ast_expr import AstText
 from polyopt.backend_c.ast_walk import AstWalker
 from polyopt.backend_c.cexpr import BodyPrinter, float_text, lin
 from polyopt.backend_c.code import fresh
+from polyopt.backend_c.prelude import PREFETCH_MACRO
 from polyopt.backend_c.region_copies import RegionCopies
 from polyopt.backend_c.region_outline import RegionOutliner
 from polyopt.backend_c.work import instance_estimate, parallel_min_instances, team_flag
@@ -51,6 +52,7 @@ _HELPERS = {
                       "(((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))",
     "polyopt_imin": "#define polyopt_imin(a, b) ((a) < (b) ? (a) : (b))",
     "polyopt_imax": "#define polyopt_imax(a, b) ((a) > (b) ? (a) : (b))",
+    "polyopt_prefetch": PREFETCH_MACRO,
 }
 _LONG_TYPES = ("long",)
 
@@ -189,6 +191,20 @@ class RegionDialect:
             return self.region.scalars[target].base
         return C_TYPES[self.scop.element_type(target)]
 
+    def prefetch(self, target: str, indices: tuple[Lin, ...]) -> str | None:
+        """``polyopt_prefetch(C, (i) * (70) + (j), double);``: the flat index over the
+        extents the file declares; None through a pointer or for a region's own buffer."""
+        arr = self.region.arrays.get(target)
+        if arr is None or len(arr.dims) != len(indices) or None in arr.dims[1:]:
+            return None
+        hoisted, self.body.hoisted = self.body.hoisted, None
+        subs = [self.body.index(ix) for ix in indices]
+        self.body.hoisted = hoisted
+        flat = subs[0]
+        for extent, sub in zip(arr.dims[1:], subs[1:], strict=True):
+            flat = f"({flat}) * ({extent}) + ({sub})"
+        return f"polyopt_prefetch({target}, {flat}, {arr.base});"
+
     def bind(self, var: str, value: str) -> str:
         return f"const {self.region.iterator_types.get(var, 'int')} {var} = {value};"
 
@@ -305,7 +321,9 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
     if walker.pragmas.team_used:  # printed after the helper macros, which it may call
         team_line.append(f"  const int {team} = "
                          f"{team_flag(team_work(region, dialect.text), threshold)};")
-    used = [name for name in _HELPERS if name in dialect.text.helpers | dialect.body.helpers]
+    called = dialect.text.helpers | dialect.body.helpers  # or by a line printed in place:
+    used = [name for name in _HELPERS  # a micro-kernel no helper could hold
+            if name in called or any(f"{name}(" in line for line in body)]
     lines = [f"/* polyopt: optimized scop region (lines {region.start_line}-{region.end_line}) */",
              *outer, "{", *inner]
     lines += [f"  {_HELPERS[name]}" for name in used]

@@ -48,6 +48,7 @@ class LoopOutliner(Protocol):
     :class:`~polyopt.backend_c.region_outline.RegionOutliner` for a C region)."""
 
     helpers: list[str]  # the functions made, to print before the code that calls them
+    counters: list[str]  # the loop counters in scope, outermost first (the walker's)
 
     def outlines_body(self, mark: LoopMark, body: isl.AstNode) -> bool: ...
 

@@ -142,6 +142,20 @@ PYTHON_HYPOT = r"""static inline double polyopt_pyhypot(double x, double y)
 """
 
 
+#: A write prefetch of one element's cache line; emitted only when used.  The address
+#: is integer arithmetic: the element may lie past the array (the next register tile
+#: of a matmul that has none), and a prefetch never faults, but a pointer formed past
+#: an array would be undefined.  ``PREFETCH_MACRO`` is the same for a C region's block.
+PREFETCH_MACRO = (
+    "#if defined(__GNUC__)\n"
+    "#define polyopt_prefetch(base, index, type) __builtin_prefetch((const void *)"
+    "((__UINTPTR_TYPE__)(base) + (__UINTPTR_TYPE__)(index) * sizeof(type)), 1, 3)\n"
+    "#else\n"
+    "#define polyopt_prefetch(base, index, type) ((void)0)\n"
+    "#endif")
+PREFETCH = PREFETCH_MACRO + "\n"
+
+
 #: Declarations of glibc's vector math under our own names; emitted only when used.
 VECTOR_MATH = r"""/* glibc's vector exp/log/sin/cos (libmvec, at most 4 ulp in float64), declared under our
    own names so that only float32 results use them (polyopt.backend_c.cexpr); glibc's

@@ -24,7 +24,7 @@ import kernels
 import numpy as np
 import pytest
 from kernels import CASES
-from polyopt.backend_c.prelude import PRELUDE, PRIVATE_ARRAYS, VECTOR_MATH
+from polyopt.backend_c.prelude import PREFETCH, PRELUDE, PRIVATE_ARRAYS, VECTOR_MATH
 
 import polyopt
 from polyopt.model import target
@@ -46,7 +46,8 @@ SETTINGS: dict[str, tuple[target.VectorUnit, dict[str, Any]]] = {
 #: golden files of a kernel on another target: name -> (kernel, size), the size large
 #: enough for one full register tile (AVX-512's float64 tile is 8 x 16)
 VARIANTS = {"gemm_avx2": ("gemm", 8), "gemm_avx512": ("gemm", 16)}
-PRELUDES = {"prelude": PRELUDE, "vector math": VECTOR_MATH, "private arrays": PRIVATE_ARRAYS}
+PRELUDES = {"prelude": PRELUDE, "vector math": VECTOR_MATH, "private arrays": PRIVATE_ARRAYS,
+            "prefetch": PREFETCH}
 UPDATE = os.environ.get("POLYOPT_UPDATE_GOLDEN") == "1"
 
 

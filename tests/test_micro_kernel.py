@@ -83,3 +83,24 @@ def test_avx512_tiles_use_its_32_registers():
         (mr2, nr2), (mr5, nr5) = TILES["avx2"][dtype], TILES["avx512"][dtype]
         assert mr5 * nr5 >= 2 * mr2 * nr2
         assert nr5 == 2 * target.NAMED["avx512"].lanes(DType(dtype))
+
+
+@pytest.mark.parametrize("name, dtype", CASES)
+def test_micro_kernel_prefetches_the_next_tile_one_element_per_line(name, dtype, monkeypatch):
+    """The next call's tile (the next row origin) is prefetched before this call loads
+    its own: one element per 64-byte line of each row, and the row's last, which may
+    start a further line when the row is not aligned."""
+    monkeypatch.setenv("POLYOPT_TARGET", name)
+    mr, nr = TILES[name][dtype]
+    rng = np.random.default_rng(0)
+    c = polyopt.jit(gemm).c_source(*_args(rng, 2 * mr, 2 * nr, 5, dtype))
+    micro = _micro_kernel(c)
+    ahead = re.search(r"const int64_t (o\d) = \(\d+ \* \((c\d+) \+ 1\)\);\n(.*?)\n  \}", micro, re.S)
+    assert ahead, micro
+    assert micro.index("polyopt_prefetch") < micro.index("C_acc0 = C[")
+    per_line = 64 * 8 // DType(dtype).bits
+    columns = sorted({0, nr - 1} | set(range(0, nr, per_line)))
+    lines = ahead.group(3).splitlines()
+    assert len(lines) == mr * len(columns)
+    assert all(f"polyopt_prefetch(C, i * nj + j, {'double' if dtype == 'float64' else 'float'});"
+               in line for line in lines)
