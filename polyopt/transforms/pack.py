@@ -60,6 +60,10 @@ def _loaded_plainly(value: Expr, r: Access) -> bool:
     return bool(found) and all(x.guard == TRUE for x in found)
 
 
+#: elements of a transposed operand's row that one step of a row-panel copy reads together
+LINE_ELEMENTS = 8
+
+
 def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: int,
          top: str, rows: bool = False) -> tuple[Scop, Node]:
     """``read`` of ``stmt`` taken from a copy in column panels of ``nr``, made by a new
@@ -150,12 +154,31 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
 
     dims = tuple(LoopDim(f"{top}.{pname}.{v}", v, ((pname, Lin.var(v)),), LoopMark(), (), v)
                  for v in iters)
+    if rows and read.indices[-1].as_name() == j:
+        dims = _across_rows(dims, pname, jp, -(-LINE_ELEMENTS // nr))
     copy_nest = Band(dims, Leaf(pname), permutable=True)
     children = list(seq.children)
     children[path[0]:path[0]] = [copy_nest]
     new_tree: Node = Sequence(tuple(children))
     arrays = {**scop.arrays, buf: Array(buf, dtype, shape, ArrayKind.TEMPORARY, clamped=True)}
     return replace(scop, arrays=arrays, statements=tuple(stmts), schedule=new_tree), new_tree
+
+
+def _across_rows(dims: tuple[LoopDim, ...], pname: str, jp: str,
+                 block: int) -> tuple[LoopDim, ...]:
+    """The copy loops of row panels read from a transposed operand (trmm's ``A[k, i]``),
+    ``(panel, lane, k)``, reordered as ``(panel // block, k, panel, lane)``: each ``k``
+    step reads ``block`` panels' lanes from one row of the operand, a line at a time,
+    where ``k`` innermost read one element per row, a page apart at PolyBench's sizes
+    (a TLB miss per element when the operand is not on huge pages)::
+
+        for ip, il, k:                              for ib, k, ip in block ib, il:
+            A_pk[ip, il, k] = A[k, MR * ip + il]  =>     A_pk[ip, il, k] = A[k, MR * ip + il]
+    """
+    panel, lane, k = dims
+    blocks = LoopDim(f"{panel.loop_id}.block", f"{jp}_block",
+                     ((pname, floordiv(Lin.var(jp), block)),), LoopMark(), (), f"{jp}_block")
+    return (blocks, k, panel, lane)
 
 
 def in_row_panels(scop: Scop, stmt: str, read: Access, k: str, i: str) -> bool:
