@@ -591,9 +591,15 @@ def test_cholesky_dot_products_are_simd_reductions_in_a_register():
 
 
 def test_trmm_point_loops_run_unit_stride_inside_tiles():
-    # the parallel j loop is outermost before tiling; once its tiles carry the
-    # parallelism, the point loops run i, k, j: j innermost, unit stride
-    c = c_of("trmm_like", n=9)
-    (p,) = placements(c, "B[i, j] += A[k, i] * B[k, j]")
-    assert p.bindings["j"] == p.innermost and "simd" in p.pragmas[-1], p
-    assert "parallel for" in p.pragmas[0], p
+    # rows have different k ranges (k > i), so trmm is register-tiled one row at a time
+    # (test_row_tiles.py): its column blocks carry the parallelism, outermost, and the k
+    # loop of a tile is innermost; the ragged columns' rest runs i, k, j: j innermost,
+    # unit stride
+    c = c_of("trmm_like", n=40)
+    placed = placements(c, "B[i, j] += A[k, i] * B[k, j]")
+    tiled = [p for p in placed if p.bindings["k"] == p.innermost]
+    rest = [p for p in placed if p.bindings["j"] == p.innermost]
+    assert tiled and rest and len(tiled) + len(rest) == len(placed), placed
+    assert all(p.bindings["i"] != p.innermost for p in placed), placed
+    assert any("parallel for" in p.pragmas[0] for p in tiled), tiled
+    assert all("simd" in p.pragmas[-1] for p in rest), rest

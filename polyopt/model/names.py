@@ -237,6 +237,19 @@ def dim_max_affine(s: isl.Set, k: int) -> tuple[dict[str, int], int] | None:
     return aff_terms(pieces[0], ()) if len(pieces) == 1 else None
 
 
+def depends_on(s: isl.Set, k: int, other: int) -> bool:
+    """Whether the values set dimension ``k`` of ``s`` takes depend on dimension ``other``:
+    trmm's ``k in range(i + 1, m)`` depends on ``i``.  ``s`` projected onto the two is
+    then smaller than the product of its projections onto each."""
+    n = s.dim(dim_type.set)
+    lo, hi = sorted((k, other))
+    two = (s.project_out(dim_type.set, hi + 1, n - hi - 1)
+           .project_out(dim_type.set, lo + 1, hi - lo - 1)
+           .project_out(dim_type.set, 0, lo).reset_tuple_id())
+    box = two.project_out(dim_type.set, 1, 1).flat_product(two.project_out(dim_type.set, 0, 1))
+    return not box.is_subset(two)
+
+
 def below(s: isl.Set, k: int, value: int) -> isl.Set:
     """The points of ``s`` whose dimension ``k`` is below ``value``."""
     c = isl.Constraint.inequality_alloc(isl.LocalSpace.from_space(s.get_space()))

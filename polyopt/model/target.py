@@ -118,3 +118,10 @@ def micro_tile(dtype: DType) -> tuple[int, int]:
     cols = 2 * unit.lanes(dtype)
     rows = max(2, min(8, (unit.registers - 4) // 2))
     return rows, cols
+
+
+def single_row_tile(dtype: DType) -> tuple[int, int]:
+    """(1, columns) of a register tile for a matmul whose rows have different reduction
+    ranges (trmm's ``k in range(i + 1, m)``: rows share no ``k`` loop): four vectors,
+    each element of B loaded once per row and ``k``."""
+    return 1, 4 * vector_unit().lanes(dtype)

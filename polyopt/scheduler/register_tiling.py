@@ -24,15 +24,16 @@ from dataclasses import dataclass, replace
 
 from polyopt.analysis.dependences import Dependences, analyze
 from polyopt.analysis.legality import is_legal
+from polyopt.analysis.verdicts import LoopKind, loop_verdict
 from polyopt.model import target
 from polyopt.model.aff import floordiv
 from polyopt.model.dtypes import DType
 from polyopt.model.errors import PolyoptError
-from polyopt.model.names import has_iterator_stride
+from polyopt.model.names import depends_on, has_iterator_stride
 from polyopt.model.options import Options
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, statements
 from polyopt.model.scop import Scop
-from polyopt.model.target import micro_tile
+from polyopt.model.target import micro_tile, single_row_tile
 from polyopt.scheduler.blocking import blocks
 from polyopt.scheduler.nests import band_at, loops_around
 from polyopt.transforms.fuse import distribute
@@ -40,6 +41,9 @@ from polyopt.transforms.pack import in_row_panels, pack, panel_operands
 from polyopt.transforms.split import split_full_tiles
 from polyopt.transforms.tile import tile
 from polyopt.transforms.tree import build_chain, find, replace_at
+
+#: register tiles per column block where the threads share the columns (see _column_block)
+COLUMN_BLOCK_TILES = 8
 
 
 def _iterator(dim: LoopDim, stmt: str) -> str | None:
@@ -130,8 +134,16 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     roles = _roles(scop, stmt, dims)
     if roles is None or has_iterator_stride(scop.statement(stmt).domain):
         return None  # a lattice's tiles: see transforms.tile.refuse_strided
-    dtype = scop.arrays[scop.statement(stmt).target].dtype
-    mr, nr = options.unroll_jam if isinstance(options.unroll_jam, tuple) else micro_tile(dtype)
+    st = scop.statement(stmt)
+    dtype = scop.arrays[st.target].dtype
+    i_it, k_it = _iterator(roles[0], stmt), _iterator(roles[1], stmt)
+    if isinstance(options.unroll_jam, tuple):
+        mr, nr = options.unroll_jam
+    elif i_it in st.iterators and k_it in st.iterators and depends_on(
+            st.domain, st.iterators.index(k_it), st.iterators.index(i_it)):
+        mr, nr = single_row_tile(dtype)  # no k range common to several rows: one row per tile
+    else:
+        mr, nr = micro_tile(dtype)
     cache = _cache_tiles(options, dtype, mr, nr)
     row_tile = None
     if cache is not None:
@@ -172,10 +184,29 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     result = replace_at(tree2, find(tree2, top), build_chain(new_chain, Leaf(full)))
     if not is_legal(scop2, deps2, result):
         return None
+    if cache is not None and row_tile is None and not _parallel(scop2, deps2, result, outer[0]):
+        # the rows are sequential (trmm reads the rows below the one it updates): the
+        # column blocks are what the threads share, outermost, and small enough that
+        # there are several per thread
+        cand = [_tiled(dj, _column_block(nr, cache), "tile"),
+                _tiled(di, cache[0], "tile"), _tiled(dk, cache[1], "tile"), *new_chain[3:]]
+        by_columns = replace_at(tree2, find(tree2, top), build_chain(cand, Leaf(full)))
+        if is_legal(scop2, deps2, by_columns) and _parallel(scop2, deps2, by_columns, cand[0]):
+            new_chain, result = cand, by_columns
     # operands are packed before the outermost loop of the nest: the shared row tiles
     # when there are some (the nest is fused with its neighbours inside them)
     top = loops_around(result, full)[0].loop_id if row_tile is not None else new_chain[0].loop_id
     return scop2, deps2, result, _Nest(full, i, k, j, mr, nr, top)
+
+
+def _parallel(scop: Scop, deps: Dependences, tree: Node, d: LoopDim) -> bool:
+    return loop_verdict(scop, deps, tree, d.loop_id).kind is LoopKind.PARALLEL
+
+
+def _column_block(nr: int, cache: tuple[int, int, int]) -> int:
+    """The column block of a nest whose threads share the columns: BLIS's ``nc``, at most
+    eight register tiles wide (1,200 columns make five blocks of 256 float64)."""
+    return min(cache[2], COLUMN_BLOCK_TILES * nr)
 
 
 def _shared_row_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str, di: LoopDim,

@@ -1,0 +1,168 @@
+"""One-row register tiles for a matmul whose rows have different reduction ranges, and
+the column-block order for one whose rows are sequential (polyopt.scheduler.register_tiling).
+
+trmm's ``B[i, j] += A[k, i] * B[k, j]`` over ``k in range(i + 1, m)``: no ``k`` loop is
+common to several rows, so a tile is one row wide (``target.single_row_tile``), and row
+``i`` reads the rows below it before they are updated, so the rows are sequential and
+the threads share the column blocks instead, outermost.
+
+Differential: each kernel against CPython at sizes with ragged tiles and several
+column blocks.  Structural: the tile shape, the loop order, the copy order of a
+transposed row operand.  Refusal: where the columns carry a dependence too, the
+column-block order is illegal and the row-block order stays.
+"""
+
+from __future__ import annotations
+
+import re
+
+import islpy as isl
+import numpy as np
+import pytest
+from conftest import check_against_python
+from polyopt.frontends.python import parse_function
+
+import polyopt
+from polyopt.model import names
+from polyopt.model.options import Options
+from polyopt.model.target import single_row_tile
+from polyopt.scheduler.nests import loops_around
+from polyopt.scheduler.pipeline import plan
+
+SIZES = ((1, 3), (5, 17), (37, 40), (70, 300))
+
+
+def trmm(alpha, A, B):
+    m, n = B.shape
+    for i in range(m):
+        for j in range(n):
+            for k in range(i + 1, m):
+                B[i, j] += A[k, i] * B[k, j]
+            B[i, j] = alpha * B[i, j]
+
+
+def upper(C, A, B):
+    """A triangular range, rows independent: one-row tiles, the rows stay outermost."""
+    n, m = C.shape
+    p = A.shape[1]
+    for i in range(n):
+        for j in range(m):
+            for k in range(i, p):
+                C[i, j] += A[i, k] * B[k, j]
+
+
+def shifted(A, B):
+    """trmm reading the column to the left: columns carry a dependence too."""
+    m, n = B.shape
+    for i in range(m):
+        for j in range(1, n):
+            for k in range(i + 1, m):
+                B[i, j] += A[k, i] * B[k, j - 1]
+
+
+def _args(rng: np.random.Generator, m: int, n: int) -> tuple:
+    return 1.5, rng.random((m, m)), rng.random((m, n))
+
+
+def _labels(fn, *args) -> dict[str, list[str]]:
+    """Labels of the loops around each statement of the plan, outermost first (the
+    register-tiled one's name ends in ``f``: split_full_tiles)."""
+    scop = parse_function(fn, polyopt.jit(fn)._sig_for(args, {}))
+    p = plan(scop, Options())
+    return {s.name: [d.label or d.name for d in loops_around(p.tree, s.name)]
+            for s in p.scop.statements}
+
+
+def _outer_labels(fn, *args) -> list[str]:
+    """Labels of the loops around the register-tiled statement, outermost first."""
+    return next(v for k, v in _labels(fn, *args).items() if k.endswith("f"))
+
+
+def test_depends_on_tells_a_triangle_from_a_box():
+    s = isl.Set("[m, n] -> { S[i, j, k] : 0 <= i < m and 0 <= j < n and i < k < m }")
+    assert names.depends_on(s, 2, 0)
+    assert not names.depends_on(s, 1, 0) and not names.depends_on(s, 2, 1)
+    box = isl.Set("[m, n] -> { S[i, j, k] : 0 <= i < m and 0 <= j < n and 0 < k < m }")
+    assert not names.depends_on(box, 2, 0)
+
+
+@pytest.mark.parametrize("m, n", SIZES)
+def test_trmm_matches_python(m, n):
+    check_against_python(polyopt.jit(trmm), *_args(np.random.default_rng(m), m, n))
+
+
+@pytest.mark.parametrize("m, n", SIZES)
+def test_triangular_range_with_independent_rows_matches_python(m, n):
+    rng = np.random.default_rng(m)
+    check_against_python(polyopt.jit(upper), np.zeros((m, n)), rng.random((m, m + 2)),
+                         rng.random((m + 2, n)))
+
+
+@pytest.mark.parametrize("m, n", SIZES)
+def test_columns_that_carry_a_dependence_match_python(m, n):
+    rng = np.random.default_rng(m)
+    check_against_python(polyopt.jit(shifted), rng.random((m, m)), rng.random((m, n)))
+
+
+def test_trmm_tiles_one_row_and_shares_column_blocks():
+    args = _args(np.random.default_rng(0), 70, 300)
+    c = polyopt.jit(trmm).c_source(*args)
+    micro = re.search(r"static void \w+_micro\d+\(.*?\n\}\n", c, re.S)
+    assert micro, c
+    _, nr = single_row_tile(polyopt.model.dtypes.DType("float64"))
+    assert len(set(re.findall(r"\bB_acc\d+\b", micro.group(0)))) == nr
+    labels = _outer_labels(trmm, *args)
+    assert labels[0] == "j.tile", labels  # the column blocks, outermost
+    # the copy of A[k, i] (A read transposed) steps k outside the panels: a row of A
+    # at a time, not a column
+    copy = re.search(r"(for \(int64_t c\d+ = [^\n]*\n\s*for [^\n]*\n)\s*\{\n\s*const int64_t "
+                     r"i_panel = (c\d+);\n\s*const int64_t i_lane = \d+;\n\s*const int64_t "
+                     r"k = (c\d+);", c)
+    assert copy, c
+    assert int(copy.group(2)[1:]) > int(copy.group(3)[1:])  # the panel loop inside k's
+
+
+def test_rows_that_are_parallel_stay_outermost():
+    rng = np.random.default_rng(0)
+    labels = _outer_labels(upper, np.zeros((70, 300)), rng.random((70, 72)),
+                           rng.random((72, 300)))
+    assert labels[0] == "i.tile", labels
+
+
+def test_column_blocks_first_is_refused_where_columns_carry_a_dependence():
+    """Row ``i`` reads ``B[k, j - 1]`` before row ``k`` updates it: a column block run
+    whole before the next would update it first.  (Here the register tiles themselves
+    are illegal too: the plan keeps no tile of either kind.)"""
+    rng = np.random.default_rng(0)
+    labels = _labels(shifted, rng.random((70, 70)), rng.random((70, 300)))
+    assert labels and all(not v or v[0] != "j.tile" for v in labels.values()), labels
+
+
+def test_the_column_block_order_is_taken_only_where_proven_legal(monkeypatch):
+    """With the column-first tree's check failing (as it would for a dependence along
+    the columns), trmm keeps the row-block order, and its result."""
+    from polyopt.scheduler import register_tiling
+
+    checked = []
+
+    def legal_unless_columns_first(scop, deps, tree):
+        columns_first = any((d.label or d.name) == "j.tile" for d in _loops(tree))
+        checked.append(columns_first)
+        return not columns_first and register_tiling_is_legal(scop, deps, tree)
+
+    register_tiling_is_legal = register_tiling.is_legal
+    monkeypatch.setattr(register_tiling, "is_legal", legal_unless_columns_first)
+    args = _args(np.random.default_rng(3), 70, 300)
+    assert _outer_labels(trmm, *args)[0] == "i.tile"
+    assert any(checked)  # the column-first tree was proposed, and refused
+    check_against_python(polyopt.jit(trmm, cache=False), *args)
+
+
+def _loops(tree):
+    """The outermost loop of each nest of ``tree``."""
+    from polyopt.model.schedule_tree import Band, Sequence
+
+    nests = tree.children if isinstance(tree, Sequence) else (tree,)
+    for node in nests:
+        if isinstance(node, Band) and node.dims:
+            yield node.dims[0]
