@@ -250,6 +250,19 @@ def depends_on(s: isl.Set, k: int, other: int) -> bool:
     return not box.is_subset(two)
 
 
+def is_product(m: isl.Map) -> bool:
+    """Whether ``m`` relates every point of its domain to every point of its range."""
+    return isl.Map.from_domain_and_range(m.domain(), m.range()).is_subset(m)
+
+
+def lexmax_affine(s: isl.Set, k: int) -> tuple[dict[str, int], int] | None:
+    """Dimension ``k`` of the lexicographically largest point of ``s``, as one affine
+    function of the parameters (coefficients by name, constant); None where it is
+    piecewise or not affine."""
+    pieces = pw_aff_pieces(s.lexmax_pw_multi_aff().get_pw_aff(k))
+    return aff_terms(pieces[0], ()) if len(pieces) == 1 else None
+
+
 def below(s: isl.Set, k: int, value: int) -> isl.Set:
     """The points of ``s`` whose dimension ``k`` is below ``value``."""
     c = isl.Constraint.inequality_alloc(isl.LocalSpace.from_space(s.get_space()))

@@ -36,6 +36,7 @@ from polyopt.model.scop import Scop
 from polyopt.model.target import micro_tile, single_row_tile
 from polyopt.scheduler.blocking import blocks
 from polyopt.scheduler.nests import band_at, loops_around
+from polyopt.transforms.expand import expand
 from polyopt.transforms.fuse import distribute
 from polyopt.transforms.pack import in_row_panels, pack, panel_operands
 from polyopt.transforms.split import split_full_tiles
@@ -101,7 +102,8 @@ def register_tile_all(scop: Scop, deps: Dependences, tree: Node,
     for stmt, red in sorted(deps.reductions.items()):
         if not red.is_array or stmt not in {s.name for s in scop.statements}:
             continue
-        result = _register_tile(scop, deps, tree, stmt, options)
+        result = _register_tile(scop, deps, tree, stmt, options) or \
+            _register_tile_expanded(scop, deps, tree, stmt, options)
         if result is not None:
             scop, deps, tree, nest = result
             nests.append(nest)
@@ -197,6 +199,30 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     # when there are some (the nest is fused with its neighbours inside them)
     top = loops_around(result, full)[0].loop_id if row_tile is not None else new_chain[0].loop_id
     return scop2, deps2, result, _Nest(full, i, k, j, mr, nr, top)
+
+
+def _register_tile_expanded(scop: Scop, deps: Dependences, tree: Node, stmt: str,
+                            options: Options) -> tuple[Scop, Dependences, Node, _Nest] | None:
+    """doitgen's ``sum_[p] += A[r, q, s] * C4[s, p]``: the target is a buffer that one of
+    the three innermost loops (``q``) reuses, so those loops are no matmul; with a row of
+    the buffer per iteration of that loop (:mod:`polyopt.transforms.expand`) they are."""
+    st = scop.statement(stmt)
+    dims = loops_around(tree, stmt)
+    if st.target not in scop.arrays or len(dims) < 3:
+        return None
+    used = set().union(*(ix.names() for ix in st.indices))
+    for d in dims[-3:]:
+        it = _iterator(d, stmt)
+        if it is None or it in used:
+            continue
+        try:
+            scop2, tree2 = expand(scop, deps, tree, st.target, d.loop_id)
+        except PolyoptError:
+            continue
+        result = _register_tile(scop2, analyze(scop2), tree2, stmt, options)
+        if result is not None:
+            return result
+    return None
 
 
 def _parallel(scop: Scop, deps: Dependences, tree: Node, d: LoopDim) -> bool:
