@@ -127,7 +127,9 @@ class RegionOutliner:
         helper, or in place, in a block, where the helper cannot be written."""
         scalars = sorted((names_read(stmt.value) | usage.mentioned) & set(self.scop.scalars))
         arrays = list(dict.fromkeys([stmt.target, *(r.target for r in stmt.reads)]))
-        params = None if usage.raises else self._params(scalars, arrays, False)
+        # counters as long: gcc 12 vectorizes the tile's loads of an unpacked operand
+        # (trmm's B[c5][32 * c3 + 1], ...) only where 32 * c3 + 1 is 64-bit arithmetic
+        params = None if usage.raises else self._params(scalars, arrays, False, "long")
         if params is None:
             self.emit(depth, "{")
             for line in lines:
@@ -151,18 +153,19 @@ class RegionOutliner:
                 + "".join(f"  {self.helper_macros[m]}\n" for m in macros) + text + "\n"
                 + "".join(f"  #undef {m}\n" for m in macros) + "}\n")
 
-    def _params(self, scalars: list[str], arrays: list[str],
-                restrict: bool) -> list[tuple[str, str]] | None:
+    def _params(self, scalars: list[str], arrays: list[str], restrict: bool,
+                counter_type: str | None = None) -> list[tuple[str, str]] | None:
         """(declaration, argument) of each parameter: sizes and counters first (array
-        extents may name them), then ``scalars``, then ``arrays`` (``restrict`` ones
-        where asked); None where one cannot be declared outside the function."""
+        extents may name them; the counters of ``counter_type``, else the region's),
+        then ``scalars``, then ``arrays`` (``restrict`` ones where asked); None where
+        one cannot be declared outside the function."""
         region = self.region
         if not region.function_line:
             return None
         # the parameters standing for extents C does not give exist in the model only
         ints = [(f"{t} {p}", p) for p, t in region.params.items()
                 if p not in region.extent_params]
-        ints += [(f"{self.index_type} {c}", c) for c in self.counters]
+        ints += [(f"{counter_type or self.index_type} {c}", c) for c in self.counters]
         visible = {a for _, a in ints}
         out = ints + [(f"{self.ctypes[n]} {n}", n) for n in scalars if n not in visible]
         for array in arrays:

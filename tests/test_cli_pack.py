@@ -218,3 +218,17 @@ def test_operands_without_a_first_extent_are_packed_by_the_loop_bounds(tmp_path:
     compiles (it named ``A_extent0`` before)."""
     text = _opt_and_run(tmp_path, OPEN_FIRST_EXTENT, (n,))
     assert "A_extent0" not in text and "__builtin_malloc" in text
+
+
+def test_micro_kernel_counters_are_long(tmp_path: Path) -> None:
+    """gcc 12 vectorizes a region micro-kernel's loads of an operand it cannot pack (trmm's
+    B, which the nest writes: ``B[c5][32 * c3 + 1]``...) only where the subscript is 64-bit
+    arithmetic: the counters a micro-kernel takes are ``long``, whatever the file's are."""
+    proc = polyopt("opt", "examples/c/trmm.c", "-o", "-")
+    assert proc.returncode == 0, proc.stderr
+    header = re.search(r"static void polyopt_kernel_trmm_micro0\(([^)]*)\)", proc.stdout)
+    assert header, proc.stdout
+    counters = [p.strip() for p in header.group(1).split(",") if re.fullmatch(r"\s*\w+ c\d+", p)]
+    assert counters and all(p.startswith("long ") for p in counters), header.group(1)
+    original, optimized, problem = _build_and_run(ROOT / "examples" / "c" / "trmm.c", tmp_path)
+    assert not problem and original == optimized, problem
