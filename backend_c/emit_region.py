@@ -55,6 +55,7 @@ _HELPERS = {
     "polyopt_prefetch": PREFETCH_MACRO,
 }
 _LONG_TYPES = ("long",)
+_CONSTANT_EXTENT = re.compile(r"[\d\s()+\-*/]+")  # an extent of digits alone
 
 
 def c_int(v: int) -> str:
@@ -193,7 +194,9 @@ class RegionDialect:
 
     def prefetch(self, target: str, indices: tuple[Lin, ...]) -> str | None:
         """``polyopt_prefetch(C, (i) * (70) + (j), double);``: the flat index over the
-        extents the file declares; None through a pointer or for a region's own buffer."""
+        extents the array's type has (a variable-length one's as ``sizeof`` gives them: a
+        helper function does not see the variables it was declared with); None through
+        a pointer or for a region's own buffer."""
         arr = self.region.arrays.get(target)
         if arr is None or len(arr.dims) != len(indices) or None in arr.dims[1:]:
             return None
@@ -201,7 +204,9 @@ class RegionDialect:
         subs = [self.body.index(ix) for ix in indices]
         self.body.hoisted = hoisted
         flat = subs[0]
-        for extent, sub in zip(arr.dims[1:], subs[1:], strict=True):
+        for k, (extent, sub) in enumerate(zip(arr.dims[1:], subs[1:], strict=True), 1):
+            if not _CONSTANT_EXTENT.fullmatch(extent or ""):
+                extent = f"(long)(sizeof({target}{'[0]' * k}) / sizeof({target}{'[0]' * (k + 1)}))"
             flat = f"({flat}) * ({extent}) + ({sub})"
         return f"polyopt_prefetch({target}, {flat}, {arr.base});"
 

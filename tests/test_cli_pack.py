@@ -232,3 +232,45 @@ def test_micro_kernel_counters_are_long(tmp_path: Path) -> None:
     assert counters and all(p.startswith("long ") for p in counters), header.group(1)
     original, optimized, problem = _build_and_run(ROOT / "examples" / "c" / "trmm.c", tmp_path)
     assert not problem and original == optimized, problem
+
+
+LEADING_DIMENSION = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static void kernel(int ni, int nj, int nk, int ldc, double C[ni][ldc], double A[ni][nk],
+                   double B[nk][nj])
+{
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < ni; i++)
+    for (j = 0; j < nj; j++)
+      for (k = 0; k < nk; k++)
+        C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int ni = atoi(argv[1]), nj = atoi(argv[2]), nk = atoi(argv[3]), ldc = nj + 10;
+  double (*C)[ldc] = calloc(ni * ldc + 1, sizeof(double));
+  double (*A)[nk] = malloc(sizeof(double) * (ni * nk + 1));
+  double (*B)[nj] = malloc(sizeof(double) * (nk * nj + 1));
+  for (int i = 0; i < ni; i++) for (int k = 0; k < nk; k++) A[i][k] = (i * k % 7) / 7.0;
+  for (int k = 0; k < nk; k++) for (int j = 0; j < nj; j++) B[k][j] = (k + j) % 5 / 5.0;
+  kernel(ni, nj, nk, ldc, C, A, B);
+  double s = 0;
+  for (int i = 0; i < ni; i++) for (int j = 0; j < nj; j++) s += C[i][j] * (i + 2 * j);
+  printf("%.10e\n", s);
+  return 0;
+}
+"""
+
+
+def test_the_next_tile_prefetch_takes_a_variable_extent_from_the_arrays_type(
+        tmp_path: Path) -> None:
+    """C's rows are ``ldc`` long, a variable the micro-kernel function does not see: the
+    prefetch's flat index takes the extent from the array's type (``sizeof``), and the
+    result is the original's at sizes with ragged and several tiles."""
+    text = _opt_and_run(tmp_path, LEADING_DIMENSION, ("70", "90", "50"), ("9", "17", "5"),
+                        ("1", "1", "1"))
+    assert "polyopt_prefetch(C, (i) * ((long)(sizeof(C[0]) / sizeof(C[0][0]))) + (j), double);" \
+        in text
