@@ -152,16 +152,20 @@ class Dependences:
     @cached_property
     def memory_by_pair(self) -> dict[tuple[str, str], tuple[isl.Map, tuple[Dependence, ...]]]:
         """Memory dependences grouped by (source, sink) statement, with their union."""
-        groups: dict[tuple[str, str], list[Dependence]] = {}
-        for d in self.memory:
-            groups.setdefault((d.source.statement, d.sink.statement), []).append(d)
-        out = {}
-        for key, group in groups.items():
-            union = group[0].relation
-            for d in group[1:]:
-                union = union.union(d.relation)
-            out[key] = (coalesce(union), tuple(group))
-        return out
+        return _by_pair(self.memory)
+
+    def reorderable(self, d: Dependence) -> bool:
+        """``d`` orders two updates of one element by exact reductions with one operator
+        (``T[i, j] = max(T[i, j], e)`` in two statements, or at two ``k``): they give the
+        same bits in either order.  Every other access of the element keeps its own
+        dependences on each update, so it still sees all of them or none."""
+        red = self.reductions.get(d.source.statement)
+        return d.reduction and red is not None and red.exact
+
+    @cached_property
+    def ordered_by_pair(self) -> dict[tuple[str, str], tuple[isl.Map, tuple[Dependence, ...]]]:
+        """:attr:`memory_by_pair` without the :meth:`reorderable` dependences."""
+        return _by_pair(tuple(d for d in self.memory if not self.reorderable(d)))
 
     def reductions_on(self, target: str) -> list[str]:
         """Statements that reduce into ``target``."""
@@ -173,6 +177,20 @@ class Dependences:
         for d in self.memory:
             out = out.union(isl.UnionMap.from_map(d.relation))
         return out
+
+
+def _by_pair(deps: tuple[Dependence, ...]
+             ) -> dict[tuple[str, str], tuple[isl.Map, tuple[Dependence, ...]]]:
+    groups: dict[tuple[str, str], list[Dependence]] = {}
+    for d in deps:
+        groups.setdefault((d.source.statement, d.sink.statement), []).append(d)
+    out = {}
+    for key, group in groups.items():
+        union = group[0].relation
+        for d in group[1:]:
+            union = union.union(d.relation)
+        out[key] = (coalesce(union), tuple(group))
+    return out
 
 
 _CACHE: weakref.WeakKeyDictionary[Scop, Dependences] = weakref.WeakKeyDictionary()

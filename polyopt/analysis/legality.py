@@ -22,6 +22,8 @@ dependence on it runs source first and no other write of it runs in between::
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import islpy as isl
 
 from polyopt.analysis.dependences import Dependence, Dependences
@@ -32,27 +34,32 @@ from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import Scop
 
 
-def violations(scop: Scop, deps: Dependences, tree: Node) -> list[Dependence]:
+def violations(scop: Scop, deps: Dependences, tree: Node,
+               reorder_reductions: bool = False) -> list[Dependence]:
     """The memory-based dependences that ``tree`` would run sink first (or at once).
 
     Dependences are checked per statement pair, all of a pair's relations at once;
     only a pair that fails is examined dependence by dependence.  Dependences on a
-    private scalar whose live ranges ``tree`` keeps apart are not violations.
+    private scalar whose live ranges ``tree`` keeps apart are not violations, nor,
+    with ``reorder_reductions``, those between updates of an exact reduction
+    (:meth:`Dependences.reorderable`).
     """
     tl = timeline(scop, tree)
     broken: list[Dependence] = []
-    for union, group in deps.memory_by_pair.values():
+    for union, group in _pairs(deps, reorder_reductions):
         if not tl.respects(union):
             broken += [d for d in group if not tl.respects(d.relation)]
     return _unwaived(scop, deps, tl, broken)
 
 
-def is_legal(scop: Scop, deps: Dependences, tree: Node) -> bool:
-    """Whether ``tree`` respects every dependence (stops at the first that fails)."""
+def is_legal(scop: Scop, deps: Dependences, tree: Node,
+             reorder_reductions: bool = False) -> bool:
+    """Whether ``tree`` respects every dependence (stops at the first that fails); with
+    ``reorder_reductions``, every dependence but those :meth:`Dependences.reorderable`."""
     tl = timeline(scop, tree)
     private: frozenset[str] | None = None  # needs the value-based flow: only when asked
     suspects: list[Dependence] = []
-    for union, group in deps.memory_by_pair.values():
+    for union, group in _pairs(deps, reorder_reductions):
         if not tl.respects(union):
             for d in group:
                 if not tl.respects(d.relation):
@@ -62,6 +69,11 @@ def is_legal(scop: Scop, deps: Dependences, tree: Node) -> bool:
                         return False
                     suspects.append(d)
     return not _unwaived(scop, deps, tl, suspects)
+
+
+def _pairs(deps: Dependences, reorder_reductions: bool
+           ) -> Iterable[tuple[isl.Map, tuple[Dependence, ...]]]:
+    return (deps.ordered_by_pair if reorder_reductions else deps.memory_by_pair).values()
 
 
 def private_scalars(scop: Scop, deps: Dependences) -> frozenset[str]:
@@ -111,9 +123,10 @@ def _restricted(schedule: isl.UnionMap, scop: Scop, stmts: list[str]) -> isl.Uni
     return schedule.intersect_domain(domain)
 
 
-def require_legal(scop: Scop, deps: Dependences, tree: Node, what: str) -> None:
+def require_legal(scop: Scop, deps: Dependences, tree: Node, what: str,
+                  reorder_reductions: bool = False) -> None:
     """Raise :class:`IllegalTransformationError` naming the first broken dependence."""
-    broken = violations(scop, deps, tree)
+    broken = violations(scop, deps, tree, reorder_reductions)
     if broken:
         raise illegal(scop, what, broken)
 

@@ -4,6 +4,7 @@ A statement is a reduction when it has one of the forms ::
 
     x = x + e     x += e     x -= e     x = x * e     x *= e
     x = min(x, e) x = max(e, x)         (x a scalar or an array element)
+    x = x >= e ? x : e                  (C's max of ints, and its mirrored and min forms)
 
 and ``e`` does not read ``x`` itself (the same scalar, or the same element written
 with the same subscripts).  Its self-dependences on ``x`` may then be reordered
@@ -11,6 +12,12 @@ with the same subscripts).  Its self-dependences on ``x`` may then be reordered
 (``A[i, j] -= A[i, k] * A[j, k]`` in cholesky): the dependences say whether one of
 them can be ``x`` at another instance, and such a dependence is not a reduction's,
 so it keeps any loop that carries it in order.
+
+A reduction is *exact* when its updates give the same bits in any order: integer
+arithmetic that wraps (NumPy's fixed-width ints), where ``+`` and ``*`` are associative
+modulo 2**bits and ``min``/``max`` pick one of their operands.  Float sums round
+differently in another order, a float ``max`` with a NaN returns whichever operand came
+first, and a Python int accumulator may overflow int64 in one order and not another.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from polyopt.model.dtypes import DType
-from polyopt.model.expr import Binary, Call, Cast, Expr, Load, Name, walk
+from polyopt.model.expr import Binary, Call, Cast, Expr, Load, Name, Select, walk
 from polyopt.model.scop import Scop, Statement
 
 
@@ -28,6 +35,7 @@ class Reduction:
     op: str  # "+", "*", "min", "max"
     target: str
     is_array: bool
+    exact: bool = False  # its updates may run in any order, bit for bit
 
 
 def _is_target(e: Expr, s: Statement) -> bool:
@@ -83,13 +91,43 @@ def recognize(s: Statement) -> Reduction | None:
             other, op = b, value.fn
         elif _is_target(b, s):
             other, op = a, value.fn
+    elif isinstance(value, Select):
+        other, op = _chosen(value, s)
     if other is None or op is None or _reads_target(other, s):
         return None
     if not value.type.dtype.is_float and op in ("min", "max") and value.type != s.value.type:
         return None
     if value.type.dtype.is_bool:  # NumPy's bool + is or: OpenMP's + would count past 1
         return None
-    return Reduction(s.name, op, s.target, bool(s.indices))
+    t = s.value.type
+    return Reduction(s.name, op, s.target, bool(s.indices),
+                     exact=t.dtype.is_int and not t.weak and value.type == t)
+
+
+_MAX_WHEN_THEN_IS_LEFT = {">=": "max", ">": "max", "<=": "min", "<": "min"}
+_MIRRORED = {">=": "<=", ">": "<", "<=": ">=", "<": ">"}
+
+
+def _chosen(v: Select, s: Statement) -> tuple[Expr | None, str | None]:
+    """``(e, "max")`` for ``x >= e ? x : e`` (PolyBench/C's ``max_score``), and the same
+    for the other comparisons, operand orders and ``min``; only on ints, where the choice
+    between equal operands is no choice (a float's NaN makes the order matter)."""
+    c = v.cond
+    if not (v.type.dtype.is_int and isinstance(c, Binary) and c.op in _MIRRORED):
+        return None, None
+    for left, right, cmp in ((c.lhs, c.rhs, c.op), (c.rhs, c.lhs, _MIRRORED[c.op])):
+        # `left cmp right ? left : right`, or the other way round
+        if left == v.then and right == v.otherwise:
+            op = _MAX_WHEN_THEN_IS_LEFT[cmp]
+        elif left == v.otherwise and right == v.then:
+            op = "min" if _MAX_WHEN_THEN_IS_LEFT[cmp] == "max" else "max"
+        else:
+            continue
+        if _is_target(left, s):
+            return right, op
+        if _is_target(right, s):
+            return left, op
+    return None, None
 
 
 def reductions(scop: Scop) -> dict[str, Reduction]:

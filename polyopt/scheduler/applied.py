@@ -8,7 +8,8 @@ from the schedule before it, those steps (:mod:`polyopt.scheduler.steps`)::
     Applied("loop order", "loops j, k interchanged", loops=("j", "k"),
             steps=(Interchange("j", "k"),))
 
-Promotion, index-set splitting, time tiling, register tiling, packing and contraction
+Promotion, index-set splitting, time tiling, reduction interchange, register tiling,
+packing and contraction
 have no user step: their records carry none, and ``polyopt.schedule(fn, start="auto")``
 starts from the automatic schedule they produce instead of replaying them.
 """
@@ -45,7 +46,7 @@ class Applied:
 
 #: phases no user step can replay (``polyopt.schedule(fn, start="auto")`` starts after them)
 AUTOMATIC_ONLY = frozenset({"accumulator promotion", "index-set splitting", "time tiling",
-                            "register tiling", "contraction"})
+                            "reduction interchange", "register tiling", "contraction"})
 
 
 class Record:

@@ -9,7 +9,9 @@ accepts it:
 1. **Loop order** (:mod:`polyopt.scheduler.loop_order`): imperfect nests
    distributed where that lets a loop order improve, then every chain the outermost
    loop parallel and the innermost unit stride, as scored by
-   :mod:`polyopt.scheduler.cost_model`.
+   :mod:`polyopt.scheduler.cost_model`; then reduction loops swapped with the loop
+   around them where exact reductions may run in another order
+   (:mod:`polyopt.scheduler.reduction_order`).
 2. **Fusion** of consecutive sibling loops (:mod:`polyopt.scheduler.fusion`).
 3. **Time tiling** of stencils (:mod:`polyopt.scheduler.time_tiling`).
 4. **Register tiling** of matmul-like reductions
@@ -30,6 +32,7 @@ from polyopt.scheduler.applied import Record, note
 from polyopt.scheduler.fusion import fuse_all
 from polyopt.scheduler.loop_order import distribute_for_order, reorder_all
 from polyopt.scheduler.pivots import split_pivots
+from polyopt.scheduler.reduction_order import interchange_reductions
 from polyopt.scheduler.register_tiling import register_tile_all
 from polyopt.scheduler.tiling import tile_all
 from polyopt.scheduler.time_tiling import time_tile_all, time_tile_sizes
@@ -62,6 +65,9 @@ def schedule(scop: Scop, deps: Dependences, options: Options,
         before = scop, tree
         tree = reorder_all(scop, deps, tree)
         note(record, "loop order", before, (scop, tree))
+        before = scop, tree
+        scop, deps, tree = interchange_reductions(scop, deps, tree)
+        note(record, "reduction interchange", before, (scop, tree))
     if options.fuse != "none":
         before = scop, tree
         tree = fuse_all(scop, deps, tree, options)

@@ -36,6 +36,7 @@ static void kernel_nussinov(int n, base seq[N], DATA_TYPE table[N][N])
           const int j = c1;
           table_acc = table[i][j];
         }
+        #pragma omp simd reduction(max:table_acc)
         for (int c2 = ((-c0) + 1); c2 < c1; c2 += 1) {
           {
             const int i = (-c0);
