@@ -233,3 +233,15 @@ def test_random_programs_of_the_nussinov_family_match_python(seed, tmp_path):
     values = np.random.default_rng(seed)
     check_against_python(polyopt.jit(module.k), values.integers(-5, 5, (n, n)).astype(dtype),
                          values.integers(-5, 5, n).astype(dtype), np.zeros((n, n), dtype))
+
+
+def test_report_names_the_swap_and_the_inner_loop():
+    n = 9
+    f = polyopt.jit(nussinov)
+    f(np.zeros(n, np.int32), np.zeros((n, n), np.int32))
+    text = f.report()
+    assert "[reduction interchange] loops j and k swapped for S4 (line" in text
+    assert ".vectorize('j.inner')" in text  # a name that steps resolve to that loop alone
+    # the last call's types (int32) are the ones a schedule without arguments analyses
+    auto_then_simd = polyopt.schedule(f, start="auto").vectorize("j.inner")
+    check_against_python(auto_then_simd.compile(), np.zeros(n, np.int32), _ints(n, 3))

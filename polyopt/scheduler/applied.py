@@ -104,7 +104,29 @@ def changes(phase: str, before: tuple[Scop, Node], after: tuple[Scop, Node]) -> 
     out += _fusions(phase, s0, dims0, t1)
     out += _new_loops(phase, s0, dims0, s1, t1)
     out += _reorders(phase, s0, dims0, t0, t1)
+    out += _swaps(phase, s0, dims0, t1)
     return out
+
+
+def _swaps(phase: str, s0: Scop, dims0: dict[str, LoopDim], t1: Node) -> list[Applied]:
+    """Loops that kept their place but run another iterator for some statements (the
+    reduction interchange swaps two loops for the statements of the inner one)."""
+    swapped: list[str] = []
+    stmts: list[str] = []
+    for d, _ in loops(t1):
+        old = dims0.get(d.loop_id)
+        if old is None or old.loop_id != d.loop_id:
+            continue
+        moved = [s for s, e in d.exprs if any(s == s2 and e != e2 for s2, e2 in old.exprs)]
+        if moved:
+            swapped.append(loop_label(s0, old))
+            stmts += [s for s in moved if s not in stmts]
+    if not swapped:
+        return []
+    lines = ", ".join(s0.describe_statement(s) for s in stmts)
+    return [Applied(phase, f"loops {' and '.join(swapped)} swapped for {lines}; its updates "
+                           "of each element run in another order (an exact reduction)",
+                    tuple(swapped))]
 
 
 def _program_changes(phase: str, s0: Scop, t0: Node, s1: Scop, t1: Node) -> list[Applied]:

@@ -33,7 +33,7 @@ from polyopt.analysis.dependences import Dependences
 from polyopt.analysis.legality import require_legal
 from polyopt.model.errors import PolyoptError
 from polyopt.model.schedule_tree import Band, LoopDim, Node, Sequence, statements
-from polyopt.model.scop import Scop
+from polyopt.model.scop import Scop, loop_label
 from polyopt.transforms.tree import at, find, refuse_unrolled, replace_at
 
 
@@ -63,7 +63,9 @@ def interchange_reduction(scop: Scop, deps: Dependences, tree: Node, outer: str,
     assert isinstance(child, Band)
     moved = set(statements(child))
     o, i = band.dims[-1], child.dims[0]
-    new_child = replace(child, dims=(_swapped(i, o, moved), *child.dims[1:]))
+    # the inner loop now runs the outer loop's iterator: named after it (``j.inner``)
+    inner_dim = replace(_swapped(i, o, moved), label=f"{loop_label(scop, o)}.inner")
+    new_child = replace(child, dims=(inner_dim, *child.dims[1:]))
     kids = (*below[:k], new_child, *below[k + 1:])
     new_band = replace(band, dims=(*band.dims[:-1], _swapped(o, i, moved)),
                        child=Sequence(kids) if isinstance(band.child, Sequence) else kids[0],
