@@ -40,6 +40,7 @@ from polyopt.scheduler.steps import (
     Interchange,
     Licm,
     Parallelize,
+    ReductionInterchange,
     Skew,
     StartAuto,
     Step,
@@ -70,12 +71,13 @@ class Schedule:
         self.kernel = kernel
         self.steps = steps
         self._source = _source or _source_of(kernel, _starts_auto(steps))
-        # checks every step; ``_stepped``: the tree and requests before the prange requests
-        self._stepped, (self.tree, self.requests) = self._replay(kernel.options.strict_fp,
-                                                                 _prefix)
+        # checks every step; ``_stepped``: the program, tree and requests before the
+        # prange requests
+        self._stepped, (self._at, self.tree, self.requests) = self._replay(
+            kernel.options.strict_fp, _prefix)
 
     def _replay(self, strict_fp: bool, prefix: Schedule | None = None
-                ) -> tuple[tuple[Node, Requests], tuple[Node, Requests]]:
+                ) -> tuple[tuple[Source, Node, Requests], tuple[Source, Node, Requests]]:
         """Replay the steps, then each ``prange`` loop's request to run in parallel, as the
         compiled kernel does: a step that makes a ``prange`` illegal (or fuses it away) is
         refused when it is added, not when the schedule is compiled.  ``prefix``: this
@@ -83,16 +85,15 @@ class Schedule:
         replay is a fold over the steps)."""
         scop, deps, base = self._source
         pranges = prange_requests(scop)
-        at = Source(scop, deps, strict_fp)
         try:
-            if prefix is not None:
-                tree, req = apply_step(at, *prefix._stepped, self.steps[-1])
+            if prefix is not None and prefix._stepped[0].strict_fp == strict_fp:
+                at, tree, req = apply_step(*prefix._stepped, self.steps[-1])
             else:
-                tree, req = replay(scop, deps, self._own_steps, strict_fp, base)
-            stepped = (tree, req)
+                at, tree, req = replay(scop, deps, self._own_steps, strict_fp, base)
+            stepped = (at, tree, req)
             for p in pranges:
-                tree, req = apply_step(at, tree, req, p)
-            return stepped, (tree, req)
+                at, tree, req = apply_step(at, tree, req, p)
+            return stepped, (at, tree, req)
         except PolyoptError as exc:
             if not pranges:
                 raise
@@ -109,9 +110,9 @@ class Schedule:
 
     @property
     def scop(self) -> Scop:
-        """The program the steps apply to: the function as written, or as the automatic
-        scheduler rewrote it (:attr:`tree` is its transformed schedule)."""
-        return self._source[0]
+        """The program :attr:`tree` schedules: the function as written, or as the
+        automatic scheduler or a reduction interchange rewrote it."""
+        return self._at.scop
 
     def _then(self, step: type[Step], *args: Any) -> Schedule:
         # the step checks its arguments (ScheduleFormatError), replaying it its legality
@@ -121,6 +122,12 @@ class Schedule:
     def interchange(self, a: str, b: str) -> Schedule:
         """Swap two perfectly nested loops."""
         return self._then(Interchange, a, b)
+
+    def reduction_interchange(self, outer: str, inner: str) -> Schedule:
+        """Swap the reduction loop ``inner`` with the loop ``outer`` around it, for
+        ``inner``'s own statements only: the updates of each element then run in another
+        order, legal for exact reductions (integer ``max``, ``min``, ``+``, ``*``)."""
+        return self._then(ReductionInterchange, outer, inner)
 
     def fuse(self, a: str, b: str) -> Schedule:
         """Fuse two consecutive sibling loops (shifting the second when needed)."""
@@ -170,7 +177,7 @@ class Schedule:
 
     def loops(self) -> list[str]:
         """The loops of the current schedule, by the names steps accept."""
-        return step_names(self._source[0], self.tree)
+        return step_names(self.scop, self.tree)
 
     def compile(self, **options: Any) -> Kernel:
         """A callable kernel that runs this schedule (compiled per signature).

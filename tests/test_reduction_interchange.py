@@ -245,3 +245,28 @@ def test_report_names_the_swap_and_the_inner_loop():
     # the last call's types (int32) are the ones a schedule without arguments analyses
     auto_then_simd = polyopt.schedule(f, start="auto").vectorize("j.inner")
     check_against_python(auto_then_simd.compile(), np.zeros(n, np.int32), _ints(n, 3))
+
+
+def test_user_step_swaps_and_later_steps_see_the_new_program():
+    """``.reduction_interchange(j, k)`` from the source order; the ``parallelize`` after it
+    is checked on the new program's dependences (``j.inner`` carries none there), and the
+    schedule survives its JSON."""
+    n = 11
+    f = polyopt.jit(nussinov)
+    seq = ((np.arange(n) + 1) % 4).astype(np.int32)
+    f(seq, np.zeros((n, n), np.int32))
+    sched = polyopt.schedule(f).reduction_interchange("j", "k").parallelize("j.inner")
+    assert "j.inner" in sched.loops()
+    for kernel in (sched.compile(),
+                   polyopt.Schedule.from_json(f, sched.to_json()).compile()):
+        check_against_python(kernel, seq, _ints(n, 5))
+        assert "table[(k + 1) * table_shape1 + j]" in kernel.c_source(seq, _ints(n, 5))
+
+
+def test_user_step_refused_for_a_float_max_and_for_loops_not_nested_so():
+    f = polyopt.jit(float_max)
+    f(np.zeros((4, 4)))
+    with pytest.raises(IllegalTransformationError, match="interchanging loops j and k"):
+        polyopt.schedule(f).reduction_interchange("j", "k")
+    with pytest.raises(polyopt.PolyoptError, match="is not directly inside loop"):
+        polyopt.schedule(f).reduction_interchange("i", "k")

@@ -8,8 +8,7 @@ from the schedule before it, those steps (:mod:`polyopt.scheduler.steps`)::
     Applied("loop order", "loops j, k interchanged", loops=("j", "k"),
             steps=(Interchange("j", "k"),))
 
-Promotion, index-set splitting, time tiling, reduction interchange, register tiling,
-packing and contraction
+Promotion, index-set splitting, time tiling, register tiling, packing and contraction
 have no user step: their records carry none, and ``polyopt.schedule(fn, start="auto")``
 starts from the automatic schedule they produce instead of replaying them.
 """
@@ -27,6 +26,7 @@ from polyopt.scheduler.steps import (
     Interchange,
     Licm,
     Parallelize,
+    ReductionInterchange,
     Step,
     Tile,
     Vectorize,
@@ -46,7 +46,7 @@ class Applied:
 
 #: phases no user step can replay (``polyopt.schedule(fn, start="auto")`` starts after them)
 AUTOMATIC_ONLY = frozenset({"accumulator promotion", "index-set splitting", "time tiling",
-                            "reduction interchange", "register tiling", "contraction"})
+                            "register tiling", "contraction"})
 
 
 class Record:
@@ -104,7 +104,8 @@ def changes(phase: str, before: tuple[Scop, Node], after: tuple[Scop, Node]) -> 
     out += _fusions(phase, s0, dims0, t1)
     out += _new_loops(phase, s0, dims0, s1, t1)
     out += _reorders(phase, s0, dims0, t0, t1)
-    out += _swaps(phase, s0, dims0, t1)
+    if phase == "reduction interchange":
+        out += _swaps(phase, s0, dims0, t1)
     return out
 
 
@@ -124,9 +125,10 @@ def _swaps(phase: str, s0: Scop, dims0: dict[str, LoopDim], t1: Node) -> list[Ap
     if not swapped:
         return []
     lines = ", ".join(s0.describe_statement(s) for s in stmts)
+    steps: tuple[Step, ...] = (ReductionInterchange(*swapped),) if len(swapped) == 2 else ()
     return [Applied(phase, f"loops {' and '.join(swapped)} swapped for {lines}; its updates "
                            "of each element run in another order (an exact reduction)",
-                    tuple(swapped))]
+                    tuple(swapped), steps=steps)]
 
 
 def _program_changes(phase: str, s0: Scop, t0: Node, s1: Scop, t1: Node) -> list[Applied]:

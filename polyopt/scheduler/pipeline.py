@@ -98,7 +98,8 @@ def _user_plan(source: Scop, source_deps: Dependences, steps: tuple[Step, ...],
         scop, deps, base = automatic(source, source_deps, options, record)
         steps = steps[1:]
     with budget(SCHEDULING_OPS, f"the schedule of {scop.name}()"):
-        tree, req = replay(scop, deps, steps, options.strict_fp, base)
+        at, tree, req = replay(scop, deps, steps, options.strict_fp, base)
+        scop, deps = at.scop, at.deps
         tree = mark_parallel.mark(
             scop, deps, tree, **marks,
             only_parallel=req.parallel if "parallel" in req.used else None,

@@ -89,25 +89,29 @@ def step_names(scop: Scop, tree: Node) -> list[str]:
 
 
 def replay(scop: Scop, deps: Dependences, steps: tuple[Step, ...],
-           strict_fp: bool = False, base: Node | None = None) -> tuple[Node, Requests]:
+           strict_fp: bool = False, base: Node | None = None
+           ) -> tuple[Source, Node, Requests]:
     """Apply ``steps`` to ``scop``'s source order (or to ``base``, the automatic schedule
     of ``polyopt.schedule(fn, start="auto")``), checking each one (``strict_fp``:
-    refuse running a floating-point reduction in parallel or in SIMD lanes)."""
+    refuse running a floating-point reduction in parallel or in SIMD lanes).  Returns
+    the program the last step left (a reduction interchange makes a new one, whose own
+    order is its tree), with the tree and the requests."""
     at = Source(scop, deps, strict_fp)
     tree = normalize(scop.schedule) if base is None else base
     req = Requests()
     for step in steps:
-        tree, req = apply_step(at, tree, req, step)
-    return tree, req
+        at, tree, req = apply_step(at, tree, req, step)
+    return at, tree, req
 
 
-def apply_step(at: Source, tree: Node, req: Requests, step: Step) -> tuple[Node, Requests]:
-    """``tree`` and ``req`` after ``step``.  A step that changes the loops must also keep
-    every earlier parallel, simd and licm request valid."""
-    new_tree, new_req = step.apply(at, tree, req)
+def apply_step(at: Source, tree: Node, req: Requests,
+               step: Step) -> tuple[Source, Node, Requests]:
+    """The program, ``tree`` and ``req`` after ``step``.  A step that changes the loops
+    must also keep every earlier parallel, simd and licm request valid."""
+    new_at, new_tree, new_req = step.rewrite(at, tree, req)
     if step.structural and new_req.used:
-        new_req = _recheck(at, new_tree, new_req, step)
-    return new_tree, new_req
+        new_req = _recheck(new_at, new_tree, new_req, step)
+    return new_at, new_tree, new_req
 
 
 def _recheck(at: Source, tree: Node, req: Requests, step: Step) -> Requests:

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
+from polyopt.analysis.dependences import analyze
 from polyopt.model.errors import PolyoptError, ScheduleFormatError
 from polyopt.model.names import user_text
 from polyopt.model.options import MAX_SKEW_FACTOR, tile_sizes_problem
@@ -26,6 +27,7 @@ from polyopt.transforms.fuse import distribute, fuse
 from polyopt.transforms.interchange import interchange
 from polyopt.transforms.licm import check_licm
 from polyopt.transforms.parallelize import check_parallel, check_vectorize
+from polyopt.transforms.reduction_interchange import interchange_reduction
 from polyopt.transforms.skew import skew
 from polyopt.transforms.tile import tile
 from polyopt.transforms.tree import taken_ids
@@ -102,6 +104,11 @@ class Step:
         dependence, when the step would change the program's results."""
         raise NotImplementedError
 
+    def rewrite(self, at: Source, tree: Node, req: Requests) -> tuple[Source, Node, Requests]:
+        """:meth:`apply`, with the program it leaves: the same one, except for a step
+        that makes a new program of its schedule (:class:`ReductionInterchange`)."""
+        return (at, *self.apply(at, tree, req))
+
 
 @dataclass(frozen=True)
 class _LoopPair(Step):
@@ -132,6 +139,24 @@ class Interchange(_LoopPair):
     def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
         a, b = self.loop_ids(at, tree)
         return interchange(at.scop, at.deps, tree, a, b, (self.a, self.b)), req
+
+
+@dataclass(frozen=True)
+class ReductionInterchange(_LoopPair):
+    """Swap the reduction loop ``b`` with the loop ``a`` around it, for ``b``'s own
+    statements only (legal where exact reductions may update each element in another
+    order; :mod:`polyopt.transforms.reduction_interchange`)."""
+
+    op: ClassVar[str] = "reduction_interchange"
+
+    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
+        raise TypeError("a reduction interchange makes a new program: use rewrite()")
+
+    def rewrite(self, at: Source, tree: Node, req: Requests) -> tuple[Source, Node, Requests]:
+        a, b = self.loop_ids(at, tree)
+        scop, new = interchange_reduction(at.scop, at.deps, tree, a, b)
+        # every request names a loop by id, and the swap keeps both ids
+        return Source(scop, analyze(scop), at.strict_fp), new, req
 
 
 @dataclass(frozen=True)
@@ -323,8 +348,8 @@ class StartAuto(Step):
 
 #: every step by the name its JSON and its Schedule method use
 STEPS: dict[str, type[Step]] = {cls.op: cls for cls in (
-    Interchange, Fuse, Distribute, Tile, Skew, Align, UnrollJam, Parallelize, Vectorize, Licm,
-    StartAuto)}
+    Interchange, ReductionInterchange, Fuse, Distribute, Tile, Skew, Align, UnrollJam,
+    Parallelize, Vectorize, Licm, StartAuto)}
 
 
 def step_problem(op: object, args: tuple[Any, ...]) -> str | None:
