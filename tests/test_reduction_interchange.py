@@ -270,3 +270,64 @@ def test_user_step_refused_for_a_float_max_and_for_loops_not_nested_so():
         polyopt.schedule(f).reduction_interchange("j", "k")
     with pytest.raises(polyopt.PolyoptError, match="is not directly inside loop"):
         polyopt.schedule(f).reduction_interchange("i", "k")
+
+
+def lu_lower(A):
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(i):
+            for k in range(j):
+                A[i, j] -= A[i, k] * A[k, j]
+            A[i, j] /= A[j, j]
+
+
+def test_float_update_swapped_with_the_statement_after_it_moved_first():
+    """lu's lower part: each element's updates keep their order (``k`` ascending becomes
+    the outer loop), so floats are fine; the division after the ``k`` loop must now run
+    before the swapped loop reads ``A[i, m]``, so the swapped loop goes last."""
+    A = np.random.default_rng(0).random((7, 7)) + 7 * np.eye(7)
+    scop, deps, j, k, red = _inner(lu_lower, A)
+    _, tree = interchange_reduction(scop, deps, scop.schedule, j, k)
+    assert [iterator_of(d, red) for d in loops_around(tree, red)][-2:] == ["k", "j"]
+    division = next(s.name for s in scop.statements if len(s.iterators) == 2)
+    from polyopt.model.schedule_tree import statements
+    assert statements(tree).index(division) < statements(tree).index(red)
+    for n in (1, 2, 3, 8, 21):
+        A = np.random.default_rng(n).random((n, n)) + n * np.eye(n)
+        exact = polyopt.jit(lu_lower, strict_fp=True)
+        mine, theirs = A.copy(), A.copy()
+        exact(mine)
+        lu_lower(theirs)
+        assert np.array_equal(mine, theirs)  # the same operations in the same order
+
+
+def two_nests(T, U):
+    n = T.shape[0]
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            T[i, j] = max(T[i, j], T[i, j - 1])
+            for k in range(i + 1, j):
+                T[i, j] = max(T[i, j], T[i, k] + T[k + 1, j])
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            U[i, j] = min(U[i, j], U[i, j - 1])
+            for k in range(i + 1, j):
+                U[i, j] = min(U[i, j], U[i, k] + U[k + 1, j])
+
+
+def test_report_has_one_record_and_step_per_swap():
+    """Two nests swapped in one phase: a record each, whose steps replayed on the source
+    order give the same loops."""
+    n = 7
+    f = polyopt.jit(two_nests)
+    f(_ints(n, 1), _ints(n, 2))
+    records = [a for a in f.plan(f.analysed_signature).applied
+               if a.phase == "reduction interchange"]
+    assert len(records) == 2 and records[0].loops != records[1].loops
+    sched = polyopt.schedule(f)
+    for a in records:
+        (step,) = a.steps
+        sched = sched.reduction_interchange(*step.args)
+    assert [x for x in sched.loops() if x.endswith(".inner")] == [
+        f"{records[0].loops[0]}.inner", f"{records[1].loops[0]}.inner"]
+    check_against_python(sched.compile(), _ints(n, 3), _ints(n, 4))

@@ -159,8 +159,8 @@ class Dependences:
         (``T[i, j] = max(T[i, j], e)`` in two statements, or at two ``k``): they give the
         same bits in either order.  Every other access of the element keeps its own
         dependences on each update, so it still sees all of them or none."""
-        red = self.reductions.get(d.source.statement)
-        return d.reduction and red is not None and red.exact
+        ends = (self.reductions.get(d.source.statement), self.reductions.get(d.sink.statement))
+        return d.reduction and all(r is not None and r.exact for r in ends)
 
     @cached_property
     def ordered_by_pair(self) -> dict[tuple[str, str], tuple[isl.Map, tuple[Dependence, ...]]]:

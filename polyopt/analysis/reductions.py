@@ -100,6 +100,10 @@ def recognize(s: Statement) -> Reduction | None:
     if value.type.dtype.is_bool:  # NumPy's bool + is or: OpenMP's + would count past 1
         return None
     t = s.value.type
+    if t.dtype.is_int and value.type.dtype.is_float:
+        # `T[j] += w[k] * 0.5` on ints truncates every partial sum: no copy per lane or
+        # thread may add up its own and truncate once
+        return None
     return Reduction(s.name, op, s.target, bool(s.indices),
                      exact=t.dtype.is_int and not t.weak and value.type == t)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from polyopt.model.aff import FloorDiv
-from polyopt.model.schedule_tree import LoopDim, Node, loops, statements
+from polyopt.model.schedule_tree import Band, LoopDim, Node, loops, statements
 from polyopt.model.scop import Scop, loop_label
 from polyopt.scheduler.steps import (
     Distribute,
@@ -110,25 +110,27 @@ def changes(phase: str, before: tuple[Scop, Node], after: tuple[Scop, Node]) -> 
 
 
 def _swaps(phase: str, s0: Scop, dims0: dict[str, LoopDim], t1: Node) -> list[Applied]:
-    """Loops that kept their place but run another iterator for some statements (the
-    reduction interchange swaps two loops for the statements of the inner one)."""
-    swapped: list[str] = []
-    stmts: list[str] = []
-    for d, _ in loops(t1):
+    """Pairs of loops that kept their places but swapped iterators for the statements of
+    the inner one (the reduction interchange), one record per pair."""
+    moved: dict[str, frozenset[str]] = {}  # loop id -> the statements it runs otherwise
+    out: list[Applied] = []
+    for d, path in loops(t1):  # outer loops first
         old = dims0.get(d.loop_id)
         if old is None or old.loop_id != d.loop_id:
             continue
-        moved = [s for s, e in d.exprs if any(s == s2 and e != e2 for s2, e2 in old.exprs)]
-        if moved:
-            swapped.append(loop_label(s0, old))
-            stmts += [s for s in moved if s not in stmts]
-    if not swapped:
-        return []
-    lines = ", ".join(s0.describe_statement(s) for s in stmts)
-    steps: tuple[Step, ...] = (ReductionInterchange(*swapped),) if len(swapped) == 2 else ()
-    return [Applied(phase, f"loops {' and '.join(swapped)} swapped for {lines}; its updates "
-                           "of each element run in another order (an exact reduction)",
-                    tuple(swapped), steps=steps)]
+        mine = frozenset(s for s, e in d.exprs if (s, e) not in old.exprs)
+        if not mine:
+            continue
+        moved[d.loop_id] = mine
+        around = [o for band in path if isinstance(band, Band) for o in band.dims
+                  if o is not d and mine <= moved.get(o.loop_id, frozenset())]
+        if around:
+            pair = (loop_label(s0, dims0[around[-1].loop_id]), loop_label(s0, old))
+            lines = ", ".join(s0.describe_statement(s) for s in sorted(mine))
+            out.append(Applied(phase, f"loops {pair[0]} and {pair[1]} swapped for {lines} "
+                                      "(the loop's other statements stay in place)", pair,
+                               steps=(ReductionInterchange(*pair),)))
+    return out
 
 
 def _program_changes(phase: str, s0: Scop, t0: Node, s1: Scop, t1: Node) -> list[Applied]:

@@ -49,7 +49,10 @@ def _next(scop: Scop, deps: Dependences, tree: Node) -> tuple[Scop, Node] | None
 
 def _profitable(scop: Scop, deps: Dependences, outer: LoopDim, child: Band) -> bool:
     """``child`` is the innermost loop of exact reductions, each on one element, whose
-    accesses move better along ``outer``."""
+    accesses move better along ``outer``.  Only exact ones: where the swap keeps every
+    element's updates in order, it is legal without them, and there the later phases
+    (time tiling, for lu) do better from the order as written: lu's swapped lower part
+    ran 1.9 s against 1.6 s at LARGE on 2 threads."""
     inner = child.dims[0]
     if any(isinstance(n, Band) for n in _below(child.child)):
         return False
