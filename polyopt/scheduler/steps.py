@@ -149,9 +149,6 @@ class ReductionInterchange(_LoopPair):
 
     op: ClassVar[str] = "reduction_interchange"
 
-    def apply(self, at: Source, tree: Node, req: Requests) -> tuple[Node, Requests]:
-        raise TypeError("a reduction interchange makes a new program: use rewrite()")
-
     def rewrite(self, at: Source, tree: Node, req: Requests) -> tuple[Source, Node, Requests]:
         a, b = self.loop_ids(at, tree)
         scop, new = interchange_reduction(at.scop, at.deps, tree, a, b)

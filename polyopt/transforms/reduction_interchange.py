@@ -30,8 +30,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from polyopt.analysis.dependences import Dependences
-from polyopt.analysis.legality import require_legal
-from polyopt.model.errors import IllegalTransformationError, PolyoptError
+from polyopt.analysis.legality import is_legal, require_legal
+from polyopt.model.errors import PolyoptError
 from polyopt.model.schedule_tree import Band, LoopDim, Node, Sequence, statements
 from polyopt.model.scop import Scop, loop_label
 from polyopt.transforms.tree import at, find, refuse_unrolled, replace_at
@@ -67,25 +67,22 @@ def interchange_reduction(scop: Scop, deps: Dependences, tree: Node, outer: str,
     inner_dim = replace(_swapped(i, o, moved), label=f"{loop_label(scop, o)}.inner")
     new_child = replace(child, dims=(inner_dim, *child.dims[1:]))
     others = below[:k] + below[k + 1:]
-    what = (f"interchanging loops {scop.loop_label(outer)} and {scop.loop_label(inner)} "
-            "of the reduction")
-    first: IllegalTransformationError | None = None
+    dims = (*band.dims[:-1], _swapped(o, i, moved))
+    candidates = []
     # in its place, else last or first: lu's `A[i, j] /= A[j, j]`, after the k loop, must
     # now run before it, since the swapped loop reads A[i, m] in the iteration m = j
     for at_k in dict.fromkeys((k, len(others), 0)):
         kids = (*others[:at_k], new_child, *others[at_k:])
-        new_band = replace(band, dims=(*band.dims[:-1], _swapped(o, i, moved)),
-                           child=Sequence(kids) if len(kids) > 1 else kids[0],
-                           permutable=False)
+        new_band = replace(band, dims=dims, permutable=False,
+                           child=Sequence(kids) if len(kids) > 1 else kids[0])
         result = replace_at(tree, path, new_band)
-        try:
-            require_legal(scop, deps, result, what, reorder_reductions=True)
-        except IllegalTransformationError as exc:
-            first = first or exc
-            continue
-        return replace(scop, schedule=result), result
-    assert first is not None
-    raise first
+        if is_legal(scop, deps, result, reorder_reductions=True):
+            return replace(scop, schedule=result), result
+        candidates.append(result)
+    # none is legal: name what the swap in place would break
+    require_legal(scop, deps, candidates[0], f"interchanging loops {scop.loop_label(outer)} "
+                  f"and {scop.loop_label(inner)} of the reduction", reorder_reductions=True)
+    raise AssertionError("a candidate is_legal refused passed require_legal")
 
 
 def _swapped(dim: LoopDim, other: LoopDim, moved: set[str]) -> LoopDim:
