@@ -24,6 +24,13 @@ SCHEDULING_OPS = 100_000_000  # automatic scheduling: past this, keep the source
 # one call of isl's scheduler, for time tiling, which is optional: five times what
 # PolyBench's tiled stencils need, far below what guarded programs spend finding nothing
 ISL_SCHEDULER_OPS = 300_000
+# and its wall-clock ceiling: a pivot costs more as its numbers grow, so an operation
+# count bounds no time; PolyBench's slowest call takes under 1 s, a fuzzed program spent
+# over 300 s inside the 300,000 operations (finding 034)
+ISL_SCHEDULER_SECONDS = 4.0
+# ... so a call that needs more than this many operations runs where a deadline can stop
+# it (a forked process, 7 ms more); most of PolyBench's calls need fewer
+ISL_SCHEDULER_QUICK_OPS = 30_000
 MARKING_OPS = 100_000_000  # contraction, its re-analysis and the loop marks of one schedule
 # building one loop nest's AST: every PolyBench kernel needs under 2,000,000; a fuzzed C
 # region spent 550 s (about 20,000,000 operations in 30 s) where its source order takes

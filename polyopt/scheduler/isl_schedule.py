@@ -8,13 +8,24 @@ stay ours.  For jacobi-2d it finds the classic band ``(t, 2t + i, 2t + j)``.
 
 from __future__ import annotations
 
+import os
+import select
+import signal
+import time
+import warnings
+
 import islpy as isl
 
 from polyopt.analysis.dependences import Dependences
 from polyopt.model import names
 from polyopt.model.aff import Lin
 from polyopt.model.errors import TooComplexError
-from polyopt.model.isl_budget import ISL_SCHEDULER_OPS, budget
+from polyopt.model.isl_budget import (
+    ISL_SCHEDULER_OPS,
+    ISL_SCHEDULER_QUICK_OPS,
+    ISL_SCHEDULER_SECONDS,
+    budget,
+)
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, Node, Sequence
 from polyopt.model.scop import Scop
 
@@ -45,12 +56,8 @@ def isl_schedule(scop: Scop, deps: Dependences, stmts: list[str], prefix: str) -
             validity = validity.union(isl.UnionMap.from_map(d.relation))
     sc = isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
     sc = sc.set_validity(validity).set_proximity(validity).set_coincidence(validity)
-    try:
-        with budget(ISL_SCHEDULER_OPS, "isl's scheduler"):
-            sched = sc.compute_schedule()
-    except (TooComplexError, isl.Error):
-        # over its budget, or no schedule found ("unable to carry dependences"):
-        # the caller keeps its own schedule
+    sched = _compute(sc, ISL_SCHEDULER_SECONDS)
+    if sched is None:
         return None
     live = {st.get_tuple_name() for st in names.sets_of(sched.get_domain())}
     if not live or live != wanted:
@@ -60,6 +67,85 @@ def isl_schedule(scop: Scop, deps: Dependences, stmts: list[str], prefix: str) -
         return _convert(scop, sched.get_root().child(0), stmts, prefix, counter, dead)
     except Unconvertible:
         return None
+
+
+def _compute_here(sc: isl.ScheduleConstraints, ops: int) -> isl.Schedule | None:
+    """isl's schedule, or None when it finds none ("unable to carry dependences");
+    :class:`TooComplexError` past ``ops`` operations."""
+    try:
+        with budget(ops, "isl's scheduler"):
+            return sc.compute_schedule()
+    except isl.Error:
+        return None
+
+
+def _compute(sc: isl.ScheduleConstraints, seconds: float) -> isl.Schedule | None:
+    """isl's schedule for ``sc`` within ``seconds`` of wall time, or None: the caller
+    then keeps its own schedule.
+
+    isl holds the GIL and cannot be interrupted from Python, so a search that outgrows
+    a quick first try runs in a forked child, killed at the deadline; the schedule
+    comes back as isl's text.  Without ``fork`` it runs here, bounded by its operation
+    count alone."""
+    try:
+        return _compute_here(sc, ISL_SCHEDULER_QUICK_OPS)
+    except TooComplexError:
+        pass
+    if not hasattr(os, "fork"):
+        return _bounded_here(sc)
+    read_end, write_end = os.pipe()
+    try:
+        with warnings.catch_warnings():
+            # Python 3.12 warns about forking a threaded process; the child only runs
+            # isl and writes to a pipe, which takes no lock another thread may hold
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return _bounded_here(sc)
+    if pid == 0:  # the child: never return into the caller's code
+        status = 1
+        try:
+            os.close(read_end)
+            sched = _bounded_here(sc)
+            data = b"" if sched is None else str(sched).encode()
+            with os.fdopen(write_end, "wb") as out:
+                out.write(b"+" + data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    try:
+        text = _read_until(read_end, time.monotonic() + seconds)
+    finally:
+        os.close(read_end)
+        if text is None:
+            os.kill(pid, signal.SIGKILL)
+        status = os.waitpid(pid, 0)[1]
+    if text is None or status != 0 or text == b"+":  # past the deadline, or no schedule
+        return None
+    return isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, text[1:].decode())
+
+
+def _bounded_here(sc: isl.ScheduleConstraints) -> isl.Schedule | None:
+    try:
+        return _compute_here(sc, ISL_SCHEDULER_OPS)
+    except TooComplexError:
+        return None
+
+
+def _read_until(fd: int, deadline: float) -> bytes | None:
+    """All of ``fd`` up to its end of file, or None when ``deadline`` passes first."""
+    chunks: list[bytes] = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
 
 
 def _convert(scop: Scop, node: isl.ScheduleNode, order: list[str], prefix: str,
