@@ -320,7 +320,8 @@ def shadow_errors(p: Program, args: tuple, allocated: list[np.ndarray] | None = 
     """The error bounds of each array argument, then of the return value; and whether an
     int was taken of a float near a jump (then every bound is infinite)."""
     ns = shadow.namespace(allocated)
-    exec(render_py.function(p, shadow=True), ns)  # noqa: S102 - our own generated code
+    source = render_py.function(p, shadow=True, rounded=locals_rounding_python_floats(p))
+    exec(source, ns)  # noqa: S102 - our own generated code
     sargs = tuple(shadow.shadow_array(a) if isinstance(a, np.ndarray) else
                   shadow.lift(a) if isinstance(a, float) else a for a in args)
     with warnings.catch_warnings():
@@ -376,7 +377,8 @@ def bit_exact_possible(program: Program) -> bool:
     """Whether ``strict_fp`` promises bit-exact results for ``program``: it calls none of
     NumPy's transcendental functions, no local variable holds a choice CPython gives
     different types (:func:`local_holds_mixed_choice`), and none computes in float64
-    where CPython's first computes in float32 (:func:`computes_on_weak_then_float64`)."""
+    where CPython's first computes in float32 (:func:`computes_on_weak_then_float64`)
+    or rounds a Python float to a float32 local (:func:`locals_rounding_python_floats`)."""
     stack: list[object] = [program]
     while stack:
         node = stack.pop()
@@ -386,7 +388,8 @@ def bit_exact_possible(program: Program) -> bool:
             stack.extend(node)
         elif hasattr(node, "__dataclass_fields__"):
             stack.extend(getattr(node, f) for f in node.__dataclass_fields__)
-    return not local_holds_mixed_choice(program) and not computes_on_weak_then_float64(program)
+    return (not local_holds_mixed_choice(program) and not computes_on_weak_then_float64(program)
+            and not locals_rounding_python_floats(program))
 
 
 # --- the types CPython gives values ----------------------------------------------------------
@@ -481,6 +484,77 @@ def computes_on_weak_then_float64(p: Program) -> bool:
     _, values, kinds = _local_types(p)
     retyped = {n for n, k in kinds.items() if {"float", "float64"} <= k}
     return bool(retyped) and any(_computes_on(v, retyped) for v in values)
+
+
+def locals_rounding_python_floats(p: Program) -> frozenset[str]:
+    """The locals that the README types float32, NumPy's promotion of the values assigned
+    to them, and that are also assigned a Python float that float32 may round (``s =
+    T32[0, 0]``, then ``s = max(s, 0.1)``; not ``s = 0.0``): such an assignment rounds
+    the value, where CPython keeps the Python float (finding 033).  The shadow run
+    counts that rounding (``_S.round32``)."""
+    env: dict[str, frozenset[str]] = {s: frozenset({"int"}) for s in p.sizes}
+    env.update({s.name: frozenset({s.kind}) for s in p.scalars})
+    assigned: list[tuple[str, Expr]] = []
+
+    def walk(body: tuple[Stmt, ...]) -> None:
+        for s in body:
+            if isinstance(s, For):
+                env[s.var] = frozenset({"int"})
+                walk(s.body)
+            elif isinstance(s, If):
+                walk(s.body)
+                walk(s.orelse)
+            elif isinstance(s.target, Name):
+                value = Bin(s.op, s.target, s.value) if s.op else s.value
+                assigned.append((s.target.id, value))
+                t = _stored_type(value_types(value, p, env))
+                old = env.get(s.target.id)
+                env[s.target.id] = frozenset({t if old is None else _promoted({*old, t})})
+
+    for _ in range(3):  # loop-carried locals
+        assigned.clear()
+        walk(p.body)
+
+    def may_round(e: Expr) -> bool:
+        """Whether ``e`` may be a Python float (or int) that float32 rounds."""
+        if isinstance(e, Num):
+            return (float(np.float32(e.value)) != e.value if isinstance(e.value, float)
+                    else abs(e.value) > 2**24)
+        if isinstance(e, Name):
+            return env.get(e.id) == frozenset({"float"})
+        if isinstance(e, IfExp):
+            return may_round(e.then) or may_round(e.other)
+        if isinstance(e, Call) and not e.module and e.fn in ("min", "max"):
+            return any(may_round(a) for a in e.args)
+        return "float" in value_types(e, p, env)
+
+    return frozenset(name for name, value in assigned
+                     if env[name] == frozenset({"float32"}) and may_round(value))
+
+
+def _stored_type(types: frozenset[str]) -> str:
+    """The README's one static type of a value CPython gives one of ``types``: a float32
+    or a narrow int with a Python scalar is the Python scalar (a float if either is),
+    other mixes NumPy's promotion."""
+    if len(types) == 1:
+        return next(iter(types))
+    python = {"int", "float", "bool"} & types
+    if python and all(t in python or t == "float32" or t in _NARROW_INTS for t in types):
+        return "float" if "float" in types or "float32" in types else "int"
+    return _promoted(set(types))
+
+
+_NARROW_INTS = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32"})
+
+
+def _promoted(types: set[str]) -> str:
+    """NumPy's promotion of values of ``types`` (:func:`_tag` names)."""
+    ordered = sorted(types)
+    value = _SAMPLES[ordered[0]]
+    with np.errstate(all="ignore"):
+        for t in ordered[1:]:
+            value = value + _SAMPLES[t]
+    return _tag(value)
 
 
 def returns_reassigned_local(p: Program) -> bool:

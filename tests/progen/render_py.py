@@ -85,9 +85,11 @@ def _range(s: For, shadow: bool) -> str:
 
 
 def stmts(body: tuple[Stmt, ...], indent: int, shadow: bool = False,
-          p: Program | None = None) -> list[str]:
+          p: Program | None = None, rounded: frozenset[str] = frozenset()) -> list[str]:
     """The statements; with the program ``p``, loops marked ``sliced`` as NumPy slice
-    statements where they still mean the same (the shadow run keeps the loops)."""
+    statements where they still mean the same (the shadow run keeps the loops).
+    ``rounded``: the shadow run's locals whose assignments round to float32
+    (``_S.round32``)."""
     pad = "    " * indent
     out: list[str] = []
     for s in body:
@@ -97,33 +99,39 @@ def stmts(body: tuple[Stmt, ...], indent: int, shadow: bool = False,
             out.append(f"{pad}{sliced}")
         elif isinstance(s, Assign):
             target = expr(s.target, shadow)
-            out.append(f"{pad}{target} {s.op}= {_top(s.value, shadow)}")
+            if isinstance(s.target, Name) and s.target.id in rounded:
+                value = Bin(s.op, s.target, s.value) if s.op else s.value
+                out.append(f"{pad}{target} = _S.round32({_top(value, shadow)})")
+            else:
+                out.append(f"{pad}{target} {s.op}= {_top(s.value, shadow)}")
         elif isinstance(s, For):
             loop = _range(s, shadow)
             if s.parallel and not shadow:  # the shadow run is sequential Python
                 loop = "p" + loop
             out.append(f"{pad}for {s.var} in {loop}:")
-            out += stmts(s.body, indent + 1, shadow, p) or [f"{pad}    pass"]
+            out += stmts(s.body, indent + 1, shadow, p, rounded) or [f"{pad}    pass"]
         elif isinstance(s, If):
-            out += _if(s, indent, shadow, "if", p)
+            out += _if(s, indent, shadow, "if", p, rounded)
         else:
             raise TypeError(s)
     return out
 
 
-def _if(s: If, indent: int, shadow: bool, word: str, p: Program | None) -> list[str]:
+def _if(s: If, indent: int, shadow: bool, word: str, p: Program | None,
+        rounded: frozenset[str] = frozenset()) -> list[str]:
     pad = "    " * indent
     out = [f"{pad}{word} {_top(s.cond, shadow)}:"]
-    out += stmts(s.body, indent + 1, shadow, p) or [f"{pad}    pass"]
+    out += stmts(s.body, indent + 1, shadow, p, rounded) or [f"{pad}    pass"]
     if len(s.orelse) == 1 and isinstance(s.orelse[0], If):
-        out += _if(s.orelse[0], indent, shadow, "elif", p)
+        out += _if(s.orelse[0], indent, shadow, "elif", p, rounded)
     elif s.orelse:
         out.append(f"{pad}else:")
-        out += stmts(s.orelse, indent + 1, shadow, p)
+        out += stmts(s.orelse, indent + 1, shadow, p, rounded)
     return out
 
 
-def function(p: Program, shadow: bool = False, name: str = FUNCTION) -> str:
+def function(p: Program, shadow: bool = False, name: str = FUNCTION,
+             rounded: frozenset[str] = frozenset()) -> str:
     lines = [f"def {name}({', '.join(p.params)}):"]
     for d in p.size_defs:
         src = f"len({d.array})" if d.via_len else f"{d.array}.shape[{d.dim}]"
@@ -136,7 +144,7 @@ def function(p: Program, shadow: bool = False, name: str = FUNCTION) -> str:
             lines.append(f"    {a.name} = np.{a.fill}({shape})")
         else:
             lines.append(f"    {a.name} = np.{a.fill}({shape}, np.{a.dtype})")
-    lines += stmts(p.body, 1, shadow, p)
+    lines += stmts(p.body, 1, shadow, p, rounded)
     if p.ret is not None:
         lines.append(f"    return {_top(p.ret, shadow)}")
     return "\n".join(lines) + "\n"

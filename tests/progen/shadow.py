@@ -284,6 +284,14 @@ class _S:
         return lift(x) ** lift(y)
 
     @staticmethod
+    def round32(x: Any) -> Any:
+        """A value assigned to a local the README types float32 (finding 033): CPython
+        keeps a Python float as it is, the compiled program rounds it once."""
+        if not isinstance(x, EF) or (x.e == 0 and float(np.float32(x.v)) == x.v):
+            return x  # exact, and a float32 holds it
+        return EF(x.v, x.e + abs(x.v))
+
+    @staticmethod
     def int(x: Any) -> int:
         return int(x)  # an EF's __int__ notes a value near a jump
 
