@@ -116,6 +116,7 @@ def _compute(sc: isl.ScheduleConstraints, seconds: float) -> isl.Schedule | None
         finally:
             os._exit(status)
     os.close(write_end)
+    text = None  # also when the wait is interrupted (Ctrl-C): the child is killed
     try:
         text = _read_until(read_end, time.monotonic() + seconds)
     finally:

@@ -69,6 +69,28 @@ def test_past_the_deadline_there_is_no_schedule_and_no_child_left(monkeypatch) -
         os.waitpid(children[0], os.WNOHANG)
 
 
+def test_an_interrupted_wait_kills_the_child_and_raises(monkeypatch) -> None:
+    monkeypatch.setattr(isl_schedule, "ISL_SCHEDULER_QUICK_OPS", 1)
+    children: list[int] = []
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            children.append(pid)
+        return pid
+
+    def interrupted(fd: int, deadline: float) -> bytes | None:
+        raise KeyboardInterrupt
+
+    real_fork = os.fork
+    monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(isl_schedule, "_read_until", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        isl_schedule._compute(_constraints(), 60.0)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(children[0], os.WNOHANG)
+
+
 def test_the_region_is_optimized_past_the_stall_and_computes_the_same(tmp_path) -> None:
     out = tmp_path / "out.c"
     # a deadline of half a second, so that the test takes seconds; the subprocess's
