@@ -51,39 +51,34 @@ def test_the_forked_search_gives_the_schedule_isl_gives_here(monkeypatch) -> Non
     assert str(forked) == str(here)
 
 
-def test_past_the_deadline_there_is_no_schedule_and_no_child_left(monkeypatch) -> None:
+@pytest.fixture
+def children(monkeypatch) -> list[int]:
+    """The pids of the children the scheduler forks, every call of which forks."""
     monkeypatch.setattr(isl_schedule, "ISL_SCHEDULER_QUICK_OPS", 1)
-    children: list[int] = []
+    pids: list[int] = []
+    real_fork = os.fork
 
     def fork() -> int:
         pid = real_fork()
         if pid:
-            children.append(pid)
+            pids.append(pid)
         return pid
 
-    real_fork = os.fork
     monkeypatch.setattr(os, "fork", fork)
+    return pids
+
+
+def test_past_the_deadline_there_is_no_schedule_and_no_child_left(children) -> None:
     assert isl_schedule._compute(_constraints(), 0.0) is None
     assert len(children) == 1
     with pytest.raises(ChildProcessError):  # killed and reaped: no zombie
         os.waitpid(children[0], os.WNOHANG)
 
 
-def test_an_interrupted_wait_kills_the_child_and_raises(monkeypatch) -> None:
-    monkeypatch.setattr(isl_schedule, "ISL_SCHEDULER_QUICK_OPS", 1)
-    children: list[int] = []
-
-    def fork() -> int:
-        pid = real_fork()
-        if pid:
-            children.append(pid)
-        return pid
-
+def test_an_interrupted_wait_kills_the_child_and_raises(children, monkeypatch) -> None:
     def interrupted(fd: int, deadline: float) -> bytes | None:
         raise KeyboardInterrupt
 
-    real_fork = os.fork
-    monkeypatch.setattr(os, "fork", fork)
     monkeypatch.setattr(isl_schedule, "_read_until", interrupted)
     with pytest.raises(KeyboardInterrupt):
         isl_schedule._compute(_constraints(), 60.0)
