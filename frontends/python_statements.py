@@ -28,7 +28,7 @@ from polyopt.frontends.refusal import NotAffine, if_condition
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band, loop_bounds
 
 from polyopt.model.aff import Cmp, Lin, Not
-from polyopt.model.dtypes import ValueType, join
+from polyopt.model.dtypes import WEAK_INT, DType, ValueType, join
 from polyopt.model.errors import Problem
 from polyopt.model.expr import Call, Cast, Expr, Literal, Select
 from polyopt.model.schedule_tree import Node
@@ -267,7 +267,8 @@ class StatementWalker:
             return name, indices, ValueType(sym.arrays[name].dtype)
         if isinstance(target, ast.Name):
             name = target.id
-            ttype = join(sym.local_types[name], value.type) if name in sym.local_types else value.type
+            vtype = _assigned_type(value)
+            ttype = join(sym.local_types[name], vtype) if name in sym.local_types else vtype
             sym.local_types[name] = ttype
             if value.type.weak and value.type.dtype.is_int and not _small_constant(value):
                 sym.python_ints.add(name)
@@ -329,11 +330,39 @@ def _small_constant(value: Expr) -> bool:
     it is the same value CPython's Python int is (``s = 0``, then ``s += i8[i]``).  So is
     a choice whose Python int operands are such constants (``s = min(s, 1)``): the only
     Python int it can give is one of them."""
-    if isinstance(value, Call) and value.fn in ("min", "max") or isinstance(value, Select):
-        operands = value.args if isinstance(value, Call) else (value.then, value.otherwise)
-        return all(not o.type.weak or _small_constant(o) for o in operands)
+    if _is_choice(value):
+        return all(not o.type.weak or _small_constant(o) for o in _choice_operands(value))
     return isinstance(value, Literal) and isinstance(value.value, int) and (
         0 <= value.value <= 127)
+
+
+def _assigned_type(value: Expr) -> ValueType:
+    """The type a local takes from ``value``: a choice between the values of one int type
+    narrower than int64 and constants 0 to 127 (``s = min(C32[i], 1)``) gives that type,
+    as those constants do (:func:`_small_constant`).  CPython's value is one or the other,
+    and that type holds both exactly.  The choice's own static type, a Python int, would
+    make a store of the local into another narrow array raise where NumPy wraps the
+    chosen int32 (``B16[0] = s``: fuzz finding 035)."""
+    if value.type != WEAK_INT or not _is_choice(value) or not _small_constant(value):
+        return value.type
+    strong = {o.type for o in _choice_operands(value) if not o.type.weak}
+    if len(strong) == 1:
+        t = next(iter(strong))
+        if t.dtype.is_int and t.dtype not in (DType.INT64, DType.UINT64):
+            return t
+    return value.type
+
+
+def _is_choice(value: Expr) -> bool:
+    return isinstance(value, Call) and value.fn in ("min", "max") or isinstance(value, Select)
+
+
+def _choice_operands(value: Expr) -> list[Expr]:
+    """The operands of a choice, and of the choices among them."""
+    if not _is_choice(value):
+        return [value]
+    operands = value.args if isinstance(value, Call) else (value.then, value.otherwise)
+    return [leaf for o in operands for leaf in _choice_operands(o)]
 
 
 def _as_load(target: ast.expr) -> ast.expr:

@@ -51,9 +51,9 @@ def test_the_forked_search_gives_the_schedule_isl_gives_here(monkeypatch) -> Non
     assert str(forked) == str(here)
 
 
-@pytest.fixture
-def children(monkeypatch) -> list[int]:
-    """The pids of the children the scheduler forks, every call of which forks."""
+def _record_forks(monkeypatch) -> list[int]:
+    """Every scheduler call forks from now on; the list fills with the children's pids.
+    (A helper, not a fixture: tests/test_fuzz_programs.py collects these functions.)"""
     monkeypatch.setattr(isl_schedule, "ISL_SCHEDULER_QUICK_OPS", 1)
     pids: list[int] = []
     real_fork = os.fork
@@ -68,14 +68,17 @@ def children(monkeypatch) -> list[int]:
     return pids
 
 
-def test_past_the_deadline_there_is_no_schedule_and_no_child_left(children) -> None:
+def test_past_the_deadline_there_is_no_schedule_and_no_child_left(monkeypatch) -> None:
+    children = _record_forks(monkeypatch)
     assert isl_schedule._compute(_constraints(), 0.0) is None
     assert len(children) == 1
     with pytest.raises(ChildProcessError):  # killed and reaped: no zombie
         os.waitpid(children[0], os.WNOHANG)
 
 
-def test_an_interrupted_wait_kills_the_child_and_raises(children, monkeypatch) -> None:
+def test_an_interrupted_wait_kills_the_child_and_raises(monkeypatch) -> None:
+    children = _record_forks(monkeypatch)
+
     def interrupted(fd: int, deadline: float) -> bytes | None:
         raise KeyboardInterrupt
 
