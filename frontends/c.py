@@ -20,6 +20,7 @@ from polyopt.frontends.c_affine import text
 from polyopt.frontends.c_constants import fold_constants
 from polyopt.frontends.c_preprocess import FAKE_LIBC, CppOptions, LineMap, preprocess
 from polyopt.frontends.c_region import build_region
+from polyopt.frontends.c_shadowing import unshadow
 from polyopt.frontends.c_source import RegionSource
 from polyopt.frontends.c_types import TypeTable, scope_at
 from pycparser import c_ast, c_parser
@@ -79,9 +80,11 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
     regions: list[CRegion] = []
     problems: list[Problem] = []
     for k, f in enumerate(found, 1):
+        scope = scope_at(ast, f.function, f.path, f.start, types)
+        unshadow(f.items, scope, file_names)
         src = RegionSource(
             filename=filename, lines=lines, linemap=linemap, types=types, function=f.function,
-            items=tuple(f.items), scope=scope_at(ast, f.function, f.path, f.start, types),
+            items=tuple(f.items), scope=scope,
             outside_uses=frozenset(_uses_outside(f)), after_uses=frozenset(_uses(f.after)),
             names_in_file=frozenset(file_names), typedefs=_typedefs(ast), index=k, start_line=f.start.coord.line,
             end_line=f.end.coord.line,

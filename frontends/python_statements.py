@@ -359,9 +359,13 @@ def _is_choice(value: Expr) -> bool:
 
 def _choice_operands(value: Expr) -> list[Expr]:
     """The operands of a choice, and of the choices among them."""
-    if not _is_choice(value):
+    operands: tuple[Expr, ...]
+    if isinstance(value, Call) and value.fn in ("min", "max"):
+        operands = value.args
+    elif isinstance(value, Select):
+        operands = (value.then, value.otherwise)
+    else:
         return [value]
-    operands = value.args if isinstance(value, Call) else (value.then, value.otherwise)
     return [leaf for o in operands for leaf in _choice_operands(o)]
 
 

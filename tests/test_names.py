@@ -17,7 +17,7 @@ import pytest
 
 import polyopt
 from polyopt.cli import command as cli
-from polyopt.model.names import ISL_KEYWORDS, internal_name, isl_safe, user_text
+from polyopt.model.names import ISL_KEYWORDS, internal_name, isl_safe, scoped_name, user_text
 
 # every word isl's lexer treats specially (several spellings: it ignores case), and names
 # C or the code around a kernel reserves
@@ -167,6 +167,39 @@ def test_c_region_names(tmp_path, capsys):
     report = capsys.readouterr().out
     assert "ceil (line" in report and "omp_get_num_threads (line" in report
     assert "polyopt_" not in report
+
+
+def test_scoped_names_read_as_the_users_in_messages_and_stay_apart_in_c():
+    """A C declaration that shadows another gets a scoped name (frontends/c_shadowing.py):
+    messages spell it as written, C keeps it distinct from the name it shadows."""
+    for name in ("t", "floor", "β"):
+        inner = name if isl_safe(name) else internal_name(name)
+        one, two = scoped_name(inner, 1), scoped_name(inner, 2)
+        assert len({one, two, inner}) == 3
+        assert isl_safe(one.replace("polyopt_", "p_", 1))  # a C and isl identifier
+        assert user_text(f"`{one}` and `{two}`") == f"`{name}` and `{name}`"
+        assert user_text(f"x = {one};", whole_names=True) == f"x = {one};"
+
+
+def test_c_shadowing_local_is_named_as_written_in_a_refusal(tmp_path, capsys):
+    src = tmp_path / "shadow.c"
+    src.write_text(textwrap.dedent("""\
+        void kern(int n, double A[8][8])
+        {
+          int i, j;
+        #pragma scop
+          for (i = 0; i < n; i++) {
+            const int n = 3;
+            for (j = 0; j < n; j++)
+              A[i][j] += 1.0;
+          }
+        #pragma endscop
+        }
+        """))
+    assert cli.main(["opt", str(src), "-o", str(tmp_path / "out.c")]) == 1
+    err = capsys.readouterr().err
+    assert "shadow.c:7:21: error: `n`: is assigned in the region" in err
+    assert "polyopt_" not in err
 
 
 def test_c_keyword_parameter_without_declaration_is_a_parameter(tmp_path):

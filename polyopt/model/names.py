@@ -27,7 +27,7 @@ ISL_KEYWORDS = frozenset("""
 """.split())
 
 _ASCII_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_INTERNAL = re.compile(r"polyopt_(?:u(\d+)_|x((?:[0-9a-f]{2})+)_)")
+_INTERNAL = re.compile(r"polyopt_(?P<scope>s\d+_)?(?:u(?P<len>\d+)_|x(?P<hex>(?:[0-9a-f]{2})+)_)")
 
 
 def isl_safe(name: str) -> bool:
@@ -41,6 +41,18 @@ def internal_name(name: str) -> str:
     if _ASCII_IDENT.match(name):
         return f"polyopt_u{len(name)}_{name}"
     return f"polyopt_x{name.encode('utf-8').hex()}_"
+
+
+def scoped_name(name: str, k: int) -> str:
+    """The ``k``-th name for a declaration of ``name`` that shadows another one (C's block
+    scopes, :mod:`polyopt.frontends.c_shadowing`): distinct in C and isl, and spelled
+    ``name`` by :func:`user_text` in messages, but not in C (``whole_names``), where
+    the two must stay apart."""
+    m = _INTERNAL.match(name)
+    whole = m is not None and m.group("scope") is None and len(name) == m.end() + (
+        int(m.group("len")) if m.group("len") is not None else 0)
+    inner = name if whole else internal_name(name)  # already the internal spelling
+    return f"polyopt_s{k}_{inner[len('polyopt_'):]}"
 
 
 def user_text(text: str, whole_names: bool = False) -> str:
@@ -59,15 +71,16 @@ def user_text(text: str, whole_names: bool = False) -> str:
         if m is None:
             out.append(text[pos:])
             return "".join(out)
-        end = m.end() + int(m.group(1)) if m.group(1) is not None else m.end()
-        if whole_names and (end < len(text) and (text[end].isalnum() or text[end] == "_")
+        end = m.end() + int(m.group("len")) if m.group("len") is not None else m.end()
+        if whole_names and (m.group("scope") is not None
+                            or end < len(text) and (text[end].isalnum() or text[end] == "_")
                             or m.start() > 0 and (text[m.start() - 1].isalnum()
                                                   or text[m.start() - 1] == "_")):
             out.append(text[pos:end])
         else:
             out.append(text[pos:m.start()])
-            out.append(text[m.end():end] if m.group(1) is not None
-                       else bytes.fromhex(m.group(2)).decode("utf-8", "replace"))
+            out.append(text[m.end():end] if m.group("len") is not None
+                       else bytes.fromhex(m.group("hex")).decode("utf-8", "replace"))
         pos = end
 
 
