@@ -118,13 +118,14 @@ def _bounds_in_direction(f: Cmp, var: str, step: int) -> bool:
     """``f`` becomes false as ``var`` moves in the loop's direction (so it is a bound)."""
     lhs_has = var in aff_names(f.lhs)
     rhs_has = var in aff_names(f.rhs)
-    if lhs_has == rhs_has:
+    if not lhs_has and not rhs_has:
         return False
-    side = f.lhs if lhs_has else f.rhs
-    if not isinstance(side, Lin):
+    # var's coefficient in lhs - rhs: i < n - 1 - i is 2i < n - 1
+    sides = [(x, sign) for x, has, sign in ((f.lhs, lhs_has, 1), (f.rhs, rhs_has, -1)) if has]
+    if not all(isinstance(x, Lin) for x, _ in sides):
         return False
-    c = side.coeff(var)
-    if not lhs_has:
-        c = -c
+    c = sum(sign * x.coeff(var) for x, sign in sides if isinstance(x, Lin))
+    if c == 0:
+        return False
     upper = (f.op in ("<", "<=") and c > 0) or (f.op in (">", ">=") and c < 0)
     return upper if step > 0 else not upper

@@ -333,6 +333,14 @@ def test_written_scalar_in_bounds(tmp_path: Path) -> None:
     assert p.construct == "`k`" and "assigned in the region" in p.reason
 
 
+@pytest.mark.parametrize("cond", ["i < i + n", "i > n - 2 * i", "i + 1 < i"])
+def test_an_iterator_on_both_sides_that_bounds_nothing_is_refused(tmp_path: Path,
+                                                                 cond: str) -> None:
+    """``i < n - 1 - i`` bounds ``i`` (tests/c_cases/17); these do not."""
+    (p,) = problems(tmp_path, body("int i; double A[9];", f"for (i = 0; {cond}; i++) A[i] = 0;"))
+    assert p.construct == "loop condition" and "must be an upper bound on `i`" in p.reason
+
+
 def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     ps = problems(tmp_path, body("int i; double A[9];", """
       while (1) A[0] = 1;
