@@ -54,13 +54,19 @@ _HELPERS = {
     "polyopt_imax": "#define polyopt_imax(a, b) ((a) > (b) ? (a) : (b))",
     "polyopt_prefetch": PREFETCH_MACRO,
 }
-_LONG_TYPES = ("long",)
 _CONSTANT_EXTENT = re.compile(r"[\d\s()+\-*/]+")  # an extent of digits alone
 
 
 def c_int(v: int) -> str:
     """An integer constant as plain C (``long long`` beyond ``int``'s range)."""
     return str(v) if -(2**31) < v < 2**31 else f"{v}LL"
+
+
+def _bound_int(v: int) -> str:
+    """An integer constant of a loop bound: ``long long`` from 2^15 on, so that its
+    product with an int parameter (a large tile size's ``1073741827 * tsteps``) does
+    not overflow ``int``."""
+    return str(v) if -(2**15) < v < 2**15 else f"{v}LL"
 
 
 def c_literal(value: int | float, t: ValueType) -> str:
@@ -163,9 +169,10 @@ class RegionDialect:
         self.region = region
         self.scop = scop
         self.body = CBodyPrinter({n: a.rank for n, a in scop.arrays.items()})
-        self.text = AstText(c_int)
-        wide = any(any(w in t.split() for w in _LONG_TYPES) for t in region.iterator_types.values())
-        self.index_type = "long" if wide else "int"
+        self.text = AstText(_bound_int)
+        # the loops' counters and bounds count in 64 bits: a tile's last counter value
+        # may pass the original iterator's largest (`100 * c0 + 99` beyond INT_MAX)
+        self.index_type = "long"
         # arrays whose last subscript goes through a pointer (``double **A``, ``double
         # *A[N]``): their row pointers are read once before a simd loop (ast_walk.RowHoist)
         self.pointer_rows = frozenset(n for n, a in region.arrays.items()

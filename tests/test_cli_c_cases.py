@@ -6,6 +6,7 @@ and under AddressSanitizer and UndefinedBehaviorSanitizer.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -24,5 +25,8 @@ def _compiler() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
 def test_case_gives_the_original_output(tmp_path: Path, case: Path) -> None:
-    src, _ = _optimized(tmp_path, case.stem, case.read_text())
+    text = case.read_text()
+    # a case may name more options on a line of its own: `polyopt options: --tile-sizes 100`
+    extra = re.search(r"^polyopt options: (.*)$", text, re.MULTILINE)
+    src, _ = _optimized(tmp_path, case.stem, text, *(extra.group(1).split() if extra else ()))
     every_build_agrees(tmp_path, src, tmp_path / f"{case.stem}.opt.c")

@@ -140,12 +140,12 @@ def _compiler() -> None:
         pytest.skip(f"no C compiler ({CC})")
 
 
-def _optimized(tmp_path: Path, name: str, source: str) -> tuple[Path, str]:
+def _optimized(tmp_path: Path, name: str, source: str, *options: str) -> tuple[Path, str]:
     src = tmp_path / f"{name}.c"
     src.write_text(source)
     out = tmp_path / f"{name}.opt.c"
     # on a team at any size: these small programs test the parallel code
-    proc = polyopt("opt", str(src), "-o", str(out), "--parallel-min", "0")
+    proc = polyopt("opt", str(src), "-o", str(out), "--parallel-min", "0", *options)
     assert proc.returncode == 0, proc.stderr
     return src, out.read_text()
 
