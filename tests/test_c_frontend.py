@@ -399,7 +399,7 @@ def test_region_code_uses_the_files_terms(tmp_path: Path) -> None:
     assert "C[c0][c1] *= beta;" in block
     assert "#pragma omp parallel for" in block
     assert "int64_t" not in block and "INT64_C" not in block and "polyopt_floordiv" not in block
-    assert "for (long c0 = 0; c0 < ni; c0 += 1)" in block
+    assert "for (int c0 = 0; c0 < ni; c0 += 1)" in block
     assert block.startswith("/* polyopt: optimized scop region (lines 11-19) */\n{\n")
 
 

@@ -17,16 +17,16 @@ static void kernel_atax(int m, int n, double (*A)[N], double *x, double *y, doub
   const int polyopt_team = ((double)((n <= 0) ? 0 : n) + (double)((m <= 0) ? 0 : m) + (double)(((n >= 1) && (m >= 1)) ? m : 0) * (double)(((n >= 1) && (m >= 1)) ? n : 0) + (double)(((n >= 1) && (m >= 1)) ? m : 0) * (double)(((n >= 1) && (m >= 1)) ? n : 0)) >= 1048576.0;
   if (polyopt_team && ((double)(n) - (double)(0)) >= 16384.0) {
     #pragma omp parallel for simd schedule(static)
-    for (long c0 = 0; c0 < n; c0 += 1) {
+    for (int c0 = 0; c0 < n; c0 += 1) {
       y[c0] = 0.0;
     }
   } else {
     #pragma omp simd
-    for (long c0 = 0; c0 < n; c0 += 1) {
+    for (int c0 = 0; c0 < n; c0 += 1) {
       y[c0] = 0.0;
     }
   }
-  for (long c0 = 0; c0 < m; c0 += 1) {
+  for (int c0 = 0; c0 < m; c0 += 1) {
     tmp[c0] = 0.0;
     if ((0) < n) {
       double tmp_acc;
@@ -35,7 +35,7 @@ static void kernel_atax(int m, int n, double (*A)[N], double *x, double *y, doub
         tmp_acc = tmp[i];
       }
       #pragma omp simd reduction(+:tmp_acc)
-      for (long c1 = 0; c1 < n; c1 += 1) {
+      for (int c1 = 0; c1 < n; c1 += 1) {
         {
           const int i = c0;
           const int j = c1;
@@ -48,7 +48,7 @@ static void kernel_atax(int m, int n, double (*A)[N], double *x, double *y, doub
       }
     }
     #pragma omp simd
-    for (long c1 = 0; c1 < n; c1 += 1) {
+    for (int c1 = 0; c1 < n; c1 += 1) {
       y[c1] = (y[c1] + (A[c0][c1] * tmp[c0]));
     }
   }

@@ -15,14 +15,14 @@
 static int max(int a, int b) { return a > b ? a : b; }
 
 __attribute__((noinline))
-static void polyopt_kernel_band_body0(int n, int bw, long c0, double band[restrict][(2 * 3) + 1], double x[restrict], double y[restrict])
+static void polyopt_kernel_band_body0(int n, int bw, int c0, double band[restrict][(2 * 3) + 1], double x[restrict], double y[restrict])
 {
   #define polyopt_imin(a, b) ((a) < (b) ? (a) : (b))
   #define polyopt_imax(a, b) ((a) > (b) ? (a) : (b))
   double acc;
   acc = 0.0;
   #pragma omp simd reduction(+:acc)
-  for (long c1 = polyopt_imax(0, ((-bw) + c0)); c1 <= polyopt_imin((n - 1), (bw + c0)); c1 += 1) {
+  for (int c1 = polyopt_imax(0, ((-bw) + c0)); c1 <= polyopt_imin((n - 1), (bw + c0)); c1 += 1) {
     acc += (band[c0][c1 - c0 + bw] * x[c1]);
   }
   y[c0] = acc;
@@ -43,44 +43,44 @@ static void kernel_band(int n, int bw, double band[N][2 * BW + 1], double *x, do
   const int polyopt_team = ((double)((n <= 0) ? 0 : n) + (double)(((n >= 1) && (bw >= 0)) ? n : 0) * (double)(((n >= 1) && (bw >= 0)) ? n : 0) + (double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : (((n % 2) + n) - 1)) + (double)((n <= 1) ? 0 : (((-(n % 2)) + n) - 1)) + (double)((n <= 0) ? 0 : n)) >= 1048576.0;
   if (polyopt_team) {
     #pragma omp parallel for schedule(static) private(acc)
-    for (long c0 = 0; c0 < n; c0 += 1) {
+    for (int c0 = 0; c0 < n; c0 += 1) {
       polyopt_kernel_band_body0(n, bw, c0, band, x, y);
     }
   } else {
-    for (long c0 = 0; c0 < n; c0 += 1) {
+    for (int c0 = 0; c0 < n; c0 += 1) {
       polyopt_kernel_band_body0(n, bw, c0, band, x, y);
     }
   }
   if (polyopt_team && ((double)(n) - (double)(0)) / 2.0 >= 16384.0) {
     #pragma omp parallel for simd schedule(static)
-    for (long c0 = 0; c0 < n; c0 += 2) {
+    for (int c0 = 0; c0 < n; c0 += 2) {
       z[c0] = (fabs(y[c0]) + sqrt(((double)(c0 / 3))));
     }
   } else {
     #pragma omp simd
-    for (long c0 = 0; c0 < n; c0 += 2) {
+    for (int c0 = 0; c0 < n; c0 += 2) {
       z[c0] = (fabs(y[c0]) + sqrt(((double)(c0 / 3))));
     }
   }
   if (polyopt_team && ((double)(0) - (double)(((-n) + 1))) / 2.0 >= 16384.0) {
     #pragma omp parallel for simd schedule(static)
-    for (long c0 = ((-n) + 1); c0 < 0; c0 += 2) {
+    for (int c0 = ((-n) + 1); c0 < 0; c0 += 2) {
       z[(-c0)] = (-y[(-c0)]);
     }
   } else {
     #pragma omp simd
-    for (long c0 = ((-n) + 1); c0 < 0; c0 += 2) {
+    for (int c0 = ((-n) + 1); c0 < 0; c0 += 2) {
       z[(-c0)] = (-y[(-c0)]);
     }
   }
   if (polyopt_team && ((double)(0) - (double)(((-n) + 1)) + 1.0) >= 16384.0) {
     #pragma omp parallel for simd schedule(static)
-    for (long c0 = ((-n) + 1); c0 <= 0; c0 += 1) {
+    for (int c0 = ((-n) + 1); c0 <= 0; c0 += 1) {
       hist[(-c0)] = ((((-c0) % 5) * 2) + ((-c0) / 7));
     }
   } else {
     #pragma omp simd
-    for (long c0 = ((-n) + 1); c0 <= 0; c0 += 1) {
+    for (int c0 = ((-n) + 1); c0 <= 0; c0 += 1) {
       hist[(-c0)] = ((((-c0) % 5) * 2) + ((-c0) / 7));
     }
   }

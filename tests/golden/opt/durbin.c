@@ -22,20 +22,20 @@ static void kernel_durbin(int n, DATA_TYPE r[N], DATA_TYPE y[N])
   y[0] = (-r[0]);
   beta = 1.0;
   alpha = (-r[0]);
-  for (long c0 = 1; c0 < n; c0 += 1) {
+  for (int c0 = 1; c0 < n; c0 += 1) {
     beta = ((1.0 - (alpha * alpha)) * beta);
     sum = 0.0;
     #pragma omp simd reduction(+:sum)
-    for (long c1 = 0; c1 < c0; c1 += 1) {
+    for (int c1 = 0; c1 < c0; c1 += 1) {
       sum += (r[c0 - c1 - 1] * y[c1]);
     }
     alpha = ((-(r[c0] + sum)) / beta);
     #pragma omp simd
-    for (long c1 = 0; c1 < c0; c1 += 1) {
+    for (int c1 = 0; c1 < c0; c1 += 1) {
       z[c1] = (y[c1] + (alpha * y[c0 - c1 - 1]));
     }
     #pragma omp simd
-    for (long c1 = 0; c1 < c0; c1 += 1) {
+    for (int c1 = 0; c1 < c0; c1 += 1) {
       y[c1] = z[c1];
     }
     y[c0] = alpha;

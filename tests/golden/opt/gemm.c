@@ -40,15 +40,15 @@ static void init_array(int ni, int nj, int nk, DATA_TYPE *alpha, DATA_TYPE *beta
 }
 
 __attribute__((noinline))
-static void polyopt_kernel_gemm_body0(int ni, int nj, int nk, long c0, double alpha, double beta, double C[restrict][70], double A[restrict][80], double B[restrict][70])
+static void polyopt_kernel_gemm_body0(int ni, int nj, int nk, int c0, double alpha, double beta, double C[restrict][70], double A[restrict][80], double B[restrict][70])
 {
   #pragma omp simd
-  for (long c1 = 0; c1 < nj; c1 += 1) {
+  for (int c1 = 0; c1 < nj; c1 += 1) {
     C[c0][c1] *= beta;
   }
-  for (long c1 = 0; c1 < nk; c1 += 1) {
+  for (int c1 = 0; c1 < nk; c1 += 1) {
     #pragma omp simd
-    for (long c2 = 0; c2 < nj; c2 += 1) {
+    for (int c2 = 0; c2 < nj; c2 += 1) {
       C[c0][c2] += ((alpha * A[c0][c1]) * B[c1][c2]);
     }
   }
@@ -64,11 +64,11 @@ static void kernel_gemm(int ni, int nj, int nk, DATA_TYPE alpha, DATA_TYPE beta,
   const int polyopt_team = ((double)(((ni >= 1) && (nj >= 1)) ? ni : 0) * (double)(((ni >= 1) && (nj >= 1)) ? nj : 0) + (double)((((ni >= 1) && (nj >= 1)) && (nk >= 1)) ? ni : 0) * (double)((((ni >= 1) && (nj >= 1)) && (nk >= 1)) ? nk : 0) * (double)((((ni >= 1) && (nj >= 1)) && (nk >= 1)) ? nj : 0)) >= 1048576.0;
   if (polyopt_team) {
     #pragma omp parallel for schedule(static)
-    for (long c0 = 0; c0 < ni; c0 += 1) {
+    for (int c0 = 0; c0 < ni; c0 += 1) {
       polyopt_kernel_gemm_body0(ni, nj, nk, c0, alpha, beta, C, A, B);
     }
   } else {
-    for (long c0 = 0; c0 < ni; c0 += 1) {
+    for (int c0 = 0; c0 < ni; c0 += 1) {
       polyopt_kernel_gemm_body0(ni, nj, nk, c0, alpha, beta, C, A, B);
     }
   }

@@ -9,7 +9,7 @@
 #define _PB_N n
 
 __attribute__((noinline))
-static void polyopt_kernel_gesummv_body0(int n, long c0, double alpha, double beta, double tmp[restrict], double y[restrict], double A[restrict][130], double x[restrict], double B[restrict][130])
+static void polyopt_kernel_gesummv_body0(int n, int c0, double alpha, double beta, double tmp[restrict], double y[restrict], double A[restrict][130], double x[restrict], double B[restrict][130])
 {
   tmp[c0] = 0.0;
   y[c0] = 0.0;
@@ -25,7 +25,7 @@ static void polyopt_kernel_gesummv_body0(int n, long c0, double alpha, double be
       y_acc = y[i];
     }
     #pragma omp simd reduction(+:tmp_acc) reduction(+:y_acc)
-    for (long c1 = 0; c1 < n; c1 += 1) {
+    for (int c1 = 0; c1 < n; c1 += 1) {
       {
         const int i = c0;
         const int j = c1;
@@ -59,11 +59,11 @@ static void kernel_gesummv(int n, DATA_TYPE alpha, DATA_TYPE beta, DATA_TYPE A[N
   const int polyopt_team = ((double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : n) * (double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : n) * (double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : n)) >= 1048576.0;
   if (polyopt_team) {
     #pragma omp parallel for schedule(static)
-    for (long c0 = 0; c0 < n; c0 += 1) {
+    for (int c0 = 0; c0 < n; c0 += 1) {
       polyopt_kernel_gesummv_body0(n, c0, alpha, beta, tmp, y, A, x, B);
     }
   } else {
-    for (long c0 = 0; c0 < n; c0 += 1) {
+    for (int c0 = 0; c0 < n; c0 += 1) {
       polyopt_kernel_gesummv_body0(n, c0, alpha, beta, tmp, y, A, x, B);
     }
   }

@@ -20,8 +20,8 @@ static void kernel_nussinov(int n, base seq[N], DATA_TYPE table[N][N])
 
 /* polyopt: optimized scop region (lines 21-42) */
 {
-  for (long c0 = ((-n) + 2); c0 <= 0; c0 += 1) {
-    for (long c1 = ((-c0) + 1); c1 < n; c1 += 1) {
+  for (int c0 = ((-n) + 2); c0 <= 0; c0 += 1) {
+    for (int c1 = ((-c0) + 1); c1 < n; c1 += 1) {
       table[(-c0)][c1] = ((table[(-c0)][c1] >= table[(-c0)][c1 - 1]) ? table[(-c0)][c1] : table[(-c0)][c1 - 1]);
       table[(-c0)][c1] = ((table[(-c0)][c1] >= table[(-c0) + 1][c1]) ? table[(-c0)][c1] : table[(-c0) + 1][c1]);
       if (((c0 + c1) >= 2)) {
@@ -37,7 +37,7 @@ static void kernel_nussinov(int n, base seq[N], DATA_TYPE table[N][N])
           table_acc = table[i][j];
         }
         #pragma omp simd reduction(max:table_acc)
-        for (long c2 = ((-c0) + 1); c2 < c1; c2 += 1) {
+        for (int c2 = ((-c0) + 1); c2 < c1; c2 += 1) {
           {
             const int i = (-c0);
             const int j = c1;

@@ -1,4 +1,4 @@
-/* polyopt opt regression (hostile user): with n = INT_MAX - 8, a tile's end 100 * c0 + 99 passed INT_MAX in an int counter, and the loop was skipped.
+/* polyopt opt, OPEN (hostile user): with n = INT_MAX - 8, a tile's end 100 * c0 + 99 passes INT_MAX in an int counter, and the loop is skipped. 64-bit counters fix it but make gcc leave the packed micro-kernels scalar (2mm LARGE 15x -> 2.8x the original), so they wait for a fix that keeps the int arithmetic inside the micro-kernels.
 polyopt options: --tile-sizes 100
 */
 #include <stdio.h>
