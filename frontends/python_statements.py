@@ -330,7 +330,7 @@ def _small_constant(value: Expr) -> bool:
     it is the same value CPython's Python int is (``s = 0``, then ``s += i8[i]``).  So is
     a choice whose Python int operands are such constants (``s = min(s, 1)``): the only
     Python int it can give is one of them."""
-    if _is_choice(value):
+    if _choice_args(value) is not None:
         return all(not o.type.weak or _small_constant(o) for o in _choice_operands(value))
     return isinstance(value, Literal) and isinstance(value.value, int) and (
         0 <= value.value <= 127)
@@ -343,7 +343,7 @@ def _assigned_type(value: Expr) -> ValueType:
     and that type holds both exactly.  The choice's own static type, a Python int, would
     make a store of the local into another narrow array raise where NumPy wraps the
     chosen int32 (``B16[0] = s``: fuzz finding 035)."""
-    if value.type != WEAK_INT or not _is_choice(value) or not _small_constant(value):
+    if value.type != WEAK_INT or _choice_args(value) is None or not _small_constant(value):
         return value.type
     strong = {o.type for o in _choice_operands(value) if not o.type.weak}
     if len(strong) == 1:
@@ -353,20 +353,19 @@ def _assigned_type(value: Expr) -> ValueType:
     return value.type
 
 
-def _is_choice(value: Expr) -> bool:
-    return isinstance(value, Call) and value.fn in ("min", "max") or isinstance(value, Select)
+def _choice_args(value: Expr) -> tuple[Expr, ...] | None:
+    """The operands of ``max``, ``min`` or ``a if c else b``; None for anything else."""
+    if isinstance(value, Call) and value.fn in ("min", "max"):
+        return value.args
+    if isinstance(value, Select):
+        return (value.then, value.otherwise)
+    return None
 
 
 def _choice_operands(value: Expr) -> list[Expr]:
     """The operands of a choice, and of the choices among them."""
-    operands: tuple[Expr, ...]
-    if isinstance(value, Call) and value.fn in ("min", "max"):
-        operands = value.args
-    elif isinstance(value, Select):
-        operands = (value.then, value.otherwise)
-    else:
-        return [value]
-    return [leaf for o in operands for leaf in _choice_operands(o)]
+    args = _choice_args(value)
+    return [value] if args is None else [leaf for o in args for leaf in _choice_operands(o)]
 
 
 def _as_load(target: ast.expr) -> ast.expr:

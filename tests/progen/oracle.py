@@ -19,6 +19,7 @@ import sys
 import threading
 import types
 import warnings
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -547,8 +548,9 @@ def _stored_type(types: frozenset[str]) -> str:
 _NARROW_INTS = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32"})
 
 
-def _promoted(types: set[str]) -> str:
-    """NumPy's promotion of values of ``types`` (:func:`_tag` names)."""
+def _promoted(types: Collection[str]) -> str:
+    """NumPy's promotion of one value of each of ``types`` (:func:`_tag` names; a name
+    twice is two values: ``bool`` twice adds to an ``int``)."""
     ordered = sorted(types)
     value = _SAMPLES[ordered[0]]
     with np.errstate(all="ignore"):
@@ -597,8 +599,7 @@ def _local_types(p: Program) -> tuple[set[str], list[Expr], dict[str, set[str]]]
         if old is None:
             return new
         if len(old) == 1 and len(new) == 1:
-            with np.errstate(all="ignore"):
-                return frozenset({_tag(_SAMPLES[next(iter(old))] + _SAMPLES[next(iter(new))])})
+            return frozenset({_promoted([*old, *new])})
         return old | new
 
     def walk(body: tuple[Stmt, ...]) -> None:
