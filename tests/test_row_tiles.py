@@ -1,15 +1,19 @@
-"""One-row register tiles for a matmul whose rows have different reduction ranges, and
-the column-block order for one whose rows are sequential (polyopt.scheduler.register_tiling).
+"""Register tiles for a matmul whose rows have different reduction ranges, and the
+column-block order for one whose rows are sequential (polyopt.scheduler.register_tiling).
 
-trmm's ``B[i, j] += A[k, i] * B[k, j]`` over ``k in range(i + 1, m)``: no ``k`` loop is
-common to several rows, so a tile is one row wide (``target.single_row_tile``), and row
-``i`` reads the rows below it before they are updated, so the rows are sequential and
-the threads share the column blocks instead, outermost.
+trmm's ``B[i, j] += A[k, i] * B[k, j]`` over ``k in range(i + 1, m)``: the rows of a
+tile share the ``k`` range above the tile, so the micro-kernel runs that, and the
+triangle below it (the diagonal) runs just before, in plain loops.  Row ``i`` reads the
+rows below it before they are updated, so the rows are sequential and the threads
+share the column blocks instead, outermost.  Where the diagonal's order is illegal
+(rows that read rows already updated: ``k in range(i)``), a tile is one row wide
+(``target.single_row_tile``).
 
 Differential: each kernel against CPython at sizes with ragged tiles and several
 column blocks.  Structural: the tile shape, the loop order, the copy order of a
-transposed row operand.  Refusal: where the columns carry a dependence too, the
-column-block order is illegal and the row-block order stays.
+transposed row operand.  Refusal: the diagonal where rows read updated rows; and where
+the columns carry a dependence too, the column-block order is illegal and the
+row-block order stays.
 """
 
 from __future__ import annotations
@@ -25,11 +29,11 @@ from polyopt.frontends.python import parse_function
 import polyopt
 from polyopt.model import names
 from polyopt.model.options import Options
-from polyopt.model.target import single_row_tile
+from polyopt.model.target import micro_tile, single_row_tile
 from polyopt.scheduler.nests import loops_around
 from polyopt.scheduler.pipeline import plan
 
-SIZES = ((1, 3), (5, 17), (37, 40), (70, 300))
+SIZES = ((1, 3), (5, 17), (13, 9), (37, 40), (70, 300))
 
 
 def trmm(alpha, A, B):
@@ -49,6 +53,15 @@ def upper(C, A, B):
         for j in range(m):
             for k in range(i, p):
                 C[i, j] += A[i, k] * B[k, j]
+
+
+def lower(A, B):
+    """Rows read the rows above them, already updated: the diagonal's order is illegal."""
+    m, n = B.shape
+    for i in range(m):
+        for j in range(n):
+            for k in range(i):
+                B[i, j] -= A[i, k] * B[k, j]
 
 
 def shifted(A, B):
@@ -104,29 +117,50 @@ def test_columns_that_carry_a_dependence_match_python(m, n):
     check_against_python(polyopt.jit(shifted), rng.random((m, m)), rng.random((m, n)))
 
 
-def test_trmm_tiles_one_row_and_shares_column_blocks():
-    args = _args(np.random.default_rng(0), 70, 300)
-    c = polyopt.jit(trmm).c_source(*args)
+@pytest.mark.parametrize("m, n", SIZES)
+def test_rows_that_read_updated_rows_match_python(m, n):
+    rng = np.random.default_rng(m)
+    check_against_python(polyopt.jit(lower), rng.random((m, m)) / m, rng.random((m, n)))
+
+
+def _micro_accumulators(c: str) -> int:
     micro = re.search(r"static void \w+_micro\d+\(.*?\n\}\n", c, re.S)
     assert micro, c
-    _, nr = single_row_tile(polyopt.model.dtypes.DType("float64"))
-    assert len(set(re.findall(r"\bB_acc\d+\b", micro.group(0)))) == nr
-    labels = _outer_labels(trmm, *args)
-    assert labels[0] == "j.tile", labels  # the column blocks, outermost
+    return len(set(re.findall(r"\bB_acc\d+\b", micro.group(0))))
+
+
+def test_trmm_tiles_rows_above_a_diagonal_and_shares_column_blocks():
+    args = _args(np.random.default_rng(0), 70, 300)
+    c = polyopt.jit(trmm).c_source(*args)
+    mr, nr = micro_tile(polyopt.model.dtypes.DType("float64"))
+    assert mr > 1 and _micro_accumulators(c) == mr * nr
+    labels = _labels(trmm, *args)
+    diagonal = next(v for k, v in labels.items() if k.endswith("d"))
+    full = _outer_labels(trmm, *args)
+    assert full[0] == "j.tile", full  # the column blocks, outermost
+    assert diagonal[:5] == full[:5] and diagonal[5:] == ["i.diag", "k.diag", "j.diag"]
     # the copy of A[k, i] (A read transposed) steps k outside the panels: a row of A
     # at a time, not a column
-    copy = re.search(r"(for \(int64_t c\d+ = [^\n]*\n\s*for [^\n]*\n)\s*\{\n\s*const int64_t "
-                     r"i_panel = (c\d+);\n\s*const int64_t i_lane = \d+;\n\s*const int64_t "
-                     r"k = (c\d+);", c)
+    copy = re.search(r"(for \(int64_t c\d+ = [^\n]*\n\s*for [^\n]*\n)(\s*#pragma omp simd\n"
+                     r"\s*for [^\n]*\n)?\s*\{\n\s*const int64_t i_panel = (c\d+);\n\s*const "
+                     r"int64_t i_lane = c\d+;\n\s*const int64_t k = (c\d+);", c)
     assert copy, c
-    assert int(copy.group(2)[1:]) > int(copy.group(3)[1:])  # the panel loop inside k's
+    assert int(copy.group(3)[1:]) > int(copy.group(4)[1:])  # the panel loop inside k's
+
+
+def test_rows_that_read_updated_rows_refuse_the_diagonal_and_tile_one_row():
+    rng = np.random.default_rng(0)
+    args = (rng.random((70, 70)), rng.random((70, 300)))
+    assert not any(k.endswith("d") for k in _labels(lower, *args))
+    _, nr = single_row_tile(polyopt.model.dtypes.DType("float64"))
+    assert _micro_accumulators(polyopt.jit(lower).c_source(*args)) == nr
 
 
 def test_rows_that_are_parallel_stay_outermost():
     rng = np.random.default_rng(0)
-    labels = _outer_labels(upper, np.zeros((70, 300)), rng.random((70, 72)),
-                           rng.random((72, 300)))
-    assert labels[0] == "i.tile", labels
+    args = np.zeros((70, 300)), rng.random((70, 72)), rng.random((72, 300))
+    assert _outer_labels(upper, *args)[0] == "i.tile"
+    assert any(k.endswith("d") for k in _labels(upper, *args))
 
 
 def test_column_blocks_first_is_refused_where_columns_carry_a_dependence():

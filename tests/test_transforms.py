@@ -25,6 +25,7 @@ import inspect
 import os
 import re
 
+import islpy as isl
 import numpy as np
 import pytest
 from conftest import check_against_python
@@ -37,7 +38,7 @@ from polyopt.analysis.dependences import DepKind, analyze
 from polyopt.model.names import rename_set
 from polyopt.model.schedule_tree import Leaf, Sequence, loops
 from polyopt.transforms.skew import wavefront
-from polyopt.transforms.split import split_full_tiles
+from polyopt.transforms.split import split_diagonal_tiles, split_full_tiles
 from polyopt.transforms.tree import normalize
 
 SIZES = (0, 1, 2, 5, 7, 13)  # 13: odd, and no tile size or unroll factor used here divides it
@@ -940,6 +941,37 @@ def test_split_full_tiles_partitions_the_instances_and_refuses_when_no_tile_is_f
     small = parse_function(three)
     assert split_full_tiles(small, small.schedule, "S0",
                             {small.statement("S0").iterators[0]: 4}) is None
+
+
+def triangle(B, A):
+    for i in range(10):
+        for j in range(6):
+            for k in range(i + 1, 10):
+                B[i, j] += A[k, i] * B[k, j]
+
+
+def test_split_diagonal_tiles_shares_the_k_range_above_each_tile():
+    """trmm's rows of a full 4 x 3 tile share ``k >= i0 + 4``: that is the full part; the
+    triangle below it is the diagonal; the rows of no full tile are the ragged rest.
+    The three partition the instances; a box domain has no diagonal (None)."""
+    scop = parse_function(triangle)
+    st = scop.statement("S0")
+    i, j, k = st.iterators
+    new, tree = split_diagonal_tiles(scop, scop.schedule, "S0", {i: 4, j: 3})
+    parts = {p: rename_set(new.statement(f"S0{p}").domain, "S0") for p in "fdr"}
+    union = parts["f"].union(parts["d"]).union(parts["r"])
+    assert union.is_equal(st.domain)
+    assert all(parts[a].intersect(parts[b]).is_empty() for a, b in ("fd", "fr", "dr"))
+    expect = {"f": f"{{ S0[{i}, {j}, {k}] : 0 <= {i} <= 7 and 0 <= {j} <= 5 and "
+                   f"4 * floor({i} / 4) + 4 <= {k} <= 9 }}",
+              "d": f"{{ S0[{i}, {j}, {k}] : 0 <= {i} <= 7 and 0 <= {j} <= 5 and "
+                   f"{i} < {k} < 4 * floor({i} / 4) + 4 }}",
+              "r": f"{{ S0[{i}, {j}, {k}] : 8 <= {i} < {k} <= 9 and 0 <= {j} <= 5 }}"}
+    for p, text in expect.items():
+        assert parts[p].is_equal(isl.Set(text)), (p, parts[p])
+    assert [c.stmt for c in _leaves(tree)] == ["S0f", "S0d", "S0r"]
+    box = parse_function(ten)
+    assert split_diagonal_tiles(box, box.schedule, "S0", {box.statement("S0").iterators[0]: 4}) is None
 
 
 def _leaves(node):

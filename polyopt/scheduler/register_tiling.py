@@ -31,7 +31,7 @@ from polyopt.model.dtypes import DType
 from polyopt.model.errors import PolyoptError
 from polyopt.model.names import depends_on, has_iterator_stride
 from polyopt.model.options import Options
-from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, statements
+from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence, statements
 from polyopt.model.scop import Scop
 from polyopt.model.target import micro_tile, single_row_tile
 from polyopt.scheduler.blocking import blocks
@@ -39,7 +39,7 @@ from polyopt.scheduler.nests import band_at, loops_around
 from polyopt.transforms.expand import expand
 from polyopt.transforms.fuse import distribute
 from polyopt.transforms.pack import in_row_panels, pack, panel_operands
-from polyopt.transforms.split import split_full_tiles
+from polyopt.transforms.split import split_diagonal_tiles, split_full_tiles
 from polyopt.transforms.tile import tile
 from polyopt.transforms.tree import build_chain, find, replace_at
 
@@ -139,13 +139,16 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     st = scop.statement(stmt)
     dtype = scop.arrays[st.target].dtype
     i_it, k_it = _iterator(roles[0], stmt), _iterator(roles[1], stmt)
-    if isinstance(options.unroll_jam, tuple):
-        mr, nr = options.unroll_jam
-    elif i_it in st.iterators and k_it in st.iterators and depends_on(
-            st.domain, st.iterators.index(k_it), st.iterators.index(i_it)):
-        mr, nr = single_row_tile(dtype)  # no k range common to several rows: one row per tile
-    else:
-        mr, nr = micro_tile(dtype)
+    triangular = i_it in st.iterators and k_it in st.iterators and depends_on(
+        st.domain, st.iterators.index(k_it), st.iterators.index(i_it))
+    mr, nr = options.unroll_jam if isinstance(options.unroll_jam, tuple) else micro_tile(dtype)
+    if triangular and mr > 1:
+        # the rows of a tile share the k range above their diagonal
+        diagonal = _register_tile_diagonal(scop, deps, tree, stmt, roles, options, mr, nr)
+        if diagonal is not None:
+            return diagonal
+        if not isinstance(options.unroll_jam, tuple):
+            mr, nr = single_row_tile(dtype)  # no k range common to several rows: one row a tile
     cache = _cache_tiles(options, dtype, mr, nr)
     row_tile = None
     if cache is not None:
@@ -199,6 +202,93 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     # when there are some (the nest is fused with its neighbours inside them)
     top = loops_around(result, full)[0].loop_id if row_tile is not None else new_chain[0].loop_id
     return scop2, deps2, result, _Nest(full, i, k, j, mr, nr, top)
+
+
+def _register_tile_diagonal(scop: Scop, deps: Dependences, tree: Node, stmt: str,
+                            roles: tuple[LoopDim, LoopDim, LoopDim], options: Options,
+                            mr: int, nr: int) -> tuple[Scop, Dependences, Node, _Nest] | None:
+    """Register tiles for a matmul whose reduction range starts at the row (trmm's
+    ``for k in range(i + 1, m): B[i, j] += A[k, i] * B[k, j]``).
+
+    The rows of an ``mr``-row tile share the ``k`` range above the tile
+    (:func:`polyopt.transforms.split.split_diagonal_tiles`); the triangle below it, the
+    diagonal, runs just before the micro-kernel of the same tile, and the ragged rows
+    and columns after all tiles::
+
+        for j.tile, k.tile, i.tile, j.reg, i.reg:    # j.tile parallel (trmm's rows are not)
+            for i, k, j in the tile: diagonal        # i < k < i0 + mr
+            for k: MR x NR micro-kernel              # k >= i0 + mr
+        for i, k, j: the ragged rows and columns
+
+    Rows that are independent keep gemm's order, row blocks outermost.  Every tree is
+    checked against the dependences of the split program: trmm's rows stay in order
+    (a row reads the rows below it before their tile updates them), and a nest whose
+    rows read rows already updated (``k in range(i)``) is refused.  None when no tree
+    is legal.
+    """
+    isolated = _isolate(scop, deps, tree, stmt, 3)
+    if isolated is None:
+        return None
+    i, k, j = (_iterator(d, stmt) for d in roles)
+    assert i and k and j
+    split = split_diagonal_tiles(scop, isolated, stmt, {i: mr, j: nr})
+    if split is None:
+        return None
+    scop2, tree2 = split
+    full, diag, ragged = f"{stmt}f", f"{stmt}d", f"{stmt}r"
+    dims = loops_around(tree2, full)[-3:]
+    roles2 = _roles(scop2, full, dims)
+    if roles2 is None:
+        return None
+    di, dk, dj = (_only(d, (full, diag)) for d in roles2)
+    cache = _cache_tiles(options, scop2.arrays[scop2.statement(full).target].dtype, mr, nr)
+    kernel = build_chain([_restrict(_only(dk, (full,))), _restrict(_only(di, (full,)), unroll=True),
+                          _restrict(_only(dj, (full,)), unroll=True)], Leaf(full))
+    # one band: register tiling built it as a unit, the tiler leaves it whole
+    triangle = Band(tuple(_point(d, diag, "diag") for d in roles2), Leaf(diag))
+    rest = [build_chain([_point(d, ragged, "rest") for d in roles2], Leaf(ragged))] \
+        if ragged in {s.name for s in scop2.statements} else []
+    # (cache blocks, whether the outermost must be parallel): the row blocks where the
+    # threads can share them, else the column blocks, else the row blocks in order
+    orders: list[tuple[list[LoopDim], bool]] = [([], False)]
+    if cache is not None:
+        by_rows = [_tiled(di, cache[0], "tile"), _tiled(dk, cache[1], "tile"),
+                   _tiled(dj, cache[2], "tile")]
+        by_columns = [_tiled(dj, _column_block(nr, cache), "tile"), _tiled(dk, cache[1], "tile"),
+                      _tiled(di, cache[0], "tile")]
+        orders = [(by_rows, True), (by_columns, True), (by_rows, False)]
+    deps2 = analyze(scop2)
+    for outer, shared in orders:
+        tiles = [*outer, _tiled(dj, nr, "reg"), _tiled(di, mr, "reg")]
+        nest = build_chain(tiles, Sequence((triangle, kernel)))
+        result = _flat(replace_at(tree2, find(tree2, dims[0].loop_id), Sequence((nest, *rest))))
+        if is_legal(scop2, deps2, result) and (
+                not shared or _parallel(scop2, deps2, result, outer[0])):
+            return scop2, deps2, result, _Nest(full, i, k, j, mr, nr, tiles[0].loop_id)
+    return None
+
+
+def _flat(node: Node) -> Node:
+    """``node`` with sequences in sequences flattened."""
+    if isinstance(node, Band):
+        return replace(node, child=_flat(node.child))
+    if isinstance(node, Sequence):
+        kids: list[Node] = []
+        for c in map(_flat, node.children):
+            kids += list(c.children) if isinstance(c, Sequence) else [c]
+        return Sequence(tuple(kids))
+    return node
+
+
+def _only(d: LoopDim, stmts: tuple[str, ...]) -> LoopDim:
+    """``d`` scheduling only ``stmts``."""
+    return replace(d, exprs=tuple((s, e) for s, e in d.exprs if s in stmts))
+
+
+def _point(d: LoopDim, stmt: str, kind: str) -> LoopDim:
+    """A point loop of ``d`` for ``stmt`` alone, in a nest of its own."""
+    return LoopDim(f"{d.loop_id}.{kind}", d.name, ((stmt, d.expr(stmt)),), LoopMark(), (),
+                   f"{d.label or d.name}.{kind}")
 
 
 def _register_tile_expanded(scop: Scop, deps: Dependences, tree: Node, stmt: str,

@@ -39,6 +39,29 @@ def full_tile_domain(scop: Scop, st: Statement, sizes: dict[str, int]) -> tuple[
     return coalesce(d.subtract(rest)), coalesce(rest)
 
 
+def diagonal_domain(scop: Scop, st: Statement, sizes: dict[str, int],
+                    rest: isl.Set) -> tuple[isl.Set, isl.Set]:
+    """(diagonal, ragged) parts of ``rest``, the points of ``st`` outside full tiles.
+
+    Where an untiled iterator's range depends on a tiled one (trmm's ``k`` in
+    ``range(i + 1, m)``), a tile of the tiled iterators alone can be full while its
+    points are not: for ``sizes = {"i": 4, "j": 8}`` the full part of rows ``i0 ..
+    i0 + 3`` is ``k >= i0 + 4``, the range common to the four rows.  The diagonal is
+    the rest of such tiles (``i < k < i0 + 4``, a small triangle); the ragged part
+    is the rest of the tiles that are not full even without ``k``."""
+    tiled = tuple(v for v in st.iterators if v in sizes)
+    onto = isl_text.make_map(scop.params, st.name, st.iterators, "P",
+                             tuple(Lin.var(v) for v in tiled))
+    to_tile = isl_text.make_map(scop.params, "P", tiled, "T",
+                                tuple(floordiv(Lin.var(v), sizes[v]) for v in tiled))
+    plane = st.domain.apply(onto)
+    box = plane.apply(to_tile).apply(to_tile.reverse())
+    full_tiles = plane.apply(to_tile).subtract(box.subtract(plane).apply(to_tile))
+    inside = full_tiles.apply(to_tile.reverse()).apply(onto.reverse())
+    diagonal = rest.intersect(inside)
+    return coalesce(diagonal), coalesce(rest.subtract(diagonal))
+
+
 def split_full_tiles(scop: Scop, tree: Node, stmt: str, sizes: dict[str, int]) -> tuple[Scop, Node] | None:
     """The scop and tree with ``stmt`` split into ``<stmt>f`` (full tiles) and ``<stmt>r``;
     None when no tile is full.  The new scop's source order is the returned tree."""
@@ -47,6 +70,30 @@ def split_full_tiles(scop: Scop, tree: Node, stmt: str, sizes: dict[str, int]) -
     if full.is_empty():
         return None
     parts = [(f"{stmt}f", full)] + ([(f"{stmt}r", rest)] if not rest.is_empty() else [])
+    return split_statement(scop, tree, stmt, parts)
+
+
+def split_diagonal_tiles(scop: Scop, tree: Node, stmt: str,
+                         sizes: dict[str, int]) -> tuple[Scop, Node] | None:
+    """The scop and tree with ``stmt`` split into ``<stmt>f`` (full tiles), ``<stmt>d``
+    (their diagonal, see :func:`diagonal_domain`) and ``<stmt>r`` (the ragged rest);
+    None when no tile is full or there is no diagonal."""
+    st = scop.statement(stmt)
+    full, rest = full_tile_domain(scop, st, sizes)
+    if full.is_empty():
+        return None
+    diagonal, ragged = diagonal_domain(scop, st, sizes, rest)
+    if diagonal.is_empty():
+        return None
+    parts = [(f"{stmt}f", full), (f"{stmt}d", diagonal)]
+    parts += [(f"{stmt}r", ragged)] if not ragged.is_empty() else []
+    return split_statement(scop, tree, stmt, parts)
+
+
+def split_statement(scop: Scop, tree: Node, stmt: str,
+                    parts: list[tuple[str, isl.Set]]) -> tuple[Scop, Node]:
+    """``stmt`` split into statements named and limited to ``parts`` (disjoint, covering
+    its domain), run in that order at its leaf."""
     new_stmts: list[Statement] = []
     for s in scop.statements:
         if s.name != stmt:
