@@ -28,6 +28,7 @@ _BIN = {
     _OP.lt: "<", _OP.ge: ">=", _OP.gt: ">", AND: "&&", _OP.and_then: "&&",
     OR: "||", _OP.or_else: "||", _OP.zdiv_r: "%", _OP.pdiv_r: "%", _OP.pdiv_q: "/",
 }
+_PLAIN_INT = re.compile(r"-?\d+")
 _INT = isl.ast_expr_type.int
 _ID = isl.ast_expr_type.id
 _OP_EXPR = isl.ast_expr_type.op
@@ -47,8 +48,12 @@ class AstText:
     (``polyopt_floord``, ``polyopt_imin``, ``polyopt_imax``).
     """
 
-    def __init__(self, int_text: Callable[[int], str] = int64_literal) -> None:
+    def __init__(self, int_text: Callable[[int], str] = int64_literal,
+                 wide_products: bool = False) -> None:
         self.int_text = int_text
+        # a product's constant as ``long long``: ``100LL * c0 + 99``, a tile's end, may
+        # pass INT_MAX where ``c0`` and the iterators are int (a C region's counters)
+        self.wide_products = wide_products
         self.rename: dict[str, str] = {}
         self.helpers: set[str] = set()
 
@@ -99,6 +104,8 @@ class AstText:
         return raw, names.get(raw, raw)
 
     def _op(self, op: isl.ast_expr_op_type, args: list[str], bare: bool) -> str:
+        if op == _OP.mul and self.wide_products and _PLAIN_INT.fullmatch(args[0]):
+            args = [f"{args[0]}LL", *args[1:]]
         if op in _BIN:
             text = f"{args[0]} {_BIN[op]} {args[1]}"
         elif op == _OP.minus:

@@ -172,7 +172,7 @@ class RegionDialect:
         self.region = region
         self.scop = scop
         self.body = CBodyPrinter({n: a.rank for n, a in scop.arrays.items()})
-        self.text = AstText(_bound_int)
+        self.text = AstText(_bound_int, wide_products=True)
         # int counters unless an iterator is long: with long ones gcc's SLP leaves the
         # packed micro-kernels scalar (2mm LARGE 15x -> 2.8x the original); a tile's
         # last counter value can then pass INT_MAX (tests/c_cases/open)

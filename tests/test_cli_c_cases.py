@@ -34,7 +34,7 @@ def test_case_gives_the_original_output(tmp_path: Path, case: Path) -> None:
     every_build_agrees(tmp_path, src, tmp_path / f"{case.stem}.opt.c")
 
 
-@pytest.mark.xfail(strict=True, reason="open: int counters of a C region can pass INT_MAX")
+@pytest.mark.xfail(strict=True, reason="open: found, not fixed yet")
 @pytest.mark.parametrize("case", OPEN, ids=[c.stem for c in OPEN])
 def test_open_case_still_differs(tmp_path: Path, case: Path) -> None:
     test_case_gives_the_original_output(tmp_path, case)

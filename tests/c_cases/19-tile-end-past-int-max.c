@@ -1,4 +1,4 @@
-/* polyopt opt, OPEN (hostile user): with n = INT_MAX - 8, a tile's end 100 * c0 + 99 passes INT_MAX in an int counter, and the loop is skipped. 64-bit counters fix it but make gcc leave the packed micro-kernels scalar (2mm LARGE 15x -> 2.8x the original), so they wait for a fix that keeps the int arithmetic inside the micro-kernels.
+/* polyopt opt regression (hostile user): with n = INT_MAX - 8 and --tile-sizes 100, a tile's end 100 * c0 + 99 passed INT_MAX in int arithmetic and the loop was skipped; a C region's products of a counter are long long (100LL * c0), its counters stay int so that gcc's SLP keeps the micro-kernels packed.
 polyopt options: --tile-sizes 100
 */
 #include <stdio.h>
