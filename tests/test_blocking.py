@@ -37,6 +37,35 @@ def test_avx512_blocks_fit_its_wider_panels():
     assert blocks(unit, DType.FLOAT32, 8, 32) == Blocks(128, 256, 4096)
 
 
+def test_a_column_operand_read_in_place_gets_half_of_l1():
+    """trmm writes its column operand B, so B is not packed: its strided micro-panel
+    shares L1 with the row operand's panel, and gets half of it."""
+    unit = target.NAMED["avx512"]
+    packed, in_place = blocks(unit, DType.FLOAT64, 8, 16), blocks(unit, DType.FLOAT64, 8, 16, False)
+    assert in_place.kc * 16 * 8 == unit.caches.l1 // 2 == packed.kc * 16 * 8 // 2
+
+
+def test_trmm_blocks_k_for_its_unpacked_column_operand(monkeypatch):
+    """The planner asks for the in-place blocks where the nest writes its column operand,
+    and for the packed ones where it does not (gemm)."""
+    from test_row_tiles import _args, trmm
+
+    from polyopt.scheduler import register_tiling
+
+    asked: list[bool] = []
+
+    def spy(unit, dtype, mr, nr, packed=True):
+        asked.append(packed)
+        return blocks(unit, dtype, mr, nr, packed)
+
+    monkeypatch.setattr(register_tiling, "blocks", spy)
+    polyopt.jit(trmm, cache=False).c_source(*_args(np.random.default_rng(0), 40, 50))
+    assert asked and not any(asked)
+    asked.clear()
+    polyopt.jit(matmul, cache=False).c_source(np.ones((40, 30)), np.ones((30, 50)), np.ones((40, 50)))
+    assert asked and all(asked)
+
+
 @pytest.mark.parametrize("mr, nr", [(6, 8), (8, 16), (5, 24), (2, 2)])
 @pytest.mark.parametrize("caches", [Caches(), Caches(4 * KIB, 16 * KIB, 64 * KIB),
                                     Caches(48 * KIB, 2048 * KIB, 1 << 30)])

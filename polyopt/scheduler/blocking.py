@@ -12,7 +12,10 @@ blocks decide what stays where (BLIS's ``mc``, ``kc`` and ``nc``)::
 - ``kc``: a micro-panel of the column operand (``kc x NR`` elements) fills L1.  Each
   micro-kernel call loads and stores its ``MR x NR`` tile of the result, which is
   not in cache, so a longer ``k`` block pays that less often; filling only half of
-  L1 (BLIS's rule) was measurably slower with these micro-kernels;
+  L1 (BLIS's rule) was measurably slower with these micro-kernels.  A column operand
+  that cannot be packed (the nest writes it: trmm's ``B``) is read in place, a
+  strided row of ``NR`` elements per ``k``, beside the row operand's panel: its
+  micro-panel gets half of L1;
 - ``mc``: the row operand's ``mc x kc`` block fills half of L2, but a row block is
   at most 16 register tiles: the row blocks are what the threads share, and at
   PolyBench's sizes four blocks of 256 rows (2mm's 800 rows: 256, 256, 256, 32) left
@@ -47,11 +50,13 @@ class Blocks:
     nc: int
 
 
-def blocks(unit: VectorUnit, dtype: DType, mr: int, nr: int) -> Blocks:
-    """The cache blocks for an ``mr x nr`` register tile of ``dtype`` on ``unit``."""
+def blocks(unit: VectorUnit, dtype: DType, mr: int, nr: int, packed: bool = True) -> Blocks:
+    """The cache blocks for an ``mr x nr`` register tile of ``dtype`` on ``unit``
+    (``packed``: the column operand is read from contiguous panels)."""
     size = dtype.bits // 8
     caches = unit.caches
-    kc = _clamp(_round_down(caches.l1 // (nr * size), 16), *KC_RANGE)
+    l1 = caches.l1 if packed else caches.l1 // 2
+    kc = _clamp(_round_down(l1 // (nr * size), 16), *KC_RANGE)
     mc = _clamp(_round_down(caches.l2 // 2 // (kc * size), mr), mr, MC_MAX_TILES * mr)
     nc = _clamp(_round_down(caches.l3 // 2 // (kc * size), nr), nr, _round_down(NC_MAX, nr))
     return Blocks(mc, kc, nc)

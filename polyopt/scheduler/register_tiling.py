@@ -149,7 +149,7 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
             return diagonal
         if not isinstance(options.unroll_jam, tuple):
             mr, nr = single_row_tile(dtype)  # no k range common to several rows: one row a tile
-    cache = _cache_tiles(options, dtype, mr, nr)
+    cache = _cache_tiles(options, dtype, mr, nr, _column_packed(scop, stmt, roles, options))
     row_tile = None
     if cache is not None:
         tree, row_tile = _shared_row_tile(scop, deps, tree, stmt, roles[0], cache[0])
@@ -241,7 +241,8 @@ def _register_tile_diagonal(scop: Scop, deps: Dependences, tree: Node, stmt: str
     if roles2 is None:
         return None
     di, dk, dj = (_only(d, (full, diag)) for d in roles2)
-    cache = _cache_tiles(options, scop2.arrays[scop2.statement(full).target].dtype, mr, nr)
+    cache = _cache_tiles(options, scop2.arrays[scop2.statement(full).target].dtype, mr, nr,
+                         _column_packed(scop, stmt, roles, options))
     kernel = build_chain([_restrict(_only(dk, (full,))), _restrict(_only(di, (full,)), unroll=True),
                           _restrict(_only(dj, (full,)), unroll=True)], Leaf(full))
     # one band: register tiling built it as a unit, the tiler leaves it whole
@@ -382,17 +383,28 @@ def _pack_operands(scop: Scop, tree: Node, nests: list[_Nest]) -> tuple[Scop, No
     return scop, tree, packed
 
 
-def _cache_tiles(options: Options, dtype: DType, mr: int,
-                 nr: int) -> tuple[int, int, int] | None:
-    """Cache tile sizes for (i, k, j): BLIS's blocks for the target's caches, the user's
-    (rounded up to whole register tiles), or None when tiling is off."""
+def _column_packed(scop: Scop, stmt: str, roles: tuple[LoopDim, LoopDim, LoopDim],
+                   options: Options) -> bool:
+    """Whether the column operands of ``stmt`` can be packed: packing is on and the
+    statement does not write them (trmm's ``B[i, j] += A[k, i] * B[k, j]`` does)."""
+    st = scop.statement(stmt)
+    k, j = _iterator(roles[1], stmt), _iterator(roles[2], stmt)
+    return bool(options.pack) and k is not None and j is not None and not any(
+        r.target == st.target for r in panel_operands(st, k, j))
+
+
+def _cache_tiles(options: Options, dtype: DType, mr: int, nr: int,
+                 packed: bool = True) -> tuple[int, int, int] | None:
+    """Cache tile sizes for (i, k, j): BLIS's blocks for the target's caches (``packed``:
+    whether the column operand will be read from panels), the user's (rounded up to
+    whole register tiles), or None when tiling is off."""
     if options.tile is False:
         return None
     if isinstance(options.tile, tuple):
         sizes = list(options.tile) + [options.tile[-1]] * 3
         ti, tk, tj = sizes[0], sizes[1], sizes[2]
         return (-(-ti // mr) * mr, tk, -(-tj // nr) * nr)
-    b = blocks(target.vector_unit(), dtype, mr, nr)  # through the module: tests patch it
+    b = blocks(target.vector_unit(), dtype, mr, nr, packed)  # through the module: tests patch it
     return b.mc, b.kc, b.nc
 
 
