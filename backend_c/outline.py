@@ -37,9 +37,13 @@ from polyopt.model.expr import names_read
 from polyopt.model.schedule_tree import LoopMark
 from polyopt.model.scop import ScalarKind, Scop, Statement
 
+# a micro-kernel is vectorized by gcc's SLP, not its loop vectorizer; forwprop is off
+# because it left the additions of one row of trmm's unpacked-B tile with their operands
+# swapped (``PHI + product`` against ``product + PHI``), and the SLP build then scalarized
+# that row (docs/design/linear-algebra.md)
 NO_LOOP_VECTORIZE = (
     "#if defined(__GNUC__) && !defined(__clang__)\n"
-    "__attribute__((noinline, optimize(\"no-tree-loop-vectorize\")))\n"
+    "__attribute__((noinline, optimize(\"no-tree-loop-vectorize\", \"no-tree-forwprop\")))\n"
     "#else\n__attribute__((noinline))\n#endif\n")
 
 

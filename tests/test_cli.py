@@ -141,7 +141,7 @@ def test_opt_rewrites_only_the_regions(tmp_path: Path) -> None:
     helpers = "".join(out[function:helpers_end])
     assert out[:function] == original[:function]
     assert helpers.count("static void polyopt_kernel_gemm_micro") == 1, helpers[:300]
-    assert 'optimize("no-tree-loop-vectorize")' in helpers
+    assert 'optimize("no-tree-loop-vectorize", "no-tree-forwprop")' in helpers
     out = out[:function] + out[helpers_end:]
     start = next(k for k, x in enumerate(original) if x.strip() == "#pragma scop")
     end = next(k for k, x in enumerate(original) if x.strip() == "#pragma endscop")

@@ -51,7 +51,7 @@ static void polyopt_gemm_body1(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
-__attribute__((noinline, optimize("no-tree-loop-vectorize")))
+__attribute__((noinline, optimize("no-tree-loop-vectorize", "no-tree-forwprop")))
 #else
 __attribute__((noinline))
 #endif
