@@ -41,7 +41,7 @@ from polyopt.transforms.fuse import distribute
 from polyopt.transforms.pack import in_row_panels, pack, panel_operands
 from polyopt.transforms.split import split_diagonal_tiles, split_full_tiles
 from polyopt.transforms.tile import tile
-from polyopt.transforms.tree import build_chain, find, replace_at
+from polyopt.transforms.tree import build_chain, find, normalize, replace_at
 
 #: register tiles per column block where the threads share the columns (see _column_block)
 COLUMN_BLOCK_TILES = 8
@@ -142,14 +142,16 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     triangular = i_it in st.iterators and k_it in st.iterators and depends_on(
         st.domain, st.iterators.index(k_it), st.iterators.index(i_it))
     mr, nr = options.unroll_jam if isinstance(options.unroll_jam, tuple) else micro_tile(dtype)
+    packed = _column_packed(scop, stmt, roles, options)
     if triangular and mr > 1:
         # the rows of a tile share the k range above their diagonal
-        diagonal = _register_tile_diagonal(scop, deps, tree, stmt, roles, options, mr, nr)
+        diagonal = _register_tile_diagonal(scop, deps, tree, stmt, roles, mr, nr,
+                                           _cache_tiles(options, dtype, mr, nr, packed))
         if diagonal is not None:
             return diagonal
         if not isinstance(options.unroll_jam, tuple):
             mr, nr = single_row_tile(dtype)  # no k range common to several rows: one row a tile
-    cache = _cache_tiles(options, dtype, mr, nr, _column_packed(scop, stmt, roles, options))
+    cache = _cache_tiles(options, dtype, mr, nr, packed)
     row_tile = None
     if cache is not None:
         tree, row_tile = _shared_row_tile(scop, deps, tree, stmt, roles[0], cache[0])
@@ -205,8 +207,9 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
 
 
 def _register_tile_diagonal(scop: Scop, deps: Dependences, tree: Node, stmt: str,
-                            roles: tuple[LoopDim, LoopDim, LoopDim], options: Options,
-                            mr: int, nr: int) -> tuple[Scop, Dependences, Node, _Nest] | None:
+                            roles: tuple[LoopDim, LoopDim, LoopDim], mr: int, nr: int,
+                            cache: tuple[int, int, int] | None,
+                            ) -> tuple[Scop, Dependences, Node, _Nest] | None:
     """Register tiles for a matmul whose reduction range starts at the row (trmm's
     ``for k in range(i + 1, m): B[i, j] += A[k, i] * B[k, j]``).
 
@@ -224,7 +227,7 @@ def _register_tile_diagonal(scop: Scop, deps: Dependences, tree: Node, stmt: str
     checked against the dependences of the split program: trmm's rows stay in order
     (a row reads the rows below it before their tile updates them), and a nest whose
     rows read rows already updated (``k in range(i)``) is refused.  None when no tree
-    is legal.
+    is legal.  ``cache``: the cache blocks (None: no cache tiling).
     """
     isolated = _isolate(scop, deps, tree, stmt, 3)
     if isolated is None:
@@ -241,8 +244,6 @@ def _register_tile_diagonal(scop: Scop, deps: Dependences, tree: Node, stmt: str
     if roles2 is None:
         return None
     di, dk, dj = (_only(d, (full, diag)) for d in roles2)
-    cache = _cache_tiles(options, scop2.arrays[scop2.statement(full).target].dtype, mr, nr,
-                         _column_packed(scop, stmt, roles, options))
     kernel = build_chain([_restrict(_only(dk, (full,))), _restrict(_only(di, (full,)), unroll=True),
                           _restrict(_only(dj, (full,)), unroll=True)], Leaf(full))
     # one band: register tiling built it as a unit, the tiler leaves it whole
@@ -262,23 +263,12 @@ def _register_tile_diagonal(scop: Scop, deps: Dependences, tree: Node, stmt: str
     for outer, shared in orders:
         tiles = [*outer, _tiled(dj, nr, "reg"), _tiled(di, mr, "reg")]
         nest = build_chain(tiles, Sequence((triangle, kernel)))
-        result = _flat(replace_at(tree2, find(tree2, dims[0].loop_id), Sequence((nest, *rest))))
+        result = normalize(replace_at(tree2, find(tree2, dims[0].loop_id),
+                                      Sequence((nest, *rest))), split_bands=False)
         if is_legal(scop2, deps2, result) and (
                 not shared or _parallel(scop2, deps2, result, outer[0])):
             return scop2, deps2, result, _Nest(full, i, k, j, mr, nr, tiles[0].loop_id)
     return None
-
-
-def _flat(node: Node) -> Node:
-    """``node`` with sequences in sequences flattened."""
-    if isinstance(node, Band):
-        return replace(node, child=_flat(node.child))
-    if isinstance(node, Sequence):
-        kids: list[Node] = []
-        for c in map(_flat, node.children):
-            kids += list(c.children) if isinstance(c, Sequence) else [c]
-        return Sequence(tuple(kids))
-    return node
 
 
 def _only(d: LoopDim, stmts: tuple[str, ...]) -> LoopDim:

@@ -55,8 +55,9 @@ def diagonal_domain(scop: Scop, st: Statement, sizes: dict[str, int],
     to_tile = isl_text.make_map(scop.params, "P", tiled, "T",
                                 tuple(floordiv(Lin.var(v), sizes[v]) for v in tiled))
     plane = st.domain.apply(onto)
-    box = plane.apply(to_tile).apply(to_tile.reverse())
-    full_tiles = plane.apply(to_tile).subtract(box.subtract(plane).apply(to_tile))
+    tiles = plane.apply(to_tile)
+    box = tiles.apply(to_tile.reverse())
+    full_tiles = tiles.subtract(box.subtract(plane).apply(to_tile))
     inside = full_tiles.apply(to_tile.reverse()).apply(onto.reverse())
     diagonal = rest.intersect(inside)
     return coalesce(diagonal), coalesce(rest.subtract(diagonal))

@@ -61,17 +61,20 @@ def dim_of(tree: Node, loop_id: str) -> LoopDim:
     return next(d for d in band.dims if d.answers_to(loop_id))
 
 
-def normalize(node: Node) -> Node:
-    """One loop per band, no one-child sequences, nested sequences flattened."""
+def normalize(node: Node, split_bands: bool = True) -> Node:
+    """One loop per band (unless not ``split_bands``: a band that register tiling built
+    as a unit stays whole), no one-child sequences, nested sequences flattened."""
     if isinstance(node, Band):
-        child = normalize(node.child)
+        child = normalize(node.child, split_bands)
+        if not split_bands:
+            return replace(node, child=child)
         for d in reversed(node.dims):
             child = Band((d,), child)
         return child
     if isinstance(node, Sequence):
         kids: list[Node] = []
         for c in node.children:
-            c = normalize(c)
+            c = normalize(c, split_bands)
             kids += list(c.children) if isinstance(c, Sequence) else [c]
         return kids[0] if len(kids) == 1 else Sequence(tuple(kids))
     return node
