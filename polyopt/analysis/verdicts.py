@@ -16,6 +16,7 @@ dependences that force it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -95,6 +96,30 @@ def verdicts(scop: Scop, deps: Dependences, tree: Node) -> dict[str, LoopVerdict
     """A verdict for every loop of ``tree``."""
     tl = timeline(scop, tree)
     return {dim.loop_id: _known_verdict(deps, tl, dim, path) for dim, path in loops(tree)}
+
+
+class LazyVerdicts(Mapping[str, LoopVerdict]):
+    """:func:`verdicts`, each given when first asked for: code generation asks only about
+    the loops its marks depend on (none inside a parallel loop but the innermost)."""
+
+    def __init__(self, scop: Scop, deps: Dependences, tree: Node) -> None:
+        self._tl = timeline(scop, tree)
+        self._deps = deps
+        self._loops = {dim.loop_id: (dim, path) for dim, path in loops(tree)}
+
+    def __getitem__(self, loop_id: str) -> LoopVerdict:
+        dim, path = self._loops[loop_id]
+        return _known_verdict(self._deps, self._tl, dim, path)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loops)
+
+    def __len__(self) -> int:
+        return len(self._loops)
+
+    def innermost(self, loop_id: str) -> bool:
+        """:attr:`LoopVerdict.innermost` of the loop, without its verdict."""
+        return _innermost(*self._loops[loop_id])
 
 
 def loop_verdict(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> LoopVerdict:

@@ -26,10 +26,10 @@ from polyopt.analysis.verdicts import (
     PARALLEL,
     REDUCTION,
     SEQUENTIAL,
+    LazyVerdicts,
     LoopVerdict,
     is_array_var,
     var_name,
-    verdicts,
 )
 from polyopt.model.aff import FloorDiv, Lin
 from polyopt.model.isl_text import make_map
@@ -53,7 +53,7 @@ def mark(scop: Scop, deps: Dependences, tree: Node, *, parallel: bool = True,
     automatic choice for that decision.  Without ``array_copies``, a loop gets per-thread
     copies only of the ``copyable`` arrays, and of no array it reduces into.
     """
-    v = verdicts(scop, deps, tree)
+    v = LazyVerdicts(scop, deps, tree)
     ctx = _MarkCtx(scop, tree, v, parallel, vectorize, licm, strict_fp, only_parallel, only_simd,
                    only_licm, array_copies, copyable)
     return ctx.node(tree, False)
@@ -74,7 +74,7 @@ def _iterates_tiles(d: LoopDim) -> bool:
 class _MarkCtx:
     scop: Scop
     tree: Node
-    v: dict[str, LoopVerdict]
+    v: LazyVerdicts  # asked only where a mark depends on the verdict
     parallel: bool
     vectorize: bool
     licm: bool
@@ -101,13 +101,13 @@ class _MarkCtx:
             return node
         dims: list[LoopDim] = []
         for k, d in enumerate(node.dims):
-            verdict = self.v[d.loop_id]
             if _single_iteration(self.scop, d, (*outer, *node.dims[:k])):
                 dims.append(d)  # no loop in the C: a mark would claim one in the report
                 continue
             rest = _rest(node, k)
             m = LoopMark(unroll=d.mark.unroll, separate=d.mark.separate, atomic=d.mark.atomic)
-            if self._wants_parallel(d, verdict, rest, in_parallel, enclosed):
+            if self._wants_parallel(d, rest, in_parallel, enclosed):
+                verdict = self.v[d.loop_id]
                 m = replace(m, parallel=True, reductions=_clauses(verdict),
                             private=verdict.private, firstprivate=verdict.firstprivate,
                             round_robin=_iterates_tiles(d),
@@ -116,6 +116,11 @@ class _MarkCtx:
                 in_parallel = True
             elif not in_parallel:
                 enclosed += 1
+            if not self.v.innermost(d.loop_id):
+                # register accumulators and simd are for innermost loops only
+                dims.append(d.with_mark(m))
+                continue
+            verdict = self.v[d.loop_id]
             accumulators = self._licm_statements(d, verdict)
             if accumulators:
                 m = replace(m, scalar_replace=True, accumulators=accumulators)
@@ -126,9 +131,12 @@ class _MarkCtx:
         return Band(tuple(dims), self.node(node.child, in_parallel, enclosed,
                                            (*outer, *node.dims)), node.permutable)
 
-    def _wants_parallel(self, d: LoopDim, verdict: LoopVerdict, rest: Node,
-                        in_parallel: bool, enclosed: int = 0) -> bool:
-        if not self.parallel or in_parallel or verdict.kind == SEQUENTIAL:
+    def _wants_parallel(self, d: LoopDim, rest: Node, in_parallel: bool,
+                        enclosed: int = 0) -> bool:
+        if not self.parallel or in_parallel:
+            return False
+        verdict = self.v[d.loop_id]
+        if verdict.kind == SEQUENTIAL:
             return False
         if self.only_parallel is None and enclosed > 0 and (
                 verdict.kind == REDUCTION
@@ -202,7 +210,7 @@ def _clauses(verdict: LoopVerdict) -> tuple[tuple[str, str], ...]:
     return tuple((op, var_name(var)) for op, var in verdict.reductions)
 
 
-def _has_parallel(node: Node, v: dict[str, LoopVerdict]) -> bool:
+def _has_parallel(node: Node, v: LazyVerdicts) -> bool:
     """A parallel loop below would get a region of its own inside this loop: one with a
     loop nested in it (a single loop of statements, inside a loop that does not run in
     parallel, is left serial: ``_wants_parallel``)."""
