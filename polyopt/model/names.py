@@ -6,6 +6,7 @@ write and the internal ones isl and C can take.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 import islpy as isl
 
@@ -133,6 +134,20 @@ def param_names(obj: isl.Set | isl.Map | isl.UnionSet | isl.UnionMap) -> list[st
     space = obj.get_space()
     return [_named(space.get_dim_name(dim_type.param, k))
             for k in range(space.dim(dim_type.param))]
+
+
+def involved_params(s: isl.Set) -> set[str]:
+    """The parameters that ``s``'s constraints mention."""
+    return set(param_names(s.drop_unused_params()))
+
+
+def keep_params(s: isl.Set, keep: Collection[str]) -> isl.Set:
+    """``s`` over the parameters ``keep`` only, the others projected out (exact where ``s``
+    does not involve them)."""
+    for k in reversed(range(s.dim(dim_type.param))):
+        if _named(s.get_dim_name(dim_type.param, k)) not in keep:
+            s = s.project_out(dim_type.param, k, 1)
+    return s
 
 
 def tuple_name(s: isl.Set | isl.BasicSet) -> str:
