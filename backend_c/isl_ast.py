@@ -8,6 +8,7 @@ keywords (``for``, ``if``, ``and``, ``or``), so comparing a node's type with
 from __future__ import annotations
 
 from enum import Enum
+from typing import cast
 
 import islpy as isl
 
@@ -24,8 +25,6 @@ class NodeKind(Enum):
 
 _NODE_KINDS: dict[object, NodeKind] = {
     t: NodeKind(t.name) for t in isl.ast_node_type if t.name in {k.value for k in NodeKind}}
-_EXPR_KINDS: dict[object, isl.ast_expr_type] = {t: t for t in isl.ast_expr_type}
-_OP_TYPES: dict[object, isl.ast_expr_op_type] = {t: t for t in isl.ast_expr_op_type}
 
 #: The operators islpy names ``and_`` and ``or_`` (absent from its stubs).
 AND = isl.ast_expr_op_type["and_"]
@@ -36,12 +35,14 @@ def node_kind(node: isl.AstNode) -> NodeKind:
     return _NODE_KINDS[node.get_type()]
 
 
+# islpy returns these enums already: a cast, not a lookup (hashing an Enum runs Python
+# code, and the printer asks for expressions' kinds tens of thousands of times)
 def expr_kind(e: isl.AstExpr) -> isl.ast_expr_type:
-    return _EXPR_KINDS[e.get_type()]
+    return cast(isl.ast_expr_type, e.get_type())
 
 
 def op_type(e: isl.AstExpr) -> isl.ast_expr_op_type:
-    return _OP_TYPES[e.get_op_type()]
+    return cast(isl.ast_expr_op_type, e.get_op_type())
 
 
 def op_args(e: isl.AstExpr) -> list[isl.AstExpr]:

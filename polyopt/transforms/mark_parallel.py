@@ -101,11 +101,15 @@ class _MarkCtx:
             return node
         dims: list[LoopDim] = []
         for k, d in enumerate(node.dims):
+            m = LoopMark(unroll=d.mark.unroll, separate=d.mark.separate, atomic=d.mark.atomic)
+            innermost = self.v.innermost(d.loop_id)
+            if in_parallel and not innermost and d.mark == m:
+                dims.append(d)  # it gets no mark, whether or not it is a loop in the C
+                continue
             if _single_iteration(self.scop, d, (*outer, *node.dims[:k])):
                 dims.append(d)  # no loop in the C: a mark would claim one in the report
                 continue
             rest = _rest(node, k)
-            m = LoopMark(unroll=d.mark.unroll, separate=d.mark.separate, atomic=d.mark.atomic)
             if self._wants_parallel(d, rest, in_parallel, enclosed):
                 verdict = self.v[d.loop_id]
                 m = replace(m, parallel=True, reductions=_clauses(verdict),
@@ -116,7 +120,7 @@ class _MarkCtx:
                 in_parallel = True
             elif not in_parallel:
                 enclosed += 1
-            if not self.v.innermost(d.loop_id):
+            if not innermost:
                 # register accumulators and simd are for innermost loops only
                 dims.append(d.with_mark(m))
                 continue
