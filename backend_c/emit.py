@@ -45,7 +45,8 @@ from polyopt.backend_c.signature import ERROR_PARAM, CArg, c_args
 from polyopt.backend_c.work import instance_estimate, parallel_min_instances, team_flag
 
 from polyopt.analysis.bounds import out_of_bounds
-from polyopt.model.aff import python_text
+from polyopt.model import isl_text
+from polyopt.model.aff import Cmp, Lin, conj, python_text
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import Access, ScalarKind, Scop
 
@@ -143,10 +144,15 @@ def _check_function(scop: Scop, name: str) -> tuple[str, list[str]]:
     """``int64_t name(sizes)``: 0, or k when the access of ``messages[k-1]`` would
     leave its array for these sizes."""
     build = isl.AstBuild.from_context(isl.Set.universe(scop.context.get_space()))
+    # what every call guarantees: an array's extents are >= 0.  A test simplified against
+    # it decides alike wherever it holds, and isl prints it several times faster (3mm:
+    # 0.08 -> 0.03 s for its 20 tests, each without its `X_shape0 >= 0 && ...`)
+    extents = isl_text.make_set(scop.params, "", (), conj(*(
+        Cmp(">=", Lin.var(p), Lin.constant(0)) for p in scop.param_sources))).params()
     lines: list[str] = []
     messages: list[str] = []
     for chk in out_of_bounds(scop):
-        cond = ast_expr(build.expr_from_set(chk.bad_params))
+        cond = ast_expr(build.expr_from_set(chk.bad_params.gist_params(extents)))
         messages.append(_describe_access(scop, chk.access))
         lines.append(f"  if ({cond}) return {len(messages)};")
     params = ", ".join(f"int64_t {p}" for p in scop.params) or "void"

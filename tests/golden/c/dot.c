@@ -5,7 +5,7 @@ int64_t polyopt_dot_check(int64_t x_shape0, int64_t y_shape0)
 {
   (void)x_shape0;
   (void)y_shape0;
-  if ((((x_shape0 >= 1) && (x_shape0 >= (y_shape0 + 1))) && (y_shape0 >= 0))) return 1;
+  if ((x_shape0 >= (y_shape0 + 1))) return 1;
   return 0;
 }
 

@@ -11,10 +11,10 @@ int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0,
   (void)A_shape0;
   (void)B_shape0;
   (void)B_shape1;
-  if ((((((((ni >= 2) && (nj >= 2)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) || ((((((ni >= 2) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (B_shape1 >= 0)) && (nj >= ((((B_shape1 + 1) % 2) + B_shape1) + 1))))) return 1;
-  if ((((((((nj >= 2) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (ni >= ((((A_shape0 + 1) % 2) + A_shape0) + 1)))) return 2;
-  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0)))) return 3;
-  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0)) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((ni + 1) % 2) == 0))) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((nj + 1) % 2) == 0)))) return 4;
+  if (((((ni >= 2) && (nj >= 2)) && (nk >= (B_shape0 + 1))) || ((((ni >= 2) && (nk >= 1)) && (B_shape0 >= 1)) && ((nj + (2 * polyopt_floord((B_shape1 + 1), 2))) >= ((2 * B_shape1) + 2))))) return 1;
+  if ((((nj >= 2) && (nk >= 1)) && ((ni + (2 * polyopt_floord((A_shape0 + 1), 2))) >= ((2 * A_shape0) + 2)))) return 2;
+  if ((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (((ni + 1) % 2) == 0)) || (((nk >= 1) && (ni >= (A_shape0 + 1))) && (((nj + 1) % 2) == 0)))) return 3;
+  if ((((((((nk >= 1) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (((ni + 1) % 2) == 0)) || (((nj >= 1) && (nk >= (B_shape0 + 1))) && (((ni + 1) % 2) == 0))) || (((((ni >= 1) && (nk >= 1)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (((nj + 1) % 2) == 0))) || (((ni >= 1) && (nk >= (B_shape0 + 1))) && (((nj + 1) % 2) == 0)))) return 4;
   return 0;
 }
 

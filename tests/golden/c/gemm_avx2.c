@@ -11,10 +11,10 @@ int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0,
   (void)A_shape0;
   (void)B_shape0;
   (void)B_shape1;
-  if ((((((((ni >= 6) && (nj >= 8)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) || ((((((ni >= 6) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (B_shape1 >= 0)) && (((B_shape1 % 8) + nj) >= (B_shape1 + 8))))) return 1;
-  if ((((((((nj >= 8) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((A_shape0 % 6) + ni) >= (A_shape0 + 6)))) return 2;
-  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 6) >= 1)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 8) >= 1)))) return 3;
-  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((ni % 6) >= 1)) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((nj % 8) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 6) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 8) >= 1)))) return 4;
+  if (((((ni >= 6) && (nj >= 8)) && (nk >= (B_shape0 + 1))) || ((((ni >= 6) && (nk >= 1)) && (B_shape0 >= 1)) && ((nj + (8 * polyopt_floord(((-B_shape1) - 1), 8))) >= 0)))) return 1;
+  if ((((nj >= 8) && (nk >= 1)) && ((ni + (6 * polyopt_floord(((-A_shape0) - 1), 6))) >= 0))) return 2;
+  if ((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (ni >= ((6 * polyopt_floord(ni, 6)) + 1))) || (((nk >= 1) && (ni >= (A_shape0 + 1))) && (nj >= ((8 * polyopt_floord(nj, 8)) + 1))))) return 3;
+  if ((((((((nk >= 1) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (ni >= ((6 * polyopt_floord(ni, 6)) + 1))) || (((((ni >= 1) && (nk >= 1)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (nj >= ((8 * polyopt_floord(nj, 8)) + 1)))) || (((nj >= 1) && (nk >= (B_shape0 + 1))) && (ni >= ((6 * polyopt_floord(ni, 6)) + 1)))) || (((ni >= 1) && (nk >= (B_shape0 + 1))) && (nj >= ((8 * polyopt_floord(nj, 8)) + 1))))) return 4;
   return 0;
 }
 

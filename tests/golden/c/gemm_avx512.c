@@ -11,10 +11,10 @@ int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0,
   (void)A_shape0;
   (void)B_shape0;
   (void)B_shape1;
-  if ((((((((ni >= 8) && (nj >= 16)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) || ((((((ni >= 8) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (B_shape1 >= 0)) && (((B_shape1 % 16) + nj) >= (B_shape1 + 16))))) return 1;
-  if ((((((((nj >= 16) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && (((A_shape0 % 8) + ni) >= (A_shape0 + 8)))) return 2;
-  if (((((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 8) >= 1)) || (((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (A_shape0 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 16) >= 1)))) return 3;
-  if (((((((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((ni % 8) >= 1)) || (((((((ni >= 1) && (nk >= 1)) && (A_shape0 >= 0)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (B_shape1 >= 0)) && ((nj % 16) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((ni % 8) >= 1))) || (((((((ni >= 1) && (nj >= 1)) && (A_shape0 >= 0)) && (nk >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)) && ((nj % 16) >= 1)))) return 4;
+  if (((((ni >= 8) && (nj >= 16)) && (nk >= (B_shape0 + 1))) || ((((ni >= 8) && (nk >= 1)) && (B_shape0 >= 1)) && ((nj + (16 * polyopt_floord(((-B_shape1) - 1), 16))) >= 0)))) return 1;
+  if ((((nj >= 16) && (nk >= 1)) && ((ni + (8 * polyopt_floord(((-A_shape0) - 1), 8))) >= 0))) return 2;
+  if ((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (ni >= ((8 * polyopt_floord(ni, 8)) + 1))) || (((nk >= 1) && (ni >= (A_shape0 + 1))) && (nj >= ((16 * polyopt_floord(nj, 16)) + 1))))) return 3;
+  if ((((((((nk >= 1) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (ni >= ((8 * polyopt_floord(ni, 8)) + 1))) || (((((ni >= 1) && (nk >= 1)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (nj >= ((16 * polyopt_floord(nj, 16)) + 1)))) || (((nj >= 1) && (nk >= (B_shape0 + 1))) && (ni >= ((8 * polyopt_floord(ni, 8)) + 1)))) || (((ni >= 1) && (nk >= (B_shape0 + 1))) && (nj >= ((16 * polyopt_floord(nj, 16)) + 1))))) return 4;
   return 0;
 }
 

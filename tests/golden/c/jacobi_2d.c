@@ -8,18 +8,18 @@ int64_t polyopt_jacobi_2d_check(int64_t tsteps, int64_t n, int64_t A_shape1, int
   (void)A_shape1;
   (void)B_shape0;
   (void)B_shape1;
-  if ((((((((tsteps >= 1) && (n >= 3)) && (A_shape1 >= 0)) && (B_shape0 >= 2)) && (n >= (B_shape1 + 2))) && (B_shape1 >= 0)) || ((((((tsteps >= 1) && (n >= 3)) && (A_shape1 >= 0)) && (n >= (B_shape0 + 2))) && (B_shape0 >= 0)) && (B_shape1 >= 0)))) return 1;
-  if (((((((tsteps >= 1) && (n >= 3)) && (n >= (A_shape1 + 2))) && (A_shape1 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0))) return 2;
-  if (((((((tsteps >= 1) && (n >= 3)) && (n >= (A_shape1 + 3))) && (A_shape1 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0))) return 3;
-  if (((((((tsteps >= 1) && (n >= 3)) && (n >= (A_shape1 + 1))) && (A_shape1 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0))) return 4;
-  if (((((((tsteps >= 1) && (n >= 3)) && (n >= (A_shape1 + 2))) && (A_shape1 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0))) return 5;
-  if (((((((tsteps >= 1) && (n >= 3)) && (n >= (A_shape1 + 2))) && (A_shape1 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0))) return 6;
-  if (((((((tsteps >= 1) && (n >= 3)) && (n >= (A_shape1 + 2))) && (A_shape1 >= 0)) && (B_shape0 >= 0)) && (B_shape1 >= 0))) return 7;
-  if ((((((((tsteps >= 1) && (n >= 3)) && (A_shape1 >= 0)) && (B_shape0 >= 2)) && (n >= (B_shape1 + 2))) && (B_shape1 >= 0)) || ((((((tsteps >= 1) && (n >= 3)) && (A_shape1 >= 0)) && (n >= (B_shape0 + 2))) && (B_shape0 >= 0)) && (B_shape1 >= 0)))) return 8;
-  if (((((((tsteps >= 1) && (A_shape1 >= 0)) && (B_shape0 >= 2)) && (n >= (B_shape1 + 3))) && (B_shape1 >= 0)) || ((((((tsteps >= 1) && (n >= 3)) && (A_shape1 >= 0)) && (n >= (B_shape0 + 2))) && (B_shape0 >= 0)) && (B_shape1 >= 0)))) return 9;
-  if ((((((((tsteps >= 1) && (n >= 3)) && (A_shape1 >= 0)) && (B_shape0 >= 2)) && (n >= (B_shape1 + 1))) && (B_shape1 >= 0)) || ((((((tsteps >= 1) && (n >= 3)) && (A_shape1 >= 0)) && (n >= (B_shape0 + 2))) && (B_shape0 >= 0)) && (B_shape1 >= 0)))) return 10;
-  if ((((((((tsteps >= 1) && (n >= 3)) && (A_shape1 >= 0)) && (B_shape0 >= 3)) && (n >= (B_shape1 + 2))) && (B_shape1 >= 0)) || ((((((tsteps >= 1) && (n >= 3)) && (A_shape1 >= 0)) && (n >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (B_shape1 >= 0)))) return 11;
-  if ((((((((tsteps >= 1) && (n >= 3)) && (A_shape1 >= 0)) && (B_shape0 >= 1)) && (n >= (B_shape1 + 2))) && (B_shape1 >= 0)) || (((((tsteps >= 1) && (A_shape1 >= 0)) && (n >= (B_shape0 + 3))) && (B_shape0 >= 0)) && (B_shape1 >= 0)))) return 12;
+  if ((((((tsteps >= 1) && (n >= 3)) && (B_shape0 >= 2)) && (n >= (B_shape1 + 2))) || (((tsteps >= 1) && (n >= 3)) && (n >= (B_shape0 + 2))))) return 1;
+  if ((((tsteps >= 1) && (n >= 3)) && (n >= (A_shape1 + 2)))) return 2;
+  if (((tsteps >= 1) && (n >= (A_shape1 + 3)))) return 3;
+  if ((((tsteps >= 1) && (n >= 3)) && (n >= (A_shape1 + 1)))) return 4;
+  if ((((tsteps >= 1) && (n >= 3)) && (n >= (A_shape1 + 2)))) return 5;
+  if ((((tsteps >= 1) && (n >= 3)) && (n >= (A_shape1 + 2)))) return 6;
+  if ((((tsteps >= 1) && (n >= 3)) && (n >= (A_shape1 + 2)))) return 7;
+  if ((((((tsteps >= 1) && (n >= 3)) && (B_shape0 >= 2)) && (n >= (B_shape1 + 2))) || (((tsteps >= 1) && (n >= 3)) && (n >= (B_shape0 + 2))))) return 8;
+  if (((((tsteps >= 1) && (B_shape0 >= 2)) && (n >= (B_shape1 + 3))) || (((tsteps >= 1) && (n >= 3)) && (n >= (B_shape0 + 2))))) return 9;
+  if ((((((tsteps >= 1) && (n >= 3)) && (B_shape0 >= 2)) && (n >= (B_shape1 + 1))) || (((tsteps >= 1) && (n >= 3)) && (n >= (B_shape0 + 2))))) return 10;
+  if ((((((tsteps >= 1) && (n >= 3)) && (B_shape0 >= 3)) && (n >= (B_shape1 + 2))) || (((tsteps >= 1) && (n >= 3)) && (n >= (B_shape0 + 1))))) return 11;
+  if ((((tsteps >= 1) && (n >= (B_shape0 + 3))) || ((((tsteps >= 1) && (n >= 3)) && (B_shape0 >= 1)) && (n >= (B_shape1 + 2))))) return 12;
   return 0;
 }
 

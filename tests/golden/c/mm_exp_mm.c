@@ -13,11 +13,11 @@ int64_t polyopt_mm_exp_mm_check(int64_t n, int64_t p, int64_t m, int64_t q, int6
   (void)D_shape0;
   (void)out_shape0;
   (void)out_shape1;
-  if ((((((((((n >= 1) && (p >= 1)) && (m >= 1)) && (q >= 0)) && (p >= (B_shape0 + 1))) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 1;
-  if ((((((((((n >= 1) && (p >= 0)) && (m >= 0)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) || ((((((((p >= 0) && (m >= 0)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)))) return 2;
-  if ((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) || ((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)))) return 3;
-  if ((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) && (out_shape1 >= 0)) || ((((((((p >= 0) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (D_shape0 >= 0)) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)))) return 4;
-  if ((((((((((n >= 1) && (p >= 0)) && (m >= 1)) && (q >= 1)) && (B_shape0 >= 0)) && (m >= (D_shape0 + 1))) && (D_shape0 >= 0)) && (out_shape0 >= 0)) && (out_shape1 >= 0))) return 5;
+  if ((((n >= 1) && (m >= 1)) && (p >= (B_shape0 + 1)))) return 1;
+  if (((((n >= 1) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) || ((q >= 1) && (n >= (out_shape0 + 1))))) return 2;
+  if ((((((n >= 1) && (m >= 1)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) || (((m >= 1) && (q >= 1)) && (n >= (out_shape0 + 1))))) return 3;
+  if ((((((n >= 1) && (m >= 1)) && (out_shape0 >= 1)) && (q >= (out_shape1 + 1))) || (((m >= 1) && (q >= 1)) && (n >= (out_shape0 + 1))))) return 4;
+  if ((((n >= 1) && (q >= 1)) && (m >= (D_shape0 + 1)))) return 5;
   return 0;
 }
 

@@ -7,7 +7,7 @@ int64_t polyopt_rowsum_scale_check(int64_t n, int64_t m, int64_t out_shape0, int
   (void)m;
   (void)out_shape0;
   (void)out_shape1;
-  if ((((((n >= 1) && (out_shape0 >= 1)) && (m >= (out_shape1 + 1))) && (out_shape1 >= 0)) || ((((m >= 1) && (n >= (out_shape0 + 1))) && (out_shape0 >= 0)) && (out_shape1 >= 0)))) return 1;
+  if ((((m >= 1) && (n >= (out_shape0 + 1))) || (((n >= 1) && (out_shape0 >= 1)) && (m >= (out_shape1 + 1))))) return 1;
   return 0;
 }
 

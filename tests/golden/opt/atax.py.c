@@ -86,14 +86,14 @@ int64_t polyopt_kernel_check(int64_t m, int64_t n, int64_t x_shape0, int64_t y_s
   (void)x_shape0;
   (void)y_shape0;
   (void)tmp_shape0;
-  if (((((((m >= 0) && (n >= 1)) && (x_shape0 >= 0)) && (n >= (y_shape0 + 1))) && (y_shape0 >= 0)) && (tmp_shape0 >= 0))) return 1;
-  if (((((((m >= 1) && (n >= 0)) && (x_shape0 >= 0)) && (y_shape0 >= 0)) && (m >= (tmp_shape0 + 1))) && (tmp_shape0 >= 0))) return 2;
-  if (((((((m >= 1) && (n >= 1)) && (x_shape0 >= 0)) && (y_shape0 >= 0)) && (m >= (tmp_shape0 + 1))) && (tmp_shape0 >= 0))) return 3;
-  if (((((((m >= 1) && (n >= 1)) && (x_shape0 >= 0)) && (y_shape0 >= 0)) && (m >= (tmp_shape0 + 1))) && (tmp_shape0 >= 0))) return 4;
-  if (((((((m >= 1) && (n >= 1)) && (n >= (x_shape0 + 1))) && (x_shape0 >= 0)) && (y_shape0 >= 0)) && (tmp_shape0 >= 0))) return 5;
-  if (((((((m >= 1) && (n >= 1)) && (x_shape0 >= 0)) && (n >= (y_shape0 + 1))) && (y_shape0 >= 0)) && (tmp_shape0 >= 0))) return 6;
-  if (((((((m >= 1) && (n >= 1)) && (x_shape0 >= 0)) && (n >= (y_shape0 + 1))) && (y_shape0 >= 0)) && (tmp_shape0 >= 0))) return 7;
-  if (((((((m >= 1) && (n >= 1)) && (x_shape0 >= 0)) && (y_shape0 >= 0)) && (m >= (tmp_shape0 + 1))) && (tmp_shape0 >= 0))) return 8;
+  if ((n >= (y_shape0 + 1))) return 1;
+  if ((m >= (tmp_shape0 + 1))) return 2;
+  if (((n >= 1) && (m >= (tmp_shape0 + 1)))) return 3;
+  if (((n >= 1) && (m >= (tmp_shape0 + 1)))) return 4;
+  if (((m >= 1) && (n >= (x_shape0 + 1)))) return 5;
+  if (((m >= 1) && (n >= (y_shape0 + 1)))) return 6;
+  if (((m >= 1) && (n >= (y_shape0 + 1)))) return 7;
+  if (((n >= 1) && (m >= (tmp_shape0 + 1)))) return 8;
   return 0;
 }
 
