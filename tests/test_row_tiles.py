@@ -5,15 +5,16 @@ trmm's ``B[i, j] += A[k, i] * B[k, j]`` over ``k in range(i + 1, m)``: the rows 
 tile share the ``k`` range above the tile, so the micro-kernel runs that, and the
 triangle below it (the diagonal) runs just before, in plain loops.  Row ``i`` reads the
 rows below it before they are updated, so the rows are sequential and the threads
-share the column blocks instead, outermost.  Where the diagonal's order is illegal
-(rows that read rows already updated: ``k in range(i)``), a tile is one row wide
-(``target.single_row_tile``).
+share the column blocks instead, outermost.  A triangular solve's rows (``k in
+range(i)``) read the rows above them, already updated: their tiles share ``k < i0``, the
+diagonal runs after the micro-kernel, and the first rows (row 0 has no ``k``, so the first
+tile is not full) run before the tiles.
 
 Differential: each kernel against CPython at sizes with ragged tiles and several
 column blocks.  Structural: the tile shape, the loop order, the copy order of a
-transposed row operand.  Refusal: the diagonal where rows read updated rows; and where
-the columns carry a dependence too, the column-block order is illegal and the
-row-block order stays.
+transposed row operand.  Refusal: the diagonal's order that the solve's rows forbid
+(before the micro-kernel), and trmm's (after it); and where the columns carry a
+dependence too, the column-block order is illegal and the row-block order stays.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def upper(C, A, B):
 
 
 def lower(A, B):
-    """Rows read the rows above them, already updated: the diagonal's order is illegal."""
+    """Rows read the rows above them, already updated: the diagonal runs after the tile."""
     m, n = B.shape
     for i in range(m):
         for j in range(n):
@@ -148,12 +149,78 @@ def test_trmm_tiles_rows_above_a_diagonal_and_shares_column_blocks():
     assert int(copy.group(3)[1:]) > int(copy.group(4)[1:])  # the panel loop inside k's
 
 
-def test_rows_that_read_updated_rows_refuse_the_diagonal_and_tile_one_row():
+def test_a_solve_tiles_rows_below_a_diagonal_that_runs_after_the_micro_kernel():
     rng = np.random.default_rng(0)
     args = (rng.random((70, 70)), rng.random((70, 300)))
-    assert not any(k.endswith("d") for k in _labels(lower, *args))
-    _, nr = single_row_tile(polyopt.model.dtypes.DType("float64"))
-    assert _micro_accumulators(polyopt.jit(lower).c_source(*args)) == nr
+    labels = _labels(lower, *args)
+    first = next(v for k, v in labels.items() if k.endswith("b"))
+    diagonal = next(v for k, v in labels.items() if k.endswith("d"))
+    full = _outer_labels(lower, *args)
+    assert first == ["i.first", "k.first", "j.first"]
+    assert full[0] == "j.tile" and diagonal[:5] == full[:5]
+    order = [k for k in labels if k.startswith("S0")]
+    assert order.index("S0b") < order.index("S0f") < order.index("S0d") < order.index("S0r")
+    mr, nr = micro_tile(polyopt.model.dtypes.DType("float64"))
+    assert _micro_accumulators(polyopt.jit(lower).c_source(*args)) == mr * nr
+    assert single_row_tile(polyopt.model.dtypes.DType("float64"))[0] == 1 < mr
+
+
+@pytest.mark.parametrize("fn, refused", [(lower, "triangle first"), (trmm, "kernel first")])
+def test_each_diagonal_order_is_refused_where_it_would_read_a_row_too_early(monkeypatch, fn,
+                                                                             refused):
+    """The solve's diagonal before its micro-kernel would read its own tile's rows before
+    they are final; trmm's after it, after they are updated.  Both orders are proposed
+    (trmm's own first), and the check refuses the wrong one."""
+    from polyopt.model.schedule_tree import statements
+    from polyopt.scheduler import register_tiling
+
+    verdicts: list[tuple[str, bool]] = []
+
+    def recording(scop, deps, tree):
+        legal = real(scop, deps, tree)
+        leaves = statements(tree)
+        if "S0d" in leaves and "S0f" in leaves:
+            first = leaves.index("S0d") < leaves.index("S0f")
+            verdicts.append(("triangle first" if first else "kernel first", legal))
+        return legal
+
+    real = register_tiling.is_legal
+    monkeypatch.setattr(register_tiling, "is_legal", recording)
+    rng = np.random.default_rng(1)
+    args = (rng.random((70, 70)), rng.random((70, 300))) if fn is lower else _args(rng, 70, 300)
+    assert any(k.endswith("d") for k in _labels(fn, *args))
+    if fn is lower:
+        assert (refused, False) in verdicts and ("kernel first", True) in verdicts
+    else:  # trmm's legal order comes first: the other is never needed
+        assert verdicts[0] == ("triangle first", True)
+        scop = parse_function(fn, polyopt.jit(fn)._sig_for(args, {}))
+        assert not _kernel_first_is_legal(scop)
+    check_against_python(polyopt.jit(fn, cache=False, strict_fp=True), *args)
+
+
+def _kernel_first_is_legal(scop) -> bool:
+    """Whether trmm's split program, with its diagonal after each micro-kernel, is legal."""
+    from polyopt.analysis.dependences import analyze
+    from polyopt.analysis.legality import is_legal
+    from polyopt.model.schedule_tree import Band, Sequence, statements
+
+    p = plan(scop, Options())
+    tree = p.tree
+
+    def swapped(node):
+        if isinstance(node, Sequence):
+            kids = tuple(swapped(c) for c in node.children)
+            names = [statements(c) for c in kids]
+            if len(kids) == 2 and any("S0d" in n for n in names[:1]) and "S0f" in names[1]:
+                kids = kids[::-1]
+            return Sequence(kids)
+        if isinstance(node, Band):
+            return Band(node.dims, swapped(node.child), node.permutable)
+        return node
+
+    other = swapped(tree)
+    assert other != tree
+    return is_legal(p.scop, analyze(p.scop), other)
 
 
 def test_rows_that_are_parallel_stay_outermost():

@@ -957,7 +957,7 @@ def test_split_diagonal_tiles_shares_the_k_range_above_each_tile():
     scop = parse_function(triangle)
     st = scop.statement("S0")
     i, j, k = st.iterators
-    new, tree = split_diagonal_tiles(scop, scop.schedule, "S0", {i: 4, j: 3})
+    new, tree = split_diagonal_tiles(scop, scop.schedule, "S0", {i: 4, j: 3}, i)
     parts = {p: rename_set(new.statement(f"S0{p}").domain, "S0") for p in "fdr"}
     union = parts["f"].union(parts["d"]).union(parts["r"])
     assert union.is_equal(st.domain)
@@ -971,7 +971,38 @@ def test_split_diagonal_tiles_shares_the_k_range_above_each_tile():
         assert parts[p].is_equal(isl.Set(text)), (p, parts[p])
     assert [c.stmt for c in _leaves(tree)] == ["S0f", "S0d", "S0r"]
     box = parse_function(ten)
-    assert split_diagonal_tiles(box, box.schedule, "S0", {box.statement("S0").iterators[0]: 4}) is None
+    box_i = box.statement("S0").iterators[0]
+    assert split_diagonal_tiles(box, box.schedule, "S0", {box_i: 4}, box_i) is None
+
+
+def solve(B, A):
+    for i in range(10):
+        for j in range(6):
+            for k in range(i):
+                B[i, j] -= A[i, k] * B[k, j]
+
+
+def test_split_diagonal_tiles_puts_the_rows_before_the_first_full_tile_first():
+    """A solve's rows share ``k < i0``; row 0 has no ``k``, so rows 1-3 are in no full
+    tile: they are the part before the tiles (``b``), which read them; rows 8 and 9
+    (the tile of rows 8-11 is not full) the part after.  The four partition the
+    instances."""
+    scop = parse_function(solve)
+    st = scop.statement("S0")
+    i, j, k = st.iterators
+    new, tree = split_diagonal_tiles(scop, scop.schedule, "S0", {i: 4, j: 3}, i)
+    parts = {p: rename_set(new.statement(f"S0{p}").domain, "S0") for p in "bfdr"}
+    union = parts["b"].union(parts["f"]).union(parts["d"]).union(parts["r"])
+    assert union.is_equal(st.domain)
+    assert all(parts[a].intersect(parts[b]).is_empty()
+               for a, b in ("bf", "bd", "br", "fd", "fr", "dr"))
+    expect = {"b": f"{{ S0[{i}, {j}, {k}] : 0 <= {k} < {i} <= 3 and 0 <= {j} <= 5 }}",
+              "f": f"{{ S0[{i}, {j}, {k}] : 4 <= {i} <= 7 and 0 <= {j} <= 5 and 0 <= {k} <= 3 }}",
+              "d": f"{{ S0[{i}, {j}, {k}] : 4 <= {k} < {i} <= 7 and 0 <= {j} <= 5 }}",
+              "r": f"{{ S0[{i}, {j}, {k}] : 8 <= {i} <= 9 and 0 <= {j} <= 5 and 0 <= {k} < {i} }}"}
+    for p, text in expect.items():
+        assert parts[p].is_equal(isl.Set(text)), (p, parts[p])
+    assert [c.stmt for c in _leaves(tree)] == ["S0b", "S0f", "S0d", "S0r"]
 
 
 def _leaves(node):

@@ -210,23 +210,27 @@ def _register_tile_diagonal(scop: Scop, deps: Dependences, tree: Node, stmt: str
                             roles: tuple[LoopDim, LoopDim, LoopDim], mr: int, nr: int,
                             cache: tuple[int, int, int] | None,
                             ) -> tuple[Scop, Dependences, Node, _Nest] | None:
-    """Register tiles for a matmul whose reduction range starts at the row (trmm's
-    ``for k in range(i + 1, m): B[i, j] += A[k, i] * B[k, j]``).
+    """Register tiles for a matmul whose reduction range starts or ends at the row
+    (trmm's ``for k in range(i + 1, m): B[i, j] += A[k, i] * B[k, j]``, a triangular
+    solve's ``for k in range(i): B[i, j] -= A[i, k] * B[k, j]``).
 
-    The rows of an ``mr``-row tile share the ``k`` range above the tile
-    (:func:`polyopt.transforms.split.split_diagonal_tiles`); the triangle below it, the
-    diagonal, runs just before the micro-kernel of the same tile, and the ragged rows
-    and columns after all tiles::
+    The rows of an ``mr``-row tile share the ``k`` range beyond the tile
+    (:func:`polyopt.transforms.split.split_diagonal_tiles`); the triangle next to it,
+    the diagonal, runs in plain loops just before the micro-kernel of the same tile
+    (trmm: its ``k`` come first) or just after it (the solve); the ragged rows before
+    the first tile run first, and the other ragged rows and columns after all tiles::
 
-        for j.tile, k.tile, i.tile, j.reg, i.reg:    # j.tile parallel (trmm's rows are not)
-            for i, k, j in the tile: diagonal        # i < k < i0 + mr
-            for k: MR x NR micro-kernel              # k >= i0 + mr
-        for i, k, j: the ragged rows and columns
+        for i, k, j: the ragged rows before the tiles      # the solve's first rows
+        for j.tile, k.tile, i.tile, j.reg, i.reg:    # j.tile parallel (the rows are not)
+            for i, k, j in the tile: diagonal        # trmm: i < k < i0 + mr
+            for k: MR x NR micro-kernel              # trmm: k >= i0 + mr; solve: k < i0
+            (the solve's diagonal here: i0 <= k < i)
+        for i, k, j: the other ragged rows and columns
 
     Rows that are independent keep gemm's order, row blocks outermost.  Every tree is
-    checked against the dependences of the split program: trmm's rows stay in order
-    (a row reads the rows below it before their tile updates them), and a nest whose
-    rows read rows already updated (``k in range(i)``) is refused.  None when no tree
+    checked against the dependences of the split program: trmm's rows stay in order (a
+    row reads the rows below it before their tile updates them), and the solve's too
+    (a row reads the rows above it after their tiles updated them).  None when no tree
     is legal.  ``cache``: the cache blocks (None: no cache tiling).
     """
     isolated = _isolate(scop, deps, tree, stmt, 3)
@@ -234,11 +238,11 @@ def _register_tile_diagonal(scop: Scop, deps: Dependences, tree: Node, stmt: str
         return None
     i, k, j = (_iterator(d, stmt) for d in roles)
     assert i and k and j
-    split = split_diagonal_tiles(scop, isolated, stmt, {i: mr, j: nr})
+    split = split_diagonal_tiles(scop, isolated, stmt, {i: mr, j: nr}, i)
     if split is None:
         return None
     scop2, tree2 = split
-    full, diag, ragged = f"{stmt}f", f"{stmt}d", f"{stmt}r"
+    full, diag, ragged, before = f"{stmt}f", f"{stmt}d", f"{stmt}r", f"{stmt}b"
     dims = loops_around(tree2, full)[-3:]
     roles2 = _roles(scop2, full, dims)
     if roles2 is None:
@@ -248,8 +252,11 @@ def _register_tile_diagonal(scop: Scop, deps: Dependences, tree: Node, stmt: str
                           _restrict(_only(dj, (full,)), unroll=True)], Leaf(full))
     # one band: register tiling built it as a unit, the tiler leaves it whole
     triangle = Band(tuple(_point(d, diag, "diag") for d in roles2), Leaf(diag))
+    parts = {s.name for s in scop2.statements}
     rest = [build_chain([_point(d, ragged, "rest") for d in roles2], Leaf(ragged))] \
-        if ragged in {s.name for s in scop2.statements} else []
+        if ragged in parts else []
+    first = [build_chain([_point(d, before, "first") for d in roles2], Leaf(before))] \
+        if before in parts else []
     # (cache blocks, whether the outermost must be parallel): the row blocks where the
     # threads can share them, else the column blocks, else the row blocks in order
     orders: list[tuple[list[LoopDim], bool]] = [([], False)]
@@ -262,12 +269,13 @@ def _register_tile_diagonal(scop: Scop, deps: Dependences, tree: Node, stmt: str
     deps2 = analyze(scop2)
     for outer, shared in orders:
         tiles = [*outer, _tiled(dj, nr, "reg"), _tiled(di, mr, "reg")]
-        nest = build_chain(tiles, Sequence((triangle, kernel)))
-        result = normalize(replace_at(tree2, find(tree2, dims[0].loop_id),
-                                      Sequence((nest, *rest))), split_bands=False)
-        if is_legal(scop2, deps2, result) and (
-                not shared or _parallel(scop2, deps2, result, outer[0])):
-            return scop2, deps2, result, _Nest(full, i, k, j, mr, nr, tiles[0].loop_id)
+        for body in ((triangle, kernel), (kernel, triangle)):
+            nest = build_chain(tiles, Sequence(body))
+            result = normalize(replace_at(tree2, find(tree2, dims[0].loop_id),
+                                          Sequence((*first, nest, *rest))), split_bands=False)
+            if is_legal(scop2, deps2, result) and (
+                    not shared or _parallel(scop2, deps2, result, outer[0])):
+                return scop2, deps2, result, _Nest(full, i, k, j, mr, nr, tiles[0].loop_id)
     return None
 
 

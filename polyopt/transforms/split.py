@@ -74,11 +74,13 @@ def split_full_tiles(scop: Scop, tree: Node, stmt: str, sizes: dict[str, int]) -
     return split_statement(scop, tree, stmt, parts)
 
 
-def split_diagonal_tiles(scop: Scop, tree: Node, stmt: str,
-                         sizes: dict[str, int]) -> tuple[Scop, Node] | None:
-    """The scop and tree with ``stmt`` split into ``<stmt>f`` (full tiles), ``<stmt>d``
-    (their diagonal, see :func:`diagonal_domain`) and ``<stmt>r`` (the ragged rest);
-    None when no tile is full or there is no diagonal."""
+def split_diagonal_tiles(scop: Scop, tree: Node, stmt: str, sizes: dict[str, int],
+                         rows: str) -> tuple[Scop, Node] | None:
+    """The scop and tree with ``stmt`` split into ``<stmt>b`` (the ragged points in rows
+    before every tile's, see :func:`before_rows`), ``<stmt>f`` (full tiles), ``<stmt>d``
+    (their diagonal, see :func:`diagonal_domain`) and ``<stmt>r`` (the rest of the
+    ragged points); None when no tile is full or there is no diagonal.  ``rows``: the
+    iterator whose tiles are rows (one of ``sizes``)."""
     st = scop.statement(stmt)
     full, rest = full_tile_domain(scop, st, sizes)
     if full.is_empty():
@@ -86,9 +88,25 @@ def split_diagonal_tiles(scop: Scop, tree: Node, stmt: str,
     diagonal, ragged = diagonal_domain(scop, st, sizes, rest)
     if diagonal.is_empty():
         return None
-    parts = [(f"{stmt}f", full), (f"{stmt}d", diagonal)]
+    before = before_rows(scop, st, rows, full.union(diagonal), ragged)
+    ragged = coalesce(ragged.subtract(before))
+    parts = [(f"{stmt}b", before)] if not before.is_empty() else []
+    parts += [(f"{stmt}f", full), (f"{stmt}d", diagonal)]
     parts += [(f"{stmt}r", ragged)] if not ragged.is_empty() else []
     return split_statement(scop, tree, stmt, parts)
+
+
+def before_rows(scop: Scop, st: Statement, rows: str, tiled: isl.Set,
+                ragged: isl.Set) -> isl.Set:
+    """The points of ``ragged`` in rows (values of iterator ``rows``) before every row
+    of ``tiled``.  Where a row's range of ``k`` ends at the row (``k in range(i)``),
+    row 0 runs no instance, so the first tile of rows is not full and its rows are
+    ragged: they come before the tiles, which read them, while the last rows come
+    after, and read the tiles."""
+    onto = isl_text.make_map(scop.params, st.name, st.iterators, "R", (Lin.var(rows),))
+    row_space = isl.Set.universe(tiled.apply(onto).get_space())
+    later = tiled.apply(onto).lex_le_set(row_space).range()  # at or after a tiled row
+    return coalesce(ragged.subtract(later.apply(onto.reverse())))
 
 
 def split_statement(scop: Scop, tree: Node, stmt: str,
