@@ -252,10 +252,12 @@ def _register_tile_diagonal(scop: Scop, deps: Dependences, tree: Node, stmt: str
                           _restrict(_only(dj, (full,)), unroll=True)], Leaf(full))
     # one band: register tiling built it as a unit, the tiler leaves it whole
     triangle = Band(tuple(_point(d, diag, "diag") for d in roles2), Leaf(diag))
+    # the ragged parts in one band each too: at most MR - 1 rows and NR - 1 columns of
+    # work, not worth cache tiles, whose floors on their split domains cost isl seconds
     parts = {s.name for s in scop2.statements}
-    rest = [build_chain([_point(d, ragged, "rest") for d in roles2], Leaf(ragged))] \
+    rest = [Band(tuple(_point(d, ragged, "rest") for d in roles2), Leaf(ragged))] \
         if ragged in parts else []
-    first = [build_chain([_point(d, before, "first") for d in roles2], Leaf(before))] \
+    first = [Band(tuple(_point(d, before, "first") for d in roles2), Leaf(before))] \
         if before in parts else []
     # (cache blocks, whether the outermost must be parallel): the row blocks where the
     # threads can share them, else the column blocks, else the row blocks in order
