@@ -70,7 +70,11 @@ class Pragmas:
         for``, no simd), with ``lastprivate`` variables."""
         head = ["for", _schedule(mark)]
         if lastprivate:
-            head.append(f"lastprivate({', '.join(lastprivate)})")
+            # firstprivate too: a loop of no iteration has no last one, and gcc then copies
+            # out some thread's private value, uninitialized unless it starts as the
+            # original's (a wild pointer to copy back from: hostile finding 03)
+            names = ", ".join(lastprivate)
+            head.append(f"firstprivate({names}) lastprivate({names})")
         return self._line(head, mark, {})
 
     def _line(self, head: list[str], mark: LoopMark, rename: dict[str, str]) -> str:

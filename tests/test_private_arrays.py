@@ -205,3 +205,37 @@ def test_array_reduction_off_the_team_runs_in_the_array(rng, monkeypatch):
     monkeypatch.setenv("POLYOPT_PARALLEL_MIN", str(1 << 40))
     args = _reduction_args(rng, bicg_like)
     check_against_python(polyopt.jit(bicg_like), *args)
+
+
+_ZERO_TRIP = '''
+import numpy as np, polyopt
+
+def kern(B, x, n):
+    for i in range(n):
+        for j in range(1, n):
+            x[i] = B[i, i] + B[j, i]
+
+k = polyopt.jit(kern, num_threads=4)
+src = k.c_source(np.ones((4, 4)), np.zeros(4), 0)
+assert "firstprivate(polyopt_last_x) lastprivate(polyopt_last_x)" in src, src
+for rep in range(20):
+    x = np.arange(1.0, 5.0)
+    k(np.ones((4, 4)), x, 0)
+    assert np.array_equal(x, np.arange(1.0, 5.0)), x
+'''
+
+
+def test_a_private_array_loop_of_no_iteration_copies_nothing_back(tmp_path):
+    """Hostile finding 03: with ``n == 0`` the parallel loop has no last iteration, and
+    gcc copied out an uninitialized ``lastprivate`` pointer, from which the array was
+    copied back: garbage in ``x``, or a crash.  In a child process, which a wild copy
+    may kill."""
+    import os
+    import subprocess
+
+    script = tmp_path / "zero_trip.py"
+    script.write_text(_ZERO_TRIP)
+    env = dict(os.environ, POLYOPT_PARALLEL_MIN="0", POLYOPT_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
