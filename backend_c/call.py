@@ -14,7 +14,7 @@ from typing import Any
 
 import cffi
 import numpy as np
-from polyopt.backend_c.interface import KernelInterface, cffi_type, eval_lin
+from polyopt.backend_c.interface import DROPPED, KernelInterface, cffi_type, eval_lin
 
 from polyopt.model.dtypes import DType
 from polyopt.model.errors import CompileError
@@ -87,11 +87,7 @@ class CompiledKernel:
         bad = self.check(*[sizes[p] for p in self.param_names])
         if bad:
             raise IndexError(self._bounds_message(bad, sizes))
-        for t in self.temps:
-            shape = t.extents(sizes)
-            if any(x < 0 for x in shape):
-                raise ValueError(f"temporary array {t.name!r} would have negative shape {shape}")
-            env[t.name] = np.empty(shape, dtype=t.dtype)
+        self._temporaries(sizes, env)
         for name, k in self.scalar_pos:
             env[name] = args[k]
         c_args: list[object] = []
@@ -128,6 +124,16 @@ class CompiledKernel:
         if len(arrays) > 1 and any(self.written):
             self._check_overlap(arrays)
         return env
+
+    def _temporaries(self, sizes: dict[str, int], env: dict[str, object]) -> None:
+        """Allocate the temporaries into ``env``; a negative extent raises, as NumPy's
+        allocation does, also for a temporary the plan dropped (allocated by nobody)."""
+        for t in self.temps:
+            shape = t.extents(sizes)
+            if any(x < 0 for x in shape):
+                raise ValueError(f"temporary array {t.name!r} would have negative shape {shape}")
+            if t.kind != DROPPED:
+                env[t.name] = np.empty(shape, dtype=t.dtype)
 
     def _sizes(self, args: tuple[Any, ...], env: dict[str, object]) -> dict[str, int]:
         """Every size parameter's value: array dimensions and integer arguments."""

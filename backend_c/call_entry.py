@@ -26,7 +26,7 @@ from polyopt.backend_c import trampoline
 from polyopt.backend_c.call import CompiledKernel, python_error
 from polyopt.backend_c.call_entry_build import extension
 from polyopt.backend_c.fastcall import MISS, make_fast_call
-from polyopt.backend_c.interface import KernelInterface
+from polyopt.backend_c.interface import DROPPED, KernelInterface
 
 FastCall = Callable[[tuple[Any, ...]], object]
 #: how the entry passes a scalar of each C type (call_entry.c's ``Value``)
@@ -84,7 +84,8 @@ def _plan(iface: KernelInterface, type_key: tuple[Any, ...]) -> tuple[Any, ...] 
     """The entry's constructor arguments up to the result's type (call_entry.c's
     ``entry_new``); None for a kernel it cannot call."""
     pos = {n: k for k, n in enumerate(iface.arg_names)}
-    if len(type_key) != len(pos) or iface.size_checks or iface.narrow_args:
+    if len(type_key) != len(pos) or iface.size_checks or iface.narrow_args or any(
+            a.kind == DROPPED for a in iface.arrays):
         return None  # NumPy's shape equalities and narrow int ranges: the Python wrapper's
     types = tuple(key[0] for key in type_key)
     descrs = tuple((key[1], key[2]) if key[0] is np.ndarray else None for key in type_key)

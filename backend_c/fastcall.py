@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 from polyopt.backend_c.call import python_error
+from polyopt.backend_c.interface import DROPPED
 
 from polyopt.model.dtypes import DType
 
@@ -163,6 +164,8 @@ class _Writer:
                               else f"({_lin_py(d, self.env)})" for d in t.shape)
             self.src.append(f"    shape_{t.name} = ({shape},)")
             self.guard(f"min(shape_{t.name}, default=0) < 0")
+            if t.kind == DROPPED:
+                continue
             self.src.append(f"    t_{t.name} = np_empty(shape_{t.name}, dtype='{t.dtype}')")
             self.src.append(f"    b_{t.name} = from_buffer(B_{t.name}, t_{t.name})")
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from polyopt.backend_c import build
 from polyopt.backend_c.call import CompiledKernel
-from polyopt.backend_c.interface import KernelInterface
+from polyopt.backend_c.interface import DROPPED, KernelInterface
 
 from polyopt.model.dtypes import DType
 from polyopt.model.errors import PolyoptError, warn_user
@@ -31,7 +31,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _KEY = re.compile(r"[0-9a-f]{32}\Z")
 _DTYPES = {d.value: d.c_name for d in DType}
 _CTYPES = set(_DTYPES.values())
-_KINDS = {"argument", "temporary", "returned"}
+_KINDS = {"argument", "temporary", "returned", DROPPED}
 
 
 class BadEntry(ValueError):
@@ -196,7 +196,8 @@ def _interface(d: dict[str, Any]) -> KernelInterface:
         _require(kind != "array" or (name in by_name and _DTYPES[by_name[name]["dtype"]] == ct),
                  f"array argument {name}")
         _require(kind != "scalar" or scalars.get(name) == ct, f"scalar argument {name}")
-    _require({a[0] for a in c_args if a[1] == "array"} == set(by_name)
+    _require({a[0] for a in c_args if a[1] == "array"}
+             == {n for n, a in by_name.items() if a["kind"] != DROPPED}
              and {a[0] for a in c_args if a[1] == "scalar"} == set(scalars)
              and len({a[0] for a in c_args}) == len(c_args), "C arguments and arrays")
     ret = d["returns"]

@@ -10,13 +10,17 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+#: The kind of a temporary that the plan dropped (contracted): its shape is checked, as
+#: NumPy's allocation would check it, and nothing is allocated.
+DROPPED = "dropped"
+
 
 @dataclass(frozen=True)
 class ArrayInfo:
     name: str
     dtype: str
     rank: int
-    kind: str  # ArrayKind value
+    kind: str  # ArrayKind value, or DROPPED
     written: bool
     shape: tuple[dict[str, Any], ...]  # serialized Lin per dimension
     clamped: bool = False  # a negative extent allocates 0 elements (Array.clamped)

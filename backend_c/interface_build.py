@@ -7,13 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from polyopt.backend_c.emit import CKernel
-from polyopt.backend_c.interface import ArrayInfo, KernelInterface
+from polyopt.backend_c.interface import DROPPED, ArrayInfo, KernelInterface
 from polyopt.backend_c.python_ints import converted_arguments
 
 from polyopt.analysis.bounds import param_limit
 from polyopt.model.aff import FloorDiv, Lin
 from polyopt.model.dtypes import DType
-from polyopt.model.scop import ScalarKind, Scop
+from polyopt.model.scop import ArrayKind, ScalarKind, Scop
 
 
 def lin_to_json(e: Lin) -> dict[str, Any]:
@@ -27,13 +27,15 @@ def lin_to_json(e: Lin) -> dict[str, Any]:
 
 
 
-def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
+def interface_of(scop: Scop, kernel: CKernel, source: Scop | None = None) -> KernelInterface:
+    """The call's view of ``kernel``; ``source``: the program as written, whose
+    temporaries that the plan dropped (contracted to scalars) are still checked."""
     written = {s.target for s in scop.statements}
     arrays = tuple(
         ArrayInfo(a.name, a.dtype.value, a.rank, a.kind.value, a.name in written,
                   tuple(lin_to_json(e) for e in a.shape), a.clamped)
         for a in scop.arrays.values()
-    )
+    ) + _dropped(scop, source)
     scalars = tuple(
         (n, s.type.dtype.c_name) for n, s in scop.scalars.items()
         if s.kind is ScalarKind.ARGUMENT and n not in scop.params
@@ -56,3 +58,17 @@ def interface_of(scop: Scop, kernel: CKernel) -> KernelInterface:
         narrow_args=tuple((n, d.value) for d in DType if d.is_int and d not in (DType.INT32, DType.INT64)
                           for n in converted_arguments(scop, d)),
     )
+
+
+def _dropped(scop: Scop, source: Scop | None) -> tuple[ArrayInfo, ...]:
+    """The temporaries of ``source`` that ``scop`` no longer allocates, as arrays of kind
+    ``dropped``: NumPy raises for a negative extent (``np.zeros(n)``, ``n < 0``), so the
+    call checks their shapes too, allocating nothing (hostile finding 01)."""
+    if source is None:
+        return ()
+    return tuple(
+        ArrayInfo(a.name, a.dtype.value, a.rank, DROPPED, False,
+                  tuple(lin_to_json(e) for e in a.shape), False)
+        for a in source.arrays.values()
+        if a.kind is ArrayKind.TEMPORARY and a.name not in scop.arrays
+        and all(e.names() <= set(scop.params) for e in a.shape))

@@ -549,3 +549,40 @@ def test_documented_rule_int64_meeting_a_float_is_a_float64():
 
 if sys.platform != "linux":  # pragma: no cover
     pytestmark = pytest.mark.skip("uses Linux paths")
+
+
+# --- a temporary the plan drops still has NumPy's shape check (hostile finding 01) -------
+
+
+def _contracted(A, n):
+    T = np.zeros(n)  # contracted to a scalar: nothing allocates it
+    for i in range(n):
+        T[i] = A[i]
+    for i in range(n):
+        A[i] = T[i] * 2.0
+
+
+def _unused(n):
+    T = np.zeros(n)  # noqa: F841 (NumPy still checks its shape)
+    return 1.0
+
+
+@pytest.mark.parametrize("fn, args", [(_contracted, (np.arange(4.0),)), (_unused, ())])
+def test_a_dropped_temporary_of_negative_shape_raises_like_numpy(fn, args, tmp_path,
+                                                                monkeypatch):
+    """``np.zeros(-1)`` raises ValueError in CPython; a compiled kernel whose temporary was
+    contracted or is unused raised nothing.  Every call path: the first call, the warm
+    ones, and a new kernel object on the cache entry the first one wrote."""
+    monkeypatch.setenv("POLYOPT_CACHE_DIR", str(tmp_path))
+    with pytest.raises(ValueError, match="negative dimensions"):
+        fn(*[a.copy() for a in args], -1)
+    for f in (polyopt.jit(fn), polyopt.jit(fn)):
+        for n in (3, -1, 2, -2, 0):
+            py = [a.copy() for a in args]
+            got = [a.copy() for a in args]
+            if n < 0:
+                with pytest.raises(ValueError, match="negative shape"):
+                    f(*got, n)
+                continue
+            assert f(*got, n) == fn(*py, n)
+            assert all(np.array_equal(x, y) for x, y in zip(got, py, strict=True))

@@ -223,7 +223,7 @@ class Kernel:
         from polyopt.backend_c.interface_build import interface_of
 
         p, kernel = self._emit(self.plan(sig))
-        iface = interface_of(p.scop, kernel)
+        iface = interface_of(p.scop, kernel, p.source)
         entry = trampoline.trampolines(iface)  # for the compiled call entry
         lib = build.build(kernel.source, tc, self.__name__, self.options.cache, entry)
         try:
