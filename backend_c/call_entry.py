@@ -84,9 +84,11 @@ def _plan(iface: KernelInterface, type_key: tuple[Any, ...]) -> tuple[Any, ...] 
     """The entry's constructor arguments up to the result's type (call_entry.c's
     ``entry_new``); None for a kernel it cannot call."""
     pos = {n: k for k, n in enumerate(iface.arg_names)}
+    # NumPy's shape equalities, narrow int ranges and dropped temporaries' shapes: the
+    # Python wrapper checks them
     if len(type_key) != len(pos) or iface.size_checks or iface.narrow_args or any(
             a.kind == DROPPED for a in iface.arrays):
-        return None  # NumPy's shape equalities and narrow int ranges: the Python wrapper's
+        return None
     types = tuple(key[0] for key in type_key)
     descrs = tuple((key[1], key[2]) if key[0] is np.ndarray else None for key in type_key)
     arrays = [a for a in iface.arrays if a.kind == "argument"]

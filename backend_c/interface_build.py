@@ -66,9 +66,10 @@ def _dropped(scop: Scop, source: Scop | None) -> tuple[ArrayInfo, ...]:
     call checks their shapes too, allocating nothing (hostile finding 01)."""
     if source is None:
         return ()
+    params = set(scop.params)
     return tuple(
         ArrayInfo(a.name, a.dtype.value, a.rank, DROPPED, False,
                   tuple(lin_to_json(e) for e in a.shape), False)
         for a in source.arrays.values()
         if a.kind is ArrayKind.TEMPORARY and a.name not in scop.arrays
-        and all(e.names() <= set(scop.params) for e in a.shape))
+        and all(e.names() <= params for e in a.shape))

@@ -94,8 +94,7 @@ class LoopVerdict:
 
 def verdicts(scop: Scop, deps: Dependences, tree: Node) -> dict[str, LoopVerdict]:
     """A verdict for every loop of ``tree``."""
-    tl = timeline(scop, tree)
-    return {dim.loop_id: _known_verdict(deps, tl, dim, path) for dim, path in loops(tree)}
+    return dict(LazyVerdicts(scop, deps, tree))
 
 
 class LazyVerdicts(Mapping[str, LoopVerdict]):

@@ -25,7 +25,7 @@ from __future__ import annotations
 from polyopt.analysis.dependences import Dependence, Dependences
 from polyopt.analysis.describe import describe
 from polyopt.analysis.timeline import timeline
-from polyopt.analysis.verdicts import PARALLEL, REDUCTION, LoopVerdict, var_name, verdicts
+from polyopt.analysis.verdicts import PARALLEL, REDUCTION, LoopVerdict, loop_verdict, var_name
 from polyopt.model.errors import IllegalTransformationError
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import ArrayKind, Scop
@@ -34,8 +34,7 @@ from polyopt.transforms.tree import dim_of
 
 
 def _verdict(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> LoopVerdict:
-    v = verdicts(scop, deps, tree)
-    return v[dim_of(tree, loop_id).loop_id]
+    return loop_verdict(scop, deps, tree, dim_of(tree, loop_id).loop_id)
 
 
 def _carried_reductions(scop: Scop, deps: Dependences, tree: Node,
