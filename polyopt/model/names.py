@@ -150,6 +150,12 @@ def keep_params(s: isl.Set, keep: Collection[str]) -> isl.Set:
     return s
 
 
+def params_where_first_dim_runs(s: isl.Set) -> isl.Set:
+    """The parameter values for which dimension 0 of ``s``, bounded only by the
+    constraints that mention it, takes a value: where a loop over it would run."""
+    return s.drop_constraints_not_involving_dims(dim_type.set, 0, 1).params()
+
+
 def tuple_name(s: isl.Set | isl.BasicSet) -> str:
     return s.get_tuple_name()
 

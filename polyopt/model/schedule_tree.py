@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from polyopt.model import isl_text
+from polyopt.model import isl_text, names
 from polyopt.model.aff import Lin
 
 
@@ -189,7 +189,46 @@ def to_isl(
     Returns the schedule and the loops by mark name, for the code generator.
     """
     marks: dict[str, LoopDim] = {}
-    return _to_isl(node, params, iterators, domains, marks, unroll), marks
+    nests = node.children if isinstance(node, Sequence) else (node,)
+    scheds = [_guarded(_to_isl(c, params, iterators, domains, marks, unroll))
+              if isinstance(c, Band) else _to_isl(c, params, iterators, domains, marks, unroll)
+              for c in nests]
+    out = scheds[0]
+    for s in scheds[1:]:
+        out = out.sequence(s)
+    return out, marks
+
+
+def _guarded(sched: isl.Schedule) -> isl.Schedule:
+    """``sched`` (one loop nest) with a guard above its outermost loop where the loop
+    could run with every loop inside it empty.
+
+    isl bounds a loop by the constraints on its own counter: in ::
+
+        for i in range(n):
+            for j in range(m):
+                S(i, j)
+
+    the ``i`` loop runs ``n`` empty iterations when ``m == 0``.  The guard, the
+    parameter values where some statement runs (``n >= 1 and m >= 1``) less what the
+    outer loop's bounds already say (``n >= 1``), is printed above the nest::
+
+        if (m >= 1)
+          for (c0 = 0; c0 < n; c0 += 1) ...
+    """
+    top = sched.get_root().child(0)  # the outermost loop's mark
+    domain = sched.get_domain()
+    outer = isl.UnionMap.from_union_pw_aff(top.child(0).band_get_partial_schedule().get_at(0))
+    values = names.sets_of(outer.intersect_domain(domain).range())
+    if not values:
+        return sched  # no statement of the nest ever runs
+    runs = names.params_where_first_dim_runs(values[0])
+    # the hull: a weaker guard is as correct (every instance satisfies it), and a union
+    # of the statements' pieces would print as a long disjunction
+    guard = isl.Set.from_basic_set(domain.params().polyhedral_hull()).gist(runs)
+    if guard.plain_is_universe():
+        return sched
+    return top.insert_guard(isl.Set.from_params(guard)).get_schedule()
 
 
 def _to_isl(node: Node, params: tuple[str, ...], iterators: dict[str, tuple[str, ...]],

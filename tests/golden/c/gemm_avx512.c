@@ -2188,7 +2188,7 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
     }
   }
   for (int64_t c2 = 0; c2 <= polyopt_floord((nk - 1), 128); c2 += 1) {
-    for (int64_t c3 = 0; c3 <= polyopt_floord((nj - 1), 128); c3 += 1) {
+    for (int64_t c3 = 0; c3 <= ((nj - 1) / 128); c3 += 1) {
       if ((((128 * c3) + 127) >= nj)) {
         for (int64_t c4 = (128 * c0); c4 <= polyopt_imin(((128 * c0) + 127), (((-(ni % 8)) + ni) - 1)); c4 += 1) {
           for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
@@ -2223,20 +2223,22 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
 
 void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk)
 {
-  if ((ni >= 8)) {
+  if (((ni >= 8) && (nk >= 1))) {
     #pragma omp parallel for schedule(static)
     for (int64_t c0 = 0; c0 < (nj / 16); c0 += 1) {
       polyopt_gemm_body0(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
     }
   }
-  if ((nj >= 16)) {
+  if (((nj >= 16) && (nk >= 1))) {
     #pragma omp parallel for schedule(static)
     for (int64_t c0 = 0; c0 < (ni / 8); c0 += 1) {
       polyopt_gemm_body1(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
     }
   }
-  #pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t c0 = 0; c0 <= polyopt_floord((ni - 1), 128); c0 += 1) {
-    polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
+  if (((ni >= 1) && (nj >= 1))) {
+    #pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t c0 = 0; c0 <= ((ni - 1) / 128); c0 += 1) {
+      polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
+    }
   }
 }

@@ -71,10 +71,12 @@ static void polyopt_jacobi_2d_body0(int64_t tsteps, int64_t n, int64_t A_shape1,
 
 void polyopt_jacobi_2d(int64_t tsteps, int64_t n, int64_t A_shape1, int64_t B_shape0, int64_t B_shape1, double *restrict A, double *restrict B)
 {
-  for (int64_t c0 = 0; c0 <= polyopt_floord((((4 * tsteps) + n) - 5), 32); c0 += 1) {
-    #pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t c1 = polyopt_imax(((c0 + polyopt_floord((-tsteps), 16)) + 1), ((c0 + 1) / 2)); c1 <= polyopt_imin(polyopt_imin(c0, ((((2 * tsteps) + n) - 3) / 32)), (((n + (32 * c0)) + 29) / 64)); c1 += 1) {
-      polyopt_jacobi_2d_body0(tsteps, n, A_shape1, B_shape0, B_shape1, A, B, c0, c1);
+  if (((tsteps >= 1) && (n >= 3))) {
+    for (int64_t c0 = 0; c0 <= ((((4 * tsteps) + n) - 5) / 32); c0 += 1) {
+      #pragma omp parallel for schedule(dynamic, 1)
+      for (int64_t c1 = polyopt_imax(((c0 - ((tsteps + 15) / 16)) + 1), ((c0 + 1) / 2)); c1 <= polyopt_imin(polyopt_imin(c0, ((((2 * tsteps) + n) - 3) / 32)), (((n + (32 * c0)) + 29) / 64)); c1 += 1) {
+        polyopt_jacobi_2d_body0(tsteps, n, A_shape1, B_shape0, B_shape1, A, B, c0, c1);
+      }
     }
   }
 }

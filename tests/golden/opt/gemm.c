@@ -62,14 +62,16 @@ static void kernel_gemm(int ni, int nj, int nk, DATA_TYPE alpha, DATA_TYPE beta,
 /* polyopt: optimized scop region (lines 47-56) */
 {
   const int polyopt_team = ((double)(((ni >= 1) && (nj >= 1)) ? ni : 0) * (double)(((ni >= 1) && (nj >= 1)) ? nj : 0) + (double)((((ni >= 1) && (nj >= 1)) && (nk >= 1)) ? ni : 0) * (double)((((ni >= 1) && (nj >= 1)) && (nk >= 1)) ? nk : 0) * (double)((((ni >= 1) && (nj >= 1)) && (nk >= 1)) ? nj : 0)) >= 1048576.0;
-  if (polyopt_team) {
-    #pragma omp parallel for schedule(static)
-    for (int c0 = 0; c0 < ni; c0 += 1) {
-      polyopt_kernel_gemm_body0(ni, nj, nk, c0, alpha, beta, C, A, B);
-    }
-  } else {
-    for (int c0 = 0; c0 < ni; c0 += 1) {
-      polyopt_kernel_gemm_body0(ni, nj, nk, c0, alpha, beta, C, A, B);
+  if ((nj >= 1)) {
+    if (polyopt_team) {
+      #pragma omp parallel for schedule(static)
+      for (int c0 = 0; c0 < ni; c0 += 1) {
+        polyopt_kernel_gemm_body0(ni, nj, nk, c0, alpha, beta, C, A, B);
+      }
+    } else {
+      for (int c0 = 0; c0 < ni; c0 += 1) {
+        polyopt_kernel_gemm_body0(ni, nj, nk, c0, alpha, beta, C, A, B);
+      }
     }
   }
 }
