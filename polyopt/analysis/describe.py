@@ -28,7 +28,8 @@ class DependenceInfo:
     dependence: Dependence  # the underlying object
 
 
-def _access_text(indices: tuple[Lin, ...], target: str) -> str:
+def access_text(indices: tuple[Lin, ...], target: str) -> str:
+    """An access as the user wrote it: ``C[i, j]``, or a scalar's name."""
     if not indices:
         return user_text(target)
     return user_text(f"{target}[{', '.join(python_text(i) for i in indices)}]")
@@ -42,8 +43,8 @@ def _labels(scop: Scop, loop_ids: tuple[str, ...]) -> tuple[str, ...]:
 def dependence_info(scop: Scop, d: Dependence) -> DependenceInfo:
     return DependenceInfo(
         kind=d.kind.value, value_based=d.value_based, source=d.source.statement,
-        sink=d.sink.statement, source_access=_access_text(d.source.indices, d.source.target),
-        sink_access=_access_text(d.sink.indices, d.sink.target), array=user_text(d.array),
+        sink=d.sink.statement, source_access=access_text(d.source.indices, d.source.target),
+        sink_access=access_text(d.sink.indices, d.sink.target), array=user_text(d.array),
         carried_by=_labels(scop, d.carried_by), loops=_labels(scop, d.common_loops),
         distance=d.distance, direction=d.direction, reduction=d.reduction,
         relation=str(d.relation), dependence=d,

@@ -40,7 +40,7 @@ class LoopInfo:
     blocking: tuple[DependenceInfo, ...]
     private_arrays: tuple[str, ...] = ()  # scratch arrays each thread works on a copy of
     why: str = ""  # why it is sequential, in one sentence (polyopt.report.reasons)
-    why_kind: str = ""  # "recurrence", "running value", "carried dependence" ("" otherwise)
+    why_kind: str = ""  # one of polyopt.report.reasons' kinds ("" for a loop not sequential)
 
 
 @dataclass(frozen=True)

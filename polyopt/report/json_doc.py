@@ -19,7 +19,8 @@ from polyopt.report.applied import AppliedReport
 from polyopt.report.data import Report, ScopReport
 
 SCHEMA = "polyopt-deps"
-SCHEMA_VERSION = "1.2"  # 1.1: each scop's "applied" schedule; 1.2: each loop's "why"
+SCHEMA_VERSION = "1.3"  # 1.1: each scop's "applied" schedule; 1.2: each loop's "why";
+# 1.3: why_kind "reduced array read otherwise"
 
 
 def to_data(report: Report) -> dict[str, Any]:

@@ -10,6 +10,9 @@ module picks the cause, in this order:
 - a *running value*: a reduction's accumulator is also read (or written) by another
   statement inside the loop, so every iteration needs the value so far and the loop
   is not a plain reduction: ``s += x[i]; y[i] = s``;
+- a *reduced array read otherwise*: every dependence the loop carries is a
+  reduction's, but the loop also reads (or writes) the reduced array elsewhere, which a
+  copy of it per thread would hide: ``B[i, j] += A[k, i] * B[k, j]`` over ``k``;
 - otherwise the *carried dependence* (anti, output, or a flow whose value is
   overwritten first) with its distance in this loop: ``A[i] = A[i + 1]``.
 """
@@ -19,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from polyopt.analysis.dependences import Dependence, Dependences, DepKind
-from polyopt.analysis.describe import dependence_info
+from polyopt.analysis.describe import access_text, dependence_info
 from polyopt.analysis.verdicts import SEQUENTIAL, LoopVerdict
 from polyopt.model.names import user_text
 from polyopt.model.scop import Scop
@@ -27,6 +30,7 @@ from polyopt.model.scop import Scop
 RECURRENCE = "recurrence"
 RUNNING_VALUE = "running value"
 CARRIED = "carried dependence"
+READ_OTHERWISE = "reduced array read otherwise"
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,8 @@ def why(scop: Scop, deps: Dependences, v: LoopVerdict) -> Why | None:
         if (not d.reduction and v.loop_id in d.carried_by
                 and d.source.statement in inside and d.sink.statement in inside):
             return Why(RECURRENCE, _recurrence(scop, d, v.loop_id, loop), d)
-    running = _running_value(scop, deps, v, inside, loop)
+    running = _running_value(scop, deps, v, inside, loop) or \
+        _read_otherwise(scop, deps, v, inside, loop)
     if running is not None:
         return running
     d = min(v.blocking, key=lambda x: _distance(x, v.loop_id) is None)
@@ -107,6 +112,30 @@ def _running_value(scop: Scop, deps: Dependences, v: LoopVerdict, inside: set[st
             f"a running value: {name} is accumulated at {_at(scop, reducers[0])} and {used} "
             f"at {_at(scop, other.name)} inside the loop, so each iteration of {loop} needs "
             f"the value so far (not a plain reduction)"), d)
+    return None
+
+
+def _read_otherwise(scop: Scop, deps: Dependences, v: LoopVerdict, inside: set[str],
+                    loop: str) -> Why | None:
+    """A loop that only reductions keep in order, whose reduced array (``copies_unsafe``)
+    another access of the loop reads or writes."""
+    if any(not d.reduction for d in v.blocking):
+        return None
+    for x in v.copies_unsafe:
+        for stmt in sorted(inside):
+            st = scop.statement(stmt)
+            red = deps.reductions.get(stmt)
+            for a in st.accesses:
+                if a.target != x or (red is not None and red.target == x and (
+                        a is st.write or a.relation.is_equal(st.write.relation))):
+                    continue
+                d = next((d for d in v.blocking if d.array == x), v.blocking[0])
+                name = user_text(x)
+                used = "writes" if a.is_write else "reads"
+                return Why(READ_OTHERWISE, (
+                    f"a reduction into {name} that also {used} {access_text(a.indices, x)} at "
+                    f"{_at(scop, stmt)}: in parallel, each thread would reduce into its own "
+                    f"copy of {name}, and that access would see the copy, not {name}"), d)
     return None
 
 
