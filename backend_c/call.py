@@ -73,20 +73,7 @@ class CompiledKernel:
         self.param_names = [n for n, kind, _ in iface.c_args if kind == "param"]
 
     def __call__(self, args: tuple[Any, ...]) -> object:
-        for k in self.int32_pos:
-            v = args[k]
-            if not -2**31 <= v < 2**31:  # NumPy's own message (NEP 50 conversion)
-                raise OverflowError(f"Python integer {v} out of bounds for int32")
-        for k, dtype, low, high in self.narrow_pos:
-            if not low <= args[k] <= high:
-                raise OverflowError(f"Python integer {args[k]} out of bounds for {dtype}")
-        env = self._arrays(args)
-        sizes = self._sizes(args, env)
-        if self.iface.size_checks:
-            check_shapes(self.iface, env, sizes)
-        bad = self.check(*[sizes[p] for p in self.param_names])
-        if bad:
-            raise IndexError(self._bounds_message(bad, sizes))
+        env, sizes = self._checked(args)
         self._temporaries(sizes, env)
         for name, k in self.scalar_pos:
             env[name] = args[k]
@@ -105,6 +92,30 @@ class CompiledKernel:
         if err[0]:
             raise python_error(err[0])
         return self._result(result, env)
+
+    def validate(self, args: tuple[Any, ...]) -> None:
+        """Raise what a call with ``args`` raises before its C runs (types, layout,
+        overlap, sizes, bounds); ``polyopt.tune``, which runs on copies, checks the user's
+        own arguments so."""
+        self._checked(args)
+
+    def _checked(self, args: tuple[Any, ...]) -> tuple[dict[str, object], dict[str, int]]:
+        """The arrays and sizes of a call with ``args``, once every check passed."""
+        for k in self.int32_pos:
+            v = args[k]
+            if not -2**31 <= v < 2**31:  # NumPy's own message (NEP 50 conversion)
+                raise OverflowError(f"Python integer {v} out of bounds for int32")
+        for k, dtype, low, high in self.narrow_pos:
+            if not low <= args[k] <= high:
+                raise OverflowError(f"Python integer {args[k]} out of bounds for {dtype}")
+        env = self._arrays(args)
+        sizes = self._sizes(args, env)
+        if self.iface.size_checks:
+            check_shapes(self.iface, env, sizes)
+        bad = self.check(*[sizes[p] for p in self.param_names])
+        if bad:
+            raise IndexError(self._bounds_message(bad, sizes))
+        return env, sizes
 
     def _arrays(self, args: tuple[Any, ...]) -> dict[str, object]:
         """The array arguments by name, once they are known to be safe to pass to C."""

@@ -26,6 +26,9 @@ from polyopt.model.options import Options
 TUNED_VERSION = 1
 #: options that do not change the generated code: never part of a tuned choice
 _NOT_TUNED = {"cache", "fallback"}
+#: the options polyopt.tune searches (polyopt.tuner.space); a choice keeps the kernel's own
+#: value of every other one (fastmath, strict_fp, parallel...: they decide its results)
+TUNED_OPTIONS = ("fuse", "tile", "unroll_jam")
 _MAX_THRESHOLD = 2**62
 
 
@@ -52,7 +55,8 @@ def options_to_json(options: Options) -> dict[str, Any]:
 
 def choice_from_json(data: object, base: Options) -> Choice:
     """A :class:`Choice` from what :meth:`Choice.to_json` writes: every field checked as
-    :class:`Options` checks it, ``base``'s ``cache`` and ``fallback`` kept."""
+    :class:`Options` checks it, ``base``'s ``cache`` and ``fallback`` kept.  Only the
+    :data:`TUNED_OPTIONS` may differ from ``base``'s."""
     if not (isinstance(data, dict) and set(data) == {"options", "parallel_min"}):
         raise BadChoice("not a tuned choice (options, parallel_min)")
     opts, threshold = data["options"], data["parallel_min"]
@@ -67,6 +71,14 @@ def choice_from_json(data: object, base: Options) -> Choice:
         options = Options(**values, cache=base.cache, fallback=base.fallback)
     except (TypeError, ValueError) as exc:
         raise BadChoice(str(exc)) from None
+    other = [f.name for f in fields(Options) if f.name not in TUNED_OPTIONS
+             and getattr(options, f.name) != getattr(base, f.name)]
+    if other:
+        raise BadChoice(
+            "tuned with " + ", ".join(f"{k}={getattr(options, k)!r}" for k in other)
+            + ", but the kernel has " + ", ".join(f"{k}={getattr(base, k)!r}" for k in other)
+            + f"; a tuning result changes only {', '.join(TUNED_OPTIONS)} and the parallel "
+            "threshold (tune the kernel with its own options)")
     return Choice(options, threshold)
 
 

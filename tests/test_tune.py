@@ -155,7 +155,8 @@ def test_the_stored_choice_is_used_by_a_new_kernel(small_space, rng):
     lambda text: text.replace('"fuse": "', '"fuse": "x'),
     lambda text: json.dumps(_resigned(json.loads(text), tile=[0])),
     lambda text: json.dumps(_resigned(json.loads(text), colour="red")),
-], ids=["truncated", "hash", "bad-tile", "unknown-option"])
+    lambda text: json.dumps(_resigned(json.loads(text), fastmath=True)),
+], ids=["truncated", "hash", "bad-tile", "unknown-option", "fastmath"])
 def test_a_corrupt_stored_choice_is_ignored_with_a_warning(small_space, rng, corrupt):
     args = jacobi_args(rng)
     sig = signature(jacobi2d, args)
@@ -322,3 +323,55 @@ def test_a_budget_without_limit_writes_standard_json(small_space, rng):
     assert TuneResult.from_json(text).budget == math.inf
     with pytest.raises(ValueError, match="budget must be a positive number"):
         polyopt.tune(jacobi2d, *jacobi_args(rng), budget=math.nan)
+
+
+def _nan_flags(x, out):
+    for i in range(x.shape[0]):
+        out[i] = 1.0 if math.isnan(x[i]) else 0.0
+
+
+def test_a_result_tuned_with_other_float_semantics_is_refused(small_space, rng):
+    """A result tuned on a ``fastmath=True`` kernel, loaded for the plain one, made the
+    plain kernel build with -ffast-math: ``math.isnan`` folded away, 0 NaNs counted of
+    67 (hostile session, stop 33).  A tuning result changes only what the tuner
+    searches; the file, its text and the object are refused alike."""
+    x = rng.random(200)
+    x[::3] = np.nan
+    result = polyopt.tune(polyopt.jit(_nan_flags, fastmath=True), x, np.zeros(200),
+                          budget=0.01, store=False)
+    plain = polyopt.jit(_nan_flags)
+    for source in (result, result.to_json()):
+        with pytest.raises(ValueError, match=r"tuned with fastmath=True, but the kernel has "
+                                             r"fastmath=False"):
+            polyopt.tune.load(source, plain)
+    out = np.zeros(200)
+    plain(x, out)
+    assert int(out.sum()) == int(np.isnan(x).sum()) == 67
+
+
+def test_tune_refuses_the_arguments_a_call_refuses(small_space, rng):
+    """tune runs on copies, which are contiguous, writable and apart: it tuned a program
+    (C, C, C as three arrays) other than the one the user passed."""
+    C = rng.random((6, 6))
+    read_only = C.copy()
+    read_only.flags.writeable = False
+    strided = rng.random((6, 12))[:, ::2]
+    for arrays, match in (((C, C, C), "overlap"), ((read_only, C.copy(), C.copy()), "read-only"),
+                          ((strided, C.copy(), C.copy()), "C-contiguous")):
+        with pytest.raises(ValueError, match=match):
+            polyopt.jit(gemm)(1.5, 1.2, *arrays)
+        with pytest.raises(ValueError, match=match):
+            polyopt.tune(gemm, 1.5, 1.2, *arrays, budget=0.01, store=False)
+
+
+@pytest.mark.parametrize("text", ["[]", "null", "1", ' {"polyopt_tune": 1} '])
+def test_load_takes_json_text_that_names_no_file(text):
+    with pytest.raises(BadChoice, match="not a polyopt tuning result"):
+        polyopt.tune.load(text, gemm)
+
+
+def test_load_of_an_empty_string_or_a_missing_file_says_so(tmp_path: Path):
+    with pytest.raises(ValueError, match="an empty string is neither a file name nor JSON"):
+        polyopt.tune.load("", gemm)
+    with pytest.raises(FileNotFoundError):
+        polyopt.tune.load(str(tmp_path / "gemm.tune.json"), gemm)

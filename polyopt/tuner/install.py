@@ -4,11 +4,13 @@ so that ``@polyopt.jit`` calls of that signature build with them."""
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from polyopt.backend_c import tuned
+from polyopt.backend_c.tuned import choice_from_json
 from polyopt.model.errors import warn_user
 from polyopt.model.signature import parse_signature
 from polyopt.tuner.result import TuneResult
@@ -25,12 +27,13 @@ def load(source: str | Path | TuneResult, fn: Callable[..., Any]) -> TuneResult:
         raise ValueError(f"polyopt.tune.load: tuned options apply to the automatic schedule; "
                          f"{kernel.__name__} follows a user schedule (polyopt.schedule)")
     if isinstance(source, TuneResult):
+        # checked as a file is: its options other than the tuned ones must be the kernel's
+        chosen = choice_from_json(source.chosen.to_json(), kernel.options)
+        choice_from_json(source.default.to_json(), kernel.options)
         result = source
-    elif isinstance(source, str) and source.lstrip().startswith("{"):
-        # the JSON text itself, as Schedule.from_json takes it (no file name starts so)
-        result = TuneResult.from_json(source.encode(), kernel.options)
     else:
-        result = TuneResult.from_json(Path(source).read_bytes(), kernel.options)
+        result = TuneResult.from_json(_text(source), kernel.options)
+        chosen = result.chosen
     if result.function != kernel.__name__:
         raise ValueError(f"the tuning result is for {result.function}(), not "
                          f"{kernel.__name__}()")
@@ -41,5 +44,25 @@ def load(source: str | Path | TuneResult, fn: Callable[..., Any]) -> TuneResult:
         warn_user(f"polyopt.tune.load: {kernel.__name__} does not use the disk cache "
                   "(cache=False), where tuned options are kept; not applied")
         return result
-    tuned.store(front, result.chosen)
+    tuned.store(front, chosen)
     return result
+
+
+def _text(source: str | Path) -> bytes:
+    """A tuning result's JSON: the file ``source`` names or, for a string naming no file,
+    the JSON text itself, as Schedule.from_json takes it."""
+    if isinstance(source, str) and not source.strip():
+        raise ValueError("polyopt.tune.load: an empty string is neither a file name nor JSON")
+    if isinstance(source, str):
+        try:
+            json.loads(source)
+        except ValueError:
+            pass  # a file name: reading it says so where there is no such file
+        else:
+            try:
+                named = Path(source).is_file()  # a file called "1" or "null"
+            except OSError:  # text too long for a file name
+                named = False
+            if not named:
+                return source.encode()
+    return Path(source).read_bytes()

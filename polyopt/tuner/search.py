@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from polyopt.backend_c import tuned
+from polyopt.backend_c.call import CompiledKernel
 from polyopt.backend_c.tuned import Choice
 from polyopt.backend_c.work import parallel_min_fixed, parallel_min_instances
 from polyopt.frontends.python_types import type_of_value
@@ -73,7 +74,7 @@ def signature_of(kernel: Kernel, args: tuple[Any, ...]) -> tuple[Signature, tupl
     return chosen
 
 
-def compile_choice(kernel: Kernel, sig: Signature, choice: Choice) -> tuple[measure.Call, str]:
+def compile_choice(kernel: Kernel, sig: Signature, choice: Choice) -> tuple[CompiledKernel, str]:
     """The kernel built with ``choice`` (never with stored tuned options) and its library's
     path, which tells identical builds apart."""
     with parallel_min_fixed(choice.parallel_min):
@@ -125,7 +126,11 @@ class _Search:
     _libraries: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        self.base, library = compile_choice(self.kernel, self.sig, self.default)
+        base, library = compile_choice(self.kernel, self.sig, self.default)
+        # the runs below are on copies (contiguous, writable, apart): the user's own
+        # arguments get the call's checks first, as a call would
+        base.validate(self.args)
+        self.base: measure.Call = base
         self._libraries.add(library)
         self.reference, _ = measure.run(self.base, self.args)  # also warms it up
         names = [n for n, a in zip(self.sig.args, self.args, strict=True)
