@@ -610,3 +610,22 @@ def test_a_nest_whose_inner_loop_is_empty_does_not_run_its_outer_loop():
         _empty_inside(A, want, 30, m)
         f(A, B, 30, m)
         np.testing.assert_allclose(B, want, rtol=1e-13)
+
+
+def _rows_in_place(T, A):
+    n = A.shape[0]
+    for t in range(T):  # noqa: B007 (the loop the test tiles)
+        for i in range(1, n - 1):
+            A[i] = (A[i - 1] + A[i] * 3 + A[i + 1]) % 10007
+
+
+def test_an_illegal_step_names_the_users_array_before_a_temporary():
+    """The row update reads ``A[i]`` through a temporary copy (``tmp3``); a tiling that
+    breaks dependences on both named the temporary, which the user never wrote."""
+    k = polyopt.jit(_rows_in_place)
+    k(1, np.zeros((6, 6), dtype=np.int64))
+    with pytest.raises(polyopt.IllegalTransformationError) as err:
+        polyopt.schedule(k).tile(["t", "i"], [4, 2])
+    assert "it would reverse the anti (write after read) on A: A[i - 1" in str(err.value)
+    arrays = [d.array for d in err.value.violated]
+    assert arrays[0] == "A" and any(a != "A" for a in arrays)

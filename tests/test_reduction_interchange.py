@@ -270,6 +270,11 @@ def test_user_step_refused_for_a_float_max_and_for_loops_not_nested_so():
         polyopt.schedule(f).reduction_interchange("j", "k")
     with pytest.raises(polyopt.PolyoptError, match="is not directly inside loop"):
         polyopt.schedule(f).reduction_interchange("i", "k")
+    # a loop tiling made is named as schedule.loops() lists it, not by its id (L1.tile)
+    tiled = polyopt.schedule(f).tile(["i", "j"], [2, 2])
+    assert "j.tile" in tiled.loops()
+    with pytest.raises(polyopt.PolyoptError, match=r"^loop j\.tile is not directly inside loop i$"):
+        tiled.reduction_interchange("i", "j.tile")
 
 
 def lu_lower(A):

@@ -31,7 +31,7 @@ from polyopt.analysis.describe import describe
 from polyopt.analysis.timeline import Timeline, timeline
 from polyopt.model.errors import IllegalTransformationError
 from polyopt.model.schedule_tree import Node
-from polyopt.model.scop import Scop
+from polyopt.model.scop import ArrayKind, Scop
 
 
 def violations(scop: Scop, deps: Dependences, tree: Node,
@@ -132,7 +132,16 @@ def require_legal(scop: Scop, deps: Dependences, tree: Node, what: str,
 
 
 def illegal(scop: Scop, what: str, broken: list[Dependence]) -> IllegalTransformationError:
+    broken = user_arrays_first(scop, broken)
     lines = [f"{what} is illegal: it would reverse the {describe(scop, broken[0])}"]
     if len(broken) > 1:
         lines.append(f"({len(broken) - 1} more dependence(s) would be broken)")
     return IllegalTransformationError("\n".join(lines), tuple(broken))
+
+
+def user_arrays_first(scop: Scop, deps: Iterable[Dependence]) -> list[Dependence]:
+    """``deps``, those on arrays the function allocates (array code's ``tmp3`` among them)
+    last: a message names the first, and the user wrote ``A[i] = A[i - 1] + ...``, a
+    flow on ``A``, not the output dependence on the copy of its right-hand side."""
+    return sorted(deps, key=lambda d: d.array in scop.arrays
+                  and scop.arrays[d.array].kind is not ArrayKind.ARGUMENT)  # stable

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 from polyopt.analysis.dependences import Dependence, Dependences
 from polyopt.analysis.describe import describe
+from polyopt.analysis.legality import user_arrays_first
 from polyopt.analysis.timeline import timeline
 from polyopt.analysis.verdicts import PARALLEL, REDUCTION, LoopVerdict, loop_verdict, var_name
 from polyopt.model.errors import IllegalTransformationError
 from polyopt.model.schedule_tree import Node
-from polyopt.model.scop import ArrayKind, Scop
+from polyopt.model.scop import Scop
 from polyopt.transforms.licm import invariant_accumulators, reductions_in_registers
 from polyopt.transforms.tree import dim_of
 
@@ -72,19 +73,11 @@ def check_parallel(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name
             "forbids",
             _carried_reductions(scop, deps, tree, loop_id),
         )
-    blocking = sorted(v.blocking, key=lambda d: _temporary(scop, d.array))  # stable
+    blocking = user_arrays_first(scop, v.blocking)
     raise IllegalTransformationError(
         f"loop {name} cannot {how}: it carries the {describe(scop, blocking[0])}",
         tuple(blocking)
     )
-
-
-def _temporary(scop: Scop, name: str) -> bool:
-    """An array the function allocates (array code's ``tmp3`` among them): a dependence on
-    one is named only when none on an argument or a scalar blocks the loop, which is what
-    the user wrote (``A[i, :] += A[i - 1, :]`` carries its flow on ``A``, not the output
-    dependence on the copy of its right-hand side)."""
-    return name in scop.arrays and scop.arrays[name].kind is not ArrayKind.ARGUMENT
 
 
 def check_vectorize(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name: str,

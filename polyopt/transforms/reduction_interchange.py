@@ -34,7 +34,7 @@ from polyopt.analysis.legality import is_legal, require_legal
 from polyopt.model.errors import PolyoptError
 from polyopt.model.schedule_tree import Band, LoopDim, Node, Sequence, statements
 from polyopt.model.scop import Scop, loop_label
-from polyopt.transforms.tree import at, find, refuse_unrolled, replace_at
+from polyopt.transforms.tree import at, dim_of, find, refuse_unrolled, replace_at
 
 
 def interchange_reduction(scop: Scop, deps: Dependences, tree: Node, outer: str,
@@ -47,18 +47,19 @@ def interchange_reduction(scop: Scop, deps: Dependences, tree: Node, outer: str,
     :class:`IllegalTransformationError` when the new order breaks a dependence other
     than one between updates of an exact reduction."""
     refuse_unrolled(scop, tree, [outer, inner], "reduction interchange")
+    # as the user names them (``j.tile``: a loop tiling made has no source name)
+    outer_name, inner_name = (loop_label(scop, dim_of(tree, x)) for x in (outer, inner))
     path = find(tree, outer)
     band = at(tree, path)
     assert isinstance(band, Band)
     if not band.dims[-1].answers_to(outer):
-        raise PolyoptError(f"loop {scop.loop_label(outer)} is not the innermost loop of its "
+        raise PolyoptError(f"loop {outer_name} is not the innermost loop of its "
                            "band: split the band first")
     below = band.child.children if isinstance(band.child, Sequence) else (band.child,)
     k = next((k for k, c in enumerate(below)
               if isinstance(c, Band) and c.dims[0].answers_to(inner)), None)
     if k is None:
-        raise PolyoptError(f"loop {scop.loop_label(inner)} is not directly inside loop "
-                           f"{scop.loop_label(outer)}")
+        raise PolyoptError(f"loop {inner_name} is not directly inside loop {outer_name}")
     child = below[k]
     assert isinstance(child, Band)
     moved = set(statements(child))
@@ -80,8 +81,8 @@ def interchange_reduction(scop: Scop, deps: Dependences, tree: Node, outer: str,
             return replace(scop, schedule=result), result
         candidates.append(result)
     # none is legal: name what the swap in place would break
-    require_legal(scop, deps, candidates[0], f"interchanging loops {scop.loop_label(outer)} "
-                  f"and {scop.loop_label(inner)} of the reduction", reorder_reductions=True)
+    require_legal(scop, deps, candidates[0], f"interchanging loops {outer_name} "
+                  f"and {inner_name} of the reduction", reorder_reductions=True)
     raise AssertionError("a candidate is_legal refused passed require_legal")
 
 
