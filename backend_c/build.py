@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -260,6 +261,7 @@ def build(source: str, tc: Toolchain, name_hint: str = "kernel", use_cache: bool
     except OSError as exc:
         warn_unusable(exc)
         return _compile(_private_dir("polyopt-nocache-"), source, tc, name_hint, entry)
+    sweep_stale_builds(root)
     try:
         try:
             _compile(tmp, source, tc, name_hint, entry, key)
@@ -270,6 +272,27 @@ def build(source: str, tc: Toolchain, name_hint: str = "kernel", use_cache: bool
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+#: a build directory untouched for this long belongs to a process that was killed (a
+#: compile is stopped after 10 minutes)
+STALE_BUILD_S = 3600.0
+
+
+def sweep_stale_builds(root: Path) -> None:
+    """Remove the build directories (``.tmp-<key>-*``) that killed processes left in
+    ``root``: nothing else removes them, and each kill would add one."""
+    now = time.time()
+    try:
+        entries = [e for e in os.scandir(root) if e.name.startswith(".tmp-")]
+    except OSError:
+        return
+    for e in entries:
+        try:
+            if now - e.stat(follow_symlinks=False).st_mtime > STALE_BUILD_S:
+                shutil.rmtree(e.path, ignore_errors=True)
+        except OSError:
+            continue  # gone already: another process swept it
 
 
 def _publish(tmp: Path, final: Path) -> Path:

@@ -412,6 +412,27 @@ def test_full_cache_builds_privately_with_one_warning(monkeypatch, tmp_path):
     assert sum("cannot be used" in str(w.message) for w in caught) == 1
 
 
+def test_build_directories_of_killed_processes_are_swept(warm):
+    """A process killed while it compiles leaves ``lib/.tmp-<key>-*`` behind (hostile
+    session, stop 33): the next build removes those older than a compile can run, and
+    leaves a recent one, which may belong to a build that is still running."""
+    from polyopt.backend_c import build
+
+    lib = warm.cache / "lib"
+    old, recent = lib / ".tmp-0123-killed", lib / ".tmp-4567-running"
+    for d in (old, recent):
+        d.mkdir()
+        (d / "kernel.c").write_text("/* half built */")
+    past = (d.stat().st_mtime - build.STALE_BUILD_S - 60,) * 2
+    os.utime(old, past)
+    shutil.rmtree(warm.cache / "index")  # so that the worker builds again (a cache miss)
+    for entry in warm.entries():
+        shutil.rmtree(entry)
+    warm.run()
+    assert warm.compiler_runs() == 1
+    assert not old.exists() and recent.exists()
+
+
 # --- the key covers everything that changes the code ----------------------------------
 
 
