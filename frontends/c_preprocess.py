@@ -170,12 +170,26 @@ def preprocess(path: Path, options: CppOptions = CppOptions()) -> str:
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
                                   encoding="utf-8", errors="surrogateescape")
             if proc.returncode == 0:
-                return proc.stdout
+                return spell_digraphs(proc.stdout)
             missing = _MISSING.search(proc.stderr)
             if missing is None or not _is_system_include(proc.stderr, missing.group(1)):
                 raise _error(proc.stderr, path)
             _write_fake(fake, (missing.group(1),))
         raise _error(proc.stderr, path)
+
+
+# C99 6.4.6p3: the digraphs `<:` `:>` `<%` `%>` are the punctuators `[` `]` `{` `}` (the
+# preprocessor has taken `%:` already); pycparser knows only the latter.  Each is spelled
+# with a space after it, so that columns stay those of the file.  Literals are skipped.
+_DIGRAPH = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|<:|:>|<%|%>")
+_PUNCTUATOR = {"<:": "[ ", ":>": "] ", "<%": "{ ", "%>": "} "}
+
+
+def spell_digraphs(text: str) -> str:
+    """``text`` (preprocessed C) with each digraph written as its punctuator."""
+    if not any(d in text for d in _PUNCTUATOR):
+        return text
+    return _DIGRAPH.sub(lambda m: _PUNCTUATOR.get(m.group(), m.group()), text)
 
 
 def _is_system_include(stderr: str, header: str) -> bool:

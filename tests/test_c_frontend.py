@@ -11,7 +11,7 @@ import islpy as isl
 import pytest
 from polyopt.backend_c.emit_region import emit_region, replace_regions
 from polyopt.frontends.c import CppOptions, NoRegionError, parse_c_file
-from polyopt.frontends.c_preprocess import PreprocessError
+from polyopt.frontends.c_preprocess import PreprocessError, spell_digraphs
 
 from polyopt.analysis.dependences import analyze
 from polyopt.analysis.verdicts import PARALLEL, REDUCTION, verdicts
@@ -452,3 +452,19 @@ def test_regions_in_nested_blocks_and_empty_regions(tmp_path: Path) -> None:
     assert [len(r.scop.statements) for r in f.regions] == [1, 0]
     empty = f.regions[1]
     assert emit_region(empty, empty.scop.schedule).endswith("{\n}\n")
+
+
+def test_digraphs_are_their_punctuators(tmp_path: Path) -> None:
+    """C99's `<:` `:>` `<%` `%>` (6.4.6p3) were refused as "GNU extensions"; gcc -std=c99
+    takes them.  Outside literals they read as `[` `]` `{` `}`, at the same columns."""
+    code = body("  int i, j;", '  for (i = 0; i < n; i++) <%\n'
+                '    for (j = 0; j < m; j++)\n'
+                '      A<:i:><:j:> = A<:i:><:j:> * 2.0;  /* "<:" */\n  %>',
+                params="int n, int m, double A<:100:><:100:>")
+    plain = code.replace("<:", "[").replace(":>", "]").replace("<%", "{").replace("%>", "}")
+    (s,) = region(tmp_path, code).scop.statements
+    (t,) = region(tmp_path, plain).scop.statements
+    assert s.domain.is_equal(t.domain) and s.location.col == t.location.col
+    assert [(a.target, a.indices, a.is_write) for a in s.accesses] == \
+        [(a.target, a.indices, a.is_write) for a in t.accesses]
+    assert spell_digraphs('x<:0:> = "<:%>"; c = \'<\';') == 'x[ 0]  = "<:%>"; c = \'<\';'

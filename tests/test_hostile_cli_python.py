@@ -354,3 +354,16 @@ def test_cli_a_refusal_at_import_is_not_a_syntax_error(
     err = capsys.readouterr().err
     assert "declbad.py:6:5: error: `while` loop: is not supported" in err
     assert "syntax error" not in err
+
+
+def test_a_caret_under_tab_indented_code_keeps_the_tabs(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The caret's padding counted a tab as one space, so under tab-indented code it sat
+    left of the column it names (hostile session, stop 33)."""
+    path = tmp_path / "tab.c"
+    path.write_text("void k(int n, double A[100])\n{\n\tint i;\n#pragma scop\n"
+                    "\tfor (i = 0; i < n; i++)\n\t\tA[i] = A[i] @ 2.0;\n#pragma endscop\n}\n")
+    assert cli.main(["opt", str(path), "-o", "-"]) == 1
+    err = capsys.readouterr().err
+    assert "tab.c:6:15: error: syntax: Illegal character '@'" in err
+    assert "\n    \t\tA[i] = A[i] @ 2.0;\n    \t\t" + " " * 12 + "^" in err, err

@@ -40,7 +40,9 @@ class SourceLocation:
         if not self.text:
             return ""
         stripped = self.text.rstrip("\n")
-        return f"    {stripped}\n    {' ' * (self.col - 1)}^"
+        # a tab stays a tab, so that the caret sits under the column at any tab width
+        pad = "".join(c if c == "\t" else " " for c in stripped[:self.col - 1])
+        return f"    {stripped}\n    {pad}{' ' * (self.col - 1 - len(pad))}^"
 
 
 @dataclass(frozen=True)
