@@ -375,3 +375,29 @@ def test_load_of_an_empty_string_or_a_missing_file_says_so(tmp_path: Path):
         polyopt.tune.load("", gemm)
     with pytest.raises(FileNotFoundError):
         polyopt.tune.load(str(tmp_path / "gemm.tune.json"), gemm)
+
+
+@pytest.mark.parametrize("again, kept", [(2.0, True), (1.01, False), (0.01, False)])
+def test_the_choice_is_timed_again_and_kept_only_if_still_faster(monkeypatch, rng, again, kept):
+    """A choice rested on one trial: on a busy machine one put parallel_min=0 at 1.12x,
+    and every later candidate built on it ran at 0.01x (hostile session, stop 33).  The
+    search now times its choice again against the default before keeping it."""
+    cand = (4, 8)
+    monkeypatch.setattr(space, "axes", lambda base, sig: [("tile", (cand,))])
+    real_trial = search._Search._trial
+
+    def lucky(self: Any, choice: Choice) -> Any:  # the noisy trial: 1.5x
+        return dataclasses.replace(real_trial(self, choice), seconds=1.0, baseline_seconds=1.5)
+
+    def timed(self: Any, call: Any) -> tuple[list[float], list[float]]:
+        return [1.0] * 3, [again] * 3  # the candidate's times, then the default's
+
+    monkeypatch.setattr(search._Search, "_trial", lucky)
+    monkeypatch.setattr(search._Search, "_timed", timed)
+    result = polyopt.tune(jacobi2d, *jacobi_args(rng), budget=60, store=False)
+    assert result.trials[1].ratio == 1.5
+    last = result.trials[-1]
+    assert last.choice.options.tile == cand and last.ratio == again
+    assert (result.chosen == last.choice) is kept and (result.chosen == result.default) is not kept
+    assert result.speedup == (again if kept else 1.0)
+    assert last.detail == ("timed again" if kept else "timed again: not faster, the default kept")

@@ -18,7 +18,7 @@ import contextlib
 import inspect
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -142,6 +142,9 @@ class _Search:
 
     def run(self) -> Choice:
         """The fastest choice that agrees with the default, within the budget."""
+        return self._confirmed(self._search())
+
+    def _search(self) -> Choice:
         best, best_ratio = self.default, 1.0
         tried = {self.default}
         for axis, values in space.axes(self.default, self.sig):
@@ -158,6 +161,35 @@ class _Search:
                 if trial.status == "ok" and ratio is not None and ratio > best_ratio * (1 + MARGIN):
                     best, best_ratio = cand, ratio
         return best
+
+    def _confirmed(self, best: Choice) -> Choice:
+        """``best``, timed once more against the default, if it is still faster by the
+        margin; else the default.  A choice rests on one trial of five calls: on a busy
+        machine one such trial put ``parallel_min=0`` at 1.12x, and every later candidate
+        built on it ran at 0.01x the default."""
+        if best == self.default:
+            return best
+        call, _ = compile_choice(self.kernel, self.sig, best)  # a cache hit: built already
+        mine, theirs = self._timed(call)
+        again = Trial(best, "ok", measure.median(mine), measure.median(theirs), "timed again")
+        ratio = again.ratio
+        if ratio is not None and ratio > 1 + MARGIN:
+            self.trials.append(again)
+            return best
+        self.trials.append(replace(again, detail="timed again: not faster, the default kept"))
+        return self.default
+
+    def _timed(self, call: measure.Call) -> tuple[list[float], list[float]]:
+        """Times of ``call`` and of the default, interleaved: ``REPS`` each, or
+        ``MIN_REPS`` once the budget is spent."""
+        mine: list[float] = []
+        theirs: list[float] = []
+        for _ in range(REPS):
+            if len(mine) >= MIN_REPS and time.monotonic() >= self.deadline:
+                break
+            theirs.append(measure.run(self.base, self.args)[1])
+            mine.append(measure.run(call, self.args)[1])
+        return mine, theirs
 
     def _trial(self, cand: Choice) -> Trial:
         try:
@@ -176,13 +208,7 @@ class _Search:
             warn_user(f"polyopt.tune: {self.kernel.__name__} with "
                       f"{changes(self.default, cand)}: {wrong}; candidate discarded")
             return Trial(cand, "wrong", detail=wrong)
-        mine: list[float] = []
-        theirs: list[float] = []
-        for _ in range(REPS):
-            if len(mine) >= MIN_REPS and time.monotonic() >= self.deadline:
-                break
-            theirs.append(measure.run(self.base, self.args)[1])
-            mine.append(measure.run(call, self.args)[1])
+        mine, theirs = self._timed(call)
         if len(mine) < MIN_REPS:
             return Trial(cand, "unfinished")
         return Trial(cand, "ok", measure.median(mine), measure.median(theirs))
