@@ -321,6 +321,8 @@ def test_a_budget_without_limit_writes_standard_json(small_space, rng):
     text = result.to_json()
     assert json.loads(text, parse_constant=refuse)["budget_s"] is None
     assert TuneResult.from_json(text).budget == math.inf
+    # an int float cannot hold is no limit too (it raised OverflowError)
+    assert polyopt.tune(jacobi2d, *jacobi_args(rng), budget=10**400, store=False).budget == math.inf
     with pytest.raises(ValueError, match="budget must be a positive number"):
         polyopt.tune(jacobi2d, *jacobi_args(rng), budget=math.nan)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -95,7 +96,9 @@ def tune(fn: Callable[..., Any], *args: Any, budget: float = 10.0,
     if not (isinstance(budget, (int, float, np.integer, np.floating))
             and not isinstance(budget, bool) and budget > 0):
         raise ValueError(f"budget must be a positive number of seconds, not {budget!r}")
-    budget = float(budget)
+    # an int past float's range (10**400) is no limit, as math.inf is
+    budget = math.inf if isinstance(budget, (int, np.integer)) and budget > 2**1023 \
+        else float(budget)
     sig, values = signature_of(kernel, args)
     default = Choice(kernel.options, parallel_min_instances())
     # on the kernel's own team (num_threads=): timed on the default one, a num_threads=1
