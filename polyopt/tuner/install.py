@@ -54,6 +54,8 @@ def _text(source: str | Path) -> bytes:
     if isinstance(source, str) and not source.strip():
         raise ValueError("polyopt.tune.load: an empty string is neither a file name nor JSON")
     if isinstance(source, str):
+        if source.lstrip().startswith(("{", "[")):
+            return source.encode()  # JSON text, valid or not (no file name starts so)
         try:
             json.loads(source)
         except ValueError:
