@@ -115,7 +115,8 @@ def _convert(facts: FunctionFacts, signature: Signature | None,
 def _assemble(symbols: Symbols, scop: ScopBuilder, nodes: list[Node]) -> Scop:
     """The Scop of a pass without problems; allocation fills run first."""
     arrays = {
-        n: Array(n, a.dtype, tuple(symbols.extent(n, d) for d in range(a.rank)), a.kind)
+        n: Array(n, a.dtype, tuple(symbols.extent(n, d) for d in range(a.rank)), a.kind,
+                 origin=a.origin)
         for n, a in symbols.arrays.items()
     }
     params = tuple(symbols.params)

@@ -86,11 +86,12 @@ class Emitter:
             self.scope.values.choices.clear()
             self.scope.enter(self.iters)
 
-    def temp(self, dims: tuple[Dim, ...], dtype: DType) -> str:
-        """A temporary array as large as any value of shape ``dims`` can be."""
+    def temp(self, dims: tuple[Dim, ...], dtype: DType, origin: str) -> str:
+        """A temporary array as large as any value of shape ``dims`` can be; ``origin``
+        says what for, in messages that name it."""
         name = self.fresh("tmp")
         self.symbols.arrays[name] = ArrayInfo(dtype, len(dims), ArrayKind.TEMPORARY,
-                                              [d.cap for d in dims])
+                                              [d.cap for d in dims], origin)
         return name
 
     def materialize(self, v: ArrayValue, at: ast.AST) -> ArrayValue:
@@ -99,7 +100,8 @@ class Emitter:
         ivs = self.ivs(v.rank)
         idx = tuple(Lin.var(i) for i in ivs)
         dtype = self.type_of(v.element(idx), ivs).dtype
-        name = self.temp(v.dims, dtype)
+        name = self.temp(v.dims, dtype, "polyopt's copy of an operand, read whole before "
+                         "the store, as NumPy does")
         store = subscript(name, idx, ast.Store(), at)
         self.prelude += self.nest(v.dims, ivs, [located(ast.Assign([store], v.element(idx)), at)], at)
         return ArrayValue(v.dims, lambda i: subscript(name, i, ast.Load(), at))
@@ -127,7 +129,7 @@ class Emitter:
             dtype = DType.FLOAT32
         dims = tuple(v.dims[d] for d in keep)
         if keep:
-            name = self.temp(dims, dtype)
+            name = self.temp(dims, dtype, "polyopt's array for a reduction or product's result")
 
             def target(i: Index, ctx: ast.expr_context) -> ast.Name | ast.Subscript:
                 return subscript(name, tuple(i[d] for d in keep) if len(i) == v.rank else i, ctx, at)

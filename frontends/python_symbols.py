@@ -104,6 +104,7 @@ class ArrayInfo:
     rank: int
     kind: ArrayKind
     shape: list[Lin | None] = field(default_factory=list)  # known for allocated arrays
+    origin: str = ""  # what polyopt made it for; "" for the function's own arrays
 
 
 #: the type a local of :meth:`Symbols.held_wide` is stored in

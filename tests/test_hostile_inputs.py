@@ -629,3 +629,14 @@ def test_an_illegal_step_names_the_users_array_before_a_temporary():
     assert "it would reverse the anti (write after read) on A: A[i - 1" in str(err.value)
     arrays = [d.array for d in err.value.violated]
     assert arrays[0] == "A" and any(a != "A" for a in arrays)
+
+
+def test_a_temporary_polyopt_made_is_named_with_what_it_is_for():
+    """Where only array code's temporary blocks a step, the message named ``tmp3``, which
+    the user never wrote; it now says what polyopt made it for."""
+    k = polyopt.jit(_rows_in_place)
+    k(1, np.zeros((6, 6), dtype=np.int64))
+    with pytest.raises(polyopt.IllegalTransformationError,
+                       match=r"on tmp\d+ \(polyopt's copy of an operand, read whole before the "
+                             r"store, as NumPy does\): "):
+        polyopt.schedule(k).skew("t", "i", 2).tile(["t", "i"], [4, 2])

@@ -65,6 +65,8 @@ def describe(scop: Scop, d: Dependence) -> str:
         ]
         vec = f", distance ({', '.join(parts)})"
     carried = f", carried by loop {', '.join(info.carried_by)}" if info.carried_by else ", loop-independent"
-    return (f"{kind} on {info.array}: {info.source_access} at line {src.location.line} "
+    array = scop.arrays.get(d.array)
+    made = f" ({array.origin})" if array is not None and array.origin else ""
+    return (f"{kind} on {info.array}{made}: {info.source_access} at line {src.location.line} "
             f"`{src.source}` -> {info.sink_access} at line {dst.location.line} "
             f"`{dst.source}`{vec}{carried}")

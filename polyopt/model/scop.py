@@ -40,6 +40,7 @@ class Array:
     # an extent below 0 allocates 0 elements: a temporary a transformation sized by loop
     # bounds (a panel of a loop that does not run); a user's np.empty(-1) raises instead
     clamped: bool = False
+    origin: str = ""  # what polyopt made it for (messages say so); "" for the user's own
 
     @property
     def rank(self) -> int:
