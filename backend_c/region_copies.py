@@ -15,7 +15,7 @@ private to each ``(r, q)``::
       __typeof__(&sum[0] + 0) polyopt_last_sum = 0;
       #pragma omp parallel
       {
-        const size_t polyopt_n_sum = (size_t)(np) * sizeof(sum[0]);  // bytes
+        const __SIZE_TYPE__ polyopt_n_sum = (__SIZE_TYPE__)(np) * sizeof(sum[0]);  // bytes
         __typeof__(&sum[0] + 0) const polyopt_own_sum = __builtin_malloc(polyopt_n_sum + ...);
         if (!polyopt_own_sum) __builtin_abort();
         if (polyopt_n_sum) __builtin_memcpy(polyopt_own_sum, sum, polyopt_n_sum);
@@ -50,6 +50,8 @@ from polyopt.backend_c.private_copies import CopiedLoop, array_reductions
 from polyopt.model.c_region import CRegion
 from polyopt.model.schedule_tree import LoopMark
 
+#: ``size_t`` without <stddef.h>: a user's file may include no header (gcc and clang)
+SIZE_TYPE = "__SIZE_TYPE__"
 
 @dataclass(frozen=True)
 class _RegionCopy:
@@ -96,7 +98,7 @@ class RegionCopies:
         emit(d, "#pragma omp parallel" + ("" if team == "1" else f" if({team})"))
         emit(d, "{")
         for c in copies:
-            emit(d + 1, f"const size_t {c.n} = {self._bytes(c.array)};")
+            emit(d + 1, f"const {SIZE_TYPE} {c.n} = {self._bytes(c.array)};")
             # one row more: malloc(0) may return NULL
             emit(d + 1, f"{c.pointer} const {c.own} = __builtin_malloc({c.n} + "
                  f"sizeof({c.array}[0]));")
@@ -128,4 +130,4 @@ class RegionCopies:
     def _bytes(self, x: str) -> str:
         rows = self.region.copy_rows(x)
         assert rows is not None  # can_copy
-        return f"(size_t)({self.count(rows)}) * sizeof({x}[0])"
+        return f"({SIZE_TYPE})({self.count(rows)}) * sizeof({x}[0])"

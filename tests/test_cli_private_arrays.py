@@ -224,3 +224,31 @@ def test_doitgen_gives_sum_a_row_per_q(tmp_path: Path) -> None:
     opt = tmp_path / "doitgen.opt.c"
     opt.write_text(proc.stdout)
     every_build_agrees(tmp_path, ROOT / "examples" / "c" / "doitgen.c", opt)
+
+
+# A kernel in a file of its own, with no header: the copies' sizes were `size_t`, which
+# only <stddef.h> and the headers that include it declare (hostile session, stop 33).
+NO_HEADER = """\
+double A[64][64], tmp[64];
+void kern(int n, int m) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    for (j = 0; j < m; j++)
+      tmp[j] = A[i][j] * 2.0;
+    for (j = 0; j < m; j++)
+      A[i][j] = tmp[j] + tmp[m - 1 - j];
+  }
+#pragma endscop
+}
+"""
+
+
+def test_copies_in_a_file_with_no_header_compile(tmp_path: Path) -> None:
+    _, text = _optimized(tmp_path, "no_header", NO_HEADER)
+    assert "polyopt_own_tmp" in text and "size_t" not in text.replace("__SIZE_TYPE__", "")
+    opt = tmp_path / "no_header.opt.c"
+    cc = subprocess.run([CC, "-std=c99", "-fopenmp", "-Werror=implicit-function-declaration",
+                         "-c", "-o", str(tmp_path / "no_header.o"), str(opt)],
+                        capture_output=True, text=True, check=False)
+    assert cc.returncode == 0, cc.stderr[-3000:]
