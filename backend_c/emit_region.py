@@ -115,6 +115,8 @@ class CBodyPrinter(BodyPrinter):
             else:
                 text = lin(Lin(((atom, 1),)), self.env)
                 self.helpers.add("polyopt_floord")
+            if c != 1:  # an iterator's value may be `-1`: `-i` must not print `--1`
+                text = _operand(text)
             parts.append(text if c == 1 else f"-{text}" if c == -1 else f"{c_int(c)} * {text}")
         if ix.const or not parts:
             parts.append(c_int(ix.const))
@@ -143,8 +145,8 @@ class CBodyPrinter(BodyPrinter):
     def _node(self, e: Expr, texts: dict[int, str]) -> str:
         if isinstance(e, Literal):
             return c_literal(e.value, e.type)
-        if isinstance(e, Name):
-            return self.env.get(e.name, e.name)
+        if isinstance(e, Name):  # an iterator's value, as an operand (`-i` at i = -1)
+            return _operand(self.env[e.name]) if e.name in self.env else e.name
         if isinstance(e, Cast):
             if _implicit(e.operand.type.dtype, e.type.dtype):
                 return texts[id(e.operand)]
@@ -245,6 +247,22 @@ class RegionDialect:
         # OpenMP cannot reduce through a pointer: such a loop runs as written
         return not any(rename.get(var) is None and var in self.region.arrays
                        and not self.region.arrays[var].is_fixed for _, var in mark.reductions)
+
+
+def _operand(text: str) -> str:
+    """``text`` as an operand of unary minus or ``*``: a name or a number as it is,
+    anything else (``-1``, ``c0 + 1``) in parentheses unless one pair holds it all."""
+    if text.isidentifier() or text.isdigit():
+        return text
+    if text.startswith("("):
+        depth = 0
+        for k, ch in enumerate(text):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if depth == 0:
+                if k == len(text) - 1:
+                    return text
+                break
+    return f"({text})"
 
 
 def _update_rhs(stmt: Statement) -> Expr | None:
