@@ -11,11 +11,8 @@ and prototypes (``sqrt`` takes and returns double, ``sqrtf`` float).
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 from polyopt.frontends.c_affine import describe, int_literal, is_unsigned
@@ -83,31 +80,12 @@ def cast(e: Expr, t: ValueType) -> Expr:
     return Cast(e, t)
 
 
-_DECIMAL = re.compile(r"(\d*)\.?(\d*)(?:[eE]([+-]?\d+))?")
-_HEX = re.compile(r"0[xX]([0-9a-fA-F]*)\.?([0-9a-fA-F]*)[pP]([+-]?\d+)")
-
-
-def _is_double(body: str, value: float) -> bool:
-    """Whether the constant written ``body`` is exactly the double ``value``."""
-    if not math.isfinite(value):
-        return False
-    m = _HEX.fullmatch(body) or _DECIMAL.fullmatch(body)
-    if m is None:
-        return False
-    whole, frac, exp = m.group(1), m.group(2), int(m.group(3) or 0)
-    base = 16 if m.re is _HEX else 10
-    digits = int(whole + frac or "0", base)
-    if digits == 0:
-        return value == 0.0
-    if abs(exp) > 5000 or len(whole + frac) > 5000:  # far beyond any double: not one exactly
-        return False
-    scale = Fraction(2) ** exp if base == 16 else Fraction(10) ** exp
-    return Fraction(digits, base ** len(frac)) * scale == Fraction(value)
-
-
 def _round(v: float, dtype: DType) -> float:
     if dtype is not DType.FLOAT64:
-        return float(np.dtype(dtype.value).type(v))
+        # past the type's range it is an infinity, as C makes `1e39f` (gcc warns;
+        # NumPy's RuntimeWarning named a line of polyopt instead)
+        with np.errstate(over="ignore"):
+            return float(np.dtype(dtype.value).type(v))
     return v
 
 
@@ -140,8 +118,9 @@ class ValueConverter:
         # such a literal may only meet floating-point operands (or stand alone), where
         # C's conversions give what signed arithmetic gives
         self._unsigned: dict[int, Literal] = {}  # by id, kept alive so ids stay unique
-        # long double constants (1.5L) with no double of the same value: only a cast
-        # to double or float right around them (DBL_MAX's expansion) may round them
+        # long double constants (1.5L): C computes the expression around one in long
+        # double, polyopt in double; only a cast to double or float right around one
+        # (DBL_MAX's expansion) makes it a double
         self._long_double: dict[int, tuple[c_ast.Constant, Literal]] = {}
         self._depth = 0
 
@@ -185,8 +164,8 @@ class ValueConverter:
             if node.value[-1] in "fF":
                 return Literal(_round(number, DType.FLOAT32), FLOAT)
             lit = Literal(number, DOUBLE)
-            if node.value[-1] in "lL" and not _is_double(body, number):
-                self._long_double[id(lit)] = (node, lit)  # computed as double only under a cast
+            if node.value[-1] in "lL":
+                self._long_double[id(lit)] = (node, lit)  # a double only under a cast
             return lit
         raise NotAffine(node, f"constant {node.value}", "only numbers are supported in a scop region")
 
@@ -197,9 +176,11 @@ class ValueConverter:
             found = self._long_double.get(id(sub))
             if found is not None:
                 bad = found[0]
-                raise NotAffine(bad, f"constant {bad.value}", "a long double constant without a "
-                                "double of the same value is not supported (polyopt computes "
-                                "in double); write it without `L`, or cast it to double")
+                raise NotAffine(bad, f"constant {bad.value}", "a long double constant is not "
+                                "supported: C computes the expression around it in long "
+                                "double, and polyopt computes in double (`1.0L * x * x` keeps "
+                                "the product's extra bits); write it without `L`, or cast it "
+                                "to double")
 
     def _ID(self, node: c_ast.ID) -> Expr:
         return self.scope.name(node)

@@ -8,6 +8,7 @@ import json
 import os
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -277,7 +278,8 @@ def _run(*args: str) -> int:
 
 
 @pytest.mark.parametrize("expr", ["10L", "10l", "10LL", "10u", "10U", "10UL", "10LU", "10ull",
-                                  "1.5L", "1.5f", "1.5F", "(double)0.1L", "DBL_MAX", "-DBL_MAX",
+                                  "1.5f", "1.5F", "(double)0.1L", "(double)1.5L", "DBL_MAX",
+                                  "-DBL_MAX",
                                   "FLT_MAX", "DBL_MIN", "INFINITY", "-INFINITY", "NAN",
                                   "HUGE_VAL", "0x10L", "'a'", "2u * 1.5"])
 def test_c_constants_with_suffixes_and_limits(tmp_path, capsys, expr):
@@ -287,9 +289,24 @@ def test_c_constants_with_suffixes_and_limits(tmp_path, capsys, expr):
     assert "OK" in capsys.readouterr().err
 
 
+def test_a_float_constant_past_floats_range_is_an_infinity_without_a_python_warning(tmp_path):
+    """``1e39f`` is inf in C (gcc warns); NumPy's RuntimeWarning about the cast named a
+    line of polyopt's own source (hostile session, stop 33)."""
+    src = tmp_path / "k.c"
+    src.write_text(C_REGION.replace("EXPR", "1e39f"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _run("opt", src, "-o", tmp_path / "k.opt.c") == 0
+    assert "__builtin_inf()" in (tmp_path / "k.opt.c").read_text()
+
+
 @pytest.mark.parametrize("expr,match", [
     ("0.1L", "long double constant"),  # no double has its value: refused, not rounded
     ("1e400L", "long double constant"),
+    # a double has its value, but C computes the sum in long double (hostile session,
+    # stop 33: 1.0L * A[i] * A[i] - A[i] * A[i] kept the product's extra bits)
+    ("1.5L", "long double constant"),
+    ("1.0L * B[i] * B[i] - B[i] * B[i]", "long double constant"),
     ("i * 10u", "unsigned constant"),  # C would compute it unsigned
     ("(i < 10u)", "unsigned constant"),
     ("-10u", "unsigned constant"),
