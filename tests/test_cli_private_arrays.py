@@ -252,3 +252,24 @@ def test_copies_in_a_file_with_no_header_compile(tmp_path: Path) -> None:
                          "-c", "-o", str(tmp_path / "no_header.o"), str(opt)],
                         capture_output=True, text=True, check=False)
     assert cc.returncode == 0, cc.stderr[-3000:]
+
+
+def test_verify_compiles_the_whole_file_as_its_user_will(tmp_path: Path, monkeypatch,
+                                                         capsys) -> None:
+    """--verify ran the region in a harness of its own, which declares what it needs:
+    the size_t of a file with no header passed it, and the file written did not compile."""
+    from polyopt.backend_c import region_copies
+
+    from polyopt.cli import command as cli
+
+    src = tmp_path / "no_header.c"
+    src.write_text(NO_HEADER)
+    out = tmp_path / "no_header.opt.c"
+    assert cli.main(["opt", str(src), "--verify", "-o", str(out)]) == 0
+    assert "as a whole: OK: the optimized file compiles" in capsys.readouterr().err
+    monkeypatch.setattr(region_copies, "SIZE_TYPE", "size_t")  # the bug, back
+    out.unlink()
+    assert cli.main(["opt", str(src), "--verify", "-o", str(out)]) == 3
+    err = capsys.readouterr().err
+    assert "does not compile where the original does" in err and "size_t" in err, err
+    assert not out.exists()

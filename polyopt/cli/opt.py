@@ -11,10 +11,17 @@ from pathlib import Path
 from polyopt.backend_c.emit_region import emit_region, emit_region_code, replace_regions
 from polyopt.backend_c.work import parallel_min_fixed
 from polyopt.cli.errors import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE, CliError, printable
-from polyopt.cli.inputs import c_file, check_input, is_python, python_kernel, selected_regions
+from polyopt.cli.inputs import (
+    c_file,
+    check_input,
+    cpp_options,
+    is_python,
+    python_kernel,
+    selected_regions,
+)
 from polyopt.cli.options import options_from, region_defaults, schedule_steps
 from polyopt.cli.output import write_output
-from polyopt.cli.verify import Verdict, verify_python, verify_region
+from polyopt.cli.verify import Verdict, verify_file_compiles, verify_python, verify_region
 from polyopt.kernel import Kernel
 from polyopt.model.errors import TooComplexError
 from polyopt.model.names import user_text
@@ -56,10 +63,12 @@ def _opt_c(args: argparse.Namespace, path: Path) -> int:
                 raws.append(emit_region(r, plan.tree, plan.scop))
     verdicts = [verify_region(r, raw) for (r, _), raw in zip(blocks, raws, strict=True)] \
         if args.verify else []
-    if not _report(verdicts):
+    text = replace_regions(cfile.text, blocks, helpers)
+    whole = verify_file_compiles(path, text, cpp_options(args)) if args.verify else None
+    if not _report([*verdicts, *([whole] if whole is not None else [])]):
         return EXIT_MISMATCH
     out = args.output or str(path.with_name(path.stem + ".opt" + (path.suffix or ".c")))
-    write_output(out, replace_regions(cfile.text, blocks, helpers), path)
+    write_output(out, text, path)
     if out != "-":
         print(printable(f"polyopt: optimized {len(blocks)} region(s) of {path} -> {out}"),
               file=sys.stderr)

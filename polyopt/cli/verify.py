@@ -38,6 +38,7 @@ from polyopt.analysis.bounds import out_of_bounds
 from polyopt.backend_c import build
 from polyopt.backend_c.emit_harness import HarnessData, HarnessError, harness
 from polyopt.backend_c.work import parallel_min_fixed
+from polyopt.frontends.c_preprocess import CppOptions, compiler
 from polyopt.kernel import Kernel
 from polyopt.kernel.threads import OMP_RUNTIMES
 from polyopt.model import isl_text, names
@@ -93,6 +94,33 @@ def verify_region(region: CRegion, optimized: str) -> Verdict:
             return Verdict(region.label, False, f"cannot verify: {exc}")
     sizes = ", ".join(f"{p}={v}" for p, v in data.params.items() if p not in region.extent_params)
     return _compare(region.label, ref, opt, region, f"with {sizes or 'no parameters'}")
+
+
+def verify_file_compiles(path: Path, optimized: str, cpp: CppOptions) -> Verdict | None:
+    """The optimized file compiled as a whole, as its user will: the harness holds the
+    region alone, with the declarations it needs, so C that only the file's context
+    breaks (a type no header of the file declares) passed.  None where the original
+    itself does not compile this way (nothing to compare with)."""
+    cmd = [*compiler(), "-fsyntax-only", "-fopenmp", f"-I{path.resolve().parent}",
+           *(f"-I{d}" for d in cpp.include_dirs), *(f"-D{d}" for d in cpp.defines),
+           "-x", "c"]
+    with tempfile.TemporaryDirectory(prefix="polyopt-verify-") as tmp:
+        copy_path = Path(tmp) / path.name
+        copy_path.write_text(optimized, encoding="utf-8", errors="surrogateescape")
+        try:
+            original = subprocess.run([*cmd, str(path)], capture_output=True, text=True,
+                                      timeout=300, check=False)
+            if original.returncode != 0:
+                return None
+            mine = subprocess.run([*cmd, str(copy_path)], capture_output=True, text=True,
+                                  timeout=300, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return Verdict(str(path), False, f"cannot compile the optimized file: {exc}")
+    if mine.returncode == 0:
+        return Verdict(f"{path} as a whole", True, "the optimized file compiles")
+    first = next((line for line in mine.stderr.splitlines() if "error" in line), mine.stderr)
+    return Verdict(f"{path} as a whole", False, "the optimized file does not compile where "
+                   f"the original does: {first.replace(tmp, str(path.parent))}")
 
 
 def choose_data(region: CRegion) -> HarnessData:
