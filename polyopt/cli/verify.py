@@ -116,11 +116,13 @@ def verify_file_compiles(path: Path, optimized: str, cpp: CppOptions) -> Verdict
                                   timeout=300, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             return Verdict(str(path), False, f"cannot compile the optimized file: {exc}")
+        # the copy's messages, as of the file they will be about
+        errors = mine.stderr.replace(tmp, str(path.parent))
     if mine.returncode == 0:
         return Verdict(f"{path} as a whole", True, "the optimized file compiles")
-    first = next((line for line in mine.stderr.splitlines() if "error" in line), mine.stderr)
+    first = next((line for line in errors.splitlines() if "error" in line), errors)
     return Verdict(f"{path} as a whole", False, "the optimized file does not compile where "
-                   f"the original does: {first.replace(tmp, str(path.parent))}")
+                   f"the original does: {first}")
 
 
 def choose_data(region: CRegion) -> HarnessData:

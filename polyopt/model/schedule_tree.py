@@ -189,14 +189,18 @@ def to_isl(
     Returns the schedule and the loops by mark name, for the code generator.
     """
     marks: dict[str, LoopDim] = {}
-    nests = node.children if isinstance(node, Sequence) else (node,)
-    scheds = [_guarded(_to_isl(c, params, iterators, domains, marks, unroll))
-              if isinstance(c, Band) else _to_isl(c, params, iterators, domains, marks, unroll)
-              for c in nests]
+    scheds = []
+    for nest in node.children if isinstance(node, Sequence) else (node,):
+        sched = _to_isl(nest, params, iterators, domains, marks, unroll)
+        scheds.append(_guarded(sched) if isinstance(nest, Band) else sched)
+    return _sequence(scheds), marks
+
+
+def _sequence(scheds: list[isl.Schedule]) -> isl.Schedule:
     out = scheds[0]
     for s in scheds[1:]:
         out = out.sequence(s)
-    return out, marks
+    return out
 
 
 def _guarded(sched: isl.Schedule) -> isl.Schedule:
@@ -237,11 +241,8 @@ def _to_isl(node: Node, params: tuple[str, ...], iterators: dict[str, tuple[str,
     if isinstance(node, Leaf):
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domains[node.stmt]))
     if isinstance(node, Sequence):
-        scheds = [_to_isl(c, params, iterators, domains, marks, unroll) for c in node.children]
-        out = scheds[0]
-        for s in scheds[1:]:
-            out = out.sequence(s)
-        return out
+        return _sequence([_to_isl(c, params, iterators, domains, marks, unroll)
+                          for c in node.children])
     sched = _to_isl(node.child, params, iterators, domains, marks, unroll)
     for d in reversed(node.dims):
         pieces = "; ".join(
