@@ -10,7 +10,11 @@ verdict of the option set that was running) and a fresh child runs the other opt
 and programs.  Every failing (program, option set) is written to the findings directory
 with a reproducer shrunk by :mod:`progen.shrink`.  The last line is
 
-    fuzz: N programs x M option sets: ok A, wrong B, error C, crash D, refused E
+    fuzz: N programs x M option sets: ok A, wrong B, error C, crash D, refused E, unstable F
+
+``unstable`` results differ from CPython's by more than rounding allows, in a program that
+compares floats rounding may move across each other: a branch may have gone the other way
+(:mod:`progen.matrix`).  They are listed and written to the findings like ``wrong``, to read.
 
 ``--sanitize`` builds the generated C with AddressSanitizer and UBSan (the library is
 loaded by CPython, so libasan is preloaded); any sanitizer report is a crash.

@@ -85,5 +85,6 @@ def test_the_summary_reads_a_run_without_touching_it(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [
         f"program 0 (seed {fuzz_run.program_seed(7, 0)}) sequential: wrong: A: 1 of 4 differ",
-        "so far: 1 of 10 programs x 2 option sets: ok 1, wrong 1, error 0, crash 0, refused 0"]
+        "so far: 1 of 10 programs x 2 option sets: ok 1, wrong 1, error 0, crash 0, refused 0, "
+        "unstable 0"]
     assert results.read_text() == text

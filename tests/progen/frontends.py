@@ -164,7 +164,7 @@ def _compare_c(prep: oracle.Prepared, option: matrix.OptionSet, ref_arrays, ref_
             ok = a == e
         if not np.all(ok):
             bad = int(np.argwhere(~ok)[0][0])
-            return matrix.Result(option.name, "wrong",
+            return matrix.Result(option.name, matrix.difference(prep, False),
                                  f"{name}: {int(np.sum(~ok))} of {e.size} elements differ; at flat "
                                  f"{bad}: {a[bad]!r} but the -O0 build gives {e[bad]!r}")
     if ref_ret != ret:
@@ -176,6 +176,6 @@ def _compare_c(prep: oracle.Prepared, option: matrix.OptionSet, ref_arrays, ref_
         if (not option.strict and not isinstance(prep.errors[-1], np.ndarray)
                 and prep.errors[-1] is not None and not math.isfinite(prep.errors[-1])):
             return matrix.Result(option.name, "ok")  # unbounded: an int of a float near a jump
-        return matrix.Result(option.name, "wrong",
+        return matrix.Result(option.name, matrix.difference(prep, False),
                              f"return value: {ret!r} but the -O0 build gives {ref_ret!r}")
     return matrix.Result(option.name, "ok")

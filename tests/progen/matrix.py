@@ -5,6 +5,10 @@ Verdicts:
 * ``ok``: the results match CPython's (bit-exact under ``strict_fp``, within the error
   bound otherwise, integers exactly);
 * ``wrong``: they do not;
+* ``unstable``: they do not, but only by more than the error bounds, and the CPython run
+  compared floats that rounding may move across each other: a branch may have gone the
+  other way (a chaotic recurrence that a contracted multiply-add moves across a
+  threshold), so the difference is not sure to be polyopt's;
 * ``refused``: :class:`polyopt.UnsupportedError` (the generator left the subset);
 * ``error``: any other exception (a polyopt error that is no documented refusal of
   unsupported input, or a plain Python traceback);
@@ -23,7 +27,7 @@ from polyopt.backend_c.work import parallel_min_fixed
 import polyopt
 from progen import oracle
 
-VERDICTS = ("ok", "wrong", "error", "crash", "refused")
+VERDICTS = ("ok", "wrong", "error", "crash", "refused", "unstable")
 
 
 @dataclass(frozen=True)
@@ -85,9 +89,15 @@ def run_kernel(prep: oracle.Prepared, make: Callable[[], Any], option: OptionSet
         actual = oracle.call(kernel, prep.args)
     except Exception as exc:  # noqa: BLE001 - every exception is a verdict
         return Result(option.name, classify_exception(exc), describe(exc))
-    diff = oracle.compare(prep, actual,
-                          option.strict and oracle.bit_exact_possible(prep.program))
-    return Result(option.name, "ok" if diff is None else "wrong", diff or "")
+    exact = option.strict and oracle.bit_exact_possible(prep.program)
+    diff = oracle.compare(prep, actual, exact)
+    return Result(option.name, "ok" if diff is None else difference(prep, exact), diff or "")
+
+
+def difference(prep: oracle.Prepared, exact: bool) -> str:
+    """The verdict of results that differ: ``wrong``, or ``unstable`` where they were
+    compared within error bounds and a branch of the program may have gone the other way."""
+    return "unstable" if prep.unsure_branches and not exact else "wrong"
 
 
 KERNELS: dict[tuple[str, str], Any] = {}  # (program, option set) -> the kernel built

@@ -262,6 +262,9 @@ class Prepared:
     # an int was taken of a float that rounding may move across an integer: nothing is
     # bounded, and the matrix compiles the program bit-exact (finding 021)
     int_jumps: bool = False
+    # floats were compared that rounding may move across each other: a branch on them may
+    # go the other way in a compiled run, so a difference beyond the bounds is ``unstable``
+    unsure_branches: bool = False
 
 
 REFERENCE_SECONDS = 2
@@ -307,13 +310,15 @@ def prepare(p: Program, directory: Path) -> Prepared | None:
             return None
     fn, args, expected = ref
     allocated: list[np.ndarray] = []
-    errs, int_jumps = shadow_errors(p, args, allocated)
+    with shadow.tracking_branches() as unsure_branches:
+        errs, int_jumps = shadow_errors(p, args, allocated)
     alloc_errors = {a.name: (shadow.errors_of(x) if len(allocated) == len(p.allocs)
                              else np.full(x.shape, np.inf))
                     for a, x in zip(p.allocs, allocated, strict=False)}
     uses32 = any(a.dtype == "float32" for a in (*p.arrays, *p.allocs))
     eps = 2.0**-24 if uses32 else 2.0**-53
-    return Prepared(p, fn, args, expected, errs, eps, alloc_errors, int_jumps)
+    return Prepared(p, fn, args, expected, errs, eps, alloc_errors, int_jumps,
+                    unsure_branches[0])
 
 
 def shadow_errors(p: Program, args: tuple, allocated: list[np.ndarray] | None = None

@@ -5,7 +5,10 @@ The program is run a second time by CPython with every float replaced by an
 absolute error that rounding anywhere in its computation may cause.  Sums count the
 magnitudes of their terms (not only of the result), so a reassociated or contracted
 (FMA) sum whose terms cancel is allowed the error its terms can carry.  Integers and
-comparisons are exact; a branch is assumed to go the same way in both runs.
+comparisons are exact.  An int of a float that rounding may move across an integer is
+noted (:func:`tracking_ints`), and then nothing is bounded.  So is a comparison of floats
+that rounding may move across each other (:func:`tracking_branches`): a branch is assumed
+to go the same way in both runs, so a difference then is not sure to be an error.
 """
 
 from __future__ import annotations
@@ -111,24 +114,30 @@ class EF:
     def __abs__(self) -> EF:
         return EF(abs(self.v), self.e, self.m)
 
-    # comparisons: on values ---------------------------------------------------------------
+    # comparisons: on values, noting one that rounding may turn the other way ------------
     def __lt__(self, o: Any) -> bool:
-        return self.v < lift(o).v
+        o = _compared(self, o)
+        return self.v < o.v
 
     def __le__(self, o: Any) -> bool:
-        return self.v <= lift(o).v
+        o = _compared(self, o)
+        return self.v <= o.v
 
     def __gt__(self, o: Any) -> bool:
-        return self.v > lift(o).v
+        o = _compared(self, o)
+        return self.v > o.v
 
     def __ge__(self, o: Any) -> bool:
-        return self.v >= lift(o).v
+        o = _compared(self, o)
+        return self.v >= o.v
 
     def __eq__(self, o: object) -> bool:  # type: ignore[override]
-        return self.v == lift(o).v
+        o = _compared(self, o)
+        return self.v == o.v
 
     def __ne__(self, o: object) -> bool:  # type: ignore[override]
-        return self.v != lift(o).v
+        o = _compared(self, o)
+        return self.v != o.v
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -165,8 +174,35 @@ def tracking_ints() -> Iterator[list[bool]]:
         _INT_FLAGS.pop()
 
 
+#: the flags of :func:`tracking_branches`, innermost last
+_BRANCH_FLAGS: list[list[bool]] = [[False]]
+
+
+@contextlib.contextmanager
+def tracking_branches() -> Iterator[list[bool]]:
+    """Within: a one-element flag, set once two floats are compared that rounding may
+    move across each other (a branch on them may go the other way in a rounded run)."""
+    flag = [False]
+    _BRANCH_FLAGS.append(flag)
+    try:
+        yield flag
+    finally:
+        _BRANCH_FLAGS.pop()
+
+
 def lift(x: Any) -> EF:
     return x if isinstance(x, EF) else EF(float(x), 0.0)
+
+
+def _compared(a: EF, o: Any) -> EF:
+    """``o`` as an EF, noting a comparison of ``a`` with it that rounding may turn the
+    other way: a branch on it then runs the other arm (a chaotic ``s += cos(s * s + x)``
+    that a contracted multiply-add moves across ``t < 0.37``)."""
+    b = lift(o)
+    if ((a.e > 0 or b.e > 0) and (a.m is None or b.m is None)
+            and _near_jump(abs(a.v - b.v), a.e + b.e)):
+        _BRANCH_FLAGS[-1][0] = True
+    return b
 
 
 def _unary(f, deriv):
@@ -330,14 +366,32 @@ def errors_of(x: Any) -> Any:
     return None
 
 
+def _extreme(pick):
+    """``min`` or ``max`` over EFs: continuous, so no jump, whichever operand a rounded
+    run picks; the result may be off by the larger of the operands' bounds."""
+    def g(*xs: Any) -> Any:
+        if len(xs) < 2 or not any(isinstance(x, EF) for x in xs):
+            return (min if pick == "min" else max)(*xs)
+        best = lift(xs[0])
+        e, m = best.e, best.m
+        for x in map(lift, xs[1:]):
+            if (x.v < best.v) if pick == "min" else (x.v > best.v):  # as the builtin picks
+                best = x
+            e = max(e, x.e)
+            m = None if m is None or x.m is None else max(m, x.m)
+        return EF(best.v, e, m)
+    return g
+
+
 def namespace(allocated: list[np.ndarray] | None = None) -> dict[str, Any]:
     """The shadow program's globals; ``allocated`` collects its allocations, in order."""
+    common = {"np": np, "math": math, "min": _extreme("min"), "max": _extreme("max")}
     if allocated is None:
-        return {"_S": _S, "np": np, "math": math}
+        return {"_S": _S, **common}
 
     def alloc(shape: tuple[int, ...], dtype: str, fill: str) -> np.ndarray:
         out = _S.alloc(shape, dtype, fill)
         allocated.append(out)
         return out
 
-    return {"_S": type("_S", (_S,), {"alloc": staticmethod(alloc)}), "np": np, "math": math}
+    return {"_S": type("_S", (_S,), {"alloc": staticmethod(alloc)}), **common}
