@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 
 import islpy as isl
 from polyopt.backend_c.accumulators import Accumulators
+from polyopt.backend_c.ast_check import mismatch
 from polyopt.backend_c.ast_expr import LoopHeader, ast_lin, first_test, loop_header, trip_count
 from polyopt.backend_c.code import Code, fresh
 from polyopt.backend_c.dialect import Dialect
@@ -39,10 +40,12 @@ from polyopt.backend_c.statements import StatementWriter
 from polyopt.backend_c.unroll import copies, expandable, substitute, unrolled_loop
 from polyopt.backend_c.work import entry_instances, parallel_min_instances
 
+from polyopt.analysis.bounds import param_limit
 from polyopt.model import names
 from polyopt.model.aff import Lin
-from polyopt.model.isl_budget import AST_OPS, budget
-from polyopt.model.schedule_tree import LoopDim, LoopMark, Node, loops, to_isl
+from polyopt.model.errors import InternalError, TooComplexError
+from polyopt.model.isl_budget import AST_CHECK_OPS, AST_OPS, budget
+from polyopt.model.schedule_tree import LoopDim, LoopMark, Node, loops, statements, to_isl
 from polyopt.model.scop import Scop, Statement
 
 
@@ -76,6 +79,7 @@ class AstWalker:
         self.counters: list[str] = []  # loop counters in scope, outermost first
         self.marks: dict[str, LoopDim] = {}
         self.values: dict[str, isl.AstExpr] = {}  # counters of the unrolled copy printed now
+        self.mismatch: str | None = None  # why the last AST built was refused (ast_check)
         prefix = "c"
         while any(u.startswith(prefix) and u[len(prefix):].isdigit() for u in taken):
             prefix += "_"
@@ -117,6 +121,23 @@ class AstWalker:
         context = names.keep_params(self.scop.context, params)
         depth = max(len(s.iterators) for s in self.scop.statements) + 8
         counters = names.id_list([f"{self.prefix}{k}" for k in range(4 * depth)])
+        ast = self._checked_ast(tree, params, iterators, domains, context, counters)
+        if ast is None:
+            # isl dropped or repeated instances (ast_check): with every parameter bounded
+            # by what a call accepts (bounds.param_limit), isl takes another path
+            bounded = context.intersect(names.bounded_params(context, param_limit(self.scop)))
+            ast = self._checked_ast(tree, params, iterators, domains, bounded, counters)
+        if ast is None:
+            raise InternalError(f"isl generated loops that do not run {self.scop.name}'s "
+                                f"statements as written: {self.mismatch}")
+        self.accumulators.marks = self.marks
+        return ast
+
+    def _checked_ast(self, tree: Node, params: tuple[str, ...],
+                     iterators: dict[str, tuple[str, ...]], domains: dict[str, isl.Set],
+                     context: isl.Set, counters: isl.IdList) -> isl.AstNode | None:
+        """isl's AST of ``tree``, or None (the reason in ``self.mismatch``) when it does
+        not run each statement instance once."""
         for unroll in (False, True):  # the printer unrolls, where it can (unroll.py)
             sched, self.marks = to_isl(tree, params, iterators, domains, unroll)
             build = isl.AstBuild.from_context(context).set_iterators(counters)
@@ -124,8 +145,15 @@ class AstWalker:
                 ast = build.node_from_schedule(sched)
             if unroll or expandable(ast, self.marks):
                 break
-        self.accumulators.marks = self.marks
-        return ast
+        used = {k: domains[k] for k in statements(tree)}
+        try:
+            with budget(AST_CHECK_OPS, "checking the loop code"):
+                self.mismatch = mismatch(ast, used, context,
+                                         [counters.get_at(k).get_name()
+                                          for k in range(counters.n_id())])
+        except TooComplexError:
+            self.mismatch = None  # unchecked: a time-tiled nest's sets cost isl seconds
+        return None if self.mismatch else ast
 
     def node(self, node: isl.AstNode, depth: int, pending: LoopMark | None) -> None:
         """Print ``node``; ``pending`` is the mark of the loop it starts with."""

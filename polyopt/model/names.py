@@ -6,7 +6,7 @@ write and the internal ones isl and C can take.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 import islpy as isl
 
@@ -229,6 +229,56 @@ def _pw_const(pa: isl.PwAff) -> int | None:
     return None
 
 
+
+
+def bounded_params(context: isl.Set, limit: int) -> isl.Set:
+    """The parameter values of ``context``'s space within ``-limit .. limit``."""
+    out = isl.Set.universe(context.get_space())
+    for k in range(out.dim(dim_type.param)):
+        out = out.lower_bound_val(dim_type.param, k, isl.Val(-limit)).upper_bound_val(
+            dim_type.param, k, isl.Val(limit))
+    return out
+
+
+def fix_params(s: isl.Set, values: Mapping[str, int]) -> isl.Set:
+    """``s`` where each parameter named in ``values`` has its value there."""
+    for k in range(s.dim(dim_type.param)):
+        name = _named(s.get_dim_name(dim_type.param, k))
+        if name in values:
+            s = s.fix_val(dim_type.param, k, isl.Val(values[name]))
+    return s
+
+
+def counter_set(context: isl.Set, counters: list[str]) -> isl.Set:
+    """The universe over ``context``'s parameters and one set dimension per loop counter
+    of an isl AST, named ``counters``: where an AST's conditions are intersected."""
+    space = isl.Space.set_from_params(context.get_space()).add_dims(dim_type.set, len(counters))
+    for k, c in enumerate(counters):
+        space = space.set_dim_name(dim_type.set, k, c)
+    return isl.Set.universe(space)
+
+
+def named_var(universe: isl.Set, name: str) -> isl.PwAff | None:
+    """The value of the counter or parameter ``name`` on ``universe`` (a
+    :func:`counter_set`), or None when it has neither."""
+    space = universe.get_space()
+    ls = isl.LocalSpace.from_space(space)
+    for kind in (dim_type.set, dim_type.param):
+        k = space.find_dim_by_name(kind, name)
+        if k >= 0:
+            return isl.PwAff.var_on_domain(ls, kind, k)
+    return None
+
+
+def instances_of(where: isl.Set, values: list[isl.PwAff], stmt: str) -> isl.Set:
+    """The points ``stmt[values]`` for the counter values in ``where``: the statement
+    instances an AST node runs."""
+    if not values:
+        return isl.Set.from_params(where.params()).set_tuple_name(stmt)
+    m = isl.Map.from_pw_aff(values[0])
+    for v in values[1:]:
+        m = m.flat_range_product(isl.Map.from_pw_aff(v))
+    return where.apply(m).set_tuple_name(stmt)
 
 
 def id_list(names: list[str]) -> isl.IdList:
