@@ -41,12 +41,35 @@ from polyopt.backend_c.unroll import copies, expandable, substitute, unrolled_lo
 from polyopt.backend_c.work import entry_instances, parallel_min_instances
 
 from polyopt.analysis.bounds import param_limit
-from polyopt.model import names
+from polyopt.model import forked, names
 from polyopt.model.aff import Lin
-from polyopt.model.errors import InternalError, TooComplexError
-from polyopt.model.isl_budget import AST_CHECK_OPS, AST_OPS, budget
+from polyopt.model.errors import TooComplexError
+from polyopt.model.isl_budget import AST_CHECK_OPS, AST_OPS, AST_QUICK_OPS, AST_SECONDS, budget
 from polyopt.model.schedule_tree import LoopDim, LoopMark, Node, loops, statements, to_isl
 from polyopt.model.scop import Scop, Statement
+
+
+def _generated(build: isl.AstBuild, sched: isl.Schedule) -> isl.AstNode:
+    """isl's AST of ``sched``; :class:`TooComplexError` past its budget, or where a build
+    that outgrows a quick budget does not finish within ``AST_SECONDS`` in a forked
+    child: isl does not count the steps of some stalls (a time-tiled nest's AST ran for
+    minutes past 300,000 counted operations), so it is tried there first."""
+    try:
+        with budget(AST_QUICK_OPS, "generating the loop code"):
+            return build.node_from_schedule(sched)
+    except TooComplexError:
+        pass
+
+    def probe() -> bytes:
+        with budget(AST_OPS, "generating the loop code"):
+            build.node_from_schedule(sched)
+        return b""
+
+    if forked.available() and forked.run(probe, AST_SECONDS) is None:
+        raise TooComplexError(f"generating the loop code took isl more than {AST_SECONDS:g} s "
+                              f"or {AST_OPS:,} operations")
+    with budget(AST_OPS, "generating the loop code"):
+        return build.node_from_schedule(sched)
 
 
 @dataclass
@@ -127,9 +150,9 @@ class AstWalker:
             # by what a call accepts (bounds.param_limit), isl takes another path
             bounded = context.intersect(names.bounded_params(context, param_limit(self.scop)))
             ast = self._checked_ast(tree, params, iterators, domains, bounded, counters)
-        if ast is None:
-            raise InternalError(f"isl generated loops that do not run {self.scop.name}'s "
-                                f"statements as written: {self.mismatch}")
+        if ast is None:  # the callers fall back to the source order, checked in turn
+            raise TooComplexError(f"isl generated loops that do not run {self.scop.name}'s "
+                                  f"statements as written ({self.mismatch})")
         self.accumulators.marks = self.marks
         return ast
 
@@ -141,8 +164,7 @@ class AstWalker:
         for unroll in (False, True):  # the printer unrolls, where it can (unroll.py)
             sched, self.marks = to_isl(tree, params, iterators, domains, unroll)
             build = isl.AstBuild.from_context(context).set_iterators(counters)
-            with budget(AST_OPS, "generating the loop code"):
-                ast = build.node_from_schedule(sched)
+            ast = _generated(build, sched)
             if unroll or expandable(ast, self.marks):
                 break
         used = {k: domains[k] for k in statements(tree)}

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 import islpy as isl
 
 from polyopt.model import names
-from polyopt.model.errors import warn_user
+from polyopt.model.errors import TooComplexError, warn_user
+from polyopt.model.isl_budget import ESTIMATE_OPS, budget
 
 if TYPE_CHECKING:  # the threshold is read on a warm start, which never sees a scop
     from polyopt.model.scop import Scop
@@ -88,10 +89,11 @@ def instance_estimate(scop: Scop,
         shape = str(st.domain.reset_tuple_id())
         if shape not in bounded:
             try:
-                extents = names.dim_extents(st.domain)
-            except isl.Error:
-                return None
-            bounded[shape] = _product(build, scop, extents, print_expr)
+                with budget(ESTIMATE_OPS, "bounding the instances of a call"):
+                    extents = names.dim_extents(st.domain)
+                    bounded[shape] = _product(build, scop, extents, print_expr)
+            except (isl.Error, TooComplexError):
+                return None  # a domain of many pieces: a team whatever the sizes
         terms.append(bounded[shape])
     return " + ".join(terms) or None
 

@@ -8,16 +8,10 @@ stay ours.  For jacobi-2d it finds the classic band ``(t, 2t + i, 2t + j)``.
 
 from __future__ import annotations
 
-import os
-import select
-import signal
-import time
-import warnings
-
 import islpy as isl
 
 from polyopt.analysis.dependences import Dependences
-from polyopt.model import names
+from polyopt.model import forked, names
 from polyopt.model.aff import Lin
 from polyopt.model.errors import TooComplexError
 from polyopt.model.isl_budget import (
@@ -83,50 +77,24 @@ def _compute(sc: isl.ScheduleConstraints, seconds: float) -> isl.Schedule | None
     """isl's schedule for ``sc`` within ``seconds`` of wall time, or None: the caller
     then keeps its own schedule.
 
-    isl holds the GIL and cannot be interrupted from Python, so a search that outgrows
-    a quick first try runs in a forked child, killed at the deadline; the schedule
-    comes back as isl's text.  Without ``fork`` it runs here, bounded by its operation
-    count alone."""
+    A search that outgrows a quick first try runs in a forked child
+    (:mod:`polyopt.model.forked`), killed at the deadline; the schedule comes back as
+    isl's text.  Without ``fork`` it runs here, bounded by its operation count alone."""
     try:
         return _compute_here(sc, ISL_SCHEDULER_QUICK_OPS)
     except TooComplexError:
         pass
-    if not hasattr(os, "fork"):
+    if not forked.available():
         return _bounded_here(sc)
-    read_end, write_end = os.pipe()
-    try:
-        with warnings.catch_warnings():
-            # Python 3.12 warns about forking a threaded process; the child only runs
-            # isl and writes to a pipe, which takes no lock another thread may hold
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
-        return _bounded_here(sc)
-    if pid == 0:  # the child: never return into the caller's code
-        status = 1
-        try:
-            os.close(read_end)
-            sched = _bounded_here(sc)
-            data = b"" if sched is None else str(sched).encode()
-            with os.fdopen(write_end, "wb") as out:
-                out.write(b"+" + data)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    text = None  # also when the wait is interrupted (Ctrl-C): the child is killed
-    try:
-        text = _read_until(read_end, time.monotonic() + seconds)
-    finally:
-        os.close(read_end)
-        if text is None:
-            os.kill(pid, signal.SIGKILL)
-        status = os.waitpid(pid, 0)[1]
-    if text is None or status != 0 or text == b"+":  # past the deadline, or no schedule
+
+    def text() -> bytes:
+        sched = _bounded_here(sc)
+        return b"" if sched is None else str(sched).encode()
+
+    found = forked.run(text, seconds)
+    if not found:  # past the deadline, or no schedule
         return None
-    return isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, text[1:].decode())
+    return isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, found.decode())
 
 
 def _bounded_here(sc: isl.ScheduleConstraints) -> isl.Schedule | None:
@@ -134,19 +102,6 @@ def _bounded_here(sc: isl.ScheduleConstraints) -> isl.Schedule | None:
         return _compute_here(sc, ISL_SCHEDULER_OPS)
     except TooComplexError:
         return None
-
-
-def _read_until(fd: int, deadline: float) -> bytes | None:
-    """All of ``fd`` up to its end of file, or None when ``deadline`` passes first."""
-    chunks: list[bytes] = []
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            return None
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
 
 
 def _convert(scop: Scop, node: isl.ScheduleNode, order: list[str], prefix: str,

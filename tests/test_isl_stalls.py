@@ -1,0 +1,74 @@
+"""isl work that its operation budget does not stop: each stall a hostile-user session
+found (stop 34, session a, findings 03 and 08) now ends, and the kernel is still right.
+
+* 03: isl's AST of a time-tiled nest pivoted a tableau for minutes past 300,000 counted
+  operations.  An AST build past ``AST_QUICK_OPS`` is tried in a forked child with a
+  deadline first (``ast_walk._generated``); past it, the kernel runs its source order.
+* 08: the polyhedral hull of a union of many pieces (the guard above a nest) stalled
+  isl, then bounding the instances of a call for its team flag did.  The guard is now
+  a simple hull, and the bound has a budget (``work.instance_estimate``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from polyopt.backend_c import ast_walk
+
+import polyopt
+
+
+def stalled_ast(A, B, n):
+    for i in range(n // 2, max(n - 1, 0), 3):
+        for j in range(max(n - 1, 0) - 1, i - 1, -1):
+            B[-1, i + 3] *= (i - abs(max(A[j + 3], A[i + j + 2])))
+            B[j, i + 2] *= ((B[j + 1, n - 1 - j + 3] + (A[-2] // 3))
+                            + (max(B[j + 2, i], B[n - 1 - j + 2, j + 0]) + min(A[i], A[n - 1 - i + 3])))
+
+
+def test_an_ast_build_isl_does_not_finish_falls_back_to_the_source_order(monkeypatch) -> None:
+    monkeypatch.setattr(ast_walk, "AST_SECONDS", 1.0)
+    kernel = polyopt.jit(stalled_ast)
+    A = np.arange(10)
+    for n in (0, 3):
+        want, got = np.ones((6, 6), np.int64), np.ones((6, 6), np.int64)
+        stalled_ast(A, want, n)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            kernel(A, got, n)
+        assert np.array_equal(want, got)
+        if n == 0:  # the first call builds, and warns
+            assert any("took isl more than 1 s" in str(w.message) for w in caught)
+
+
+def test_a_guard_over_many_pieces_is_computed_quickly() -> None:
+    """Its C only: gcc takes half a minute over this kernel's bounds checks."""
+    kernel = polyopt.jit(kern)
+    source = kernel.c_source(np.zeros((90, 90), np.int64), 5, 1)
+    assert "polyopt_kern(" in source
+
+
+def kern(B, n, m):
+    s = 0
+    for i in range(max(n // 2, (n - m) // 2), n - 1, -2):
+        if not (i <= 1):
+            if not (i + i < n):
+                B[i + 40, 0 + 40] += 2
+                s += i * 3
+            elif i != 1 or i < 3:
+                for j in range(1, (n + 1) // 2):
+                    B[i + 40, j + 40] += 1
+                    for _k in range((n + 1) // 2, min(m, 1), -1):
+                        B[i + 40, j + 40] += 4
+                B[i + 40, 0 + 40] += 1
+                s += i * 1
+            B[i + 40, 0 + 40] += 3
+        for j in range(max(-1, n // 2), min(-1, i + m), -3):
+            B[i + 40, j + 40] += 1
+            s += j * 3
+            for _k in range(i - 1, j + m, -2):
+                if j == m and i != 0 or j > n // 2:
+                    B[i + 40, j + 40] += 5
+                    B[i + 40, j + 40] += 4
+    return s
