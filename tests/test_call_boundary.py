@@ -385,3 +385,22 @@ def _line_of(fn, text: str) -> int:
 
     lines, first = inspect.getsourcelines(fn)
     return first + next(k for k, line in enumerate(lines) if line.strip() == text)
+
+
+def _copy_kw(x, *, y):
+    for i in range(x.shape[0]):
+        y[i] = x[i]
+
+
+def test_a_keyword_only_parameter_given_by_position_is_a_type_error():
+    """Hostile-user finding (stop 34, session a, 07): ``f(x, y)`` ran and wrote ``y``."""
+    k = polyopt.jit(_copy_kw)
+    x, y = np.ones(3), np.zeros(3)
+    for _ in range(2):  # the first call compiles, the second takes the warm path
+        with pytest.raises(TypeError, match=r"takes 1 positional argument but 2 were given"):
+            k(x, y)
+        assert not y.any()
+        k(x, y=y)
+        k(x=x, y=y)
+        assert np.array_equal(y, x)
+        y[:] = 0

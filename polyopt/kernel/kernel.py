@@ -70,6 +70,10 @@ class Kernel:
         self.steps = steps  # a user schedule's steps, or None for the automatic one
         self._signature = inspect.signature(fn)
         self._arg_names = list(self._signature.parameters)
+        # a call of a function with keyword-only parameters is always bound: all of its
+        # arguments given by position would be a TypeError in CPython
+        self._kw_only = any(p.kind is inspect.Parameter.KEYWORD_ONLY
+                            for p in self._signature.parameters.values())
         self._specializations: dict[TypeKey, CompiledKernel] = {}
         self._plans: dict[Signature | None, Plan] = {}
         self._last: Signature | None = None
@@ -91,7 +95,7 @@ class Kernel:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._watch and changed(self._watch):
             self._rebind()
-        if self._fast is not None:
+        if self._fast is not None and not self._kw_only:
             if kwargs and not args and len(kwargs) == len(self._arg_names):
                 try:  # all arguments by keyword: reorder them for the wrapper
                     args = tuple(kwargs[n] for n in self._arg_names)
@@ -102,7 +106,7 @@ class Kernel:
                 result = self._fast(args)
                 if result is not MISS:
                     return result
-        if kwargs or len(args) != len(self._arg_names):
+        if kwargs or len(args) != len(self._arg_names) or self._kw_only:
             args = self._bind(f"{self.__name__}()", args, kwargs)
         key = tuple(_type_key(a) for a in args)
         compiled = self._specializations.get(key)
@@ -140,6 +144,11 @@ class Kernel:
         for k in kwargs:
             if k not in self._signature.parameters:
                 raise TypeError(f"{what} got an unexpected keyword argument {k!r}")
+        positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                         for p in self._signature.parameters.values())
+        if len(args) > positional and self._kw_only:  # CPython's words
+            raise TypeError(f"{what} takes {positional} positional argument"
+                            f"{'' if positional == 1 else 's'} but {len(args)} were given")
         bound = self._signature.bind(*args, **kwargs)
         bound.apply_defaults()
         return tuple(bound.arguments[n] for n in self._arg_names)
