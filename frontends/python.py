@@ -137,7 +137,7 @@ def _assemble(symbols: Symbols, scop: ScopBuilder, nodes: list[Node]) -> Scop:
         arrays=arrays, scalars=scalars, statements=scop.statements(params, symbols.local_types),
         loops=dict(scop.loops), schedule=sequence(nodes), returns=symbols.returns,
         arg_order=symbols.arg_order, param_sources=dict(symbols.param_sources),
-        size_checks=checks, check_sources={n: k for k, n in check_names.items()},
+        size_checks=checks, slice_bounds=scop.slice_bounds(params), check_sources={n: k for k, n in check_names.items()},
     )
 
 

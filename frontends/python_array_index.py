@@ -88,7 +88,8 @@ class ArrayIndexing:
             dim = next(dims)
             size = dim.extents[0]
             if isinstance(ix, ast.Slice):
-                sd = slice_dim(ix, size, lambda b: self.aff(b, "slice bound"))
+                sd = slice_dim(ix, size, lambda b: self.aff(b, "slice bound"),
+                               lambda b, at: self.scope.slice_bounds.append((b, at, node)))
                 parts.append(SliceDim(sd.start, sd.step, Dim(sd.dim.extents, dim.cap)))
                 continue
             if self.value(ix).rank > 0 or isinstance(ix, ast.Constant) and not isinstance(ix.value, int):

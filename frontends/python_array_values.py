@@ -131,9 +131,11 @@ class SliceDim:
     dim: Dim
 
 
-def slice_dim(sl: ast.Slice, size: Lin, aff: Callable[[ast.expr], Lin]) -> SliceDim:
+def slice_dim(sl: ast.Slice, size: Lin, aff: Callable[[ast.expr], Lin],
+              taken: Callable[[Lin, ast.expr], None] | None = None) -> SliceDim:
     """A slice of a dimension of extent ``size``: a constant negative bound counts from
-    the end; other bounds are taken to lie in ``[0, size]`` (as Python clamps them)."""
+    the end; other bounds are taken to lie in ``[0, size]`` (as Python clamps them), and
+    each is passed to ``taken`` (the call checks it is not negative)."""
     step = 1
     if sl.step is not None:
         s = aff(sl.step)
@@ -149,6 +151,8 @@ def slice_dim(sl: ast.Slice, size: Lin, aff: Callable[[ast.expr], Lin]) -> Slice
             # NumPy counts `-k` from the end only when k > 0 (`A[:-0]` is empty)
             raise NotAffine(node, "slice bound", f"`{ast.unparse(node)}` counts from the end only "
                             "if it is negative at run time; write `A.shape[d] - ...` instead")
+        if not b.is_constant() and taken is not None:
+            taken(b, node)
         return size + b if b.is_constant() and b.const < 0 else b
 
     if step > 0:

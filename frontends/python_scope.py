@@ -29,6 +29,9 @@ class FunctionScope:
 
     def __init__(self, symbols: Symbols) -> None:
         self.symbols = symbols
+        # the non-constant slice bounds of the statement being lowered, with the bound's
+        # and the subscript's nodes (python_statements records where they must hold)
+        self.slice_bounds: list[tuple[Lin, ast.expr, ast.expr]] = []
         self.iters: tuple[str, ...] = ()
         self._scalar_reads: dict[str, SourceLocation] = {}  # local scalars the statement reads
         self.affine = AffineConverter(self._affine_name, self.size)

@@ -84,7 +84,12 @@ class StatementWalker:
         self.problems.append(self.src.problem(e.node, e.construct, e.reason))
 
     def _statement(self, st: ast.stmt, place: Place, last: bool) -> list[Node]:
+        self.scope.slice_bounds.clear()
         lowered = self.arrays.lower(st, place)
+        for bound, at, subscript in self.scope.slice_bounds:
+            line = self.src.location(subscript).line
+            self.scop.require_nonnegative(place, bound, _slice_text(at, subscript, line))
+        self.scope.slice_bounds.clear()
         if lowered is not None:
             return self._lowered(lowered, place, last)
         if isinstance(st, ast.Pass):
@@ -323,6 +328,13 @@ class StatementWalker:
         sym.local_types[name] = value.type
         sym.returns = ReturnValue(name, False)
         return [self._add(st, place, name, (), value, None)]
+
+
+def _slice_text(bound: ast.expr, subscript: ast.expr, line: int) -> str:
+    """What a negative slice bound's error names."""
+    return (f"line {line}'s slice `{ast.unparse(subscript)}` (its bound "
+            f"`{ast.unparse(bound)}` is below 0: NumPy counts such a bound from the end, "
+            "polyopt takes it as written; write `A.shape[d] - k` where that is meant)")
 
 
 def _small_constant(value: Expr) -> bool:

@@ -45,7 +45,7 @@ from polyopt.model.errors import SourceLocation
 from polyopt.model.expr import Expr, Load, names_read, walk
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, Node, statements
 from polyopt.model.schedule_tree import Sequence as SequenceNode
-from polyopt.model.scop import Access, Loop, Statement
+from polyopt.model.scop import Access, Loop, SliceBound, Statement
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,7 @@ class ScopBuilder:
     def __init__(self) -> None:
         self.loops: dict[str, Loop] = {}
         self._assignments: list[_Assignment] = []
+        self._slice_bounds: list[tuple[Place, Lin, str]] = []
 
     def new_loop(self, outer: tuple[str, ...], var: str, location: SourceLocation,
                  prange: bool = False) -> str:
@@ -139,6 +140,20 @@ class ScopBuilder:
         self._assignments.append(_Assignment(name, place, target, indices, value, update_op,
                                              location, read_at))
         return Leaf(name)
+
+    def require_nonnegative(self, place: Place, bound: Lin, text: str) -> None:
+        """Record a slice bound evaluated at ``place`` that must not be negative there."""
+        self._slice_bounds.append((place, bound, text))
+
+    def slice_bounds(self, params: tuple[str, ...]) -> tuple[SliceBound, ...]:
+        """Each recorded slice bound with the sizes for which it is negative somewhere."""
+        out = []
+        for place, bound, text in self._slice_bounds:
+            below = conj(*place.conds, Cmp("<", bound, Lin.constant(0)))
+            bad = isl_text.make_set(params, "B", place.iters, below).params()
+            if not bad.is_empty():
+                out.append(SliceBound(bad, text))
+        return tuple(out)
 
     def statements(self, params: tuple[str, ...], scalars: Collection[str]) -> tuple[Statement, ...]:
         """Every recorded assignment as a Statement; reads of the local ``scalars`` are

@@ -141,3 +141,34 @@ def test_a_slice_past_the_end_raises_where_numpy_clips():
     y100, x100 = np.zeros(100), np.arange(100.0)
     polyopt.jit(slice_past_the_end)(y100, x100)
     assert np.array_equal(y100, x100 * 2.0)
+
+
+def _head_sum(x, k):
+    return x[:k].sum()
+
+
+def _head_fill(x, k):
+    x[:k] = 1.0
+
+
+def _sums_before(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[:i - 1].sum()
+
+
+def test_a_slice_bound_negative_at_run_time_raises_naming_the_slice():
+    """Hostile-user finding (stop 34, session a, 04): ``x[:k]`` with ``k = -2`` was empty,
+    where NumPy counts -2 from the end; the README promises an IndexError for a bound
+    outside the array.  A bound over a loop (``x[:i - 1]`` at ``i = 0``) is checked too."""
+    x = np.arange(5.0)
+    with pytest.raises(IndexError, match=r"slice `x\[:k\]` \(its bound `k` is below 0"):
+        polyopt.jit(_head_sum)(x, -2)
+    assert polyopt.jit(_head_sum)(x, 3) == _head_sum(x, 3)
+    y = np.zeros(5)
+    with pytest.raises(IndexError, match=r"slice `x\[:k\]`"):
+        polyopt.jit(_head_fill)(y, -1)
+    assert not y.any()
+    polyopt.jit(_head_fill)(y, 0)
+    assert not y.any()
+    with pytest.raises(IndexError, match=r"slice `x\[:i - 1\]` \(its bound `i - 1`"):
+        polyopt.jit(_sums_before)(x, np.zeros(5))

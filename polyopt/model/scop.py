@@ -133,6 +133,16 @@ class ReturnValue:
 
 
 @dataclass(frozen=True, eq=False)
+class SliceBound:
+    """A slice bound that must not be negative where it is evaluated (NumPy counts a
+    negative bound from the end, polyopt's loops take it as written): ``bad_params``,
+    the sizes for which it is, and ``text``, the slice as the user reads it."""
+
+    bad_params: isl.Set
+    text: str
+
+
+@dataclass(frozen=True, eq=False)
 class Scop:
     """A static control part: the whole loop nest of one function or C region."""
 
@@ -151,6 +161,7 @@ class Scop:
     # equalities of sizes the call checks first (NumPy's shape errors), and the array
     # dimensions they read that no parameter stands for: name -> (array, dim)
     size_checks: tuple[SizeCheck, ...] = ()
+    slice_bounds: tuple[SliceBound, ...] = ()  # checked by the call, as the accesses are
     check_sources: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def statement(self, name: str) -> Statement:
