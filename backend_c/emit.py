@@ -155,10 +155,10 @@ def _check_function(scop: Scop, name: str) -> tuple[str, list[str]]:
         cond = ast_expr(build.expr_from_set(chk.bad_params.gist_params(extents)))
         messages.append(_describe_access(scop, chk.access))
         lines.append(f"  if ({cond}) return {len(messages)};")
-    for sb in scop.slice_bounds:
-        bad = sb.bad_params.intersect(scop.context)
+    for r in scop.requirements:
+        bad = r.bad_params.intersect(scop.context)
         if not bad.is_empty():
-            messages.append(sb.text)
+            messages.append(r.text if r.error == "IndexError" else f"{r.error}: {r.text}")
             lines.append(f"  if ({ast_expr(build.expr_from_set(bad.gist_params(extents)))}) "
                          f"return {len(messages)};")
     params = ", ".join(f"int64_t {p}" for p in scop.params) or "void"

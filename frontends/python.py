@@ -19,6 +19,7 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+import islpy as isl
 from polyopt.frontends.python_arguments import check_argument_kinds, declare_arguments
 from polyopt.frontends.python_array_shapes import Key, Unified, size_checks, solve
 from polyopt.frontends.python_environment import Environment
@@ -35,7 +36,7 @@ from polyopt.model.dtypes import ValueType
 from polyopt.model.errors import ArgumentTypeError, Problem, UnsupportedError
 from polyopt.model.names import user_text
 from polyopt.model.schedule_tree import Node
-from polyopt.model.scop import Array, Scalar, ScalarKind, Scop
+from polyopt.model.scop import Array, Requirement, Scalar, ScalarKind, Scop, Statement
 from polyopt.model.signature import Signature
 
 _INFERRED = (" (with argument types inferred from the code, as no call or signature gave "
@@ -132,13 +133,34 @@ def _assemble(symbols: Symbols, scop: ScopBuilder, nodes: list[Node]) -> Scop:
     checks = size_checks(symbols.unified, symbols.extent, symbols.shapes.equations, check_names,
                          _auto(symbols))
     src = symbols.facts.src
+    statements = scop.statements(params, symbols.local_types)
     return Scop(
         name=src.tree.name, filename=src.filename, params=params, context=context,
-        arrays=arrays, scalars=scalars, statements=scop.statements(params, symbols.local_types),
+        arrays=arrays, scalars=scalars, statements=statements,
         loops=dict(scop.loops), schedule=sequence(nodes), returns=symbols.returns,
         arg_order=symbols.arg_order, param_sources=dict(symbols.param_sources),
-        size_checks=checks, slice_bounds=scop.slice_bounds(params), check_sources={n: k for k, n in check_names.items()},
+        size_checks=checks, check_sources={n: k for k, n in check_names.items()},
+        requirements=(*scop.slice_bounds(params), *_unbound_return(symbols, statements, context)),
     )
+
+
+def _unbound_return(symbols: Symbols, statements: tuple[Statement, ...],
+                    context: isl.Set) -> tuple[Requirement, ...]:
+    """A returned local that only statements in loops or branches assign: CPython raises
+    ``UnboundLocalError`` where none of them runs (``for i in range(n): t = x[i]``, then
+    ``return t``, at ``n = 0``), and so does the call, for those sizes."""
+    ret = symbols.returns
+    if ret is None or ret.is_array or ret.name not in symbols.local_types:
+        return ()
+    runs = isl.Set.empty(context.get_space())
+    for s in statements:
+        if s.target == ret.name:
+            runs = runs.union(s.domain.params())
+    unbound = context.subtract(runs)
+    if unbound.is_empty():
+        return ()
+    text = f"cannot access local variable '{ret.name}' where it is not associated with a value"
+    return (Requirement(unbound, text, "UnboundLocalError"),)
 
 
 def _auto(symbols: Symbols) -> dict[str, Key]:

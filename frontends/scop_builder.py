@@ -45,7 +45,7 @@ from polyopt.model.errors import SourceLocation
 from polyopt.model.expr import Expr, Load, names_read, walk
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, Node, statements
 from polyopt.model.schedule_tree import Sequence as SequenceNode
-from polyopt.model.scop import Access, Loop, SliceBound, Statement
+from polyopt.model.scop import Access, Loop, Requirement, Statement
 
 
 @dataclass(frozen=True)
@@ -145,14 +145,14 @@ class ScopBuilder:
         """Record a slice bound evaluated at ``place`` that must not be negative there."""
         self._slice_bounds.append((place, bound, text))
 
-    def slice_bounds(self, params: tuple[str, ...]) -> tuple[SliceBound, ...]:
+    def slice_bounds(self, params: tuple[str, ...]) -> tuple[Requirement, ...]:
         """Each recorded slice bound with the sizes for which it is negative somewhere."""
         out = []
         for place, bound, text in self._slice_bounds:
             below = conj(*place.conds, Cmp("<", bound, Lin.constant(0)))
             bad = isl_text.make_set(params, "B", place.iters, below).params()
             if not bad.is_empty():
-                out.append(SliceBound(bad, text))
+                out.append(Requirement(bad, text))
         return tuple(out)
 
     def statements(self, params: tuple[str, ...], scalars: Collection[str]) -> tuple[Statement, ...]:

@@ -461,3 +461,33 @@ def math_sin_of_float32(x, out):
 def test_math_functions_on_float32_compute_in_float64_as_cpython(rng) -> None:
     x = rng.uniform(-10, 10, 1000).astype(np.float32)
     run_both(math_sin_of_float32, x, np.zeros(1000))
+
+
+def _last(x):
+    for i in range(x.shape[0]):
+        t = x[i]
+    return t
+
+
+def _at(x, k):
+    for i in range(x.shape[0]):
+        if i == k:
+            t = x[i]
+    return t
+
+
+def test_a_returned_local_nothing_assigned_raises_unbound_local_error():
+    """Hostile-user finding (stop 34, session a, 06): ``return t`` after a loop of zero
+    trips returned 0.0, and after a branch that never ran, uninitialized memory; CPython
+    raises UnboundLocalError."""
+    x = np.arange(3.0)
+    for fn, args, want in ((_last, (np.zeros(0),), None), (_last, (x,), 2.0),
+                           (_at, (x, 5), None), (_at, (x, 1), 1.0)):
+        k = polyopt.jit(fn)
+        if want is None:
+            with pytest.raises(UnboundLocalError):
+                fn(*args)
+            with pytest.raises(UnboundLocalError, match="local variable 't'"):
+                k(*args)
+        else:
+            assert k(*args) == fn(*args) == want

@@ -133,13 +133,16 @@ class ReturnValue:
 
 
 @dataclass(frozen=True, eq=False)
-class SliceBound:
-    """A slice bound that must not be negative where it is evaluated (NumPy counts a
-    negative bound from the end, polyopt's loops take it as written): ``bad_params``,
-    the sizes for which it is, and ``text``, the slice as the user reads it."""
+class Requirement:
+    """What a call checks of its sizes besides the accesses: ``bad_params``, the sizes
+    for which ``text`` happens, raised as ``error``.  A slice bound that is negative
+    where it is evaluated (NumPy counts it from the end, polyopt's loops take it as
+    written): an IndexError; a returned local that no statement assigns for these
+    sizes: an UnboundLocalError, as CPython raises."""
 
     bad_params: isl.Set
     text: str
+    error: str = "IndexError"
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,7 +164,7 @@ class Scop:
     # equalities of sizes the call checks first (NumPy's shape errors), and the array
     # dimensions they read that no parameter stands for: name -> (array, dim)
     size_checks: tuple[SizeCheck, ...] = ()
-    slice_bounds: tuple[SliceBound, ...] = ()  # checked by the call, as the accesses are
+    requirements: tuple[Requirement, ...] = ()  # checked by the call, as the accesses are
     check_sources: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def statement(self, name: str) -> Statement:
