@@ -218,6 +218,10 @@ def _subscript_parts(node: ast.Subscript) -> tuple[str, list[ast.expr]]:
         parts = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
         idx = parts + idx
         cur = cur.value
+    if isinstance(cur, ast.Call):
+        raise NotAffine(node, f"`{ast.unparse(node)}`", "a subscript of a new array is not "
+                        "supported here: make it a local first (`t = "
+                        f"{ast.unparse(cur)}`, then `t[...]`)")
     if not isinstance(cur, ast.Name):
         raise NotAffine(node, f"`{ast.unparse(node)}`", "only subscripts of array names are supported")
     return cur.id, idx

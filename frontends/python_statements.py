@@ -323,6 +323,10 @@ class StatementWalker:
         if isinstance(v, ast.Name) and (v.id in sym.local_types or v.id in sym.scalar_args):
             sym.returns = ReturnValue(v.id, False)
             return []
+        if isinstance(v, (ast.Tuple, ast.List)):
+            raise NotAffine(v, f"`return {ast.unparse(v)}`", "a function returns one scalar or "
+                            "one array it allocates; write the values into an output array "
+                            "argument (`out[0], out[1] = s, m`) and return nothing")
         value = self._follow_cpython(self.scope.values.convert(v), st)
         name = sym.facts.fresh("_result")
         sym.local_types[name] = value.type

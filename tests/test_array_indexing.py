@@ -172,3 +172,29 @@ def test_a_slice_bound_negative_at_run_time_raises_naming_the_slice():
     assert not y.any()
     with pytest.raises(IndexError, match=r"slice `x\[:i - 1\]` \(its bound `i - 1`"):
         polyopt.jit(_sums_before)(x, np.zeros(5))
+
+
+def _second(x):
+    return x[1:][0] + x[::-1][0]
+
+
+def _rows(A, out):
+    for i in range(A.shape[1] - 1):
+        out[i] = A[1:][0][i] + A[:, 1:][1][i]
+
+
+def _allocated_element(x):
+    return np.ones(3)[0] + x[0]
+
+
+def test_an_element_of_a_slice_is_the_element_of_the_array():
+    """Hostile-user finding (stop 34, session a, 05): ``x[1:][0]`` on a 1-D ``x`` was
+    refused as "indexed with 2"; ``np.ones(3)[0]`` said only array names have subscripts."""
+    x, A = np.arange(5.0), np.arange(12.0).reshape(3, 4)
+    assert polyopt.jit(_second)(x) == _second(x) == 5.0
+    want, got = np.zeros(3), np.zeros(3)
+    _rows(A, want)
+    polyopt.jit(_rows)(A, got)
+    assert np.array_equal(want, got)
+    with pytest.raises(polyopt.UnsupportedError, match=r"make it a local first \(`t = np.ones\(3\)`"):
+        polyopt.jit(_allocated_element)(x)

@@ -155,6 +155,13 @@ def c_reserved_names(x, restrict):
         restrict[i] += M_PI
 
 
+def returns_a_tuple(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+    return s, x[0]  # !tuple
+
+
 def many_problems(x, idx):
     for i in range(x.shape[0]):
         while i < 3:  # !many1
@@ -192,6 +199,8 @@ CASES = [
     (float_bound, lambda: (_x(),), "floatbound", "x.shape[0] / 2", ["true division", "float"]),
     (float_literal_bound, lambda: (_x(),), "floatliteral", "2.5", ["2.5", "not an integer"]),
     (float_argument_bound, lambda: (_x(), 2.5), "floatarg", "a)", ["`a`", "float"]),
+    # hostile-user finding (stop 34, session a, 09): it said "in a loop body value"
+    (returns_a_tuple, lambda: (_x(),), "tuple", "s, x[0]", ["`return (s, x[0])`", "output array"]),
 ]
 
 
