@@ -409,3 +409,21 @@ def test_report_of_the_scheduled_kernel_names_source_loops(name):
         assert lp.label in text
         if lp.verdict == "sequential":
             assert lp.reason and "carried by loop" in lp.reason
+
+
+def _cond_private(x, y):
+    n = x.shape[0]
+    t = 0.0
+    for i in range(n):
+        if i > 2:
+            t = x[i]
+        y[i] = t
+
+
+def test_a_scalar_some_iterations_read_first_is_listed_private():
+    """Hostile-user finding (stop 34, session b, 01): the loop was parallel with
+    ``private: []`` while dependences on ``t`` are carried by it; ``t`` is private to each
+    thread, starting from its value before the loop (the C's ``firstprivate(t)``)."""
+    a = analyse(_cond_private, np.zeros(6), np.zeros(6))
+    (lp,) = a.loops
+    assert lp.verdict == "parallel" and lp.private == ("t",)

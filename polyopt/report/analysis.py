@@ -78,7 +78,9 @@ def _loop_info(scop: Scop, deps: Dependences, v: LoopVerdict, loop_id: str) -> L
         id=loop_id, label=user_text(v.label), line=line, verdict=v.kind,
         vectorizable=v.vectorizable,
         reductions=tuple((op, user_text(var_name(var))) for op, var in v.reductions),
-        private=tuple(user_text(x) for x in v.private), reason=reason,
+        # a firstprivate scalar is private too, each copy starting from the value before
+        # the loop (`t = 0.0; for i: if i > 2: t = x[i]; y[i] = t`)
+        private=tuple(user_text(x) for x in (*v.private, *v.firstprivate)), reason=reason,
         blocking=tuple(dependence_info(scop, d) for d in v.blocking),
         private_arrays=tuple(user_text(x) for x in v.private_arrays),
         why=cause.sentence if cause is not None else "",
