@@ -367,3 +367,24 @@ def test_a_caret_under_tab_indented_code_keeps_the_tabs(tmp_path: Path,
     err = capsys.readouterr().err
     assert "tab.c:6:15: error: syntax: Illegal character '@'" in err
     assert "\n    \t\tA[i] = A[i] @ 2.0;\n    \t\t" + " " * 12 + "^" in err, err
+
+
+# Hostile-user finding (stop 34, session b, 03): `polyopt deps` of a function whose prange
+# is illegal printed no report (exit 1), only the refusal, and named the only `i` `i@5`.
+
+def test_deps_of_an_illegal_prange_reports_why(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "k.py", """
+        import polyopt
+        @polyopt.jit
+        def running(x, y):
+            for i in polyopt.prange(1, x.shape[0]):
+                x[i] = x[i - 1] + y[i]
+        """)
+    assert cli.main(["deps", str(path), "--signature", "f8[:], f8[:]", "--format", "json",
+                     "-o", "-"]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    (loop,) = doc["scops"][0]["loops"]
+    assert loop["verdict"] == "sequential" and "applied" not in doc["scops"][0]
+    assert "refused: loop i cannot run in parallel" in err and "i@" not in err

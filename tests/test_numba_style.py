@@ -134,7 +134,7 @@ def test_prange_carrying_a_dependence_is_refused():
     with pytest.raises(polyopt.IllegalTransformationError) as info:
         prefix_sum(np.arange(10.0))
     message = str(info.value)
-    assert "loop i@" in message and "cannot run in parallel" in message
+    assert "loop i cannot run in parallel" in message  # the only `i`: no @line
     assert "flow" in message and "x[i - 1]" in message
 
 
@@ -708,7 +708,7 @@ def test_a_schedule_step_that_undoes_a_prange_is_refused_when_added():
     """The compiled kernel replays the prange requests after the user's steps; the
     schedule checks them the same way, so `.fuse()` is refused at once, not at compile."""
     s = polyopt.schedule(fused_into_prange)
-    with pytest.raises(polyopt.PolyoptError, match=r"requests of the prange loops j@\d+"):
+    with pytest.raises(polyopt.PolyoptError, match=r"requests of the prange loops j\b"):
         s.fuse("i", "j")
     A, B, C = (np.random.default_rng(1).random(8) for _ in range(3))
     expected = [x.copy() for x in (A, B, C)]

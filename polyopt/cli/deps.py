@@ -4,6 +4,7 @@ function, as text, JSON, HTML or DOT (:mod:`polyopt.report`)."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from polyopt.analysis.dependences import analyze
@@ -13,7 +14,7 @@ from polyopt.cli.options import region_defaults
 from polyopt.cli.output import write_output
 from polyopt.frontends.c import CppOptions, parse_c_file
 from polyopt.frontends.python import parse_function
-from polyopt.model.errors import UnsupportedError
+from polyopt.model.errors import IllegalTransformationError, UnsupportedError
 from polyopt.model.names import user_text
 from polyopt.model.options import Options
 from polyopt.model.scop import Scop
@@ -59,6 +60,9 @@ def _applied(scop: Scop, options: Options,
     try:
         return applied_report(plan(scop, options, copyable=copyable))
     except UnsupportedError:
+        return None
+    except IllegalTransformationError as exc:  # an illegal prange: the report says why
+        print(f"polyopt: note: the program as written is refused: {exc}", file=sys.stderr)
         return None
 
 

@@ -410,5 +410,9 @@ def steps_to_json(steps: tuple[Step, ...], function: str) -> str:
 def prange_requests(scop: Scop) -> tuple[Parallelize, ...]:
     """A ``.parallelize()`` step for each loop written ``for ... in prange(...)``: a
     request, so its loops keep the order written and an illegal one is refused."""
-    return tuple(Parallelize(user_text(f"{lp.iterator}@{lp.location.line}"))
+    def name(it: str, line: int) -> str:  # as reports label it: @line only where needed
+        alone = sum(other.iterator == it for other in scop.loops.values()) == 1
+        return user_text(it if alone else f"{it}@{line}")
+
+    return tuple(Parallelize(name(lp.iterator, lp.location.line))
                  for lp in scop.loops.values() if lp.prange)
