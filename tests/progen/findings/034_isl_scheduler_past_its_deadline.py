@@ -25,6 +25,7 @@ from pathlib import Path
 import islpy as isl
 import pytest
 
+from polyopt.model import forked
 from polyopt.scheduler import isl_schedule
 
 REGION = Path(__file__).with_suffix(".c")
@@ -82,7 +83,7 @@ def test_an_interrupted_wait_kills_the_child_and_raises(monkeypatch) -> None:
     def interrupted(fd: int, deadline: float) -> bytes | None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(isl_schedule, "_read_until", interrupted)
+    monkeypatch.setattr(forked, "_read_until", interrupted)
     with pytest.raises(KeyboardInterrupt):
         isl_schedule._compute(_constraints(), 60.0)
     with pytest.raises(ChildProcessError):
