@@ -273,7 +273,16 @@ class StatementWalker:
         if isinstance(target, ast.Name):
             name = target.id
             vtype = _assigned_type(value)
-            ttype = join(sym.local_types[name], vtype) if name in sym.local_types else vtype
+            before = sym.local_types.get(name)
+            if (before is not None and not before.weak and not vtype.weak
+                    and before.dtype != vtype.dtype):
+                raise NotAffine(target, f"`{name}` holding a {vtype.dtype.value} here and a "
+                                f"{before.dtype.value} before",
+                                "CPython computes on each value in its own type, a compiled "
+                                "local has one; convert them to one type "
+                                f"(`{name} = np.{join(before, vtype).dtype.value}(...)`) or use "
+                                "two locals")
+            ttype = join(before, vtype) if before is not None else vtype
             sym.local_types[name] = ttype
             if value.type.weak and value.type.dtype.is_int and not _small_constant(value):
                 sym.python_ints.add(name)

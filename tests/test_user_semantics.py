@@ -491,3 +491,38 @@ def test_a_returned_local_nothing_assigned_raises_unbound_local_error():
                 k(*args)
         else:
             assert k(*args) == fn(*args) == want
+
+
+def _two_int_types(A, B, out):
+    s = A[0]
+    out[0] = s - 20
+    s = B[0]
+    out[1] = s
+
+
+def _two_float_types(X, Y, out):
+    s = X[0]
+    out[0] = s * s
+    s = Y[0]
+    out[1] = s
+
+
+def _weak_then_float32(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+    return s
+
+
+def test_a_local_holding_two_numpy_types_is_refused():
+    """Hostile-user finding (stop 34, session a, 01): ``s - 20`` on a uint32 ``s`` later
+    assigned an int8 computed in int64 (-6, where CPython wraps to 4294967290), and
+    ``s * s`` on a float32 later assigned a float64 did not underflow."""
+    with pytest.raises(UnsupportedError, match=r"`s` holding a int8 here and a uint32 before"):
+        polyopt.jit(_two_int_types)(np.array([14], np.uint32), np.array([-5], np.int8),
+                                    np.zeros(2, np.int64))
+    with pytest.raises(UnsupportedError, match=r"holding a float64 here and a float32 before"):
+        polyopt.jit(_two_float_types)(np.array([1e-30], np.float32), np.array([0.5]),
+                                      np.zeros(2))
+    x = np.arange(5, dtype=np.float32) / 3
+    assert polyopt.jit(_weak_then_float32)(x) == _weak_then_float32(x)  # a Python 0.0 first
