@@ -81,6 +81,7 @@ class ArrayIndexing:
         if v.rank == 0 or len(real) > v.rank:
             return None
         idx = idx + [ast.Slice()] * (v.rank - len(real))
+        need = self.scope.index_requirements
         parts: list[Lin | SliceDim | None] = []
         dims = iter(v.dims)
         for ix in idx:
@@ -91,7 +92,7 @@ class ArrayIndexing:
             size = dim.extents[0]
             if isinstance(ix, ast.Slice):
                 sd = slice_dim(ix, size, lambda b: self.aff(b, "slice bound"),
-                               lambda b, at: self.scope.slice_bounds.append((b, at, node)))
+                               lambda b, at: need.append((b, "bound", at, node)))
                 parts.append(SliceDim(sd.start, sd.step, Dim(sd.dim.extents, dim.cap)))
                 continue
             if self.value(ix).rank > 0 or isinstance(ix, ast.Constant) and not isinstance(ix.value, int):
@@ -99,7 +100,13 @@ class ArrayIndexing:
                                 "index; index with affine integers, slices `lo:hi:step` and "
                                 "`None`")
             a = self.aff(ix, "subscript")
-            parts.append(size + a if a.is_constant() and a.const < 0 else a)
+            a = size + a if a.is_constant() and a.const < 0 else a
+            # within the dimension, also where nothing is read from it (a row of no
+            # columns) and where it is a view's (`x[1:][j]`: x[1 + j] may be in x)
+            if not a.is_constant():
+                need.append((a, "index", ix, node))
+            need.append((size - Lin.constant(1) - a, "index", ix, node))
+            parts.append(a)
         one = Dim((Lin.constant(1),), Lin.constant(1))
         shape = tuple(one if p is None else p.dim for p in parts if not isinstance(p, Lin))
 

@@ -29,9 +29,10 @@ class FunctionScope:
 
     def __init__(self, symbols: Symbols) -> None:
         self.symbols = symbols
-        # the non-constant slice bounds of the statement being lowered, with the bound's
-        # and the subscript's nodes (python_statements records where they must hold)
-        self.slice_bounds: list[tuple[Lin, ast.expr, ast.expr]] = []
+        # what array code's subscripts need of the sizes, for the statement being lowered
+        # (python_statements records where it must hold): a value that must be >= 0, what
+        # it is ("bound" of a slice, "index" into a dimension), its node and the subscript's
+        self.index_requirements: list[tuple[Lin, str, ast.expr, ast.expr]] = []
         self.iters: tuple[str, ...] = ()
         self._scalar_reads: dict[str, SourceLocation] = {}  # local scalars the statement reads
         self.affine = AffineConverter(self._affine_name, self.size)

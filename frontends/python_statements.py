@@ -84,12 +84,13 @@ class StatementWalker:
         self.problems.append(self.src.problem(e.node, e.construct, e.reason))
 
     def _statement(self, st: ast.stmt, place: Place, last: bool) -> list[Node]:
-        self.scope.slice_bounds.clear()
+        need = self.scope.index_requirements
+        need.clear()
         lowered = self.arrays.lower(st, place)
-        for bound, at, subscript in self.scope.slice_bounds:
+        for value, what, at, subscript in need:
             line = self.src.location(subscript).line
-            self.scop.require_nonnegative(place, bound, _slice_text(at, subscript, line))
-        self.scope.slice_bounds.clear()
+            self.scop.require_nonnegative(place, value, _index_text(what, at, subscript, line))
+        need.clear()
         if lowered is not None:
             return self._lowered(lowered, place, last)
         if isinstance(st, ast.Pass):
@@ -343,11 +344,14 @@ class StatementWalker:
         return [self._add(st, place, name, (), value, None)]
 
 
-def _slice_text(bound: ast.expr, subscript: ast.expr, line: int) -> str:
-    """What a negative slice bound's error names."""
-    return (f"line {line}'s slice `{ast.unparse(subscript)}` (its bound "
-            f"`{ast.unparse(bound)}` is below 0: NumPy counts such a bound from the end, "
-            "polyopt takes it as written; write `A.shape[d] - k` where that is meant)")
+def _index_text(what: str, at: ast.expr, subscript: ast.expr, line: int) -> str:
+    """What the error of a subscript outside its dimension names."""
+    if what == "bound":
+        return (f"line {line}'s slice `{ast.unparse(subscript)}` (its bound `{ast.unparse(at)}` "
+                "is below 0: NumPy counts such a bound from the end, polyopt takes it as "
+                "written; write `A.shape[d] - k` where that is meant)")
+    return (f"line {line}'s subscript `{ast.unparse(subscript)}` (its index `{ast.unparse(at)}` "
+            "is outside the dimension it indexes)")
 
 
 def _small_constant(value: Expr) -> bool:

@@ -142,18 +142,20 @@ class ScopBuilder:
         return Leaf(name)
 
     def require_nonnegative(self, place: Place, bound: Lin, text: str) -> None:
-        """Record a slice bound evaluated at ``place`` that must not be negative there."""
+        """Record a value (a slice bound, a subscript's distance to its dimension's ends)
+        evaluated at ``place`` that must not be negative there."""
         self._slice_bounds.append((place, bound, text))
 
     def slice_bounds(self, params: tuple[str, ...]) -> tuple[Requirement, ...]:
-        """Each recorded slice bound with the sizes for which it is negative somewhere."""
-        out = []
+        """Each recorded value with the sizes for which it is negative somewhere (once per
+        text and sizes: a subscript lowered for each element of its statement)."""
+        out: dict[tuple[str, str], Requirement] = {}
         for place, bound, text in self._slice_bounds:
             below = conj(*place.conds, Cmp("<", bound, Lin.constant(0)))
             bad = isl_text.make_set(params, "B", place.iters, below).params()
             if not bad.is_empty():
-                out.append(Requirement(bad, text))
-        return tuple(out)
+                out.setdefault((text, str(bad)), Requirement(bad, text))
+        return tuple(out.values())
 
     def statements(self, params: tuple[str, ...], scalars: Collection[str]) -> tuple[Statement, ...]:
         """Every recorded assignment as a Statement; reads of the local ``scalars`` are

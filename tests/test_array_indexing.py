@@ -198,3 +198,28 @@ def test_an_element_of_a_slice_is_the_element_of_the_array():
     assert np.array_equal(want, got)
     with pytest.raises(polyopt.UnsupportedError, match=r"make it a local first \(`t = np.ones\(3\)`"):
         polyopt.jit(_allocated_element)(x)
+
+
+def _through_slice(x, j):
+    return x[1:][j]
+
+
+def _row_sum(A):
+    return np.sum(A[1])
+
+
+def test_a_subscript_outside_its_dimension_raises_also_through_a_view():
+    """Hostile-user findings (stop 34, session c, 01 and 02): ``x[1:][j]`` with ``j = -1``
+    read ``x[0]`` (in ``x``, though outside the view), and ``np.sum(A[1])`` of an array
+    with no columns returned 0.0 for a row that does not exist."""
+    x = np.arange(1.0, 6.0)
+    k = polyopt.jit(_through_slice)
+    assert k(x, 2) == _through_slice(x, 2) == 4.0
+    for j in (-1, 4):
+        with pytest.raises(IndexError, match=r"subscript `x\[1:\]\[j\]` \(its index `j`"):
+            k(x, j)
+    r = polyopt.jit(_row_sum)
+    assert r(np.ones((2, 3))) == 3.0
+    for shape in ((0, 0), (1, 0)):
+        with pytest.raises(IndexError, match=r"subscript `A\[1\]`"):
+            r(np.zeros(shape))
