@@ -72,3 +72,22 @@ def kern(B, n, m):
                     B[i + 40, j + 40] += 5
                     B[i + 40, j + 40] += 4
     return s
+
+
+def _stepped_under_a_test(n, k, cnt):
+    for i in range(k):
+        if i == n // 2:
+            for j in range(k // 3, 1, -2):
+                cnt[i + 24, j + 24, 0] += 1
+
+
+def test_the_guard_of_a_nest_has_no_divisions_isl_cannot_print() -> None:
+    """Hostile-user finding (stop 34, session c, 03): the simple hull of the nest's
+    parameters kept a division isl calls unknown, and building the AST failed with
+    'input involves unknown divs'; the guard now drops divisions (a weaker guard)."""
+    kernel = polyopt.jit(_stepped_under_a_test)
+    for n, k in ((8, 12), (0, 7), (5, 30), (-4, 9)):
+        want, got = np.zeros((64, 64, 2), np.int64), np.zeros((64, 64, 2), np.int64)
+        _stepped_under_a_test(n, k, want)
+        kernel(n, k, got)
+        assert np.array_equal(want, got), (n, k)

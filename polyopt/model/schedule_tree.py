@@ -231,7 +231,7 @@ def _guarded(sched: isl.Schedule) -> isl.Schedule:
     # of the statements' pieces would print as a long disjunction; the simple hull (the
     # pieces' own constraints that hold for all) because the polyhedral hull of a union
     # of many pieces with divisions ran isl for minutes, uncounted by its budget
-    guard = isl.Set.from_basic_set(domain.params().simple_hull()).gist(runs)
+    guard = isl.Set.from_basic_set(domain.params().simple_hull()).remove_divs().gist(runs)
     if guard.plain_is_universe():
         return sched
     return top.insert_guard(isl.Set.from_params(guard)).get_schedule()
