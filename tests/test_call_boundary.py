@@ -404,3 +404,17 @@ def test_a_keyword_only_parameter_given_by_position_is_a_type_error():
         k(x=x, y=y)
         assert np.array_equal(y, x)
         y[:] = 0
+
+
+def _first(x, /, k):
+    return x[k]
+
+
+def test_a_positional_only_parameter_given_by_keyword_is_a_type_error():
+    """Hostile-user finding (stop 34, session c, 05): once warm, ``f(x=x, k=1)`` ran."""
+    k = polyopt.jit(_first)
+    x = np.arange(1.0, 6.0)
+    for _ in range(2):
+        assert k(x, 1) == 2.0 and k(x, k=1) == 2.0
+        with pytest.raises(TypeError, match="positional"):
+            k(x=x, k=1)

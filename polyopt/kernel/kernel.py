@@ -70,9 +70,10 @@ class Kernel:
         self.steps = steps  # a user schedule's steps, or None for the automatic one
         self._signature = inspect.signature(fn)
         self._arg_names = list(self._signature.parameters)
-        # a call of a function with keyword-only parameters is always bound: all of its
-        # arguments given by position would be a TypeError in CPython
-        self._kw_only = any(p.kind is inspect.Parameter.KEYWORD_ONLY
+        # a call of a function with keyword-only or positional-only parameters is always
+        # bound: all of its arguments by position, or all by keyword, would be a TypeError
+        # in CPython
+        self._kw_only = any(p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD
                             for p in self._signature.parameters.values())
         self._specializations: dict[TypeKey, CompiledKernel] = {}
         self._plans: dict[Signature | None, Plan] = {}
