@@ -418,3 +418,15 @@ def test_a_positional_only_parameter_given_by_keyword_is_a_type_error():
         assert k(x, 1) == 2.0 and k(x, k=1) == 2.0
         with pytest.raises(TypeError, match="positional"):
             k(x=x, k=1)
+
+
+def _unused_default(x, y=None):
+    for i in range(x.shape[0]):
+        x[i] += 1.0
+
+
+def test_an_unsupported_argument_is_named():
+    """Hostile-user finding (stop 34, session c, 06): the TypeError for ``y=None`` did
+    not say which argument."""
+    with pytest.raises(TypeError, match=r"argument 'y': arguments of type NoneType"):
+        polyopt.jit(_unused_default)(np.arange(3.0))

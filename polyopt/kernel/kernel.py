@@ -165,7 +165,8 @@ class Kernel:
             from polyopt.frontends.python import parse_function
 
             parse_function(self.py_func, None)  # reports `*args`/`**kwargs` at the `def`
-        sig = Signature(tuple((n, type_of_value(a)) for n, a in zip(self._arg_names, args, strict=True)))
+        sig = Signature(tuple((n, _argument_type(n, a))
+                              for n, a in zip(self._arg_names, args, strict=True)))
         self._last = sig
         return self._build(sig)
 
@@ -397,6 +398,14 @@ class Kernel:
 
     def __repr__(self) -> str:
         return f"<polyopt.jit {self.__name__} ({len(self._specializations)} compiled)>"
+
+
+def _argument_type(name: str, value: Any) -> Any:
+    """``value``'s type for the signature; a TypeError names the parameter."""
+    try:
+        return type_of_value(value)
+    except TypeError as exc:
+        raise TypeError(f"argument {name!r}: {exc}") from None
 
 
 def _type_key(a: Any) -> TypeKey:
