@@ -73,7 +73,7 @@ class Kernel:
         # a call of a function with keyword-only or positional-only parameters is always
         # bound: all of its arguments by position, or all by keyword, would be a TypeError
         # in CPython
-        self._kw_only = any(p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD
+        self._kw_only = any(p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_ONLY)
                             for p in self._signature.parameters.values())
         self._specializations: dict[TypeKey, CompiledKernel] = {}
         self._plans: dict[Signature | None, Plan] = {}
