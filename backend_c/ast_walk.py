@@ -143,7 +143,7 @@ class AstWalker:
         domains = {s.name: names.keep_params(s.domain, params) for s in self.scop.statements}
         context = names.keep_params(self.scop.context, params)
         depth = max(len(s.iterators) for s in self.scop.statements) + 8
-        counters = names.id_list([f"{self.prefix}{k}" for k in range(4 * depth)])
+        counters = [f"{self.prefix}{k}" for k in range(4 * depth)]
         ast = self._checked_ast(tree, params, iterators, domains, context, counters)
         if ast is None:
             # isl dropped or repeated instances (ast_check): with every parameter bounded
@@ -158,21 +158,19 @@ class AstWalker:
 
     def _checked_ast(self, tree: Node, params: tuple[str, ...],
                      iterators: dict[str, tuple[str, ...]], domains: dict[str, isl.Set],
-                     context: isl.Set, counters: isl.IdList) -> isl.AstNode | None:
+                     context: isl.Set, counters: list[str]) -> isl.AstNode | None:
         """isl's AST of ``tree``, or None (the reason in ``self.mismatch``) when it does
         not run each statement instance once."""
         for unroll in (False, True):  # the printer unrolls, where it can (unroll.py)
             sched, self.marks = to_isl(tree, params, iterators, domains, unroll)
-            build = isl.AstBuild.from_context(context).set_iterators(counters)
+            build = isl.AstBuild.from_context(context).set_iterators(names.id_list(counters))
             ast = _generated(build, sched)
             if unroll or expandable(ast, self.marks):
                 break
         used = {k: domains[k] for k in statements(tree)}
         try:
             with budget(AST_CHECK_OPS, "checking the loop code"):
-                self.mismatch = mismatch(ast, used, context,
-                                         [counters.get_at(k).get_name()
-                                          for k in range(counters.n_id())])
+                self.mismatch = mismatch(ast, used, context, counters)
         except TooComplexError:
             self.mismatch = None  # unchecked: a time-tiled nest's sets cost isl seconds
         return None if self.mismatch else ast

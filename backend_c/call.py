@@ -19,6 +19,7 @@ from polyopt.backend_c.interface import DROPPED, KernelInterface, cffi_type, eva
 from polyopt.model.dtypes import DType
 from polyopt.model.errors import CompileError
 from polyopt.model.names import user_text
+from polyopt.model.scop import raised
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -114,9 +115,9 @@ class CompiledKernel:
             check_shapes(self.iface, env, sizes)
         bad = self.check(*[sizes[p] for p in self.param_names])
         if bad:
-            what = self.iface.check_messages[bad - 1]
-            if what.startswith(UNBOUND):  # a returned local nothing assigns (emit.py)
-                raise UnboundLocalError(user_text(what[len(UNBOUND):]))
+            error, what = raised(self.iface.check_messages[bad - 1])
+            if error is not IndexError:  # a returned local nothing assigns
+                raise error(user_text(what))
             raise IndexError(self._bounds_message(bad, sizes))
         return env, sizes
 
@@ -219,9 +220,6 @@ def check_shapes(iface: KernelInterface, env: dict[str, Any], sizes: dict[str, i
             raise ValueError(user_text(f"operands could not be broadcast together: {text}, "
                                        f"but they are {a} and {b}{note}"))
 
-
-#: the prefix of a check's message that is an UnboundLocalError, not an IndexError
-UNBOUND = "UnboundLocalError: "
 
 #: The error flag's bits (backend_c/prelude.py) and what Python raises for each.
 _ERRORS = (

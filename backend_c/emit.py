@@ -158,7 +158,7 @@ def _check_function(scop: Scop, name: str) -> tuple[str, list[str]]:
     for r in scop.requirements:
         bad = r.bad_params.intersect(scop.context)
         if not bad.is_empty():
-            messages.append(r.text if r.error == "IndexError" else f"{r.error}: {r.text}")
+            messages.append(r.message)
             lines.append(f"  if ({ast_expr(build.expr_from_set(bad.gist_params(extents)))}) "
                          f"return {len(messages)};")
     params = ", ".join(f"int64_t {p}" for p in scop.params) or "void"

@@ -140,7 +140,7 @@ def _assemble(symbols: Symbols, scop: ScopBuilder, nodes: list[Node]) -> Scop:
         loops=dict(scop.loops), schedule=sequence(nodes), returns=symbols.returns,
         arg_order=symbols.arg_order, param_sources=dict(symbols.param_sources),
         size_checks=checks, check_sources={n: k for k, n in check_names.items()},
-        requirements=(*scop.slice_bounds(params), *_unbound_return(symbols, statements, context)),
+        requirements=(*scop.requirements(params), *_unbound_return(symbols, statements, context)),
     )
 
 

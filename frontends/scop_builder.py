@@ -115,7 +115,7 @@ class ScopBuilder:
     def __init__(self) -> None:
         self.loops: dict[str, Loop] = {}
         self._assignments: list[_Assignment] = []
-        self._slice_bounds: list[tuple[Place, Lin, str]] = []
+        self._requirements: list[tuple[Place, Lin, str]] = []
 
     def new_loop(self, outer: tuple[str, ...], var: str, location: SourceLocation,
                  prange: bool = False) -> str:
@@ -144,13 +144,13 @@ class ScopBuilder:
     def require_nonnegative(self, place: Place, bound: Lin, text: str) -> None:
         """Record a value (a slice bound, a subscript's distance to its dimension's ends)
         evaluated at ``place`` that must not be negative there."""
-        self._slice_bounds.append((place, bound, text))
+        self._requirements.append((place, bound, text))
 
-    def slice_bounds(self, params: tuple[str, ...]) -> tuple[Requirement, ...]:
+    def requirements(self, params: tuple[str, ...]) -> tuple[Requirement, ...]:
         """Each recorded value with the sizes for which it is negative somewhere (once per
         text and sizes: a subscript lowered for each element of its statement)."""
         out: dict[tuple[str, str], Requirement] = {}
-        for place, bound, text in self._slice_bounds:
+        for place, bound, text in self._requirements:
             below = conj(*place.conds, Cmp("<", bound, Lin.constant(0)))
             bad = isl_text.make_set(params, "B", place.iters, below).params()
             if not bad.is_empty():

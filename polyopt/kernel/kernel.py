@@ -73,7 +73,7 @@ class Kernel:
         # a call of a function with keyword-only or positional-only parameters is always
         # bound: all of its arguments by position, or all by keyword, would be a TypeError
         # in CPython
-        self._kw_only = any(p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_ONLY)
+        self._always_bound = any(p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_ONLY)
                             for p in self._signature.parameters.values())
         self._specializations: dict[TypeKey, CompiledKernel] = {}
         self._plans: dict[Signature | None, Plan] = {}
@@ -96,7 +96,7 @@ class Kernel:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._watch and changed(self._watch):
             self._rebind()
-        if self._fast is not None and not self._kw_only:
+        if self._fast is not None and not self._always_bound:
             if kwargs and not args and len(kwargs) == len(self._arg_names):
                 try:  # all arguments by keyword: reorder them for the wrapper
                     args = tuple(kwargs[n] for n in self._arg_names)
@@ -107,7 +107,7 @@ class Kernel:
                 result = self._fast(args)
                 if result is not MISS:
                     return result
-        if kwargs or len(args) != len(self._arg_names) or self._kw_only:
+        if kwargs or len(args) != len(self._arg_names) or self._always_bound:
             args = self._bind(f"{self.__name__}()", args, kwargs)
         key = tuple(_type_key(a) for a in args)
         compiled = self._specializations.get(key)
@@ -147,7 +147,7 @@ class Kernel:
                 raise TypeError(f"{what} got an unexpected keyword argument {k!r}")
         positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                          for p in self._signature.parameters.values())
-        if len(args) > positional and self._kw_only:  # CPython's words
+        if len(args) > positional and self._always_bound:  # CPython's words
             raise TypeError(f"{what} takes {positional} positional argument"
                             f"{'' if positional == 1 else 's'} but {len(args)} were given")
         bound = self._signature.bind(*args, **kwargs)

@@ -144,6 +144,20 @@ class Requirement:
     text: str
     error: str = "IndexError"
 
+    @property
+    def message(self) -> str:
+        """The check's message: the text, after ``error: `` unless it is an IndexError
+        (the call raises that error: :func:`raised`)."""
+        return self.text if self.error == "IndexError" else f"{self.error}: {self.text}"
+
+
+def raised(message: str) -> tuple[type[Exception], str]:
+    """The error a check's message (a :class:`Requirement`'s or an access's) raises, and
+    its text."""
+    if message.startswith("UnboundLocalError: "):
+        return UnboundLocalError, message[len("UnboundLocalError: "):]
+    return IndexError, message
+
 
 @dataclass(frozen=True, eq=False)
 class Scop:
