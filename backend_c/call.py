@@ -17,9 +17,8 @@ import numpy as np
 from polyopt.backend_c.interface import DROPPED, KernelInterface, cffi_type, eval_lin
 
 from polyopt.model.dtypes import DType
-from polyopt.model.errors import CompileError
+from polyopt.model.errors import CompileError, check_error
 from polyopt.model.names import user_text
-from polyopt.model.scop import raised
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -115,7 +114,7 @@ class CompiledKernel:
             check_shapes(self.iface, env, sizes)
         bad = self.check(*[sizes[p] for p in self.param_names])
         if bad:
-            error, what = raised(self.iface.check_messages[bad - 1])
+            error, what = check_error(self.iface.check_messages[bad - 1])
             if error is not IndexError:  # a returned local nothing assigns
                 raise error(user_text(what))
             raise IndexError(self._bounds_message(bad, sizes))

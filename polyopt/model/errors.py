@@ -139,3 +139,12 @@ def warn_user(message: str, category: type[Warning] = RuntimeWarning) -> None:
     while frame is not None and frame.f_code.co_filename.startswith(roots):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+def check_error(message: str) -> tuple[type[Exception], str]:
+    """The error a call's bounds check raises for ``message`` (an access's, or a
+    requirement's: ``model.scop.Requirement.message``), and its text.  Here, not beside
+    the Requirement: a warm call imports no isl."""
+    if message.startswith("UnboundLocalError: "):
+        return UnboundLocalError, message[len("UnboundLocalError: "):]
+    return IndexError, message

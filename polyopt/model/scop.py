@@ -147,16 +147,8 @@ class Requirement:
     @property
     def message(self) -> str:
         """The check's message: the text, after ``error: `` unless it is an IndexError
-        (the call raises that error: :func:`raised`)."""
+        (the call raises that error: :func:`polyopt.model.errors.check_error`)."""
         return self.text if self.error == "IndexError" else f"{self.error}: {self.text}"
-
-
-def raised(message: str) -> tuple[type[Exception], str]:
-    """The error a check's message (a :class:`Requirement`'s or an access's) raises, and
-    its text."""
-    if message.startswith("UnboundLocalError: "):
-        return UnboundLocalError, message[len("UnboundLocalError: "):]
-    return IndexError, message
 
 
 @dataclass(frozen=True, eq=False)
