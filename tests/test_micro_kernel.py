@@ -15,6 +15,7 @@ import re
 
 import numpy as np
 import pytest
+from conftest import check_against_python
 from kernels import gemm
 
 import polyopt
@@ -45,6 +46,10 @@ def _micro_kernel(c: str) -> str:
     m = re.search(r"static void \w+_micro\d+\(.*?\n\}\n", c, re.S)
     assert m, "no micro-kernel"
     return m.group(0)
+
+
+def _micro_kernels(c: str) -> list[str]:
+    return re.findall(r"static void \w+_micro\d+\(.*?\n\}\n", c, re.S)
 
 
 @pytest.mark.parametrize("name, dtype", CASES)
@@ -104,3 +109,53 @@ def test_micro_kernel_prefetches_the_next_tile_one_element_per_line(name, dtype,
     assert len(lines) == mr * len(columns)
     assert all(f"polyopt_prefetch(C, i * nj + j, {'double' if dtype == 'float64' else 'float'});"
                in line for line in lines)
+
+
+@pytest.mark.parametrize("name, dtype", CASES)
+def test_ragged_columns_of_whole_rows_run_in_a_narrow_micro_kernel(name, dtype, monkeypatch):
+    """The columns past the last whole NR-column tile (12 of gemm's 1,100 at PolyBench
+    LARGE) run in register tiles of MR rows and 4 columns: a second micro-kernel."""
+    monkeypatch.setenv("POLYOPT_TARGET", name)
+    mr, nr = TILES[name][dtype]
+    rng = np.random.default_rng(0)
+    c = polyopt.jit(gemm).c_source(*_args(rng, 2 * mr, 2 * nr + 12, 5, dtype))
+    main, edge = _micro_kernels(c)
+    assert len(set(re.findall(r"\bC_acc\d+\b", main))) == mr * nr
+    assert len(set(re.findall(r"\bC_acc\d+\b", edge))) == mr * 4
+
+
+@pytest.mark.parametrize("ragged", [1, 3, 4, 5, 8, 12, 15])
+def test_ragged_columns_are_bit_exact_with_python(ragged, monkeypatch):
+    """Every count of ragged columns (none, some or all in 4-column tiles, the rest in
+    plain loops; the sizes are the call's, so both micro-kernels are always there),
+    beside ragged rows: each element is summed over k in the original order, so
+    without contraction (``strict_fp``) the result is CPython's to the bit."""
+    monkeypatch.setenv("POLYOPT_TARGET", "avx512")
+    rng = np.random.default_rng(ragged)
+    alpha, beta, C, A, B = _args(rng, 2 * 8 + 3, 16 + ragged, 9, "float64")
+    f = polyopt.jit(gemm, strict_fp=True)
+    assert len(_micro_kernels(f.c_source(alpha, beta, C, A, B))) == 2
+    expected = C.copy()
+    gemm(alpha, beta, expected, A, B)
+    f(alpha, beta, C, A, B)
+    np.testing.assert_array_equal(C, expected)
+
+
+def syrk_lower(C, A):
+    n, m = A.shape
+    for i in range(n):
+        for k in range(m):
+            for j in range(i + 1):
+                C[i, j] += A[i, k] * A[j, k]
+
+
+def test_a_triangle_keeps_its_ragged_columns_in_plain_loops(monkeypatch):
+    """Where the columns' range depends on the row (``j <= i``), the narrow tiles would
+    line the diagonal, in many pieces that cost isl seconds (correlation), for little
+    work: the triangle keeps one micro-kernel."""
+    monkeypatch.setenv("POLYOPT_TARGET", "avx512")
+    rng = np.random.default_rng(1)
+    args = (np.zeros((45, 45)), rng.standard_normal((45, 7)))
+    f = polyopt.jit(syrk_lower)
+    assert len(_micro_kernels(f.c_source(*args))) == 1
+    check_against_python(f, *args)

@@ -22,13 +22,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import islpy as isl
+
 from polyopt.analysis.dependences import Dependences, analyze
 from polyopt.analysis.legality import is_legal
 from polyopt.analysis.verdicts import LoopKind, loop_verdict
-from polyopt.model import target
+from polyopt.model import names, target
 from polyopt.model.aff import floordiv
 from polyopt.model.dtypes import DType
 from polyopt.model.errors import PolyoptError
+from polyopt.model.isl_budget import coalesce
 from polyopt.model.names import depends_on, has_iterator_stride
 from polyopt.model.options import Options
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence, statements
@@ -39,12 +42,19 @@ from polyopt.scheduler.nests import band_at, loops_around
 from polyopt.transforms.expand import expand
 from polyopt.transforms.fuse import distribute
 from polyopt.transforms.pack import in_row_panels, pack, panel_operands
-from polyopt.transforms.split import split_diagonal_tiles, split_full_tiles
+from polyopt.transforms.split import (
+    full_tile_domain,
+    split_diagonal_tiles,
+    split_full_tiles,
+    split_statement,
+)
 from polyopt.transforms.tile import tile
 from polyopt.transforms.tree import build_chain, find, normalize, replace_at
 
 #: register tiles per column block where the threads share the columns (see _column_block)
 COLUMN_BLOCK_TILES = 8
+#: columns of the register tiles of the ragged columns (see _register_tile_edge)
+EDGE_COLUMNS = 4
 
 
 def _iterator(dim: LoopDim, stmt: str) -> str | None:
@@ -102,11 +112,16 @@ def register_tile_all(scop: Scop, deps: Dependences, tree: Node,
     for stmt, red in sorted(deps.reductions.items()):
         if not red.is_array or stmt not in {s.name for s in scop.statements}:
             continue
+        domain = scop.statement(stmt).domain
         result = _register_tile(scop, deps, tree, stmt, options) or \
             _register_tile_expanded(scop, deps, tree, stmt, options)
         if result is not None:
             scop, deps, tree, nest = result
             nests.append(nest)
+            edge = _register_tile_edge(scop, deps, tree, nest, domain, options)
+            if edge is not None:
+                scop, deps, tree, nest = edge
+                nests.append(nest)
     if options.pack and nests:
         # every nest's operands packed, then one dependence analysis for all of them
         # (3mm: one instead of three)
@@ -128,10 +143,15 @@ class _Nest:
     mr: int
     nr: int
     top: str
+    pack_rows: bool = True
 
 
-def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
-                   options: Options) -> tuple[Scop, Dependences, Node, _Nest] | None:
+def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str, options: Options,
+                   parts: list[tuple[str, isl.Set]] | None = None,
+                   ) -> tuple[Scop, Dependences, Node, _Nest] | None:
+    """``parts``: the split into full tiles and rest (named ``<stmt>f`` and ``<stmt>r``)
+    when the caller has it (see _register_tile_edge), instead of the full tiles of
+    ``stmt``'s domain."""
     dims = loops_around(tree, stmt)
     roles = _roles(scop, stmt, dims)
     if roles is None or has_iterator_stride(scop.statement(stmt).domain):
@@ -163,7 +183,8 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
         return None
     i, k, j = (_iterator(d, stmt) for d in roles)
     assert i and k and j
-    split = split_full_tiles(scop, isolated, stmt, {i: mr, j: nr})
+    split = split_full_tiles(scop, isolated, stmt, {i: mr, j: nr}) if parts is None \
+        else split_statement(scop, isolated, stmt, parts)
     if split is None:
         return None
     scop2, tree2 = split
@@ -204,6 +225,50 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str,
     # when there are some (the nest is fused with its neighbours inside them)
     top = loops_around(result, full)[0].loop_id if row_tile is not None else new_chain[0].loop_id
     return scop2, deps2, result, _Nest(full, i, k, j, mr, nr, top)
+
+
+def _register_tile_edge(scop: Scop, deps: Dependences, tree: Node, nest: _Nest, domain: isl.Set,
+                        options: Options) -> tuple[Scop, Dependences, Node, _Nest] | None:
+    """The full rows' ragged columns in register tiles of ``EDGE_COLUMNS``.
+
+    The columns past the last whole ``NR``-column tile (``nj % NR`` of them: 12 of
+    gemm's 1,100 at PolyBench LARGE) otherwise run in loops that load and store their
+    row of ``C`` at every ``k`` (a tenth of gemm's time there).  The rest of the split
+    is split again, into the ``MR x EDGE_COLUMNS`` tiles of the statement's domain that
+    are not in its full ``MR x NR`` tiles, and what is left; the first part is
+    register-tiled as the main tiles are, with the same rows::
+
+        for i.reg, j.reg: MR x NR micro-kernel        # Sf
+        for i.reg, j.reg: MR x 4 micro-kernel         # Srf: the next 4 * ((nj % NR) // 4)
+        for i, k, j: the rest                         # Srr: ragged rows, last nj % 4 columns
+
+    Both parts are computed from the statement's domain before the first split
+    (``domain``), not from the rest's: the rest of a rest has many more pieces
+    (correlation's triangle: 14 s of isl in LICM's checks instead of none).  The row operand is not packed again (a second copy of A).
+    """
+    parts = {s.name: s for s in scop.statements}
+    base = nest.stmt[:-1]
+    rest = base + "r"
+    if EDGE_COLUMNS >= nest.nr or nest.mr < 2 or rest not in parts or base + "d" in parts:
+        return None  # (the rest of a diagonal split holds ragged rows of each tile)
+    its = parts[nest.stmt].iterators
+    if depends_on(domain, its.index(nest.j), its.index(nest.i)):
+        # a triangle's (correlation's j > i) edge tiles line its diagonal: more pieces,
+        # whose AST cost isl seconds, for a sliver of the work
+        return None
+    wide = replace(parts[nest.stmt], domain=names.rename_set(domain, nest.stmt))
+    narrow, left = full_tile_domain(scop, wide, {nest.i: nest.mr, nest.j: EDGE_COLUMNS})
+    edge = coalesce(narrow.subtract(parts[nest.stmt].domain))
+    if edge.is_empty():
+        return None
+    pieces = [(f"{rest}f", names.rename_set(edge, f"{rest}f"))]
+    if not left.is_empty():
+        pieces.append((f"{rest}r", names.rename_set(left, f"{rest}r")))
+    tiled = _register_tile(scop, deps, tree, rest,
+                           replace(options, unroll_jam=(nest.mr, EDGE_COLUMNS), tile=False), pieces)
+    if tiled is None:
+        return None
+    return (*tiled[:3], replace(tiled[3], pack_rows=False))
 
 
 def _register_tile_diagonal(scop: Scop, deps: Dependences, tree: Node, stmt: str,
@@ -370,7 +435,7 @@ def _pack_operands(scop: Scop, tree: Node, nests: list[_Nest]) -> tuple[Scop, No
     for n in nests:
         # column operands (B[k, j]) in panels of NR columns, row operands (A[i, k]) in
         # panels of MR rows: each micro-kernel then streams two contiguous panels
-        for across, width, rows in ((n.j, n.nr, False), (n.i, n.mr, True)):
+        for across, width, rows in ((n.j, n.nr, False), (n.i, n.mr, True))[:1 + n.pack_rows]:
             for read in panel_operands(scop.statement(n.stmt), n.k, across):
                 current = next(r for r in scop.statement(n.stmt).reads if r.tag == read.tag)
                 if rows and in_row_panels(scop, n.stmt, current, n.k, across):

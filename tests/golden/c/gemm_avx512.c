@@ -13,8 +13,10 @@ int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0,
   (void)B_shape1;
   if (((((ni >= 8) && (nj >= 16)) && (nk >= (B_shape0 + 1))) || ((((ni >= 8) && (nk >= 1)) && (B_shape0 >= 1)) && ((nj + (16 * polyopt_floord(((-B_shape1) - 1), 16))) >= 0)))) return 1;
   if ((((nj >= 16) && (nk >= 1)) && ((ni + (8 * polyopt_floord(((-A_shape0) - 1), 8))) >= 0))) return 2;
-  if ((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (ni >= ((8 * polyopt_floord(ni, 8)) + 1))) || (((nk >= 1) && (ni >= (A_shape0 + 1))) && (nj >= ((16 * polyopt_floord(nj, 16)) + 1))))) return 3;
-  if ((((((((nk >= 1) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (ni >= ((8 * polyopt_floord(ni, 8)) + 1))) || (((((ni >= 1) && (nk >= 1)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (nj >= ((16 * polyopt_floord(nj, 16)) + 1)))) || (((nj >= 1) && (nk >= (B_shape0 + 1))) && (ni >= ((8 * polyopt_floord(ni, 8)) + 1)))) || (((ni >= 1) && (nk >= (B_shape0 + 1))) && (nj >= ((16 * polyopt_floord(nj, 16)) + 1))))) return 4;
+  if ((((nk >= 1) && (nj >= ((16 * polyopt_floord(nj, 16)) + 4))) && ((8 * polyopt_floord(ni, 8)) >= (A_shape0 + 1)))) return 3;
+  if (((((ni >= 8) && (nk >= (B_shape0 + 1))) && (nj >= ((16 * polyopt_floord(nj, 16)) + 4))) || (((((ni >= 8) && (nk >= 1)) && (B_shape0 >= 1)) && ((4 * polyopt_floord(nj, 4)) >= (B_shape1 + 1))) && (nj >= ((16 * polyopt_floord(nj, 16)) + 4))))) return 4;
+  if ((((((nj >= 1) && (nk >= 1)) && (ni >= (A_shape0 + 1))) && (ni >= ((8 * polyopt_floord(ni, 8)) + 1))) || (((nk >= 1) && (ni >= (A_shape0 + 1))) && (nj >= ((4 * polyopt_floord(nj, 4)) + 1))))) return 5;
+  if ((((((((nk >= 1) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (ni >= ((8 * polyopt_floord(ni, 8)) + 1))) || (((nj >= 1) && (nk >= (B_shape0 + 1))) && (ni >= ((8 * polyopt_floord(ni, 8)) + 1)))) || (((((ni >= 1) && (nk >= 1)) && (B_shape0 >= 1)) && (nj >= (B_shape1 + 1))) && (nj >= ((4 * polyopt_floord(nj, 4)) + 1)))) || (((ni >= 1) && (nk >= (B_shape0 + 1))) && (nj >= ((4 * polyopt_floord(nj, 4)) + 1))))) return 6;
   return 0;
 }
 
@@ -2165,8 +2167,567 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
   }
 }
 
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((noinline, optimize("no-tree-loop-vectorize", "no-tree-forwprop")))
+#else
 __attribute__((noinline))
-static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
+#endif
+static void polyopt_gemm_micro3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0, int64_t c1, int64_t c2)
+{
+  const int64_t o0 = (8 * c2);
+  const int64_t o1 = (4 * c1);
+  {  /* the next call's tile of the result: in cache when it loads it */
+    const int64_t o0 = (8 * (c2 + 1));
+    { const int64_t i = o0; const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = o0; const int64_t j = (o1 + 3); polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = (o0 + 1); const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = (o0 + 1); const int64_t j = (o1 + 3); polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = (o0 + 2); const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = (o0 + 2); const int64_t j = (o1 + 3); polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = (o0 + 3); const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = (o0 + 3); const int64_t j = (o1 + 3); polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = (o0 + 4); const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = (o0 + 4); const int64_t j = (o1 + 3); polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = (o0 + 5); const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = (o0 + 5); const int64_t j = (o1 + 3); polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = (o0 + 6); const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = (o0 + 6); const int64_t j = (o1 + 3); polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = (o0 + 7); const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
+    { const int64_t i = (o0 + 7); const int64_t j = (o1 + 3); polyopt_prefetch(C, i * nj + j, double); }
+  }
+  if ((0) < nk) {
+    double C_acc0, C_acc1, C_acc2, C_acc3, C_acc4, C_acc5, C_acc6, C_acc7, C_acc8, C_acc9, C_acc10, C_acc11, C_acc12, C_acc13, C_acc14, C_acc15, C_acc16, C_acc17, C_acc18, C_acc19, C_acc20, C_acc21, C_acc22, C_acc23, C_acc24, C_acc25, C_acc26, C_acc27, C_acc28, C_acc29, C_acc30, C_acc31;
+    {
+      const int64_t i = o0;
+      const int64_t j = o1;
+      C_acc0 = C[i * nj + j];
+    }
+    {
+      const int64_t i = o0;
+      const int64_t j = (o1 + 1);
+      C_acc1 = C[i * nj + j];
+    }
+    {
+      const int64_t i = o0;
+      const int64_t j = (o1 + 2);
+      C_acc2 = C[i * nj + j];
+    }
+    {
+      const int64_t i = o0;
+      const int64_t j = (o1 + 3);
+      C_acc3 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 1);
+      const int64_t j = o1;
+      C_acc4 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 1);
+      C_acc5 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 2);
+      C_acc6 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 3);
+      C_acc7 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 2);
+      const int64_t j = o1;
+      C_acc8 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 1);
+      C_acc9 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 2);
+      C_acc10 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 3);
+      C_acc11 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 3);
+      const int64_t j = o1;
+      C_acc12 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 1);
+      C_acc13 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 2);
+      C_acc14 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 3);
+      C_acc15 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 4);
+      const int64_t j = o1;
+      C_acc16 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 1);
+      C_acc17 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 2);
+      C_acc18 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 3);
+      C_acc19 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = o1;
+      C_acc20 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 1);
+      C_acc21 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 2);
+      C_acc22 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 3);
+      C_acc23 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 6);
+      const int64_t j = o1;
+      C_acc24 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 6);
+      const int64_t j = (o1 + 1);
+      C_acc25 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 6);
+      const int64_t j = (o1 + 2);
+      C_acc26 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 6);
+      const int64_t j = (o1 + 3);
+      C_acc27 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 7);
+      const int64_t j = o1;
+      C_acc28 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 7);
+      const int64_t j = (o1 + 1);
+      C_acc29 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 7);
+      const int64_t j = (o1 + 2);
+      C_acc30 = C[i * nj + j];
+    }
+    {
+      const int64_t i = (o0 + 7);
+      const int64_t j = (o1 + 3);
+      C_acc31 = C[i * nj + j];
+    }
+    for (int64_t c3 = 0; c3 < nk; c3 += 1) {
+      const double v0 = A[8 * c2 * nk + c3];
+      const double v1 = B[c3 * B_shape1 + 4 * c1];
+      const double v2 = B[c3 * B_shape1 + (4 * c1 + 1)];
+      const double v3 = B[c3 * B_shape1 + (4 * c1 + 2)];
+      const double v4 = B[c3 * B_shape1 + (4 * c1 + 3)];
+      const double v5 = A[(8 * c2 + 1) * nk + c3];
+      const double v6 = A[(8 * c2 + 2) * nk + c3];
+      const double v7 = A[(8 * c2 + 3) * nk + c3];
+      const double v8 = A[(8 * c2 + 4) * nk + c3];
+      const double v9 = A[(8 * c2 + 5) * nk + c3];
+      const double v10 = A[(8 * c2 + 6) * nk + c3];
+      const double v11 = A[(8 * c2 + 7) * nk + c3];
+      {
+        const int64_t i = o0;
+        const int64_t j = o1;
+        const int64_t k = c3;
+        C_acc0 = (C_acc0 + ((alpha * v0) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = o0;
+        const int64_t j = (o1 + 1);
+        const int64_t k = c3;
+        C_acc1 = (C_acc1 + ((alpha * v0) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = o0;
+        const int64_t j = (o1 + 2);
+        const int64_t k = c3;
+        C_acc2 = (C_acc2 + ((alpha * v0) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = o0;
+        const int64_t j = (o1 + 3);
+        const int64_t k = c3;
+        C_acc3 = (C_acc3 + ((alpha * v0) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 1);
+        const int64_t j = o1;
+        const int64_t k = c3;
+        C_acc4 = (C_acc4 + ((alpha * v5) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 1);
+        const int64_t j = (o1 + 1);
+        const int64_t k = c3;
+        C_acc5 = (C_acc5 + ((alpha * v5) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 1);
+        const int64_t j = (o1 + 2);
+        const int64_t k = c3;
+        C_acc6 = (C_acc6 + ((alpha * v5) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 1);
+        const int64_t j = (o1 + 3);
+        const int64_t k = c3;
+        C_acc7 = (C_acc7 + ((alpha * v5) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 2);
+        const int64_t j = o1;
+        const int64_t k = c3;
+        C_acc8 = (C_acc8 + ((alpha * v6) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 2);
+        const int64_t j = (o1 + 1);
+        const int64_t k = c3;
+        C_acc9 = (C_acc9 + ((alpha * v6) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 2);
+        const int64_t j = (o1 + 2);
+        const int64_t k = c3;
+        C_acc10 = (C_acc10 + ((alpha * v6) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 2);
+        const int64_t j = (o1 + 3);
+        const int64_t k = c3;
+        C_acc11 = (C_acc11 + ((alpha * v6) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 3);
+        const int64_t j = o1;
+        const int64_t k = c3;
+        C_acc12 = (C_acc12 + ((alpha * v7) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 3);
+        const int64_t j = (o1 + 1);
+        const int64_t k = c3;
+        C_acc13 = (C_acc13 + ((alpha * v7) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 3);
+        const int64_t j = (o1 + 2);
+        const int64_t k = c3;
+        C_acc14 = (C_acc14 + ((alpha * v7) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 3);
+        const int64_t j = (o1 + 3);
+        const int64_t k = c3;
+        C_acc15 = (C_acc15 + ((alpha * v7) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 4);
+        const int64_t j = o1;
+        const int64_t k = c3;
+        C_acc16 = (C_acc16 + ((alpha * v8) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 4);
+        const int64_t j = (o1 + 1);
+        const int64_t k = c3;
+        C_acc17 = (C_acc17 + ((alpha * v8) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 4);
+        const int64_t j = (o1 + 2);
+        const int64_t k = c3;
+        C_acc18 = (C_acc18 + ((alpha * v8) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 4);
+        const int64_t j = (o1 + 3);
+        const int64_t k = c3;
+        C_acc19 = (C_acc19 + ((alpha * v8) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 5);
+        const int64_t j = o1;
+        const int64_t k = c3;
+        C_acc20 = (C_acc20 + ((alpha * v9) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 5);
+        const int64_t j = (o1 + 1);
+        const int64_t k = c3;
+        C_acc21 = (C_acc21 + ((alpha * v9) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 5);
+        const int64_t j = (o1 + 2);
+        const int64_t k = c3;
+        C_acc22 = (C_acc22 + ((alpha * v9) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 5);
+        const int64_t j = (o1 + 3);
+        const int64_t k = c3;
+        C_acc23 = (C_acc23 + ((alpha * v9) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 6);
+        const int64_t j = o1;
+        const int64_t k = c3;
+        C_acc24 = (C_acc24 + ((alpha * v10) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 6);
+        const int64_t j = (o1 + 1);
+        const int64_t k = c3;
+        C_acc25 = (C_acc25 + ((alpha * v10) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 6);
+        const int64_t j = (o1 + 2);
+        const int64_t k = c3;
+        C_acc26 = (C_acc26 + ((alpha * v10) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 6);
+        const int64_t j = (o1 + 3);
+        const int64_t k = c3;
+        C_acc27 = (C_acc27 + ((alpha * v10) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 7);
+        const int64_t j = o1;
+        const int64_t k = c3;
+        C_acc28 = (C_acc28 + ((alpha * v11) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 7);
+        const int64_t j = (o1 + 1);
+        const int64_t k = c3;
+        C_acc29 = (C_acc29 + ((alpha * v11) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 7);
+        const int64_t j = (o1 + 2);
+        const int64_t k = c3;
+        C_acc30 = (C_acc30 + ((alpha * v11) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+      {
+        const int64_t i = (o0 + 7);
+        const int64_t j = (o1 + 3);
+        const int64_t k = c3;
+        C_acc31 = (C_acc31 + ((alpha * v11) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+      }
+    }
+    {
+      const int64_t i = o0;
+      const int64_t j = o1;
+      C[i * nj + j] = C_acc0;
+    }
+    {
+      const int64_t i = o0;
+      const int64_t j = (o1 + 1);
+      C[i * nj + j] = C_acc1;
+    }
+    {
+      const int64_t i = o0;
+      const int64_t j = (o1 + 2);
+      C[i * nj + j] = C_acc2;
+    }
+    {
+      const int64_t i = o0;
+      const int64_t j = (o1 + 3);
+      C[i * nj + j] = C_acc3;
+    }
+    {
+      const int64_t i = (o0 + 1);
+      const int64_t j = o1;
+      C[i * nj + j] = C_acc4;
+    }
+    {
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 1);
+      C[i * nj + j] = C_acc5;
+    }
+    {
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 2);
+      C[i * nj + j] = C_acc6;
+    }
+    {
+      const int64_t i = (o0 + 1);
+      const int64_t j = (o1 + 3);
+      C[i * nj + j] = C_acc7;
+    }
+    {
+      const int64_t i = (o0 + 2);
+      const int64_t j = o1;
+      C[i * nj + j] = C_acc8;
+    }
+    {
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 1);
+      C[i * nj + j] = C_acc9;
+    }
+    {
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 2);
+      C[i * nj + j] = C_acc10;
+    }
+    {
+      const int64_t i = (o0 + 2);
+      const int64_t j = (o1 + 3);
+      C[i * nj + j] = C_acc11;
+    }
+    {
+      const int64_t i = (o0 + 3);
+      const int64_t j = o1;
+      C[i * nj + j] = C_acc12;
+    }
+    {
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 1);
+      C[i * nj + j] = C_acc13;
+    }
+    {
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 2);
+      C[i * nj + j] = C_acc14;
+    }
+    {
+      const int64_t i = (o0 + 3);
+      const int64_t j = (o1 + 3);
+      C[i * nj + j] = C_acc15;
+    }
+    {
+      const int64_t i = (o0 + 4);
+      const int64_t j = o1;
+      C[i * nj + j] = C_acc16;
+    }
+    {
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 1);
+      C[i * nj + j] = C_acc17;
+    }
+    {
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 2);
+      C[i * nj + j] = C_acc18;
+    }
+    {
+      const int64_t i = (o0 + 4);
+      const int64_t j = (o1 + 3);
+      C[i * nj + j] = C_acc19;
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = o1;
+      C[i * nj + j] = C_acc20;
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 1);
+      C[i * nj + j] = C_acc21;
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 2);
+      C[i * nj + j] = C_acc22;
+    }
+    {
+      const int64_t i = (o0 + 5);
+      const int64_t j = (o1 + 3);
+      C[i * nj + j] = C_acc23;
+    }
+    {
+      const int64_t i = (o0 + 6);
+      const int64_t j = o1;
+      C[i * nj + j] = C_acc24;
+    }
+    {
+      const int64_t i = (o0 + 6);
+      const int64_t j = (o1 + 1);
+      C[i * nj + j] = C_acc25;
+    }
+    {
+      const int64_t i = (o0 + 6);
+      const int64_t j = (o1 + 2);
+      C[i * nj + j] = C_acc26;
+    }
+    {
+      const int64_t i = (o0 + 6);
+      const int64_t j = (o1 + 3);
+      C[i * nj + j] = C_acc27;
+    }
+    {
+      const int64_t i = (o0 + 7);
+      const int64_t j = o1;
+      C[i * nj + j] = C_acc28;
+    }
+    {
+      const int64_t i = (o0 + 7);
+      const int64_t j = (o1 + 1);
+      C[i * nj + j] = C_acc29;
+    }
+    {
+      const int64_t i = (o0 + 7);
+      const int64_t j = (o1 + 2);
+      C[i * nj + j] = C_acc30;
+    }
+    {
+      const int64_t i = (o0 + 7);
+      const int64_t j = (o1 + 3);
+      C[i * nj + j] = C_acc31;
+    }
+  }
+}
+
+__attribute__((noinline))
+static void polyopt_gemm_body4(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
 {
   for (int64_t c1 = (128 * c0); c1 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c1 += 1) {
     #pragma omp simd
@@ -2187,13 +2748,18 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
       }
     }
   }
+  for (int64_t c1 = (4 * (nj / 16)); c1 < (nj / 4); c1 += 1) {
+    for (int64_t c2 = (16 * c0); c2 <= polyopt_imin(((16 * c0) + 15), ((ni / 8) - 1)); c2 += 1) {
+      polyopt_gemm_micro3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0, c1, c2);
+    }
+  }
   for (int64_t c2 = 0; c2 <= polyopt_floord((nk - 1), 128); c2 += 1) {
     for (int64_t c3 = 0; c3 <= ((nj - 1) / 128); c3 += 1) {
       if ((((128 * c3) + 127) >= nj)) {
         for (int64_t c4 = (128 * c0); c4 <= polyopt_imin(((128 * c0) + 127), (((-(ni % 8)) + ni) - 1)); c4 += 1) {
           for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
             #pragma omp simd
-            for (int64_t c6 = ((-(nj % 16)) + nj); c6 < nj; c6 += 1) {
+            for (int64_t c6 = ((-(nj % 4)) + nj); c6 < nj; c6 += 1) {
               {
                 const int64_t i = c4;
                 const int64_t j = c6;
@@ -2238,7 +2804,7 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
   if (((ni >= 1) && (nj >= 1))) {
     #pragma omp parallel for schedule(dynamic, 1)
     for (int64_t c0 = 0; c0 <= ((ni - 1) / 128); c0 += 1) {
-      polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
+      polyopt_gemm_body4(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
     }
   }
 }
