@@ -19,6 +19,7 @@ calls (:mod:`~polyopt.backend_c.outline`).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import islpy as isl
@@ -45,10 +46,15 @@ from polyopt.backend_c.signature import ERROR_PARAM, CArg, c_args
 from polyopt.backend_c.work import instance_estimate, parallel_min_instances, team_flag
 
 from polyopt.analysis.bounds import out_of_bounds
-from polyopt.model import isl_text
+from polyopt.model import forked, isl_text
 from polyopt.model.aff import Cmp, Lin, conj, python_text
+from polyopt.model.errors import SizeCheckTooComplex
+from polyopt.model.names import has_iterator_stride
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import Access, ScalarKind, Scop
+
+#: wall-clock seconds isl may take over a strided nest's size checks (see _check_function)
+CHECK_SECONDS = 20.0
 
 
 @dataclass(frozen=True)
@@ -142,7 +148,36 @@ def _function_body(walker: AstWalker, tree: Node, taken: set[str],
 
 def _check_function(scop: Scop, name: str) -> tuple[str, list[str]]:
     """``int64_t name(sizes)``: 0, or k when the access of ``messages[k-1]`` would
-    leave its array for these sizes."""
+    leave its array for these sizes.
+
+    A strided nest's (``range(a, b, -2)`` inside ``range(c, d, -3)``) is computed in a
+    forked child with a deadline: isl's projection of its accesses onto the sizes, and
+    the printing of that, can run for minutes without counting an operation of its
+    budget.  Past ``CHECK_SECONDS`` the kernel is refused (:class:`SizeCheckTooComplex`):
+    it does not run without its check, and no other schedule would help."""
+    if not forked.available() or not any(has_iterator_stride(s.domain) for s in scop.statements):
+        return _check_source(scop, name)
+
+    def work() -> bytes:
+        try:
+            return b"+" + json.dumps(_check_source(scop, name)).encode()
+        except Exception:  # noqa: BLE001 (raised again below, where the caller sees it)
+            return b"!"
+
+    out = forked.run(work, CHECK_SECONDS)
+    if out is None:
+        raise SizeCheckTooComplex(
+            f"{scop.name}(): isl did not find within {CHECK_SECONDS:g} s which sizes keep its "
+            "subscripts inside their arrays (its strided loops' bounds are too complex), "
+            "and polyopt does not run a kernel without that check; simpler loop bounds "
+            "or steps of 1 would do")
+    if out == b"!":
+        return _check_source(scop, name)  # raises here what it raised there
+    text, messages = json.loads(out[1:])
+    return text, messages
+
+
+def _check_source(scop: Scop, name: str) -> tuple[str, list[str]]:
     build = isl.AstBuild.from_context(isl.Set.universe(scop.context.get_space()))
     # what every call guarantees: an array's extents are >= 0.  A test simplified against
     # it decides alike wherever it holds, and isl prints it several times faster (3mm:

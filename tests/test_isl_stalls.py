@@ -7,6 +7,11 @@ found (stop 34, session a, findings 03 and 08) now ends, and the kernel is still
 * 08: the polyhedral hull of a union of many pieces (the guard above a nest) stalled
   isl, then bounding the instances of a call for its team flag did.  The guard is now
   a simple hull, and the bound has a budget (``work.instance_estimate``).
+
+Stop 34, session c, finding 04: the sizes a strided nest accepts (its bounds check)
+took isl minutes to print, uncounted.  A strided nest's check is computed in a forked
+child with a deadline (``emit._check_function``); past it, the kernel is refused with
+:class:`~polyopt.model.errors.SizeCheckTooComplex`, as no schedule runs unchecked.
 """
 
 from __future__ import annotations
@@ -14,9 +19,11 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from polyopt.backend_c import ast_walk
+import pytest
+from polyopt.backend_c import ast_walk, emit
 
 import polyopt
+from polyopt.model.errors import SizeCheckTooComplex
 
 
 def stalled_ast(A, B, n):
@@ -91,3 +98,37 @@ def test_the_guard_of_a_nest_has_no_divisions_isl_cannot_print() -> None:
         _stepped_under_a_test(n, k, want)
         kernel(n, k, got)
         assert np.array_equal(want, got), (n, k)
+
+
+def strided_sizes(n, k, cnt):
+    for i in range(min(0, k // 2), min(k - n, n), -2):
+        for j in range(k // 2, (n // 2) // 3, -3):
+            for m in range(j, j - i):
+                cnt[i + 24, j + 24, m + 24] += 1
+
+
+def test_a_size_check_isl_does_not_finish_refuses_the_kernel(monkeypatch) -> None:
+    monkeypatch.setattr(emit, "CHECK_SECONDS", 1.0)
+    kernel = polyopt.jit(strided_sizes)
+    with pytest.raises(SizeCheckTooComplex, match=r"strided_sizes\(\): isl did not find within 1 s"):
+        kernel(3, 7, np.zeros((96, 96, 96), np.int64))
+
+
+def strided_ok(x, n):
+    for i in range(n - 1, -1, -2):
+        for j in range(i, n, 3):
+            x[i, j] += i - j
+
+
+def test_a_strided_nest_checks_its_sizes_in_the_child() -> None:
+    """The check computed in the forked child is the one the call runs: a size that
+    would leave the array raises IndexError before any write, as CPython's does on
+    its first bad access."""
+    kernel = polyopt.jit(strided_ok)
+    x = np.zeros((7, 7), np.int64)
+    kernel(x, 7)
+    want = np.zeros((7, 7), np.int64)
+    strided_ok(want, 7)
+    assert np.array_equal(x, want)
+    with pytest.raises(IndexError):
+        kernel(np.zeros((7, 7), np.int64), 9)

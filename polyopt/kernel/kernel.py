@@ -31,7 +31,13 @@ from polyopt.kernel import shipping
 from polyopt.kernel.cache_key import front_key
 from polyopt.kernel.globals_watch import Snapshot, Watch, changed, snapshot, watch_list
 from polyopt.kernel.threads import team
-from polyopt.model.errors import CompileError, TooComplexError, UnsupportedError, warn_user
+from polyopt.model.errors import (
+    CompileError,
+    SizeCheckTooComplex,
+    TooComplexError,
+    UnsupportedError,
+    warn_user,
+)
 from polyopt.model.options import Options
 from polyopt.model.signature import Declared, Signature, parse_declared
 
@@ -380,6 +386,8 @@ class Kernel:
 
         try:
             return p, of(p)
+        except SizeCheckTooComplex:
+            raise  # the source order needs the same check
         except TooComplexError as exc:
             fallback = pipeline.source_order(p, exc)
             return fallback, of(fallback)

@@ -124,6 +124,11 @@ class TooComplexError(PolyoptError):
     """isl gave up within its operation budget: the problem is too large to analyse."""
 
 
+class SizeCheckTooComplex(TooComplexError):
+    """isl did not find in time which sizes keep a kernel's accesses inside its arrays.
+    No schedule of the kernel runs without that check, so no fallback helps."""
+
+
 class InternalError(PolyoptError):
     """A bug in polyopt.  Please report it with the function that triggered it."""
 
