@@ -183,8 +183,7 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str, options
         return None
     i, k, j = (_iterator(d, stmt) for d in roles)
     assert i and k and j
-    split = split_full_tiles(scop, isolated, stmt, {i: mr, j: nr}) if parts is None \
-        else split_statement(scop, isolated, stmt, parts)
+    split = _split(scop, isolated, stmt, {i: mr, j: nr}, parts)
     if split is None:
         return None
     scop2, tree2 = split
@@ -227,6 +226,19 @@ def _register_tile(scop: Scop, deps: Dependences, tree: Node, stmt: str, options
     return scop2, deps2, result, _Nest(full, i, k, j, mr, nr, top)
 
 
+def _split(scop: Scop, tree: Node, stmt: str, sizes: dict[str, int],
+           parts: list[tuple[str, isl.Set]] | None) -> tuple[Scop, Node] | None:
+    """``stmt`` split into its full tiles of ``sizes`` and the rest, or into ``parts`` when
+    their full part (``<stmt>f``) is whole tiles: the printer writes out every copy of a
+    tile, unguarded, so a part holding half a tile would run the other half too."""
+    if parts is None:
+        return split_full_tiles(scop, tree, stmt, sizes)
+    out = split_statement(scop, tree, stmt, parts)
+    if not full_tile_domain(out[0], out[0].statement(f"{stmt}f"), sizes)[1].is_empty():
+        return None
+    return out
+
+
 def _register_tile_edge(scop: Scop, deps: Dependences, tree: Node, nest: _Nest, domain: isl.Set,
                         options: Options) -> tuple[Scop, Dependences, Node, _Nest] | None:
     """The full rows' ragged columns in register tiles of ``EDGE_COLUMNS``.
@@ -249,8 +261,11 @@ def _register_tile_edge(scop: Scop, deps: Dependences, tree: Node, nest: _Nest, 
     parts = {s.name: s for s in scop.statements}
     base = nest.stmt[:-1]
     rest = base + "r"
-    if EDGE_COLUMNS >= nest.nr or nest.mr < 2 or rest not in parts or base + "d" in parts:
-        return None  # (the rest of a diagonal split holds ragged rows of each tile)
+    if EDGE_COLUMNS >= nest.nr or nest.nr % EDGE_COLUMNS or nest.mr < 2 or rest not in parts \
+            or base + "d" in parts:
+        # (a main tile of 6 columns leaves half a narrow tile beside it; the rest of a
+        # diagonal split holds ragged rows of each tile)
+        return None
     its = parts[nest.stmt].iterators
     if depends_on(domain, its.index(nest.j), its.index(nest.i)):
         # a triangle's (correlation's j > i) edge tiles line its diagonal: more pieces,
