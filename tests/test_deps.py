@@ -324,6 +324,27 @@ def test_negative_step_recurrence():
     assert (d.carried_by, d.distance, d.direction) == (("i",), (1,), ("<",))
 
 
+def test_a_stepped_loop_counts_its_distance_in_iterations():
+    """The schema's distance is "sink iteration minus source iteration": ``x[i - 2]`` in
+    ``range(2, n, 2)`` reads the previous iteration's value, and ``x[i + 3]`` in a loop
+    counting down by 3 too, where the iterator moved by 2 and 3 (these read 2 and 3)."""
+    def up(x):
+        n = x.shape[0]
+        for i in range(2, n, 2):
+            x[i] = x[i - 2] + 1.0
+
+    def down(x):
+        n = x.shape[0]
+        for i in range(n - 4, -1, -3):
+            x[i] = x[i + 3] * 0.5
+
+    for fn in (up, down):
+        a = analyse(fn, _f(9))
+        d = one(deps(a, kind="flow", value_based=True))
+        assert (d.carried_by, d.distance, d.direction) == (("i",), (1,), ("<",)), fn.__name__
+        assert "one iteration of i later (distance 1)" in a.loop("i").why
+
+
 def test_negative_step_without_dependence_is_parallel():
     fn = kernels.step_neg2
     a = analyse(fn, _f(7), _f(7))

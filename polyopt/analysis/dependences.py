@@ -354,14 +354,21 @@ def _is_reduction_access(scop: Scop, a: Access) -> bool:
 
 def _distance(tl: Timeline, rel: isl.Map, common: list[str]
               ) -> tuple[tuple[int | None, ...], tuple[str, ...]]:
+    """Per common loop, the distance in iterations (the time's distance over the loop's
+    step: ``x[i - 2]`` in ``range(2, n, 2)`` reads the previous iteration's value, 1,
+    where the iterator moved by 2), and the direction."""
     if not common:
         return (), ()
     deltas = tl.distance(rel, common)
     n = len(common)
+    src = names.in_tuple_name(rel)
     dist: list[int | None] = []
     dirs: list[str] = []
     for k in range(n):
         value = names.single_value(deltas, k)
+        if value is not None:
+            step = tl.step(src, common[k])
+            value = value // step if value % step == 0 else None
         dist.append(value)
         dirs.append(_direction(deltas, k, n))
     return tuple(dist), tuple(dirs)

@@ -252,6 +252,13 @@ class Timeline:
     def loop_exprs(self, loop_id: str, stmt: str) -> Lin:
         return self.vectors[stmt][self.positions[loop_id].depth]
 
+    def step(self, stmt: str, loop_id: str) -> int:
+        """How far the time of loop ``loop_id`` moves from one of ``stmt``'s iterations to
+        the next: the loop's step (``range(2, n, 2)``: 2), 1 for a plain loop."""
+        ms = self._stmt_map(stmt, (self.loop_exprs(loop_id, stmt),))
+        stride = ms.range().get_stride(0).to_python()
+        return max(abs(int(stride)), 1)
+
     def distance(self, relation: isl.Map, loop_ids: list[str]) -> isl.Set:
         """Set of (sink - source) schedule-value vectors over the given common loops."""
         src = names.in_tuple_name(relation)
