@@ -272,6 +272,9 @@ def _register_tile_edge(scop: Scop, deps: Dependences, tree: Node, nest: _Nest, 
         # whose AST cost isl seconds, for a sliver of the work
         return None
     wide = replace(parts[nest.stmt], domain=names.rename_set(domain, nest.stmt))
+    if not wide.domain.is_equal(parts[nest.stmt].domain.union(
+            names.rename_set(parts[rest].domain, nest.stmt))):
+        return None  # not the statement the nest was split from (an expansion's, say)
     narrow, left = full_tile_domain(scop, wide, {nest.i: nest.mr, nest.j: EDGE_COLUMNS})
     edge = coalesce(narrow.subtract(parts[nest.stmt].domain))
     if edge.is_empty():
