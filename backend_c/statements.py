@@ -20,7 +20,7 @@ from polyopt.backend_c.code import Code
 from polyopt.backend_c.dialect import Dialect
 
 from polyopt.model.aff import Lin
-from polyopt.model.expr import names_read
+from polyopt.model.expr import Name, loads, names_read, walk
 from polyopt.model.scop import Scop, Statement
 
 
@@ -102,4 +102,22 @@ class StatementWriter:
         body.lin_env = {}
         emit(depth + 1, f"{target} = {value};  /* {stmt.source} */"
              if "*/" not in stmt.source else f"{target} = {value};")
+        if _reads_itself_twice(self.scop, stmt):
+            # gcc 12 vectorizes `b = b * b * c[i]` on ints as a product reduction, which
+            # it is not (wrong results from -O3 with AVX2 for int32, AVX-512DQ for
+            # int64); an empty asm that may change the value keeps the loop scalar, as
+            # a recurrence that is no reduction must be anyway
+            emit(depth + 1, f'__asm__("" : "+r"({target}));')
         emit(depth, "}")
+
+
+def _reads_itself_twice(scop: Scop, stmt: Statement) -> bool:
+    """``stmt`` updates an integer from a value that reads it more than once."""
+    if not scop.element_type(stmt.target).is_int:
+        return False
+    if stmt.indices or stmt.target in scop.arrays:
+        reads = sum(1 for x in loads(stmt.value)
+                    if x.array == stmt.target and x.indices == stmt.indices)
+    else:
+        reads = sum(1 for x in walk(stmt.value) if isinstance(x, Name) and x.name == stmt.target)
+    return reads > 1

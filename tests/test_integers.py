@@ -204,3 +204,29 @@ def test_undefined_behaviour_sanitizer_stays_silent(tmp_path):
         pytest.skip("this compiler's sanitizer runtime cannot be loaded into Python")
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stdout + proc.stderr
     assert "runtime error" not in proc.stderr, proc.stderr
+
+
+def squares_times(C, B):
+    for i in range(C.shape[0] - 1, -1, -1):
+        B[0] = 2 * B[0] * B[0] * C[i]
+
+
+def squares_times_local(C):
+    b = C[0]
+    for i in range(C.shape[0]):
+        b = b * C[i] * b
+    return b
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32])
+def test_an_int_recurrence_that_multiplies_itself_is_no_product_reduction(dtype):
+    """gcc 12 at -O3 vectorized ``b = 2 * b * b * c[i]`` as if it were a product reduction
+    (int32 with AVX2, int64 with AVX-512DQ): 288 where NumPy wraps to -2038431744 (a
+    hostile-user session, stop 35).  The C keeps such a loop scalar with an empty asm."""
+    C = np.array([-3, -1, 3, 2, 5, -7, 4, 2, 3]).astype(dtype)
+    for b0 in (1, 3, 8):
+        with np.errstate(over="ignore"):
+            check_against_python(polyopt.jit(squares_times), C, np.array([b0], dtype))
+            check_against_python(polyopt.jit(squares_times_local), C * dtype(b0))
+    source = polyopt.jit(squares_times).c_source(C, np.array([1], dtype))
+    assert source.count('__asm__("" : "+r"(') == 1
