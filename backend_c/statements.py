@@ -20,7 +20,7 @@ from polyopt.backend_c.code import Code
 from polyopt.backend_c.dialect import Dialect
 
 from polyopt.model.aff import Lin
-from polyopt.model.expr import Name, loads, names_read, walk
+from polyopt.model.expr import Expr, Load, Name, names_read, walk
 from polyopt.model.scop import Scop, Statement
 
 
@@ -112,12 +112,32 @@ class StatementWriter:
 
 
 def _reads_itself_twice(scop: Scop, stmt: Statement) -> bool:
-    """``stmt`` updates an integer from a value that reads it more than once."""
+    """``stmt`` updates an integer from a value that may hold it twice: it reads its own
+    target twice, or once beside a local computed from it (``t = b * c[i]; b = t * b``
+    holds ``b`` twice through ``t``)."""
     if not scop.element_type(stmt.target).is_int:
         return False
-    if stmt.indices or stmt.target in scop.arrays:
-        reads = sum(1 for x in loads(stmt.value)
-                    if x.array == stmt.target and x.indices == stmt.indices)
-    else:
-        reads = sum(1 for x in walk(stmt.value) if isinstance(x, Name) and x.name == stmt.target)
-    return reads > 1
+    element = bool(stmt.indices) or stmt.target in scop.arrays
+
+    def reads_target(e: Expr) -> int:
+        return sum(1 for x in walk(e)
+                   if (isinstance(x, Load) and element and x.array == stmt.target
+                       and x.indices == stmt.indices)
+                   or (isinstance(x, Name) and not element and x.name == stmt.target))
+
+    reads = reads_target(stmt.value)
+    if reads != 1:
+        return reads > 1
+    # the locals that hold a value computed from the target, through any chain
+    carriers: set[str] = set()
+    writers = [s for s in scop.statements
+               if s.name != stmt.name and not s.indices and s.target not in scop.arrays]
+    grown = True
+    while grown:
+        grown = False
+        for s in writers:
+            if s.target not in carriers and (reads_target(s.value) or any(
+                    isinstance(x, Name) and x.name in carriers for x in walk(s.value))):
+                carriers.add(s.target)
+                grown = True
+    return any(isinstance(x, Name) and x.name in carriers for x in walk(stmt.value))

@@ -218,6 +218,28 @@ def squares_times_local(C):
     return b
 
 
+def through_a_local(C):
+    b = C[0]
+    for i in range(C.shape[0]):
+        t = b * C[i]
+        b = t * b
+    return b
+
+
+def element_through_a_local(C, B):
+    for i in range(C.shape[0]):
+        t = B[0] * C[i]
+        B[0] = t * B[0] * 3
+
+
+def dot_with_a_local(x, y):
+    s = x[0] * 0
+    for i in range(x.shape[0]):
+        t = x[i] * y[i]
+        s += t
+    return s
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32])
 def test_an_int_recurrence_that_multiplies_itself_is_no_product_reduction(dtype):
     """gcc 12 at -O3 vectorized ``b = 2 * b * b * c[i]`` as if it were a product reduction
@@ -228,5 +250,9 @@ def test_an_int_recurrence_that_multiplies_itself_is_no_product_reduction(dtype)
         with np.errstate(over="ignore"):
             check_against_python(polyopt.jit(squares_times), C, np.array([b0], dtype))
             check_against_python(polyopt.jit(squares_times_local), C * dtype(b0))
+            check_against_python(polyopt.jit(through_a_local), C * dtype(b0))
+            check_against_python(polyopt.jit(element_through_a_local), C, np.array([b0], dtype))
     source = polyopt.jit(squares_times).c_source(C, np.array([1], dtype))
     assert source.count('__asm__("" : "+r"(') == 1
+    # a sum of products made in a local holds the sum once: it stays a reduction
+    assert "__asm__" not in polyopt.jit(dot_with_a_local).c_source(C, C)
