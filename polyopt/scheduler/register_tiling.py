@@ -261,10 +261,12 @@ def _register_tile_edge(scop: Scop, deps: Dependences, tree: Node, nest: _Nest, 
     parts = {s.name: s for s in scop.statements}
     base = nest.stmt[:-1]
     rest = base + "r"
-    if EDGE_COLUMNS >= nest.nr or nest.nr % EDGE_COLUMNS or nest.mr < 2 or rest not in parts \
-            or base + "d" in parts:
-        # (a main tile of 6 columns leaves half a narrow tile beside it; the rest of a
-        # diagonal split holds ragged rows of each tile)
+    if nest.nr < 3 * EDGE_COLUMNS or nest.nr % EDGE_COLUMNS or nest.mr < 2 \
+            or rest not in parts or base + "d" in parts:
+        # a main tile of 10 columns leaves half a narrow tile beside it; one of 8 (AVX2's
+        # float64) room for one narrow tile, whose columns isl then bounds by
+        # `nj - 4 - (nj + 4) % 8`, which the printer does not unroll (isl builds the AST
+        # again); the rest of a diagonal split holds ragged rows of each tile
         return None
     its = parts[nest.stmt].iterators
     if depends_on(domain, its.index(nest.j), its.index(nest.i)):
