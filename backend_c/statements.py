@@ -50,6 +50,7 @@ class StatementWriter:
         self.scop = scop
         self.dialect = dialect
         self.replaced: dict[str, Replacement] = {}  # by statement
+        self._barrier: dict[str, bool] = {}  # by statement: _reads_itself_twice
         self.usage = Usage()
 
     def replacing(self, stmt: Statement) -> bool:
@@ -102,7 +103,9 @@ class StatementWriter:
         body.lin_env = {}
         emit(depth + 1, f"{target} = {value};  /* {stmt.source} */"
              if "*/" not in stmt.source else f"{target} = {value};")
-        if _reads_itself_twice(self.scop, stmt):
+        if stmt.name not in self._barrier:  # once per statement, not per printed copy
+            self._barrier[stmt.name] = _reads_itself_twice(self.scop, stmt)
+        if self._barrier[stmt.name]:
             # gcc 12 vectorizes `b = b * b * c[i]` on ints as a product reduction, which
             # it is not (wrong results from -O3 with AVX2 for int32, AVX-512DQ for
             # int64); an empty asm that may change the value keeps the loop scalar, as
