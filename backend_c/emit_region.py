@@ -54,7 +54,6 @@ _HELPERS = {
     "polyopt_imax": "#define polyopt_imax(a, b) ((a) > (b) ? (a) : (b))",
     "polyopt_prefetch": PREFETCH_MACRO,
 }
-_CONSTANT_EXTENT = re.compile(r"[\d\s()+\-*/]+")  # an extent of digits alone
 
 
 _LONG_TYPES = ("long",)
@@ -207,10 +206,11 @@ class RegionDialect:
         return C_TYPES[self.scop.element_type(target)]
 
     def prefetch(self, target: str, indices: tuple[Lin, ...]) -> str | None:
-        """``polyopt_prefetch(C, (i) * (70) + (j), double);``: the flat index over the
-        extents the array's type has (a variable-length one's as ``sizeof`` gives them: a
-        helper function does not see the variables it was declared with); None through
-        a pointer or for a region's own buffer."""
+        """``polyopt_prefetch(C, (i) * (sizeof(C[0]) / ...) + (j), double);``: the flat
+        index over the extents the array's type has, as ``sizeof`` gives them (a helper
+        function does not see the variables a VLA was declared with, nor a number's
+        macro: the file may be compiled with another ``-D``); None through a pointer or
+        for a region's own buffer."""
         arr = self.region.arrays.get(target)
         if arr is None or len(arr.dims) != len(indices) or None in arr.dims[1:]:
             return None
@@ -218,9 +218,8 @@ class RegionDialect:
         subs = [self.body.index(ix) for ix in indices]
         self.body.hoisted = hoisted
         flat = subs[0]
-        for k, (extent, sub) in enumerate(zip(arr.dims[1:], subs[1:], strict=True), 1):
-            if not _CONSTANT_EXTENT.fullmatch(extent or ""):
-                extent = f"(long)(sizeof({target}{'[0]' * k}) / sizeof({target}{'[0]' * (k + 1)}))"
+        for k, sub in enumerate(subs[1:], 1):
+            extent = f"(long)(sizeof({target}{'[0]' * k}) / sizeof({target}{'[0]' * (k + 1)}))"
             flat = f"({flat}) * ({extent}) + ({sub})"
         return f"polyopt_prefetch({target}, {flat}, {arr.base});"
 

@@ -46,9 +46,6 @@ from polyopt.model.expr import names_read
 from polyopt.model.schedule_tree import LoopMark
 from polyopt.model.scop import ArrayKind, Scop, Statement
 
-#: an extent C computes at compile time: numbers and arithmetic only (macros expanded)
-_CONSTANT = re.compile(r"[\d\s()+\-*/]+")
-
 
 class RegionOutliner:
     """Collects a region's micro-kernels as helper functions (``helpers``), for the file
@@ -183,7 +180,9 @@ class RegionOutliner:
         stands for this thread's copy (region_copies.py).  An extent that is not a
         number is passed as the array's own type gives it (``sizeof(A[0]) /
         sizeof(A[0][0])``): a variable-length array keeps the extents it was declared
-        with, whatever its size variables hold now."""
+        with, whatever its size variables hold now.  A number is passed so too: it may
+        be a macro's value (``double C[NI][NJ]``), and the file may be compiled with
+        another ``-DNJ``; gcc's constant propagation gives the helper the number back."""
         region = self.region
         if name in self.scop.arrays and self.scop.arrays[name].kind is ArrayKind.TEMPORARY \
                 and name not in region.arrays:
@@ -197,10 +196,7 @@ class RegionOutliner:
             return None  # a pointer to pointers: no single type describes its rows
         out: list[tuple[str, str]] = []
         rows = ""
-        for k, d in enumerate(c.dims[1:], 1):
-            if d is not None and _CONSTANT.fullmatch(d):
-                rows += f"[{d}]"
-                continue
+        for k in range(1, len(c.dims)):
             extent = f"polyopt_extent_{name}_{k}"
             while extent in self.taken:  # a parameter of this helper alone: not taken
                 extent += "_"

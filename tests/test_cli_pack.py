@@ -66,6 +66,31 @@ def test_sizes_with_ragged_tiles_give_the_original_output(tmp_path: Path) -> Non
     assert "__builtin_malloc" in polyopt("opt", str(ragged), "-o", "-").stdout
 
 
+@pytest.mark.parametrize("sizes", [(13, 17, 19), (100, 90, 77)])
+def test_output_compiled_with_other_sizes_gives_the_original_output(
+        tmp_path: Path, sizes: tuple[int, int, int]) -> None:
+    """Optimized at gemm.c's own sizes, compiled with other ``-DNI -DNJ -DNK``: the
+    helpers' array parameters take their extents from the arrays' types, not from
+    the macros' values at ``opt`` time (they were ``double B[restrict][70]``: warnings,
+    then wrong results or a crash)."""
+    src = ROOT / "examples" / "c" / "gemm.c"
+    opt = tmp_path / "gemm.opt.c"
+    proc = polyopt("opt", str(src), "-o", str(opt))
+    assert proc.returncode == 0, proc.stderr
+    flags = ["-O2", "-fopenmp", *(f"-D{m}={v}" for m, v in zip(("NI", "NJ", "NK"), sizes, strict=True))]
+    outputs = []
+    for path in (src, opt):
+        exe = tmp_path / f"{path.stem}.exe"
+        cc = subprocess.run([CC, *flags, "-Werror", "-o", str(exe), str(path), "-lm"],
+                            capture_output=True, text=True, check=False)
+        assert cc.returncode == 0, cc.stderr[-3000:]
+        run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120,
+                             check=False)
+        assert run.returncode == 0, run.stderr[-3000:]
+        outputs.append(run.stdout)
+    assert outputs[0].strip() and _numbers_match(*outputs), outputs
+
+
 def test_a_region_without_a_matmul_allocates_nothing() -> None:
     proc = polyopt("opt", "examples/c/jacobi-2d.c", "-o", "-")
     assert proc.returncode == 0, proc.stderr

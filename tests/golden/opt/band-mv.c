@@ -15,7 +15,7 @@
 static int max(int a, int b) { return a > b ? a : b; }
 
 __attribute__((noinline))
-static void polyopt_kernel_band_body0(int n, int bw, int c0, double band[restrict][(2 * 3) + 1], double x[restrict], double y[restrict])
+static void polyopt_kernel_band_body0(int n, int bw, int c0, long polyopt_extent_band_1, double band[restrict][polyopt_extent_band_1], double x[restrict], double y[restrict])
 {
   #define polyopt_imin(a, b) ((a) < (b) ? (a) : (b))
   #define polyopt_imax(a, b) ((a) > (b) ? (a) : (b))
@@ -44,11 +44,11 @@ static void kernel_band(int n, int bw, double band[N][2 * BW + 1], double *x, do
   if (polyopt_team) {
     #pragma omp parallel for schedule(static) private(acc)
     for (int c0 = 0; c0 < n; c0 += 1) {
-      polyopt_kernel_band_body0(n, bw, c0, band, x, y);
+      polyopt_kernel_band_body0(n, bw, c0, (long)(sizeof(band[0]) / sizeof(band[0][0])), band, x, y);
     }
   } else {
     for (int c0 = 0; c0 < n; c0 += 1) {
-      polyopt_kernel_band_body0(n, bw, c0, band, x, y);
+      polyopt_kernel_band_body0(n, bw, c0, (long)(sizeof(band[0]) / sizeof(band[0][0])), band, x, y);
     }
   }
   if (polyopt_team && ((double)(n) - (double)(0)) / 2.0 >= 16384.0) {

@@ -40,7 +40,7 @@ static void init_array(int ni, int nj, int nk, DATA_TYPE *alpha, DATA_TYPE *beta
 }
 
 __attribute__((noinline))
-static void polyopt_kernel_gemm_body0(int ni, int nj, int nk, int c0, double alpha, double beta, double C[restrict][70], double A[restrict][80], double B[restrict][70])
+static void polyopt_kernel_gemm_body0(int ni, int nj, int nk, int c0, double alpha, double beta, long polyopt_extent_C_1, double C[restrict][polyopt_extent_C_1], long polyopt_extent_A_1, double A[restrict][polyopt_extent_A_1], long polyopt_extent_B_1, double B[restrict][polyopt_extent_B_1])
 {
   #pragma omp simd
   for (int c1 = 0; c1 < nj; c1 += 1) {
@@ -66,11 +66,11 @@ static void kernel_gemm(int ni, int nj, int nk, DATA_TYPE alpha, DATA_TYPE beta,
     if (polyopt_team) {
       #pragma omp parallel for schedule(static)
       for (int c0 = 0; c0 < ni; c0 += 1) {
-        polyopt_kernel_gemm_body0(ni, nj, nk, c0, alpha, beta, C, A, B);
+        polyopt_kernel_gemm_body0(ni, nj, nk, c0, alpha, beta, (long)(sizeof(C[0]) / sizeof(C[0][0])), C, (long)(sizeof(A[0]) / sizeof(A[0][0])), A, (long)(sizeof(B[0]) / sizeof(B[0][0])), B);
       }
     } else {
       for (int c0 = 0; c0 < ni; c0 += 1) {
-        polyopt_kernel_gemm_body0(ni, nj, nk, c0, alpha, beta, C, A, B);
+        polyopt_kernel_gemm_body0(ni, nj, nk, c0, alpha, beta, (long)(sizeof(C[0]) / sizeof(C[0][0])), C, (long)(sizeof(A[0]) / sizeof(A[0][0])), A, (long)(sizeof(B[0]) / sizeof(B[0][0])), B);
       }
     }
   }

@@ -9,7 +9,7 @@
 #define _PB_N n
 
 __attribute__((noinline))
-static void polyopt_kernel_gesummv_body0(int n, int c0, double alpha, double beta, double tmp[restrict], double y[restrict], double A[restrict][130], double x[restrict], double B[restrict][130])
+static void polyopt_kernel_gesummv_body0(int n, int c0, double alpha, double beta, double tmp[restrict], double y[restrict], long polyopt_extent_A_1, double A[restrict][polyopt_extent_A_1], double x[restrict], long polyopt_extent_B_1, double B[restrict][polyopt_extent_B_1])
 {
   tmp[c0] = 0.0;
   y[c0] = 0.0;
@@ -60,11 +60,11 @@ static void kernel_gesummv(int n, DATA_TYPE alpha, DATA_TYPE beta, DATA_TYPE A[N
   if (polyopt_team) {
     #pragma omp parallel for schedule(static)
     for (int c0 = 0; c0 < n; c0 += 1) {
-      polyopt_kernel_gesummv_body0(n, c0, alpha, beta, tmp, y, A, x, B);
+      polyopt_kernel_gesummv_body0(n, c0, alpha, beta, tmp, y, (long)(sizeof(A[0]) / sizeof(A[0][0])), A, x, (long)(sizeof(B[0]) / sizeof(B[0][0])), B);
     }
   } else {
     for (int c0 = 0; c0 < n; c0 += 1) {
-      polyopt_kernel_gesummv_body0(n, c0, alpha, beta, tmp, y, A, x, B);
+      polyopt_kernel_gesummv_body0(n, c0, alpha, beta, tmp, y, (long)(sizeof(A[0]) / sizeof(A[0][0])), A, x, (long)(sizeof(B[0]) / sizeof(B[0][0])), B);
     }
   }
 }
