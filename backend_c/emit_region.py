@@ -420,6 +420,24 @@ def _at_least(extent: str, low: int) -> str:
     return f"(({extent}) > {low} ? ({extent}) : {low})"
 
 
+def size_guards(region: CRegion) -> str:
+    """Preprocessor checks that the macros the region's C was written for have the
+    values it was written with: the C holds ``c0 <= 10`` for ``t <= TSTEPS``, so a build
+    with another ``-DTSTEPS`` stops with an error saying so instead of running 10 steps.
+
+        #if (TSTEPS) != (10)
+        #error "polyopt opt wrote kernel_heat_3d() region 1 (lines 21-44) for TSTEPS = 10: ..."
+        #endif
+    """
+    out = []
+    for name, value in region.size_macros:
+        out += [f"#if ({name}) != ({value})",
+                f"#error \"polyopt opt wrote {region.label} for {name} = {value}: compile "
+                f"with that value, or run polyopt opt again with -D{name}=...\"",
+                "#endif"]
+    return "".join(line + "\n" for line in out)
+
+
 def replace_regions(text: str, blocks: list[tuple[CRegion, str]],
                     helpers: Sequence[tuple[CRegion, str]] = ()) -> str:
     """``text`` with each region's lines (pragmas included) replaced by its block, and

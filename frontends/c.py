@@ -12,12 +12,13 @@ listing every problem with its file, line and column.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NoReturn
 
 from polyopt.frontends.c_affine import text
 from polyopt.frontends.c_constants import fold_constants
+from polyopt.frontends.c_macros import size_macros
 from polyopt.frontends.c_preprocess import FAKE_LIBC, CppOptions, LineMap, preprocess
 from polyopt.frontends.c_region import build_region
 from polyopt.frontends.c_shadowing import unshadow
@@ -92,7 +93,9 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
         region, found_problems = build_region(src)
         problems += found_problems
         if region is not None:
-            regions.append(region)
+            region_text = "\n".join(lines[src.start_line:src.end_line - 1])
+            sizes = size_macros(p, text, cpp or CppOptions(), region.function_line, region_text)
+            regions.append(replace(region, size_macros=sizes) if sizes else region)
     if problems:
         raise UnsupportedError(problems)
     return CFile(filename, text, tuple(regions))

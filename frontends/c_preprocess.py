@@ -149,8 +149,9 @@ def compiler() -> list[str]:
     return shlex.split(os.environ.get("CC", "cc")) or ["cc"]
 
 
-def preprocess(path: Path, options: CppOptions = CppOptions()) -> str:
-    """The preprocessed text of ``path`` (line markers kept), with fake system headers."""
+def preprocess(path: Path, options: CppOptions = CppOptions(), text: str | None = None) -> str:
+    """The preprocessed text of ``path`` (line markers kept), with fake system headers;
+    of ``text`` instead of the file's own, where given, as if it were the file."""
     cc = compiler()
     if shutil.which(cc[0]) is None:
         raise PreprocessError(f"no C compiler: {cc[0]!r} was not found (set CC to one); it is "
@@ -159,12 +160,18 @@ def preprocess(path: Path, options: CppOptions = CppOptions()) -> str:
         fake = Path(tmp)
         _write_fake(fake, _FAKE_HEADERS)
         cmd = [*cc, "-E", "-nostdinc", "-std=gnu11"]
+        source = path
+        if text is not None:  # `#include "x.h"` still finds x.h beside the file
+            source = fake / "polyopt-source" / path.name
+            source.parent.mkdir()
+            source.write_text(text, encoding="utf-8", errors="surrogateescape")
+            cmd.append(f"-iquote{path.parent}")
         cmd += [f"-I{d}" for d in options.include_dirs]
         cmd += [f"-I{fake}", *(f"-D{d}" for d in _GNU_DEFINES)]
         cmd += [f"-D{d}" for d in options.defines]
         # as C whatever the name: gcc takes a file with no known suffix for a linker
         # input and prints nothing, and `.C`/`.cpp` for C++
-        cmd += ["-x", "c", str(path)]
+        cmd += ["-x", "c", str(source)]
         for _ in range(64):  # each round may add one missing system header
             # the file's bytes as they are (Latin-1 comments, stray binary): never a decode error
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False,

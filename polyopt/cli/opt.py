@@ -8,7 +8,12 @@ import sys
 from contextlib import nullcontext
 from pathlib import Path
 
-from polyopt.backend_c.emit_region import emit_region, emit_region_code, replace_regions
+from polyopt.backend_c.emit_region import (
+    emit_region,
+    emit_region_code,
+    replace_regions,
+    size_guards,
+)
 from polyopt.backend_c.work import parallel_min_fixed
 from polyopt.cli.errors import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE, CliError, printable
 from polyopt.cli.inputs import (
@@ -54,7 +59,7 @@ def _opt_c(args: argparse.Namespace, path: Path) -> int:
             code = emit_region_code(r, plan.tree, plan.scop)
         # the region speaks of the file's own names again (polyopt.model.names)
         blocks.append((r, user_text(code.block, whole_names=True)))
-        helpers.append((r, user_text(code.helpers, whole_names=True)))
+        helpers.append((r, size_guards(r) + user_text(code.helpers, whole_names=True)))
         # verification compiles the region as the model names it, every statement in
         # place: its harness declares the arrays its own way (the helpers' code is the
         # same statements in the same order, moved into a function)

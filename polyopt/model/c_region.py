@@ -70,6 +70,9 @@ class CRegion:
     # the region's loops and conditions alone, as C, stepping the loop counters that are
     # used after it to their final values (frontends/c_counters.py); "" when none is
     counters_after: str = ""
+    # (name, value) of the macros the region names that expand to integer constants: the
+    # C written holds their values (frontends/c_macros.py)
+    size_macros: tuple[tuple[str, str], ...] = ()
 
     @property
     def label(self) -> str:

@@ -80,7 +80,8 @@ def expand(scop: Scop, deps: Dependences, tree: Node, array: str,
     copy = _last_row(scop, stmts, array, buf, written.range(), _lin(last))
     stmts.insert(max(k for k, s in enumerate(stmts) if s.name in counters) + 1, copy)
     old = scop.arrays[array]
-    arrays = {**scop.arrays, buf: Array(buf, old.dtype, (_lin(top) + Lin.constant(1), *old.shape),
+    row = _row_shape(written.range(), old.shape)
+    arrays = {**scop.arrays, buf: Array(buf, old.dtype, (_lin(top) + Lin.constant(1), *row),
                                         ArrayKind.TEMPORARY, clamped=True)}
     dims = tuple(LoopDim(f"{copy.name}.{v}", v, ((copy.name, Lin.var(v)),), LoopMark(), (), v)
                  for v in copy.iterators)
@@ -174,6 +175,18 @@ def _last_row(scop: Scop, stmts: list[Statement], array: str, buf: str, elements
     where = replace(last.location, text=f"the last values of {array}")
     return Statement(name, iters, domain, array, elems, Load(buf, src, found[0].type), None, (),
                      where, write, (source,))
+
+
+def _row_shape(elements: isl.Set, declared: tuple[Lin, ...]) -> tuple[Lin, ...]:
+    """A row's extents: one past the largest index the loop writes, or the declared
+    extent where that is not one affine bound.  C's declared extent may be a macro's
+    value (``double sum[NP]`` is ``sum[30]``); the bound is in the sizes (``np``), so
+    ``polyopt opt``'s output stays right when compiled with another ``-DNP``."""
+    out = []
+    for k, extent in enumerate(declared):
+        top = names.dim_max_affine(elements, k)
+        out.append(_lin(top) + Lin.constant(1) if top is not None else extent)
+    return tuple(out)
 
 
 def _lin(terms: tuple[dict[str, int], int]) -> Lin:

@@ -1,0 +1,61 @@
+"""The size macros a region's C is written for.
+
+``polyopt opt`` works on the preprocessed file, so a macro that a region names
+(``for (t = 1; t <= TSTEPS; t++)``) reaches the optimized C as its value
+(``c0 <= 10``).  The output is then right only when compiled with that value; a
+build with ``-DTSTEPS=500`` would run 10 steps.  :func:`size_macros` finds, for each
+region, the names in its text that the preprocessor turns into an integer constant
+there, with that constant, so that the output can refuse (``#error``) a build where
+one of them means something else.
+
+Each name is asked of the preprocessor itself, just above the region's function (the
+macros in force there, ``-D`` options and headers included): a probe line
+``polyopt_probe NAME`` per name, in a copy of the file.  Names that stay names (the
+parameters ``n``, ``_PB_N`` of a macro that expands to ``n``) or expand to anything
+but integer arithmetic are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from polyopt.frontends.c_preprocess import CppOptions, preprocess
+
+from polyopt.model.errors import PolyoptError
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_LITERAL = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'")
+# integer constants (decimal, octal, hex, with suffixes) and the arithmetic `#if` knows
+_INTEGER_EXPRESSION = re.compile(
+    r"(?:\s|0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*(?![.\w])|<<|>>|[-+*/%()~&|^])+")
+_PROBE = "polyopt_probe_"
+
+
+def size_macros(path: Path, text: str, options: CppOptions, function_line: int,
+                region_text: str) -> tuple[tuple[str, str], ...]:
+    """(name, value) of each name in ``region_text`` that is a macro of integer value
+    at ``function_line`` of the file ``path`` (its text ``text``), sorted by name;
+    empty where the file cannot be probed (the region's own parse reports why)."""
+    code = _LITERAL.sub(" ", _COMMENT.sub(" ", region_text))
+    # not the preprocessor's own (`__LINE__` has another value on each line)
+    names = sorted({n for n in _IDENTIFIER.findall(code) if not n.startswith(("__", _PROBE))})
+    if not names or function_line < 1:
+        return ()
+    lines = text.splitlines(keepends=True)
+    probes = "".join(f"{_PROBE}{k} {n}\n" for k, n in enumerate(names))
+    probed = "".join(lines[:function_line - 1]) + probes + "".join(lines[function_line - 1:])
+    try:
+        output = preprocess(path, options, probed)
+    except PolyoptError:
+        return ()
+    found: dict[str, str] = {}
+    for line in output.splitlines():
+        m = re.match(rf"{_PROBE}(\d+) (.*)$", line.strip())
+        if m is None or not 0 <= int(m.group(1)) < len(names):
+            continue
+        name, value = names[int(m.group(1))], m.group(2).strip()
+        if value and value != name and _INTEGER_EXPRESSION.fullmatch(value):
+            found[name] = value
+    return tuple(sorted(found.items()))

@@ -1,0 +1,128 @@
+"""``polyopt opt``'s output compiled with other ``-D`` sizes than it was written for.
+
+The C written is right for any value of a size the region reads as a variable
+(``_PB_N`` standing for ``n``): helpers take array extents from the arrays' types, and
+temporaries are sized by the loops' bounds, not by the declared extents (macro values
+at ``opt`` time).  A macro the region itself names (``t <= TSTEPS``) is written as its
+value; the output then refuses, with ``#error``, a build where it has another one.
+
+Differential: the original and the output compiled with the same flags print the
+same, or the output does not compile and the error names the macro.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_cli import CC, ROOT, _numbers_match, polyopt
+
+STEPS = r"""
+#include <stdio.h>
+#ifndef N
+# define N 40
+#endif
+#ifndef TSTEPS
+# define TSTEPS 6
+#endif
+#define _PB_N n
+static double A[N], B[N];
+static void kernel(int n) {
+  int t, i;
+#pragma scop
+  for (t = 1; t <= TSTEPS; t++) {          /* TSTEPS: a value in the C written */
+    for (i = 1; i < _PB_N - 1; i++)        /* _PB_N: the variable n */
+      B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1]);
+    for (i = 1; i < _PB_N - 1; i++)
+      A[i] = B[i] + __LINE__ * 0.0;
+  }
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < N; i++) A[i] = (i * 7 % 11) / 11.0;
+  kernel(N);
+  double s = 0;
+  for (int i = 0; i < N; i++) s += A[i] * (i % 5 + 1);
+  printf("%.12e\n", s);
+  return 0;
+}
+"""
+
+
+@pytest.fixture(autouse=True)
+def _compiler() -> None:
+    if shutil.which(CC) is None:
+        pytest.skip(f"no C compiler ({CC})")
+
+
+def _build(tmp_path: Path, src: Path, flags: list[str]) -> subprocess.CompletedProcess[str]:
+    exe = tmp_path / f"{src.stem}.exe"
+    cc = subprocess.run([CC, "-O2", "-fopenmp", *flags, "-o", str(exe), str(src), "-lm"],
+                        capture_output=True, text=True, check=False)
+    if cc.returncode != 0:
+        return cc
+    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, check=False)
+
+
+def _optimized(tmp_path: Path, source: str, *options: str) -> tuple[Path, Path]:
+    src = tmp_path / "steps.c"
+    src.write_text(source)
+    out = tmp_path / "steps.opt.c"
+    proc = polyopt("opt", str(src), "-o", str(out), *options)
+    assert proc.returncode == 0, proc.stderr
+    return src, out
+
+
+def test_a_macro_the_region_names_is_checked_when_the_output_is_compiled(
+        tmp_path: Path) -> None:
+    src, out = _optimized(tmp_path, STEPS)
+    text = out.read_text()
+    assert "#if (TSTEPS) != (6)" in text
+    # n is a variable in the C written; N and __LINE__ are not named by a bound
+    assert re.findall(r"^#if \((\w+)\)", text, re.M) == ["TSTEPS"]
+    same = _build(tmp_path, out, ["-DN=57"])
+    assert same.returncode == 0, same.stderr
+    assert _numbers_match(_build(tmp_path, src, ["-DN=57"]).stdout, same.stdout)
+    other = _build(tmp_path, out, ["-DTSTEPS=9"])
+    assert other.returncode != 0
+    assert "wrote kernel() region 1 (lines 13-20) for TSTEPS = 6" in other.stderr
+    assert "-DTSTEPS=" in other.stderr
+
+
+def test_the_check_holds_the_value_given_to_polyopt_opt(tmp_path: Path) -> None:
+    src, out = _optimized(tmp_path, STEPS, "-DTSTEPS=9")
+    assert "#if (TSTEPS) != (9)" in out.read_text()
+    ran = _build(tmp_path, out, ["-DTSTEPS=9"])
+    assert ran.returncode == 0, ran.stderr
+    assert _numbers_match(_build(tmp_path, src, ["-DTSTEPS=9"]).stdout, ran.stdout)
+
+
+def test_a_macro_from_a_local_header_is_checked(tmp_path: Path) -> None:
+    (tmp_path / "sizes.h").write_text("#define TSTEPS (2 << 1)\n")
+    source = STEPS.replace("#ifndef TSTEPS\n# define TSTEPS 6\n#endif", '#include "sizes.h"')
+    _, out = _optimized(tmp_path, source)
+    assert "#if (TSTEPS) != ((2 << 1))" in out.read_text()
+
+
+@pytest.mark.parametrize("sizes", [(7, 9, 11), (33, 29, 41)])
+def test_doitgen_compiled_with_other_sizes_gives_the_original_output(
+        tmp_path: Path, sizes: tuple[int, int, int]) -> None:
+    """doitgen's ``sum`` is expanded to a row per ``q`` (``sum_x``): its rows are as
+    long as the loop over ``p`` (``np``), not the declared ``sum[NP]`` (30 at ``opt``
+    time: a larger -DNP wrote past them)."""
+    text = (ROOT / "examples" / "c" / "doitgen.c").read_text()
+    for name in ("NQ", "NR", "NP"):
+        line = next(x for x in text.splitlines() if x.startswith(f"#define {name} "))
+        text = text.replace(line, f"#ifndef {name}\n{line}\n#endif")
+    src, out = tmp_path / "doitgen.c", tmp_path / "doitgen.opt.c"
+    src.write_text(text)
+    proc = polyopt("opt", str(src), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "sum_x" in out.read_text() and "#error" not in out.read_text()
+    flags = [f"-D{m}={v}" for m, v in zip(("NQ", "NR", "NP"), sizes, strict=True)]
+    original, optimized = _build(tmp_path, src, flags), _build(tmp_path, out, flags)
+    assert optimized.returncode == 0, optimized.stderr
+    assert original.stdout.strip() and _numbers_match(original.stdout, optimized.stdout)
