@@ -27,7 +27,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 import islpy as isl
-from polyopt.backend_c.ast_expr import LoopHeader, ids, loop_header, split_const
+from polyopt.backend_c.ast_expr import LoopHeader, for_header, ids, loop_header, split_const
 from polyopt.backend_c.cexpr import Hoisted
 from polyopt.backend_c.code import Code, fresh
 from polyopt.backend_c.dialect import Dialect
@@ -276,8 +276,7 @@ class Accumulators:
                                               for stmt, _, tile in held})
         if pragma:
             emit(depth + 1, pragma)
-        emit(depth + 1, f"for ({self.dialect.index_type} {loop.it} = {loop.init}; {loop.cond}; "
-             f"{loop.it} += {loop.inc}) {{")
+        emit(depth + 1, for_header(self.dialect.index_type, loop))
         self.statements.replaced = {stmt.name: Replacement(stmt.name, needed, tile.locals)
                                     for stmt, needed, tile in held}
         start = len(self.code.lines)

@@ -137,6 +137,21 @@ class LoopHeader:
     inc: str
 
 
+def for_header(index_type: str, loop: LoopHeader) -> str:
+    """``for (int c3 = init; cond; c3 += inc) {``.
+
+    An ``int`` counter whose start is computed in ``long long`` (a tile's first row,
+    ``polyopt_imax(100000000LL * c1, ...)``) may be handed a start past ``INT_MAX`` where
+    the loop runs no iteration; converted, it would wrap negative and run garbage rows.
+    It starts at the nearest ``int`` instead (``polyopt_int_start``, a helper macro of
+    the region), and its test still fails: a loop that runs has its values in ``int``,
+    as the file's own iterators do."""
+    init = loop.init
+    if index_type == "int" and "LL" in init:
+        init = f"polyopt_int_start({init})"
+    return f"for ({index_type} {loop.it} = {init}; {loop.cond}; {loop.it} += {loop.inc}) {{"
+
+
 def first_test(loop: LoopHeader) -> str:
     """The condition under which ``loop`` runs at least once: its test at its start."""
     return re.sub(rf"\b{re.escape(loop.it)}\b", f"({loop.init})", loop.cond)

@@ -22,7 +22,14 @@ from dataclasses import dataclass, field, replace
 import islpy as isl
 from polyopt.backend_c.accumulators import Accumulators
 from polyopt.backend_c.ast_check import mismatch
-from polyopt.backend_c.ast_expr import LoopHeader, ast_lin, first_test, loop_header, trip_count
+from polyopt.backend_c.ast_expr import (
+    LoopHeader,
+    ast_lin,
+    first_test,
+    for_header,
+    loop_header,
+    trip_count,
+)
 from polyopt.backend_c.code import Code, fresh
 from polyopt.backend_c.dialect import Dialect
 from polyopt.backend_c.isl_ast import NodeKind, block_children, node_kind, user_call
@@ -366,8 +373,7 @@ class AstWalker:
     def _loop(self, node: isl.AstNode, depth: int, mark: LoopMark | None, loop: LoopHeader,
               prologue: tuple[str, ...] = (), epilogue: tuple[str, ...] = ()) -> None:
         emit = self.code.emit
-        emit(depth, f"for ({self.dialect.index_type} {loop.it} = {loop.init}; {loop.cond}; "
-             f"{loop.it} += {loop.inc}) {{")
+        emit(depth, for_header(self.dialect.index_type, loop))
         self.counters.append(loop.it)
         for line in prologue:
             emit(depth + 1, line)

@@ -53,6 +53,8 @@ _HELPERS = {
     "polyopt_imin": "#define polyopt_imin(a, b) ((a) < (b) ? (a) : (b))",
     "polyopt_imax": "#define polyopt_imax(a, b) ((a) > (b) ? (a) : (b))",
     "polyopt_prefetch": PREFETCH_MACRO,
+    "polyopt_int_start": "#define polyopt_int_start(x) ((x) > 2147483647LL ? 2147483647 : "
+                         "(x) < -2147483647LL - 1 ? -2147483647 - 1 : (int)(x))",
 }
 
 

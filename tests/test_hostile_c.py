@@ -309,3 +309,49 @@ def test_loop_counters_used_after_the_region_keep_their_final_values(
 def test_a_region_whose_counters_are_dead_after_it_gets_no_skeleton(tmp_path: Path) -> None:
     text = same_as_unoptimized(tmp_path, TYPEDEF_CASTS)
     assert "stepped to the values" not in text
+
+
+FDTD_SMALL = """
+    #include <stdio.h>
+    static void fdtd(int tmax, int nx, int ny, double ex[nx][ny], double ey[nx][ny],
+                     double hz[nx][ny], double fict[tmax]) {
+    #pragma scop
+      for (int t = 0; t < tmax; t++) {
+        for (int j = 0; j < ny; j++)
+          ey[0][j] = fict[t];
+        for (int i = 1; i < nx; i++)
+          for (int j = 0; j < ny; j++)
+            ey[i][j] = ey[i][j] - 0.5 * (hz[i][j] - hz[i-1][j]);
+        for (int i = 0; i < nx; i++)
+          for (int j = 1; j < ny; j++)
+            ex[i][j] = ex[i][j] - 0.5 * (hz[i][j] - hz[i][j-1]);
+        for (int i = 0; i < nx - 1; i++)
+          for (int j = 0; j < ny - 1; j++)
+            hz[i][j] = hz[i][j] - 0.7 * (ex[i][j+1] - ex[i][j] + ey[i+1][j] - ey[i][j]);
+      }
+    #pragma endscop
+    }
+    int main(void) {
+      volatile int steps = 30;
+      int T = steps;
+      double A[2][2], B[2][2], C[2][2], fict[30];
+      for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+          A[i][j] = (i * 13 + j * 7) % 10; B[i][j] = (i + j) % 3; C[i][j] = i - j;
+        }
+      for (int t = 0; t < T; t++) fict[t] = t;
+      fdtd(T, 2, 2, A, B, C, fict);
+      for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) printf("%.17g %.17g %.17g\\n", A[i][j], B[i][j], C[i][j]);
+      return 0;
+    }
+"""
+
+
+def test_a_tile_start_past_int_max_runs_no_iteration(tmp_path: Path) -> None:
+    """Hostile session 36, finding 07: a wavefront's tile of 10**8 rows starts its rows at
+    ``100000000LL * c1``; from the 22nd time tile on that passes INT_MAX, and the int
+    counter wrapped negative (garbage rows, heap corruption).  It starts at INT_MAX
+    instead, where its test fails."""
+    text = same_as_unoptimized(tmp_path, FDTD_SMALL, "--tile-sizes", "1,100000000")
+    assert "polyopt_int_start(polyopt_imax((100000000LL * c" in text
