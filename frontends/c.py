@@ -33,6 +33,7 @@ from polyopt.model.names import c_frontend_renames, internal_name
 _PRAGMA_LINE = re.compile(r"^\s*#\s*pragma\s+(scop|endscop)\s*(//.*|/\*.*)?$")
 _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$", re.S)
 _DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)", re.M)
+_LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:line[ \t]+)?\d[^\n]*", re.M)
 _ARITHMETIC = {"char", "short", "int", "long", "signed", "unsigned", "float", "double"}
 
 
@@ -65,7 +66,10 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
     if "\0" in text:
         line = text.count("\n", 0, text.index("\0")) + 1
         raise PolyoptError(f"{path}:{line}: not a C source file (it contains a NUL byte)")
-    output = preprocess(p, cpp or CppOptions())
+    # the file's own `#line 500 "gen.y"` (and `# 500` markers, as `gcc -E` writes them)
+    # would renumber its lines; regions are rewritten by their lines in the file itself
+    physical = _LINE_DIRECTIVE.sub("", text)
+    output = preprocess(p, cpp or CppOptions(), physical if physical != text else None)
     linemap = LineMap(output)
     lines = tuple(text.splitlines())
     made: set[str] = set()

@@ -164,7 +164,10 @@ def preprocess(path: Path, options: CppOptions = CppOptions(), text: str | None 
         if text is not None:  # `#include "x.h"` still finds x.h beside the file
             source = fake / "polyopt-source" / path.name
             source.parent.mkdir()
-            source.write_text(text, encoding="utf-8", errors="surrogateescape")
+            # named and numbered as the file itself, in line markers and messages
+            quoted = str(path).replace("\\", "\\\\").replace('"', '\\"')
+            source.write_text(f'#line 1 "{quoted}"\n' + text, encoding="utf-8",
+                              errors="surrogateescape")
             cmd.append(f"-iquote{path.parent}")
         cmd += [f"-I{d}" for d in options.include_dirs]
         cmd += [f"-I{fake}", *(f"-D{d}" for d in _GNU_DEFINES)]

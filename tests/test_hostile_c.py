@@ -355,3 +355,40 @@ def test_a_tile_start_past_int_max_runs_no_iteration(tmp_path: Path) -> None:
     instead, where its test fails."""
     text = same_as_unoptimized(tmp_path, FDTD_SMALL, "--tile-sizes", "1,100000000")
     assert "polyopt_int_start(polyopt_imax((100000000LL * c" in text
+
+
+LINE_DIRECTIVES = """
+    #include <stdio.h>
+    # 40 "generated.c"
+    static void f(int n, double *x) {
+    #pragma scop
+    #line 500 "gen.y"
+      for (int i = 0; i < n; i++)
+        x[i] = x[i] * 2.0 + 1.0;
+    #pragma endscop
+    }
+    int main(void) {
+      double x[5] = {1, 2, 3, 4, 5};
+      f(5, x);
+      for (int i = 0; i < 5; i++) printf("%g\\n", x[i]);
+      return 0;
+    }
+"""
+
+
+def test_line_directives_do_not_move_the_region(tmp_path: Path) -> None:
+    """Hostile session 36, finding 04: ``#line`` (and ``gcc -E``'s ``# 40 "file"``
+    markers) renumbered the region's lines, and rewriting it by those numbers was an
+    internal IndexError.  The region is found and rewritten at its lines in the file."""
+    text = same_as_unoptimized(tmp_path, LINE_DIRECTIVES)
+    assert '# 40 "generated.c"' in text and "#line 500" not in text  # inside the region
+
+
+def test_an_error_after_a_line_directive_names_the_files_own_line(tmp_path: Path,
+                                                                  capsys) -> None:
+    src = tmp_path / "k.c"
+    src.write_text('#line 900 "gen.y"\nvoid f(int n, double *x) {\n#pragma scop\n'
+                   "  for (int i = 0; i < n; i++) x[i * i] = 1.0;\n#pragma endscop\n}\n")
+    assert cli_main(["opt", str(src), "-o", str(tmp_path / "k.opt.c")]) != 0
+    err = capsys.readouterr().err
+    assert f"{src}:4:" in err and "internal error" not in err
