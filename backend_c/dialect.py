@@ -22,6 +22,8 @@ from polyopt.model.scop import Scop, Statement
 class Dialect(Protocol):
     index_type: str  # the C type of loop counters
     privatizes_arrays: bool  # whether array names may be shadowed by per-thread copies
+    # the C is the user's to compile, with their warnings (-Wall's unused variables)
+    user_compiles: bool
     pointer_rows: frozenset[str]  # arrays whose rows are reached through pointers
 
     @property
@@ -74,6 +76,7 @@ class KernelDialect:
 
     index_type = "int64_t"
     privatizes_arrays = True
+    user_compiles = False  # built by polyopt: the statements' bindings stay, for reading
     pointer_rows: frozenset[str] = frozenset()  # flat arrays
 
     def __init__(self, scop: Scop) -> None:

@@ -170,6 +170,7 @@ class RegionDialect:
 
     # private copies of the arrays laid out as one block (region_copies.py)
     privatizes_arrays = True
+    user_compiles = True
 
     def __init__(self, region: CRegion, scop: Scop) -> None:
         self.region = region
@@ -363,6 +364,11 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
     lines = [f"/* polyopt: optimized scop region (lines {region.start_line}-{region.end_line}) */",
              *outer, "{", *inner]
     lines += [f"  {_HELPERS[name]}" for name in used]
+    declared = [*region.outside_locals, *(s.name for s in region.scalars.values()
+                                          if s.declared_in_region)]
+    if declared:  # (the block's bindings may shadow them: `const int i = c0;`)
+        lines.append("  " + " ".join(f"(void){n};" for n in declared)
+                     + "  /* declared for the loops as written */")
     lines += team_line + allocate + body + free
     lines += [f"  #undef {name}" for name in used]
     lines.append("}")

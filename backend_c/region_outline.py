@@ -205,7 +205,9 @@ class RegionOutliner:
             rows += f"[{extent}]"
         # the first extent never matters to C (double A[][20] is double (*A)[20]), and a
         # pointer parameter (double *p) is declared the same way
-        out.append((f"{c.base} {name}[{'restrict' if restrict else ''}]{rows}", name))
+        # `const` as declared: passing a `const double *` to a `double *` warns
+        const = "const " if c.const else ""
+        out.append((f"{const}{c.base} {name}[{'restrict' if restrict else ''}]{rows}", name))
         return out
 
     def _fresh(self, base: str) -> str:

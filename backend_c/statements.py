@@ -12,6 +12,7 @@ the statement's element is its local instead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -79,6 +80,7 @@ class StatementWriter:
         body = self.dialect.body
         emit = self.code.emit
         emit(depth, "{")
+        binds = len(self.code.lines)
         for it, v in zip(stmt.iterators, values, strict=True):
             emit(depth + 1, self.dialect.bind(it, v))
         replaced = self.replaced.get(stmt.name)
@@ -111,7 +113,22 @@ class StatementWriter:
             # int64); an empty asm that may change the value keeps the loop scalar, as
             # a recurrence that is no reduction must be anyway
             emit(depth + 1, f'__asm__("" : "+r"({target}));')
+        if self.dialect.user_compiles:
+            self._drop_unused_binds(binds, stmt.iterators)
         emit(depth, "}")
+
+    def _drop_unused_binds(self, start: int, iterators: tuple[str, ...]) -> None:
+        """Leave out the iterator bindings from ``start`` on that the statement's lines do
+        not read (a register tile's copy reads its accumulator, not ``C[i][j]``): gcc's
+        -Wall warns of each, and a -Werror build of polyopt opt's output would fail."""
+        lines = self.code.lines
+        after = re.sub(r"/\*.*?\*/", "", "\n".join(lines[start + len(iterators):]), flags=re.S)
+        unused = {k for k, it in enumerate(iterators)
+                  if not re.search(rf"\b{re.escape(it)}\b", after)}
+        if unused:
+            lines[start:start + len(iterators)] = [
+                line for k, line in enumerate(lines[start:start + len(iterators)])
+                if k not in unused]
 
 
 def _reads_itself_twice(scop: Scop, stmt: Statement) -> bool:

@@ -52,7 +52,7 @@ def _assemble(scope: RegionScope, scop: ScopBuilder, nodes: list[Node]) -> CRegi
         shape, dims = _shape(scope, n, sym, extent_params)
         assert sym.type.dtype is not None
         arrays[n] = Array(n, sym.type.dtype, shape)
-        arrays_c[n] = CArray(n, sym.type.base, dims, sym.scope)
+        arrays_c[n] = CArray(n, sym.type.base, dims, sym.scope, sym.type.const)
     scalars: dict[str, Scalar] = {}
     scalars_c: dict[str, CScalar] = {}
     for n, t in scope.locals.items():
@@ -92,7 +92,15 @@ def _assemble(scope: RegionScope, scop: ScopBuilder, nodes: list[Node]) -> CRegi
         extent_params=tuple(extent_params), function_line=_definition_start(src),
         function_params=_parameter_names(src.function),
         counters_after=text(steps) if steps is not None else "",
+        outside_locals=_outside_locals(scope),
     )
+
+
+def _outside_locals(scope: RegionScope) -> tuple[str, ...]:
+    """The function's locals, declared before the region, that the region names."""
+    named = {*scope.names.iterators, *scope.locals, *scope.readonly}
+    return tuple(sorted(n for n in named if n not in scope.names.decls and (
+        sym := scope.src.scope.get(n)) is not None and sym.scope == "local"))
 
 
 def _definition_start(src: RegionSource) -> int:

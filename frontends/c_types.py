@@ -40,6 +40,7 @@ class CType:
     pointer_levels: tuple[bool, ...] = ()  # per subscript: True where it goes through a pointer
     # `volatile` or `_Atomic` at some level (the qualifier): each access is a side effect
     volatile: str = ""
+    const: bool = False  # the elements are `const` (`const double w[m]`, `const double *p`)
 
     @property
     def rank(self) -> int:
@@ -85,9 +86,12 @@ class TypeTable:
         ptrs: list[bool] = []
         node = decl_type
         volatile = ""
+        const = False
         for _ in range(64):
             quals = getattr(node, "quals", None) or []
             volatile = volatile or next((q for q in quals if q in ("volatile", "_Atomic")), "")
+            # a TypeDecl's qualifiers are the elements' (a PtrDecl's, the pointer's own)
+            const = const or (isinstance(node, c_ast.TypeDecl) and "const" in quals)
             if isinstance(node, c_ast.ArrayDecl):
                 dims.append(node.dim)
                 ptrs.append(False)
@@ -106,7 +110,8 @@ class TypeTable:
                         continue
                     words = tuple(inner.names)
                     dtype, why = element_dtype(words)
-                    return CType(" ".join(words), tuple(dims), dtype, why, tuple(ptrs), volatile)
+                    return CType(" ".join(words), tuple(dims), dtype, why, tuple(ptrs), volatile,
+                                 const)
                 kind = type(inner).__name__.lower()
                 return CType(kind, tuple(dims), None, f"{kind} types are not supported", tuple(ptrs))
             elif isinstance(node, c_ast.FuncDecl):

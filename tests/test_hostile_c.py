@@ -392,3 +392,45 @@ def test_an_error_after_a_line_directive_names_the_files_own_line(tmp_path: Path
     assert cli_main(["opt", str(src), "-o", str(tmp_path / "k.opt.c")]) != 0
     err = capsys.readouterr().err
     assert f"{src}:4:" in err and "internal error" not in err
+
+
+CONST_INPUTS = """
+    typedef double DT;
+    void g(int n, int m, int p, DT C[n][m], const DT A[n][p], const double B[p][m],
+           const double *v, const double w[m]) {
+      int i, j, k;
+      double t;
+    #pragma scop
+      for (i = 0; i < n; i++)
+        for (j = 0; j < m; j++)
+          for (k = 0; k < p; k++)
+            C[i][j] += A[i][k] * B[k][j] * v[k];
+      for (i = 0; i < n; i++)
+        for (j = 0; j < m; j++) {
+          t = C[i][j] * w[j];
+          C[i][j] = t;
+        }
+    #pragma endscop
+    }
+"""
+
+
+@pytest.mark.parametrize("source", ["examples/c/atax.c", "examples/c/deriche.c",
+                                    "examples/c/gemm.c", "const"])
+def test_the_output_is_as_clean_under_wall_as_the_input(tmp_path: Path, source: str) -> None:
+    """Hostile session 36, finding 05: helpers declared `const` inputs without `const`
+    (-Wdiscarded-qualifiers at every call); and -Wall found the function's `int i, j;`
+    and a register tile's iterator bindings unused.  A -Werror build of the output
+    failed where the file built clean."""
+    root = Path(__file__).resolve().parents[1]
+    src = tmp_path / "k.c"
+    src.write_text(textwrap.dedent(CONST_INPUTS) if source == "const"
+                   else (root / source).read_text())
+    flags = [CC, "-Wall", "-Werror", "-Wno-unknown-pragmas", "-fopenmp", "-c", "-o",
+             str(tmp_path / "k.o")]
+    subprocess.run([*flags, str(src)], check=True)
+    out = tmp_path / "k.opt.c"
+    assert cli_main(["opt", str(src), "-o", str(out), "--parallel-min", "0"]) == 0
+    built = subprocess.run([*flags, str(out)], capture_output=True, text=True, check=False)
+    assert built.returncode == 0, built.stderr[-2000:]
+

@@ -26,6 +26,7 @@ class CArray:
     base: str  # element type as C spells it: "double", "char", "long int"
     dims: tuple[str | None, ...]  # extent of each subscript as C text; None through a pointer
     scope: str  # "file", "param", "local" (the function body) or "region"
+    const: bool = False  # its elements are declared `const` (then the region only reads it)
 
     @property
     def is_fixed(self) -> bool:
@@ -73,6 +74,10 @@ class CRegion:
     # (name, value) of the macros the region names that expand to integer constants: the
     # C written holds their values (frontends/c_macros.py)
     size_macros: tuple[tuple[str, str], ...] = ()
+    # the function's locals declared outside the region that the region names (`int i,
+    # j;` at the function's top): the C written may no longer read them, and says
+    # `(void)i;`, so that -Wall finds the file as clean as it was
+    outside_locals: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
