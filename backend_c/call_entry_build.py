@@ -102,6 +102,34 @@ def _load(path: Path) -> ModuleType:
     return module
 
 
+def _load_or_rebuild(use_cache: bool) -> ModuleType:
+    """The extension, loaded; a cached one that does not load (a truncated or garbled
+    file: "invalid ELF header") is discarded, with a warning, and built again, as a bad
+    kernel library is.  Otherwise every call of every process sharing the cache would
+    go through the slower Python wrapper, silently."""
+    path = _built(use_cache)
+    try:
+        return _load(path)
+    except ImportError as exc:
+        if not use_cache or path != _cached():
+            raise
+        warn_user(f"polyopt: the cached call entry {path} does not load ({exc}); it is "
+                  "discarded and built again")
+        _discard(path.parent)
+        return _load(_built(use_cache))
+
+
+def _discard(entry: Path) -> None:
+    """Remove a cache entry's directory: renamed away first, so that another process
+    sees it whole or not at all."""
+    try:
+        gone = Path(tempfile.mkdtemp(prefix=f".bad-{entry.name}-", dir=entry.parent))
+        os.rename(entry, gone / entry.name)
+    except OSError:
+        return  # another process moved it first
+    shutil.rmtree(gone, ignore_errors=True)
+
+
 _warned: set[str] = set()
 _loaded: dict[bool, ModuleType | None] = {}  # per use_cache: the extension, or None
 
@@ -122,7 +150,7 @@ def extension(use_cache: bool = True, build: bool = True) -> ModuleType | None:
     if not build and not (use_cache and _cached().is_file()):
         return None
     try:
-        _loaded[use_cache] = _load(_built(use_cache))
+        _loaded[use_cache] = _load_or_rebuild(use_cache)
     except (OSError, ImportError, subprocess.SubprocessError) as exc:
         _why.append(str(exc))
         _loaded[use_cache] = None

@@ -245,3 +245,17 @@ def test_threads_calling_one_entry_with_other_sizes_get_their_own_results():
     for t in threads:
         t.join()
     assert wrong == []
+
+
+def test_a_cached_extension_that_does_not_load_is_rebuilt_with_a_warning(monkeypatch,
+                                                                           tmp_path):
+    """Hostile session 36, finding 02: a garbled entry/*.so in the cache was never
+    rebuilt, and every call of every process took the Python wrapper, silently."""
+    monkeypatch.setenv("POLYOPT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(call_entry_build, "_loaded", {})
+    built = call_entry_build._built(use_cache=True)  # compiled into the cache, not loaded
+    assert built == call_entry_build._cached()
+    built.write_bytes(b"garbage\n")
+    with pytest.warns(RuntimeWarning, match="does not load .* built again"):
+        assert call_entry_build.extension() is not None, call_entry_build.unavailable()
+    assert built.read_bytes()[:4] == b"\x7fELF"
