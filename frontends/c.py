@@ -53,8 +53,10 @@ class _Found:
     after: list[c_ast.Node]
 
 
-def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
-    """Every scop region of the C file at ``path``."""
+def parse_c_file(path: str | Path, cpp: CppOptions | None = None,
+                 function: str | None = None) -> CFile:
+    """Every scop region of the C file at ``path`` (those of ``function`` alone, where
+    given: another function's regions are not read, so their problems do not count)."""
     p = Path(path)
     try:  # bytes as they are: line endings and any non-UTF-8 byte survive a round trip
         text = p.read_bytes().decode("utf-8", "surrogateescape")
@@ -84,7 +86,15 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None) -> CFile:
     file_names = _identifiers(ast) | set(_DEFINE.findall(text))
     regions: list[CRegion] = []
     problems: list[Problem] = []
+    chosen = [k for k, f in enumerate(found, 1)
+              if function is None or f.function.decl.name == function]
+    if not chosen:
+        names = ", ".join(sorted({f.function.decl.name for f in found}))
+        raise NoRegionError(f"{path}: no #pragma scop region in a function named {function!r} "
+                            f"(regions are in: {names})")
     for k, f in enumerate(found, 1):
+        if k not in chosen:
+            continue
         scope = scope_at(ast, f.function, f.path, f.start, types)
         unshadow(f.items, scope, file_names)
         src = RegionSource(

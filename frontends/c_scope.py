@@ -26,6 +26,11 @@ from polyopt.model.aff import Formula, Lin, MinMax
 from polyopt.model.dtypes import DType, ValueType
 from polyopt.model.expr import Expr, Load, Name
 
+# (the hostile session's `x[p < n ? p : n - 1]` was sent to the min form, refused too)
+_NO_CHOICE_IN_SUBSCRIPTS = (
+    "subscripts must be affine: no min/max, nor `?:`; split the loop where the choice "
+    "changes, so that each part indexes affinely (`for (p = 0; p < n; p++) y[p] = x[p];` "
+    "then `for (p = n; p < m; p++) y[p] = x[n - 1];`)")
 
 class RegionScope:
     """The names of one region as its statements use them; ``iters`` are the loop
@@ -164,6 +169,8 @@ class RegionScope:
             try:
                 a = self.affine.aff(sub)
             except NotAffine as e:
+                if isinstance(e.node, c_ast.TernaryOp):  # not the bounds' "min or max" hint
+                    raise NotAffine(e.node, e.construct, _NO_CHOICE_IN_SUBSCRIPTS) from None
                 if e.construct == "product" and len(subs) == 1:  # a flattened 2-D subscript
                     raise NotAffine(e.node, e.construct, f"{e.reason}; for a flattened "
                                     f"`{name}[i * n + j]`, declare `{name}` with its rows "
@@ -171,7 +178,7 @@ class RegionScope:
                                     f"`{sym.type.base} {name}[m][n]`) and write `{name}[i][j]`") from None
                 raise
             if isinstance(a, MinMax):
-                raise NotAffine(sub, "min/max subscript", "subscripts must be affine (no min/max)")
+                raise NotAffine(sub, "min/max subscript", _NO_CHOICE_IN_SUBSCRIPTS)
             indices.append(a)
         if len(indices) != sym.type.rank:
             rows = ""

@@ -43,11 +43,37 @@ class RegionSource:
         return SourceLocation(self.filename, line, col, original)
 
     def statement_location(self, node: c_ast.Node) -> SourceLocation:
-        """The location with comments dropped from its line (reports show the statement)."""
+        """The location with comments dropped from its line (reports show the statement),
+        and the lines the statement continues on joined to it (PolyBench wraps long
+        stencil updates: ``x[i] = y[i] +`` / ``2.0 * y[i];``)."""
         loc = self.location(node)
-        text = re.sub(r"/\*.*?\*/", " ", loc.text)
-        text = re.sub(r"//.*$", "", text).rstrip()
+        text = _code(loc.text)
+        line = loc.line
+        while not _ends(text[max(loc.col - 1, 0):]) and line < min(loc.line + 8, len(self.lines)):
+            more = _code(self.lines[line]).strip()
+            if not more or more.startswith(("#", "}")):
+                break  # not a continuation (a macro that holds its own `;`)
+            text = text.rstrip("\\").rstrip() + " " + more
+            line += 1
         return replace(loc, text=text)
 
     def problem(self, node: c_ast.Node, construct: str, reason: str) -> Problem:
         return Problem(self.location(node), construct, reason)
+
+
+def _code(line: str) -> str:
+    """``line`` without its comments."""
+    return re.sub(r"//.*$", "", re.sub(r"/\*.*?\*/", " ", line)).rstrip()
+
+
+def _ends(text: str) -> bool:
+    """Whether the statement starting ``text`` ends in it: a ``;`` outside brackets."""
+    depth = 0
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == ";" and depth <= 0:
+            return True
+    return False

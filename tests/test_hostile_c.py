@@ -434,3 +434,61 @@ def test_the_output_is_as_clean_under_wall_as_the_input(tmp_path: Path, source: 
     built = subprocess.run([*flags, str(out)], capture_output=True, text=True, check=False)
     assert built.returncode == 0, built.stderr[-2000:]
 
+
+TWO_FUNCTIONS = """
+    void a(int n, double *x) {
+    #pragma scop
+      for (int i = 0; i < n; i++) x[i] = 1.0;
+    #pragma endscop
+    }
+    void b(int n, double *x) {
+    #pragma scop
+      int i = 0;
+      while (i < n) { x[i] = 0; i++; }
+    #pragma endscop
+    }
+"""
+
+
+def test_function_reads_only_that_functions_regions(tmp_path: Path, capsys) -> None:
+    """Hostile session 36, finding 03: `--function a` failed on `b`'s region, which
+    polyopt refuses, and `--function nosuch` reported `b`'s problems too."""
+    src = tmp_path / "f.c"
+    src.write_text(textwrap.dedent(TWO_FUNCTIONS))
+    out = tmp_path / "f.opt.c"
+    assert cli_main(["opt", str(src), "--function", "a", "-o", str(out)]) == 0
+    assert "while (i < n)" in out.read_text()  # b's region as it was
+    assert cli_main(["deps", str(src), "--function", "a"]) == 0
+    capsys.readouterr()
+    assert cli_main(["opt", str(src), "--function", "nosuch", "-o", str(out)]) != 0
+    err = capsys.readouterr().err
+    assert "no #pragma scop region in a function named 'nosuch' (regions are in: a, b)" in err
+    assert "while" not in err
+    assert cli_main(["opt", str(src), "-o", str(out)]) != 0  # all regions: b's is refused
+    assert "while" in capsys.readouterr().err
+
+
+def test_a_choice_in_a_subscript_is_not_sent_to_the_min_form(tmp_path: Path, capsys) -> None:
+    """Hostile session 36, finding 06: `x[p < n ? p : n - 1]` was told to be written as
+    a min (`a < b ? a : b`), which subscripts refuse too."""
+    for sub in ("p < n ? p : n - 1", "p < n - 1 ? p : n - 1"):
+        src = tmp_path / "k.c"
+        src.write_text("void f(int n, double *x, double *y) {\n#pragma scop\n"
+                       f"  for (int p = 0; p < n + 3; p++) y[p] = x[{sub}];\n"
+                       "#pragma endscop\n}\n")
+        assert cli_main(["opt", str(src), "-o", "-"]) != 0
+        err = capsys.readouterr().err
+        assert "split the loop where the choice changes" in err and "a < b ?" not in err, err
+
+
+def test_deps_shows_a_statement_written_on_several_lines(tmp_path: Path, capsys) -> None:
+    """Hostile session 36, finding 08: only the statement's first line was shown."""
+    src = tmp_path / "ml.c"
+    src.write_text("void f(int n, double *x, double *y) {\n#pragma scop\n"
+                   "  for (int i = 0; i < n; i++)\n    x[i] = y[i] +  /* half */\n"
+                   "      2.0 * \\\n      y[i];\n#pragma endscop\n}\n")
+    assert cli_main(["deps", str(src)]) == 0
+    text = capsys.readouterr().out
+    assert "x[i] = y[i] + 2.0 * y[i];" in text, text
+    assert cli_main(["deps", str(src), "--format", "dot"]) == 0
+    assert "\\\\" not in capsys.readouterr().out

@@ -43,7 +43,7 @@ def build_report(path: Path, function: str | None = None, signature: str | None 
         one = scop_report(scop, analyze(scop), f"{pk.name}()", "python-function", pk.source(),
                           _applied(scop, pk.kernel.options))
         return Report(str(path), "python", (one,))
-    cfile = parse_c_file(path, cpp)
+    cfile = parse_c_file(path, cpp, function)
     lines = tuple(cfile.text.splitlines())
     scops: list[ScopReport] = []
     for r in selected_regions(cfile, function):

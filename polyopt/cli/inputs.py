@@ -71,7 +71,7 @@ def check_input(args: argparse.Namespace) -> Path:
 
 
 def c_file(args: argparse.Namespace, path: Path) -> CFile:
-    return parse_c_file(path, cpp_options(args))
+    return parse_c_file(path, cpp_options(args), getattr(args, "function", None))
 
 
 def cpp_options(args: argparse.Namespace) -> CppOptions:
