@@ -55,3 +55,14 @@ def test_a_budget_that_is_not_a_positive_number_is_refused(tmp_path, capsys, bud
                  "--budget", budget) == 2
     err = capsys.readouterr().err
     assert "--budget must be positive" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("signature,noted", [("f8[:, :], f8", True), ("f8[:, :], float", False)])
+def test_numpy_scalars_in_the_signature_are_noted(tmp_path, capsys, signature, noted):
+    """Hostile session 36, finding 09: the README's `--signature "float64, float64, ..."`
+    stored the choice for NumPy scalars, and its own `gemm(1.5, 1.2, C, A, B)` call
+    compiled the default silently.  The command notes which arguments are NumPy's."""
+    assert _tune(tmp_path, "--function", "scale", "--signature", signature, "--size", "8",
+                 "--budget", "0.5") == 0
+    err = capsys.readouterr().err
+    assert ("b is typed as NumPy scalars here" in err) is noted, err

@@ -4,7 +4,7 @@ write the result as JSON and keep the choice in the cache for later calls.
 ::
 
     polyopt tune kernels.py --function gemm \
-        --signature "float64, float64, float64[:,:], float64[:,:], float64[:,:]" \
+        --signature "float, float, float64[:,:], float64[:,:], float64[:,:]" \
         --size 512 --budget 60 [-o gemm.tune.json]
 
 Arrays are ``SIZE`` along every axis (floats from 1 to 2, ints from 0 to 9), int
@@ -24,7 +24,7 @@ from polyopt.cli.errors import EXIT_OK, EXIT_USAGE, CliError, printable
 from polyopt.cli.inputs import check_input, is_python, python_kernel
 from polyopt.cli.output import check_output, write_output
 from polyopt.cli.verify import random_arg
-from polyopt.model.signature import ArrayType, Signature
+from polyopt.model.signature import ArrayType, ScalarType, Signature
 from polyopt.tuner import tune
 
 
@@ -85,6 +85,13 @@ def run(args: argparse.Namespace) -> int:
                        f"--size or --seed, or tune it from Python on your own arguments: "
                        f"polyopt.tune({pk.name}, *args)") from None
     print(printable(result.summary()), file=sys.stderr)
+    strong = [n for n, t in pk.signature.args if isinstance(t, ScalarType) and not t.type.weak]
+    if strong:  # the choice is stored for this signature alone (hostile session 36)
+        print(printable(
+            f"polyopt: note: {', '.join(strong)} {'is' if len(strong) == 1 else 'are'} typed "
+            f"as NumPy scalars here; the choice applies to calls with such arguments, and a "
+            f"call with Python numbers (float, int) compiles its own signature: tune that "
+            f"one with `float`/`int` in --signature"), file=sys.stderr)
     write_output(out, result.to_json() + "\n", path)
     if out != "-":
         print(printable(f"polyopt: wrote the tuning of {pk.name}() to {out}"), file=sys.stderr)
