@@ -368,7 +368,7 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
                                           if s.declared_in_region)]
     if declared:  # (the block's bindings may shadow them: `const int i = c0;`)
         lines.append("  " + " ".join(f"(void){n};" for n in declared)
-                     + "  /* declared for the loops as written */")
+                     + "  /* named by the loops as written */")
     lines += team_line + allocate + body + free
     lines += [f"  #undef {name}" for name in used]
     lines.append("}")

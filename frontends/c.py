@@ -83,6 +83,10 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None,
         raise NoRegionError(f"{path}: no `#pragma scop` region (mark the loops to optimize with "
                             "`#pragma scop` and `#pragma endscop` lines inside a function)")
     types = TypeTable(ast)
+    # the file's static functions: one the region alone calls (band-mv's `max`) is
+    # unused once the region's C computes it itself, and -Wall says so
+    statics = {e.decl.name for e in ast.ext if isinstance(e, c_ast.FuncDef)
+               and "static" in (e.decl.storage or [])}
     file_names = _identifiers(ast) | set(_DEFINE.findall(text))
     regions: list[CRegion] = []
     problems: list[Problem] = []
@@ -109,7 +113,11 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None,
         if region is not None:
             region_text = "\n".join(lines[src.start_line:src.end_line - 1])
             sizes = size_macros(p, text, cpp or CppOptions(), region.function_line, region_text)
-            regions.append(replace(region, size_macros=sizes) if sizes else region)
+            called = tuple(sorted(_calls(f.items) & statics - _uses_outside(f)))
+            if sizes or called:
+                region = replace(region, size_macros=sizes,
+                                 outside_locals=region.outside_locals + called)
+            regions.append(region)
     if problems:
         raise UnsupportedError(problems)
     return CFile(filename, text, tuple(regions))
@@ -219,6 +227,21 @@ def _problem(node: c_ast.Node, filename: str, lines: tuple[str, ...], reason: st
     if not _PRAGMA_LINE.match(src):
         reason += " (the pragma must stand alone on its line)"
     return Problem(SourceLocation(filename, line, col, src), "`#pragma`", reason)
+
+
+def _calls(nodes: list[c_ast.Node]) -> set[str]:
+    """The names of the functions ``nodes`` call."""
+    out: set[str] = set()
+
+    class Calls(c_ast.NodeVisitor):  # type: ignore[misc]  # pycparser has no type hints
+        def visit_FuncCall(self, node: c_ast.FuncCall) -> None:
+            if isinstance(node.name, c_ast.ID):
+                out.add(node.name.name)
+            self.generic_visit(node)
+
+    for n in nodes:
+        Calls().visit(n)
+    return out
 
 
 def _uses(nodes: list[c_ast.Node]) -> set[str]:

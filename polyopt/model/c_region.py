@@ -75,8 +75,9 @@ class CRegion:
     # C written holds their values (frontends/c_macros.py)
     size_macros: tuple[tuple[str, str], ...] = ()
     # the function's locals declared outside the region that the region names (`int i,
-    # j;` at the function's top): the C written may no longer read them, and says
-    # `(void)i;`, so that -Wall finds the file as clean as it was
+    # j;` at the function's top), and the file's static functions only it calls: the C
+    # written may no longer use them, and says `(void)i;`, so that -Wall finds the file
+    # as clean as it was
     outside_locals: tuple[str, ...] = ()
 
     @property

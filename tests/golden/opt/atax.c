@@ -14,7 +14,7 @@ static void kernel_atax(int m, int n, double (*A)[N], double *x, double *y, doub
 
 /* polyopt: optimized scop region (lines 15-25) */
 {
-  (void)i; (void)j;  /* declared for the loops as written */
+  (void)i; (void)j;  /* named by the loops as written */
   const int polyopt_team = ((double)((n <= 0) ? 0 : n) + (double)((m <= 0) ? 0 : m) + (double)(((n >= 1) && (m >= 1)) ? m : 0) * (double)(((n >= 1) && (m >= 1)) ? n : 0) + (double)(((n >= 1) && (m >= 1)) ? m : 0) * (double)(((n >= 1) && (m >= 1)) ? n : 0)) >= 1048576.0;
   if (polyopt_team && ((double)(n) - (double)(0)) >= 16384.0) {
     #pragma omp parallel for simd schedule(static)

@@ -40,7 +40,7 @@ static void kernel_band(int n, int bw, double band[N][2 * BW + 1], double *x, do
   double acc;
   #define polyopt_imin(a, b) ((a) < (b) ? (a) : (b))
   #define polyopt_imax(a, b) ((a) > (b) ? (a) : (b))
-  (void)i; (void)j; (void)acc;  /* declared for the loops as written */
+  (void)i; (void)j; (void)max; (void)acc;  /* named by the loops as written */
   const int polyopt_team = ((double)((n <= 0) ? 0 : n) + (double)(((n >= 1) && (bw >= 0)) ? n : 0) * (double)(((n >= 1) && (bw >= 0)) ? n : 0) + (double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : (((n % 2) + n) - 1)) + (double)((n <= 1) ? 0 : (((-(n % 2)) + n) - 1)) + (double)((n <= 0) ? 0 : n)) >= 1048576.0;
   if (polyopt_team) {
     #pragma omp parallel for schedule(static) private(acc)

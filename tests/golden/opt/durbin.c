@@ -19,7 +19,7 @@ static void kernel_durbin(int n, DATA_TYPE r[N], DATA_TYPE y[N])
 
 /* polyopt: optimized scop region (lines 20-41) */
 {
-  (void)alpha; (void)beta; (void)i; (void)k; (void)sum;  /* declared for the loops as written */
+  (void)alpha; (void)beta; (void)i; (void)k; (void)sum;  /* named by the loops as written */
   y[0] = (-r[0]);
   beta = 1.0;
   alpha = (-r[0]);

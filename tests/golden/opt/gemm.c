@@ -61,7 +61,7 @@ static void kernel_gemm(int ni, int nj, int nk, DATA_TYPE alpha, DATA_TYPE beta,
 
 /* polyopt: optimized scop region (lines 47-56) */
 {
-  (void)i; (void)j; (void)k;  /* declared for the loops as written */
+  (void)i; (void)j; (void)k;  /* named by the loops as written */
   const int polyopt_team = ((double)(((ni >= 1) && (nj >= 1)) ? ni : 0) * (double)(((ni >= 1) && (nj >= 1)) ? nj : 0) + (double)((((ni >= 1) && (nj >= 1)) && (nk >= 1)) ? ni : 0) * (double)((((ni >= 1) && (nj >= 1)) && (nk >= 1)) ? nk : 0) * (double)((((ni >= 1) && (nj >= 1)) && (nk >= 1)) ? nj : 0)) >= 1048576.0;
   if ((nj >= 1)) {
     if (polyopt_team) {

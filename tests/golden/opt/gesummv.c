@@ -56,7 +56,7 @@ static void kernel_gesummv(int n, DATA_TYPE alpha, DATA_TYPE beta, DATA_TYPE A[N
 
 /* polyopt: optimized scop region (lines 16-26) */
 {
-  (void)i; (void)j;  /* declared for the loops as written */
+  (void)i; (void)j;  /* named by the loops as written */
   const int polyopt_team = ((double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : n) * (double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : n) * (double)((n <= 0) ? 0 : n) + (double)((n <= 0) ? 0 : n)) >= 1048576.0;
   if (polyopt_team) {
     #pragma omp parallel for schedule(static)

@@ -20,7 +20,7 @@ static void kernel_nussinov(int n, base seq[N], DATA_TYPE table[N][N])
 
 /* polyopt: optimized scop region (lines 21-42) */
 {
-  (void)i; (void)j; (void)k;  /* declared for the loops as written */
+  (void)i; (void)j; (void)k;  /* named by the loops as written */
   for (int c0 = ((-n) + 2); c0 <= 0; c0 += 1) {
     for (int c1 = ((-c0) + 1); c1 < n; c1 += 1) {
       table[(-c0)][c1] = ((table[(-c0)][c1] >= table[(-c0)][c1 - 1]) ? table[(-c0)][c1] : table[(-c0)][c1 - 1]);
