@@ -88,3 +88,42 @@ def test_int_reduction_still_parallel(check) -> None:
     check(kernel, k)
     assert "reduction(max:" in kernel.c_source(k)
     assert "polyopt_maximum" not in kernel.c_source(k)
+
+
+def running_max_element_first(x):
+    m = x[0]
+    for i in range(x.shape[0]):
+        m = max(x[i], m)
+    return m
+
+
+def running_max_accumulator_first(x):
+    m = x[0]
+    for i in range(x.shape[0]):
+        m = max(m, x[i])
+    return m
+
+
+def running_min_from(x, m0):
+    m = m0
+    for i in range(x.shape[0]):
+        m = min(x[i], m)
+        m = min(m, x[i])
+    return m
+
+
+@pytest.mark.parametrize("n", [2, 16, 1001])
+@pytest.mark.parametrize("nan_at", [None, 0, 1, "middle", "last"])
+def test_a_running_builtin_max_keeps_cpythons_choice_in_order(check, n, nan_at) -> None:
+    """Hostile session 36b: `m = max(x[i], m)` ran as an OpenMP max reduction, in lanes
+    and threads.  CPython's choice depends on the order: a NaN element becomes m and the
+    next element replaces it (1.0 where polyopt gave nan), and a NaN first value of m
+    stays (nan where the reduction gave 0.0).  A float min/max reduction now keeps its
+    order unless a prange or a user's step asks."""
+    x = np.linspace(0.0, 1.0, n)
+    if nan_at is not None:
+        x[{"middle": n // 2, "last": n - 1}.get(nan_at, nan_at)] = np.nan
+    for fn in (running_max_element_first, running_max_accumulator_first):
+        check(polyopt.jit(fn), x)
+    for m0 in (0.5, np.nan, np.inf):
+        check(polyopt.jit(running_min_from), x, m0)

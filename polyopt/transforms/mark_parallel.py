@@ -90,6 +90,17 @@ class _MarkCtx:
             self.scop.element_type(var_name(var)).is_float
             for _, var in verdict.reductions)
 
+    def _reorders_nan(self, verdict: LoopVerdict, requested: frozenset[str] | None,
+                      loop_id: str) -> bool:
+        """A float ``min``/``max`` reduction that the loop would run in another order,
+        unasked (a ``prange`` or a user's step asks).  CPython's ``max(e, m)`` is ``e``
+        unless ``m > e``: a NaN ``e`` becomes ``m`` and the next element replaces it,
+        and a NaN first value of ``m`` stays; run in lanes or threads, the NaN goes or
+        another one stays.  Not rounding: another answer (hostile session 36b)."""
+        return (requested is None or loop_id not in requested) and any(
+            op in ("min", "max") and self.scop.element_type(var_name(var)).is_float
+            for op, var in verdict.reductions)
+
     def node(self, node: Node, in_parallel: bool, enclosed: int = 0,
              outer: tuple[LoopDim, ...] = ()) -> Node:
         """Marks for ``node``; ``enclosed`` counts the sequential loops around it, ``outer``
@@ -148,7 +159,8 @@ class _MarkCtx:
             # a parallel region per iteration of the loops around costs more than a
             # reduction or a single loop of statements saves (docs/design/transforms.md)
             return False
-        if self._reassociates(verdict):
+        if self._reassociates(verdict) or self._reorders_nan(verdict, self.only_parallel,
+                                                             d.loop_id):
             return False
         if not self.array_copies and (
                 any(a not in self.copyable for a in verdict.private_arrays)
@@ -178,7 +190,8 @@ class _MarkCtx:
         return stmts
 
     def _wants_simd(self, d: LoopDim, verdict: LoopVerdict, replaced: tuple[str, ...]) -> bool:
-        if not self.vectorize or self._reassociates(verdict):
+        if not self.vectorize or self._reassociates(verdict) or self._reorders_nan(
+                verdict, self.only_simd, d.loop_id):
             return False
         if self.only_simd is not None and d.loop_id not in self.only_simd:
             return False
