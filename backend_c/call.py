@@ -157,7 +157,11 @@ class CompiledKernel:
         for name, k in self.int_params:
             v = int(args[k])
             if not _INT64_MIN <= v <= _INT64_MAX:
-                raise OverflowError(f"argument {name!r} = {v} does not fit in 64 bits")
+                # (a NumPy uint64 past 2**63 - 1 fits its own 64 bits, not these)
+                raise OverflowError(user_text(
+                    f"argument {name!r} = {v} is outside the int64 range: this kernel "
+                    f"takes an int argument as a size, and computes loop bounds and "
+                    f"subscripts in 64-bit signed integers"))
             sizes[name] = v
         limit = self.iface.param_limit
         for name, v in sizes.items():

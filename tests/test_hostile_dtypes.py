@@ -273,3 +273,19 @@ def test_an_argument_is_checked_by_the_call_where_the_loop_does_not() -> None:
         polyopt.jit(plus_argument)(a, out, 300)
     polyopt.jit(plus_argument)(a, out, 55)
     assert out.tolist() == [60, 255, 62]
+
+
+def add_scalar(u8, k):
+    for i in range(u8.shape[0]):
+        u8[i] = u8[i] + k
+
+
+@pytest.mark.parametrize("k", [np.uint64(2**63), np.uint64(2**64 - 1)])
+def test_an_int_argument_past_int64_says_why(k) -> None:
+    """Hostile session 36b, finding 05: a uint64 of 2**63 was refused as "does not fit in
+    64 bits", which it does (as a uint64)."""
+    kernel = polyopt.jit(add_scalar)
+    for _ in range(2):  # the first call, and the warm path
+        with pytest.raises(OverflowError, match=r"outside the int64 range: this kernel takes "
+                                                r"an int argument as a size"):
+            kernel(np.arange(4, dtype=np.uint8), k)
