@@ -214,6 +214,11 @@ class ArrayLowering:
                                      lambda a: ast.Compare(a[0], node.ops, [a[1]]))
         if isinstance(node, ast.Call):
             return self.calls.call(node)
+        if isinstance(node, ast.IfExp) and self._is_array_code(node):
+            # lowered as a scalar, each operand would be refused for a part of it
+            # ("slicing is not supported", `None` counted as an axis: hostile session 36b)
+            raise NotAffine(node, "conditional expression on arrays", "`a if c else b` takes "
+                            "scalars, not arrays; `np.where(c, a, b)` chooses elementwise")
         return scalar(node)
 
     def _elementwise(self, node: ast.expr, operands: list[ast.expr], make: _Make,

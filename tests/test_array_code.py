@@ -434,3 +434,29 @@ def test_an_allocation_inside_an_expression_says_how_to_write_it(fn) -> None:
     with pytest.raises(polyopt.UnsupportedError, match=r"allocates a new array.*then use or "
                                                        r"return `t`"):
         polyopt.jit(fn)(np.ones(3))
+
+
+def _first_or_second_column(A, c):
+    return A[:, 0] if c > 0 else A[:, 1]
+
+
+def _first_or_second_with_newaxis(A, c):
+    return A[:, None, 0] if c > 0 else A[:, None, 1]
+
+
+def _scaled_by_a_choice(x, y, c):
+    y[:] = x * (2.0 if c > 0 else 3.0)
+
+
+@pytest.mark.parametrize("fn", [_first_or_second_column, _first_or_second_with_newaxis])
+def test_a_conditional_expression_on_arrays_is_refused_by_name(fn):
+    """Hostile session 36b, finding 01: its operands were lowered as scalars and refused
+    for a part of them ("slicing is not supported", `None` counted as an axis)."""
+    with pytest.raises(polyopt.UnsupportedError,
+                       match=r"conditional expression on arrays: `a if c else b` takes "
+                             r"scalars, not arrays; `np.where\(c, a, b\)`"):
+        polyopt.jit(fn)(np.arange(9.0).reshape(3, 3), 1)
+
+
+def test_a_scalar_conditional_expression_in_array_code_still_runs(check):
+    check(polyopt.jit(_scaled_by_a_choice), np.arange(3.0), np.zeros(3), -1)
