@@ -113,7 +113,7 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None,
         if region is not None:
             region_text = "\n".join(lines[src.start_line:src.end_line - 1])
             sizes = size_macros(p, text, cpp or CppOptions(), region.function_line, region_text)
-            called = tuple(sorted(_calls(f.items) & statics - _uses_outside(f)))
+            called = tuple(sorted(_calls(f.items) & statics - src.outside_uses))
             if sizes or called:
                 region = replace(region, size_macros=sizes,
                                  outside_locals=region.outside_locals + called)
