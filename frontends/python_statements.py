@@ -21,7 +21,7 @@ from polyopt.frontends.python_held import HeldReads
 from polyopt.frontends.python_helpers import Helper, at_helper, inline_statements
 from polyopt.frontends.python_multiassign import chained, unpacked
 from polyopt.frontends.python_scope import FunctionScope
-from polyopt.frontends.python_swap import DoubleBuffers
+from polyopt.frontends.python_swap import DoubleBuffers, as_run, in_swapped_copy
 from polyopt.frontends.python_symbols import WIDE_LOCAL
 from polyopt.frontends.python_values import binary
 from polyopt.frontends.refusal import NotAffine, if_condition
@@ -173,7 +173,8 @@ class StatementWalker:
             step = s.const
         var = Lin.var(v)
         bounds = loop_bounds(v, start, step, Cmp("<", var, stop) if step > 0 else Cmp(">", var, stop))
-        inner = self.scop.open_loop(place, v, bounds, self.src.location(st), parallel)
+        inner = self.scop.open_loop(place, v, bounds, self.src.location(st), parallel,
+                                    in_swapped_copy(st))
         return loop_band(inner.loops[-1], v, step, self.block(st.body, inner))
 
     def _if(self, st: ast.If, place: Place) -> list[Node]:
@@ -312,8 +313,8 @@ class StatementWalker:
         store = ValueType(sym.arrays[target].dtype) if target in sym.arrays else None
         value = HeldReads(sym).value(value, st, store, not indices and sym.is_local(target)
                                      and sym.held_wide(target))
-        return self.scop.add(place, target, indices, value, update, self.src.location(st),
-                             self.scope.take_scalar_reads())
+        return self.scop.add(place, target, indices, value, update,
+                             as_run(st, self.src.location(st)), self.scope.take_scalar_reads())
 
     def _return(self, st: ast.Return, place: Place, last: bool) -> list[Node]:
         if not place.top or not last:

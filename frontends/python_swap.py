@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from polyopt.frontends.python_helpers import substituted
 from polyopt.frontends.python_scope import FunctionScope
@@ -30,7 +31,11 @@ from polyopt.frontends.python_symbols import ArrayInfo
 from polyopt.frontends.refusal import NotAffine
 
 from polyopt.model.aff import Lin
+from polyopt.model.errors import SourceLocation
 from polyopt.model.scop import ArrayKind
+
+#: set on every node of the second copy of an unrolled body: the names it exchanged
+_SWAPPED = "_polyopt_swapped"
 
 
 @dataclass(frozen=True)
@@ -153,10 +158,29 @@ def unrolled(loop: ast.For, a: str, b: str) -> ast.For:
     var = loop.target.id
     later = ast.BinOp(ast.Name(var, ast.Load()), ast.Add(), ast.Constant(step))
     second = [substituted(s, {a: b, b: a}, {var: later}) for s in body]
+    for node in (n for s in second for n in ast.walk(s)):
+        setattr(node, _SWAPPED, (a, b))
     guard = ast.Compare(later, [ast.Lt() if step > 0 else ast.Gt()], [copy.deepcopy(stop)])
     pair = ast.Call(ast.Name("range", ast.Load()), [start, stop, ast.Constant(2 * step)], [])
     out = ast.For(loop.target, pair, [*body, ast.If(guard, second, [])], [])
     return ast.fix_missing_locations(ast.copy_location(out, loop))
+
+
+def in_swapped_copy(node: ast.AST) -> bool:
+    """Whether ``node`` is in the second copy of a double-buffered loop's body."""
+    return hasattr(node, _SWAPPED)
+
+
+def as_run(node: ast.AST, location: SourceLocation) -> SourceLocation:
+    """``location`` of a statement, its text with the names exchanged where ``node`` is
+    in the second copy (reports show ``A[i] = B[i - 1]`` for the copy that writes ``A``)."""
+    pair = getattr(node, _SWAPPED, None)
+    if pair is None:
+        return location
+    a, b = pair
+    other = {a: b, b: a}
+    text = re.sub(rf"\b({re.escape(a)}|{re.escape(b)})\b", lambda m: other[m[0]], location.text)
+    return replace(location, text=text)
 
 
 def trip_count(loop: ast.For) -> tuple[ast.expr, ast.expr]:

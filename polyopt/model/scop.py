@@ -85,9 +85,16 @@ class Loop:
     parent: str | None
     #: written ``for ... in prange(...)``: the user asks for it to run in parallel
     prange: bool = False
+    #: in the second copy of a double-buffered loop's body, its arrays exchanged
+    #: (frontends/python_swap.py): named ``i'`` beside the first copy's ``i``
+    swapped: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.iterator}'" if self.swapped else self.iterator
 
     def label(self, ambiguous: bool) -> str:
-        return f"{self.iterator}@{self.location.line}" if ambiguous else self.iterator
+        return f"{self.name}@{self.location.line}" if ambiguous else self.name
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,7 +205,7 @@ class Scop:
         if loop_id not in self.loops:  # a loop a transformation made
             return loop_id
         loop = self.loops[loop_id]
-        same = [o for o in self.loops.values() if o.iterator == loop.iterator]
+        same = [o for o in self.loops.values() if o.name == loop.name]
         if sum(1 for o in same if o.location.line == loop.location.line) > 1:
             return loop_id
         return loop.label(ambiguous=len(same) > 1)

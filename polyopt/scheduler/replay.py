@@ -66,7 +66,7 @@ def resolve(scop: Scop, tree: Node, name: str) -> str:
         names |= {scop.loop_label(a) for a in dim.aliases if a in scop.loops}
         if dim.loop_id in scop.loops:
             lp = scop.loops[dim.loop_id]
-            names.add(f"{lp.iterator}@{lp.location.line}")
+            names.add(lp.label(ambiguous=True))
         names |= {user_text(n) for n in names}  # a renamed iterator by the user's name
         if name in names:
             found.append(dim.loop_id)

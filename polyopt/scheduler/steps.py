@@ -19,7 +19,7 @@ from polyopt.model.errors import PolyoptError, ScheduleFormatError
 from polyopt.model.names import user_text
 from polyopt.model.options import MAX_SKEW_FACTOR, tile_sizes_problem
 from polyopt.model.schedule_tree import Node
-from polyopt.model.scop import Scop
+from polyopt.model.scop import Loop, Scop
 from polyopt.scheduler.replay import RequestKind, Requests, Source
 from polyopt.scheduler.replay import replay as replay  # the pipeline imports it from here
 from polyopt.transforms.align import align, parallel_alignment
@@ -410,9 +410,8 @@ def steps_to_json(steps: tuple[Step, ...], function: str) -> str:
 def prange_requests(scop: Scop) -> tuple[Parallelize, ...]:
     """A ``.parallelize()`` step for each loop written ``for ... in prange(...)``: a
     request, so its loops keep the order written and an illegal one is refused."""
-    def name(it: str, line: int) -> str:  # as reports label it: @line only where needed
-        alone = sum(other.iterator == it for other in scop.loops.values()) == 1
-        return user_text(it if alone else f"{it}@{line}")
+    def name(lp: Loop) -> str:  # as reports label it: @line only where needed
+        alone = sum(other.name == lp.name for other in scop.loops.values()) == 1
+        return user_text(lp.label(ambiguous=not alone))
 
-    return tuple(Parallelize(name(lp.iterator, lp.location.line))
-                 for lp in scop.loops.values() if lp.prange)
+    return tuple(Parallelize(name(lp)) for lp in scop.loops.values() if lp.prange)
