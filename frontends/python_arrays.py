@@ -116,9 +116,7 @@ class ArrayLowering:
         """``t = <array value>`` declares the new local array ``t``."""
         if isinstance(st, ast.AugAssign):
             raise NotAffine(target, f"`{target.id}`", "is read before it is assigned")
-        facts = self.symbols.facts
-        rebound = facts.assign_count.get(target.id, 0) - facts.updated.get(target.id, 0)
-        if not fresh and (not place.top or rebound != 1):
+        if not fresh and (not place.top or self.symbols.facts.rebindings(target.id) != 1):
             raise NotAffine(target, f"new array `{target.id}`", "an array value can be assigned to a "
                             "new name only once, at the top level of the function (write "
                             f"`{target.id}[:] = ...` to update it)")

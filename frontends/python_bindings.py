@@ -82,9 +82,7 @@ class Bindings:
             return False
         kind = allocation_kind(value, sym.facts.env)
         count = sym.facts.assign_count.get(n, 0)
-        # swaps rebind no array, and `t += a` updates the array in place
-        rebound = count - sym.facts.permuted.get(n, 0) - sym.facts.updated.get(n, 0)
-        if kind is not None and rebound == 1:
+        if kind is not None and sym.facts.rebindings(n) == 1:
             assert isinstance(value, ast.Call)
             self._allocate(target, value, kind)
             return True

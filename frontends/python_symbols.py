@@ -84,6 +84,14 @@ class FunctionFacts:
         used = frozenset(n.id for n in ast.walk(fdef) if isinstance(n, ast.Name))
         return cls(src, env, used, frozenset(loops), assigned, loops, permuted, updated)
 
+    def rebindings(self, name: str) -> int:
+        """How often ``name`` is bound to a new value: its assignments less its swaps
+        (``A, B = B, A`` rebinds no array, it exchanges two) and its augmented
+        assignments (``t += a`` updates an array in place).  A new local array is bound
+        once, whatever makes it (``np.zeros(n)``, ``x.copy()``, ``x * 2.0``)."""
+        return (self.assign_count.get(name, 0) - self.permuted.get(name, 0)
+                - self.updated.get(name, 0))
+
     @cached_property
     def local_names(self) -> frozenset[str]:
         """The function's arguments and assigned names (asked once per inlined call)."""

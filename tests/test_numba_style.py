@@ -451,6 +451,26 @@ def jacobi_swap_constant(x):
 
 
 @polyopt.jit
+def jacobi_swap_of_a_copy(x, steps):
+    A = x.copy()  # new local arrays made from array values, not np.zeros (hostile 36b)
+    B = x * 0.5
+    for _ in range(steps):
+        B[1:-1] = 0.5 * (A[:-2] + A[2:]) + 1.0
+        A, B = B, A
+    return A
+
+
+@polyopt.jit
+def jacobi_swap_of_a_copy_2d(X):
+    A = np.sqrt(X)
+    B = np.zeros_like(X)
+    for _ in range(3):
+        B[1:-1, 1:-1] = 0.25 * (A[:-2, 1:-1] + A[2:, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:])
+        A, B = B, A
+    return A + 0.0
+
+
+@polyopt.jit
 def swap_in_an_if(A, B):
     for t in range(4):
         for i in range(A.shape[0]):
@@ -484,6 +504,8 @@ def test_double_buffer_swap(check, rng, steps):
     check(jacobi_swap, rng.random(20), rng.random(20), steps)
     check(jacobi_swap_returned, rng.random(20), steps)
     check(jacobi_swap_constant, rng.random(20))
+    check(jacobi_swap_of_a_copy, rng.random(20), steps)
+    check(jacobi_swap_of_a_copy_2d, rng.random((6, 7)))
 
 
 def test_double_buffer_is_analysed_exactly(rng):
