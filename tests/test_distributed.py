@@ -9,7 +9,9 @@ import os
 import pickle
 import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator
+from math import hypot, sqrt
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ import numpy as np
 import pytest
 
 import polyopt
+from polyopt import prange
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,6 +59,96 @@ def test_pickles_by_name_or_by_source(rng: np.random.Generator) -> None:
     sealed = pickle.loads(pickle.dumps(polyopt.jit("void(f8[:], f8[:])")(by_name.py_func)))
     with pytest.raises(TypeError, match="no compiled signature"):
         sealed(np.zeros(3, np.float32), np.zeros(3, np.float32))
+
+
+def tripled(v):  # type: ignore[no-untyped-def]
+    """A helper its module can import: it travels by name."""
+    return v * 3.0
+
+
+def make_with_names(offset: float) -> polyopt.Kernel:
+    """A kernel sent by source whose globals and closure name functions: imported by
+    name (``prange``, ``sqrt``), a helper of its module, and a helper only its source can
+    rebuild, with a global of its own (``hypot``)."""
+    def root_of_shifted(v):  # type: ignore[no-untyped-def]
+        return sqrt(hypot(v, 0.25))
+
+    @polyopt.jit
+    def uses_names(x, out):  # type: ignore[no-untyped-def]
+        for i in prange(x.shape[0]):
+            out[i] = tripled(root_of_shifted(x[i])) + sqrt(x[i]) * offset
+    return uses_names
+
+
+def test_functions_its_globals_name_travel_with_a_kernel(rng: np.random.Generator) -> None:
+    """They were dropped: the received kernel refused ``prange``, ``sqrt`` and the
+    helpers as unknown (hostile session 36b, finding 04)."""
+    k = make_with_names(0.5)
+    again = pickle.loads(pickle.dumps(k))
+    assert again is not k
+    x = rng.random(17)
+    want, got = np.zeros_like(x), np.zeros_like(x)
+    k.py_func(x, want)
+    again(x, got)  # first: it compiles, not loads what the original compiled
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    got[:] = 0.0
+    k(x, got)
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+def test_a_function_that_cannot_travel_is_named_when_pickling() -> None:
+    cube = lambda v: v * v * v  # noqa: E731 - the construct under test
+
+    @polyopt.jit
+    def uses_a_lambda(x):  # type: ignore[no-untyped-def]
+        for i in range(x.shape[0]):
+            x[i] = cube(x[i])
+    with pytest.raises(TypeError, match=r"uses_a_lambda: `cube` is a lambda"):
+        pickle.dumps(uses_a_lambda)
+
+
+def test_a_script_kernel_runs_in_a_fresh_process(tmp_path: Path) -> None:
+    """A kernel of a script's ``__main__``, unpickled where that script never ran."""
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent("""
+        import pickle, sys
+        from math import hypot, sqrt
+        import numpy as np
+        import polyopt
+        from polyopt import prange
+
+        def scaled(v):
+            return hypot(v, 0.0) * 3.0
+
+        def helper(v):
+            return scaled(v)
+
+        @polyopt.jit
+        def kernel(x):
+            for i in prange(x.shape[0]):
+                x[i] = helper(sqrt(x[i]))
+
+        x = np.full(3, 4.0)
+        kernel(x)  # it compiles here
+        assert x.tolist() == [6.0, 6.0, 6.0], x
+        sys.stdout.buffer.write(pickle.dumps(kernel))
+    """))
+    run = """if 1:
+        import pickle, sys
+        import numpy as np
+        k = pickle.loads(sys.stdin.buffer.read())
+        x = np.full(3, 4.0)
+        k(x)
+        print(x.tolist())
+    """
+    sent = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=300,
+                          env={**os.environ, "POLYOPT_CACHE_DIR": str(tmp_path / "sender")},
+                          check=True).stdout
+    out = subprocess.run([sys.executable, "-c", run], input=sent, capture_output=True,
+                         env={**os.environ, "POLYOPT_CACHE_DIR": str(tmp_path / "receiver")},
+                         timeout=300)  # a cache of its own: it compiles the text received
+    assert out.returncode == 0, out.stderr.decode()[-3000:]
+    assert out.stdout.decode().strip() == "[6.0, 6.0, 6.0]"
 
 
 def _cold_worker(root: str) -> None:
