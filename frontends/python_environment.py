@@ -5,6 +5,7 @@ compiled in as literals (``N = 8`` at module level makes ``range(N)`` a loop of 
 from __future__ import annotations
 
 import ast
+import builtins
 import inspect
 import math
 from collections.abc import Mapping
@@ -93,6 +94,21 @@ class Environment:
             return getattr(module, "__name__", None) in ("numba", "polyopt") or _is_prange(
                 getattr(module, "prange", None))
         return False
+
+    def binding(self, name: str) -> str | None:
+        """What ``name`` is bound to, for a message: "the function cmath.sqrt", "a global
+        float"; None when the function's module, closure and builtins do not bind it."""
+        if name in self.values:
+            obj = self.values[name]
+        elif hasattr(builtins, name):
+            obj = getattr(builtins, name)
+        else:
+            return None
+        qualname = getattr(obj, "__qualname__", None)
+        if callable(obj) and isinstance(qualname, str):
+            module = getattr(obj, "__module__", None) or "?"
+            return f"the {'type' if isinstance(obj, type) else 'function'} {module}.{qualname}"
+        return f"a {'global' if name in self.values else 'builtin'} {type(obj).__name__}"
 
     def is_array(self, name: str) -> bool:
         return isinstance(self.values.get(name), np.ndarray)

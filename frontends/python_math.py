@@ -49,15 +49,25 @@ def is_library(module: str, fn: str) -> bool:
     return fn in MATH_FUNCTIONS
 
 
-def unknown_reason(module: str | None, fn: str) -> str:
-    """Why ``module.fn`` is refused, and what to write instead."""
+def unknown_reason(module: str | None, fn: str, binding: str | None = None) -> str:
+    """Why ``module.fn`` is refused, and what to write instead; for a bare name
+    (``module`` None), ``binding`` is what the name is bound to (None: nothing)."""
+    if module is None and fn in MATH_FUNCTIONS:  # `sqrt` not bound to math.sqrt
+        library = f"math.{fn}" + ("" if fn in _MATH_ONLY else f" or np.{fn}")
+        if binding is None:
+            return (f"`{fn}` is not defined (CPython raises NameError); import the "
+                    f"library's: `from math import {fn}`")
+        return f"`{fn}` is {binding}, not {library}, and polyopt compiles only the library's"
+    if module is None and binding is None:
+        return f"unknown function: `{fn}` is not defined (CPython raises NameError)"
     if module == "np" and fn in _MATH_ONLY:
         return f"NumPy has no {fn} ufunc (use math.{fn})"
     if module == "np" and fn in ALLOCATIONS:
         return ("allocates a new array, which only the value of an assignment at the top "
                 f"level of the function may do: write `t = np.{fn}(...)` first, then use or "
                 "return `t`")
-    return f"unknown function (supported: {SUPPORTED})"
+    bound = "" if binding is None else f": `{fn}` is {binding}"
+    return f"unknown function{bound} (supported: {SUPPORTED})"
 
 
 #: NumPy's allocations (python_bindings declares them; anywhere else they are refused)

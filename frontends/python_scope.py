@@ -38,7 +38,8 @@ class FunctionScope:
         self.affine = AffineConverter(self._affine_name, self.size)
         self.values = ValueConverter(ValueScope(
             self._value_name, self.load, self.size, symbols.facts.env.module_alias,
-            self._affine_test, symbols.facts.env.imported, self._helper))
+            self._affine_test, symbols.facts.env.imported, self._helper,
+            symbols.facts.env.binding))
 
     def enter(self, iters: tuple[str, ...]) -> None:
         self.iters = iters

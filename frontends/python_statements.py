@@ -17,6 +17,7 @@ from polyopt.frontends.python_array_views import parts
 from polyopt.frontends.python_arrays import ArrayLowering
 from polyopt.frontends.python_bindings import Bindings, allocation_kind
 from polyopt.frontends.python_choices import follow_cpython
+from polyopt.frontends.python_environment import Environment
 from polyopt.frontends.python_held import HeldReads
 from polyopt.frontends.python_helpers import Helper, at_helper, inline_statements
 from polyopt.frontends.python_multiassign import chained, unpacked
@@ -152,7 +153,8 @@ class StatementWalker:
         if not (isinstance(it, ast.Call) and (parallel or isinstance(it.func, ast.Name)
                                                and it.func.id == "range")):
             raise NotAffine(it, f"`for ... in {ast.unparse(it)}`",
-                            "only `range(...)` and `prange(...)` loops are supported")
+                            "only `range(...)` and `prange(...)` loops are supported"
+                            + _not_a_prange(it, self.symbols.facts.env))
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise NotAffine(it, f"`{ast.unparse(it.func)}()`", "takes 1 to 3 positional arguments")
         v, sym = st.target.id, self.symbols
@@ -343,6 +345,16 @@ class StatementWalker:
         sym.local_types[name] = value.type
         sym.returns = ReturnValue(name, False)
         return [self._add(st, place, name, (), value, None)]
+
+
+def _not_a_prange(it: ast.expr, env: Environment) -> str:
+    """What a loop's ``prange`` is bound to when it is not polyopt's or Numba's."""
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "prange":
+        binding = env.binding("prange")
+        return ("; `prange` is not defined (CPython raises NameError): `from polyopt import "
+                "prange`" if binding is None else
+                f"; `prange` here is {binding}, not polyopt.prange or Numba's prange")
+    return ""
 
 
 def _index_text(what: str, at: ast.expr, subscript: ast.expr, line: int) -> str:

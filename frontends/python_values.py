@@ -67,6 +67,8 @@ class ValueScope:
     # a call to a helper function: (the expression it returns with the call's arguments,
     # where it is defined for messages); None for another call
     helper: Callable[[ast.Call], tuple[ast.expr, str] | None] = lambda call: None
+    # what a name is bound to ("the function __main__.sqrt"), None when unbound: messages
+    binding: Callable[[str], str | None] = lambda name: None
 
 
 def lin_to_expr(e: Lin) -> Expr:
@@ -236,7 +238,8 @@ class ValueConverter:
         # before the arguments: `np.sum(x)` is an unknown call, not a bad `x`
         if fn not in known and (module is None or not is_library(module, fn)):
             what = fn if module is None else f"{module}.{fn}"
-            raise NotAffine(node, f"call to {what}()", unknown_reason(module, fn))
+            binding = self.scope.binding(fn) if module is None else None
+            raise NotAffine(node, f"call to {what}()", unknown_reason(module, fn, binding))
         if module is None and fn == "float" and len(node.args) == 1 and \
                 isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
             return Literal(_float_text(node.args[0]), WEAK_FLOAT)  # float("inf")

@@ -4,6 +4,7 @@ Every construct is checked against CPython/NumPy running the same function."""
 
 from __future__ import annotations
 
+import cmath
 import math
 import math as m
 import types
@@ -182,6 +183,33 @@ def test_names_imported_from_math_and_numpy(check, rng):
     check(correlation_style, rng.random((30, 12)), np.zeros(12))
     check(aliases, rng.random(17), np.zeros(17))
     check(aliases, rng.random(17, dtype=np.float32), np.zeros(17, dtype=np.float32))
+
+
+def _roots_in_place(x):
+    for i in prange(x.shape[0]):
+        x[i] = sqrt(x[i])
+
+
+def _with_globals(fn, **changed):
+    """``fn`` reading its module's globals changed (None: removed)."""
+    g = {k: v for k, v in globals().items() if changed.get(k, v) is not None}
+    g.update((k, v) for k, v in changed.items() if v is not None)
+    return polyopt.jit(types.FunctionType(fn.__code__, g, fn.__name__))
+
+
+@pytest.mark.parametrize(("changed", "said"), [
+    ({"sqrt": cmath.sqrt}, r"`sqrt` is the function cmath.sqrt, not math.sqrt or np.sqrt"),
+    ({"sqrt": None}, r"`sqrt` is not defined \(CPython raises NameError\); import the "
+                     r"library's: `from math import sqrt`"),
+    ({"prange": None}, r"`prange` is not defined .*`from polyopt import prange`"),
+    ({"prange": range}, r"`prange` here is the type builtins.range, not polyopt.prange"),
+])
+def test_a_library_name_bound_elsewhere_says_what_it_is_bound_to(changed, said):
+    """An unbound `sqrt` was an 'unknown function (supported: ... sqrt ...)' (hostile
+    session 36b, finding 04: a kernel pickled without the names it imported)."""
+    with pytest.raises(polyopt.UnsupportedError, match=said) as info:
+        _with_globals(_roots_in_place, **changed)(np.ones(3))
+    assert "supported: math" not in str(info.value)
 
 
 # --- the math library ---------------------------------------------------------------------
