@@ -160,5 +160,5 @@ class RegionWalker:
         bound = loop_bound(st, var, step, affine)
         self.scope.iters = place.iters
         inner = self.scop.open_loop(place, var, loop_bounds(var, start, step, bound),
-                                    self.src.location(st))
+                                    self.src.location(st), step=step)
         return loop_band(inner.loops[-1], var, step, self.block([st.stmt], inner))

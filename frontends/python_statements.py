@@ -175,7 +175,7 @@ class StatementWalker:
             step = s.const
         var = Lin.var(v)
         bounds = loop_bounds(v, start, step, Cmp("<", var, stop) if step > 0 else Cmp(">", var, stop))
-        inner = self.scop.open_loop(place, v, bounds, self.src.location(st), parallel,
+        inner = self.scop.open_loop(place, v, bounds, self.src.location(st), parallel, step,
                                     in_swapped_copy(st))
         return loop_band(inner.loops[-1], v, step, self.block(st.body, inner))
 

@@ -118,19 +118,19 @@ class ScopBuilder:
         self._requirements: list[tuple[Place, Lin, str]] = []
 
     def new_loop(self, outer: tuple[str, ...], var: str, location: SourceLocation,
-                 prange: bool = False, swapped: bool = False) -> str:
+                 prange: bool = False, step: int = 1, swapped: bool = False) -> str:
         """Register a loop of iterator ``var`` inside the loops ``outer``; its id."""
         loop_id = f"L{len(self.loops)}"
         self.loops[loop_id] = Loop(loop_id, var, location, len(outer), outer[-1] if outer else None,
-                                   prange, swapped)
+                                   prange, step, swapped)
         return loop_id
 
     def open_loop(self, place: Place, var: str, bounds: Formula, location: SourceLocation,
-                  prange: bool = False, swapped: bool = False) -> Place:
+                  prange: bool = False, step: int = 1, swapped: bool = False) -> Place:
         """The place inside a new loop of ``var`` over ``bounds`` at ``place`` (``prange``:
-        the user asks for it to run in parallel; ``swapped``: it is in the second copy of
-        a double-buffered loop's body)."""
-        loop_id = self.new_loop(place.loops, var, location, prange, swapped)
+        the user asks for it to run in parallel; ``step``: the iterator's step;
+        ``swapped``: it is in the second copy of a double-buffered loop's body)."""
+        loop_id = self.new_loop(place.loops, var, location, prange, step, swapped)
         return Place((*place.iters, var), (*place.conds, bounds), (*place.loops, loop_id))
 
     def add(self, place: Place, target: str, indices: tuple[Lin, ...], value: Expr,

@@ -14,9 +14,12 @@ import inspect
 import kernels
 import numpy as np
 import pytest
+from polyopt.frontends.c import parse_c_file
 
 import polyopt
+from polyopt.analysis.dependences import analyze
 from polyopt.analysis.describe import DependenceInfo
+from polyopt.model import names
 from polyopt.report.analysis import Analysis
 
 
@@ -343,6 +346,51 @@ def test_a_stepped_loop_counts_its_distance_in_iterations():
         d = one(deps(a, kind="flow", value_based=True))
         assert (d.carried_by, d.distance, d.direction) == (("i",), (1,), ("<",)), fn.__name__
         assert "one iteration of i later (distance 1)" in a.loop("i").why
+
+
+def test_a_guard_on_the_iterator_does_not_stretch_the_loops_iterations():
+    """``if i % 3 == 0: a[i] = a[i - 3]`` in a step-1 loop: the guard skips iterations,
+    it does not make them longer, so ``a[3]`` written at i = 3 is read at i = 6, three
+    iterations of i later (distance 3, as the relation says, not 1)."""
+    def guard3(a):
+        n = a.shape[0]
+        for i in range(3, n):
+            if i % 3 == 0:
+                a[i] = a[i - 3] + 1.0
+            else:
+                a[i] = a[i - 1] * 0.5
+
+    def guard2_alone(a):
+        n = a.shape[0]
+        for i in range(2, n):
+            if i % 2 == 0:
+                a[i] = a[i - 2] + 1.0
+
+    def guard4_step2(a):  # stride 4 of a step-2 loop: 2 iterations
+        n = a.shape[0]
+        for i in range(0, n, 2):
+            if i % 4 == 0:
+                a[i + 4] = a[i] + 1.0
+
+    for fn, src, k in ((guard3, "a[i] = a[i - 3] + 1.0", 3),
+                       (guard2_alone, "a[i] = a[i - 2] + 1.0", 2),
+                       (guard4_step2, "a[i + 4] = a[i] + 1.0", 2)):
+        a = analyse(fn, _f(20))
+        d = one(deps(a, kind="flow", value_based=True, source=src, sink=src))
+        assert (d.carried_by, d.distance, d.direction) == (("i",), (k,), ("<",)), fn.__name__
+        moved = d.dependence.relation.deltas()  # the iterator's moves: a single value
+        assert names.single_value(moved, 0) == 2 * k if fn is guard4_step2 else k
+        assert f"{k} iterations of i later (distance {k})" in a.loop("i").why, fn.__name__
+
+
+def test_a_c_loop_guarded_on_its_iterator_counts_its_own_step(tmp_path) -> None:
+    path = tmp_path / "k.c"
+    path.write_text("void k(int n, double a[100]) {\n#pragma scop\n"
+                    "  for (int i = 3; i < n; i++)\n    if (i % 3 == 0)\n"
+                    "      a[i] = a[i - 3] + 1.0;\n#pragma endscop\n}\n")
+    scop = parse_c_file(path).regions[0].scop
+    d = one([d for d in analyze(scop).flow if d.value_based])
+    assert d.distance == (3,)
 
 
 def test_negative_step_without_dependence_is_parallel():

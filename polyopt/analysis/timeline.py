@@ -253,8 +253,14 @@ class Timeline:
         return self.vectors[stmt][self.positions[loop_id].depth]
 
     def step(self, stmt: str, loop_id: str) -> int:
-        """How far the time of loop ``loop_id`` moves from one of ``stmt``'s iterations to
-        the next: the loop's step (``range(2, n, 2)``: 2), 1 for a plain loop."""
+        """How far the time of loop ``loop_id`` moves from one of its iterations to the
+        next: the loop's step (``range(2, n, 2)``: 2), 1 for a plain loop.  A source loop
+        says it; the stride of ``stmt``'s instances would also count a guard's (``if
+        i % 3 == 0`` in a step-1 loop: 3), which skips iterations but does not make them
+        longer.  A loop a transformation made falls back on that stride."""
+        loop = self.scop.loops.get(loop_id)
+        if loop is not None:
+            return abs(loop.step)
         ms = self._stmt_map(stmt, (self.loop_exprs(loop_id, stmt),))
         stride = ms.range().get_stride(0).to_python()
         return max(abs(int(stride)), 1)

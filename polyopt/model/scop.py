@@ -85,6 +85,9 @@ class Loop:
     parent: str | None
     #: written ``for ... in prange(...)``: the user asks for it to run in parallel
     prange: bool = False
+    #: how far the iterator moves per iteration (``range(2, n, 2)``: 2; ``i--``: -1), not
+    #: the stride of a statement's instances, which a guard ``if i % 3 == 0`` also makes
+    step: int = 1
     #: in the second copy of a double-buffered loop's body, its arrays exchanged
     #: (frontends/python_swap.py): named ``i'`` beside the first copy's ``i``
     swapped: bool = False
