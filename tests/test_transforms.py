@@ -560,18 +560,28 @@ def test_align_is_illegal_when_the_reader_comes_first_in_the_body():
             lines=(line_of(reads_next_iteration, "a[i] = b[i - 1]"),))
 
 
-def test_align_misuse():
-    with pytest.raises(polyopt.PolyoptError, match="needs a different shift") as info:
+def test_align_refused_by_a_dependence_is_illegal_and_holds_it():
+    """The README's contract for a step a dependence forbids: IllegalTransformationError,
+    the dependence in ``.violated``."""
+    with pytest.raises(polyopt.IllegalTransformationError, match="needs a different shift") \
+            as info:
         polyopt.schedule(two_statements).align("i")  # a[i] and a[i - 1]: distances 0 and 1
-    assert not isinstance(info.value, polyopt.IllegalTransformationError)
-    with pytest.raises(polyopt.PolyoptError, match="no single distance"):
-        polyopt.schedule(spread).align("i")  # a[2 * i] read as a[i]: distance i / 2
-    with pytest.raises(polyopt.PolyoptError, match="nothing to align"):
-        polyopt.schedule(same_iteration).align("i")
-    with pytest.raises(polyopt.PolyoptError, match="carried by it from a statement to itself"):
-        polyopt.schedule(seidel_1d).align("i")
-    with pytest.raises(polyopt.PolyoptError, match="no loop named"):
-        polyopt.schedule(lagged).align("q")
+    # both dependences that ask for different shifts
+    assert sorted(d.distance for d in info.value.violated) == [(0,), (1,)]
+    assert all(d.array == "a" for d in info.value.violated)
+    for fn, why, array in ((spread, "no single distance", "a"),  # a[2 * i] read as a[i]
+                           (seidel_1d, "carried by it from a statement to itself", "A")):
+        with pytest.raises(polyopt.IllegalTransformationError, match=why) as info:
+            polyopt.schedule(fn).align("i")
+        assert info.value.violated and all(d.array == array for d in info.value.violated)
+
+
+def test_align_misuse():
+    for build, why in ((lambda: polyopt.schedule(same_iteration).align("i"), "nothing to align"),
+                       (lambda: polyopt.schedule(lagged).align("q"), "no loop named")):
+        with pytest.raises(polyopt.PolyoptError, match=why) as info:
+            build()
+        assert not isinstance(info.value, polyopt.IllegalTransformationError)
 
 
 def test_tile_misuse():

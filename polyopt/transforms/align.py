@@ -34,7 +34,7 @@ from polyopt.analysis.legality import require_legal
 from polyopt.analysis.timeline import timeline
 from polyopt.model import names
 from polyopt.model.aff import Lin
-from polyopt.model.errors import PolyoptError
+from polyopt.model.errors import IllegalTransformationError, PolyoptError
 from polyopt.model.schedule_tree import Band, Node
 from polyopt.model.scop import Scop, loop_label
 from polyopt.transforms.tree import at, dim_of, find, replace_at
@@ -89,8 +89,9 @@ def parallel_alignment(scop: Scop, deps: Dependences, tree: Node, loop: str) -> 
     """Per-statement shifts of ``loop`` that bring every dependence its enclosing loops
     do not carry to distance 0 at it (all zero when it carries none).
 
-    Raises :class:`PolyoptError` naming the dependence when no shifts do: its distance
-    at the loop is not one constant, or two dependences ask for different shifts."""
+    Raises :class:`IllegalTransformationError` naming the dependence (and holding it in
+    ``.violated``) when no shifts do: its distance at the loop is not one constant, or
+    two dependences ask for different shifts."""
     tl = timeline(scop, tree)
     dim = dim_of(tree, loop)
     inside = {s for s, _ in dim.exprs}
@@ -105,12 +106,13 @@ def parallel_alignment(scop: Scop, deps: Dependences, tree: Node, loop: str) -> 
             continue
         lo, hi = names.dim_bounds(tl.distance(rel, [dim.loop_id]), 0)
         if lo is None or lo != hi:
-            raise PolyoptError(f"no shift aligns loop {loop_label(scop, dim)}: the "
-                               f"{describe(scop, d)} has no single distance in it")
+            raise IllegalTransformationError(
+                f"no shift aligns loop {loop_label(scop, dim)}: the {describe(scop, d)} has "
+                "no single distance in it", (d,))
         if src == dst and lo != 0:
-            raise PolyoptError(f"no shift aligns loop {loop_label(scop, dim)}: the "
-                               f"{describe(scop, d)} is carried by it from a statement to "
-                               "itself")
+            raise IllegalTransformationError(
+                f"no shift aligns loop {loop_label(scop, dim)}: the {describe(scop, d)} is "
+                "carried by it from a statement to itself", (d,))
         edges.append((src, dst, lo, d))
     return _solve(scop, loop_label(scop, dim), edges, sorted(inside))
 
@@ -124,6 +126,7 @@ def _solve(scop: Scop, label: str, edges: list[tuple[str, str, int, Dependence]]
         adj[src].append((dst, -dist, d))
         adj[dst].append((src, dist, d))
     shifts: dict[str, int] = {}
+    set_by: dict[str, Dependence] = {}  # the dependence that fixed a statement's shift
     for root in stmts:
         if root in shifts:
             continue
@@ -135,9 +138,12 @@ def _solve(scop: Scop, label: str, edges: list[tuple[str, str, int, Dependence]]
                 want = shifts[s] + delta
                 if t not in shifts:
                     shifts[t] = want
+                    set_by[t] = d
                     stack.append(t)
                 elif shifts[t] != want:
-                    raise PolyoptError(f"no shift aligns loop {label}: the {describe(scop, d)} "
-                                       "needs a different shift than the other "
-                                       "dependences in it")
+                    other = set_by.get(t)
+                    raise IllegalTransformationError(
+                        f"no shift aligns loop {label}: the {describe(scop, d)} needs a "
+                        "different shift than the other dependences in it",
+                        (d,) if other is None or other is d else (d, other))
     return shifts
