@@ -660,6 +660,27 @@ def test_parallelize_prefix_sum_is_illegal():
     assert "cannot run in parallel" in str(err)
 
 
+def test_a_refusal_to_parallelize_describes_the_dependence_in_the_new_schedule():
+    """Fused with the consumer shifted by one, the loop carries a[i] -> a[i] one fused
+    iteration later; the source order put the two statements in different loops, where
+    the dependence is loop-independent.  The refusal speaks of the fused loop, and a
+    tile loop by its label."""
+    s = polyopt.schedule(consumer_reads_ahead)
+    first, second = s.loops()
+    with pytest.raises(polyopt.IllegalTransformationError) as info:
+        s.fuse(first, second).parallelize(first)
+    msg = str(info.value)
+    assert "loop-independent" not in msg, msg
+    assert msg.endswith(f"-> a[i] at line {line_of(consumer_reads_ahead, 'b[i] = a[i + 1]')} "
+                        f"`b[i] = a[i + 1] - a[i]`, distance ({first}: 1), carried by loop "
+                        f"{first}"), msg
+    with pytest.raises(polyopt.IllegalTransformationError) as info:
+        polyopt.schedule(prefix_sum).tile(["i"], [4]).parallelize("i.tile")
+    # the tile loop carries it across a tile's edge, the point loop inside a tile
+    assert str(info.value).endswith("distance (i.tile: <=, i: 1), carried by loop i.tile, i"), \
+        str(info.value)
+
+
 def test_parallelize_a_reduction_reassociates_within_tolerance():
     """dot's loop runs as `parallel for reduction(+:s)`: the sum is reassociated, so the
     result matches CPython within conftest's float64 tolerance, not bit for bit."""

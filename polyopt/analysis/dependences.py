@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 
 import islpy as isl
@@ -80,6 +80,16 @@ class Dependence:
     @property
     def is_uniform(self) -> bool:
         return all(d is not None for d in self.distance)
+
+    def seen_in(self, tl: Timeline) -> Dependence:
+        """The same instance pairs in another schedule's order: its common loops are the
+        loops of ``tl`` around both statements, and :attr:`carried_by`, :attr:`distance`
+        and :attr:`direction` those it has there (a fuse that shifts one statement turns
+        a dependence between two loops into one the fused loop carries)."""
+        src, dst = self.source.statement, self.sink.statement
+        around = sorted((p.depth, lid) for lid, p in tl.positions.items()
+                        if src in p.statements and dst in p.statements)
+        return replace(self, common_loops=tuple(lid for _, lid in around), timeline=tl)
 
 
 @dataclass(frozen=True, eq=False)

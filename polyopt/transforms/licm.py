@@ -168,7 +168,7 @@ def check_licm(scop: Scop, deps: Dependences, tree: Node, loop_id: str,
     if not stmts:
         broken = _aliasing(scop, deps, tree, loop_id)
         if broken:
-            why += f"; a register copy would break the {describe(scop, broken[0])}"
+            why += f"; a register copy would break the {describe(scop, broken[0], tree)}"
         raise IllegalTransformationError(f"licm on loop {name} is not possible: {why}", broken)
     return stmts
 

@@ -75,7 +75,7 @@ def check_parallel(scop: Scop, deps: Dependences, tree: Node, loop_id: str, name
         )
     blocking = user_arrays_first(scop, v.blocking)
     raise IllegalTransformationError(
-        f"loop {name} cannot {how}: it carries the {describe(scop, blocking[0])}",
+        f"loop {name} cannot {how}: it carries the {describe(scop, blocking[0], tree)}",
         tuple(blocking)
     )
 
