@@ -26,7 +26,7 @@ from polyopt.frontends.python_array_views import parts
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.refusal import NotAffine
 
-from polyopt.model.aff import Lin, MinMax
+from polyopt.model.aff import TRUE, Lin, MinMax
 
 
 class ArrayIndexing:
@@ -92,7 +92,7 @@ class ArrayIndexing:
             size = dim.extents[0]
             if isinstance(ix, ast.Slice):
                 sd = slice_dim(ix, size, lambda b: self.aff(b, "slice bound"),
-                               lambda b, at: need.append((b, "bound", at, node)))
+                               lambda b, at: need.append((b, "bound", at, node, TRUE)))
                 parts.append(SliceDim(sd.start, sd.step, Dim(sd.dim.extents, dim.cap)))
                 continue
             if self.value(ix).rank > 0 or isinstance(ix, ast.Constant) and not isinstance(ix.value, int):
@@ -104,8 +104,8 @@ class ArrayIndexing:
             # within the dimension, also where nothing is read from it (a row of no
             # columns) and where it is a view's (`x[1:][j]`: x[1 + j] may be in x)
             if not a.is_constant():
-                need.append((a, "index", ix, node))
-            need.append((size - Lin.constant(1) - a, "index", ix, node))
+                need.append((a, "index", ix, node, TRUE))
+            need.append((size - Lin.constant(1) - a, "index", ix, node, TRUE))
             parts.append(a)
         one = Dim((Lin.constant(1),), Lin.constant(1))
         shape = tuple(one if p is None else p.dim for p in parts if not isinstance(p, Lin))

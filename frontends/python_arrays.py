@@ -38,7 +38,7 @@ from polyopt.frontends.python_symbols import ArrayInfo
 from polyopt.frontends.refusal import NotAffine
 from polyopt.frontends.scop_builder import Place
 
-from polyopt.model.aff import Lin
+from polyopt.model.aff import Lin, Not, conj
 from polyopt.model.scop import ArrayKind
 
 _Make = Callable[[list[ast.expr]], ast.expr]
@@ -213,11 +213,38 @@ class ArrayLowering:
         if isinstance(node, ast.Call):
             return self.calls.call(node)
         if isinstance(node, ast.IfExp) and self._is_array_code(node):
-            # lowered as a scalar, each operand would be refused for a part of it
-            # ("slicing is not supported", `None` counted as an axis: hostile session 36b)
-            raise NotAffine(node, "conditional expression on arrays", "`a if c else b` takes "
-                            "scalars, not arrays; `np.where(c, a, b)` chooses elementwise")
+            return self._choice(node)
         return scalar(node)
+
+    def _choice(self, node: ast.IfExp) -> ArrayValue:
+        """``a if c else b`` whose operands array code computes: scalars (``A[i].sum() if
+        c else 0``), each branch's reduction run, and its subscripts checked, only where
+        CPython evaluates that branch (an ``if`` on ``c`` around its loops); an array
+        operand is refused by name (lowered as a scalar, it was refused for a part of it:
+        hostile session 36b)."""
+        outer, lowered = self.emit.prelude, []
+        need = self.scope.index_requirements
+        for operand in (node.test, node.body, node.orelse):
+            self.emit.prelude, first = [], len(need)
+            v = self.value(operand)
+            if v.rank:
+                raise NotAffine(node, "conditional expression on arrays", "`a if c else b` "
+                                "takes scalars, not arrays; `np.where(c, a, b)` chooses "
+                                "elementwise")
+            lowered.append((v.element(()), self.emit.prelude, first))
+        (test, before, _), (body, then, then_from), (orelse, other, other_from) = lowered
+        self.emit.prelude = [*outer, *before]
+        if then or other or len(need) > then_from:
+            try:
+                cond = self.scope.affine.formula(test)
+            except NotAffine as e:
+                raise NotAffine(node, "reduction in a data-dependent conditional expression",
+                                f"{e.construct} {e.reason}; compute the reduction into a local "
+                                "first") from None
+            need[then_from:] = [(*r[:4], conj(cond, r[4])) for r in need[then_from:other_from]] + \
+                [(*r[:4], conj(Not(cond), r[4])) for r in need[other_from:]]
+            self.emit.prelude.append(located(ast.If(test, then, other), node))
+        return scalar(located(ast.IfExp(test, body, orelse), node))
 
     def _elementwise(self, node: ast.expr, operands: list[ast.expr], make: _Make,
                      rewrite: bool = False) -> ArrayValue:

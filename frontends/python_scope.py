@@ -31,8 +31,9 @@ class FunctionScope:
         self.symbols = symbols
         # what array code's subscripts need of the sizes, for the statement being lowered
         # (python_statements records where it must hold): a value that must be >= 0, what
-        # it is ("bound" of a slice, "index" into a dimension), its node and the subscript's
-        self.index_requirements: list[tuple[Lin, str, ast.expr, ast.expr]] = []
+        # it is ("bound" of a slice, "index" into a dimension), its node, the subscript's,
+        # and the test under which it is evaluated at all (a branch of `a if c else b`)
+        self.index_requirements: list[tuple[Lin, str, ast.expr, ast.expr, Formula]] = []
         self.iters: tuple[str, ...] = ()
         self._scalar_reads: dict[str, SourceLocation] = {}  # local scalars the statement reads
         self.affine = AffineConverter(self._affine_name, self.size)

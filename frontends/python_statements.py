@@ -28,7 +28,7 @@ from polyopt.frontends.python_values import binary
 from polyopt.frontends.refusal import NotAffine, if_condition
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band, loop_bounds
 
-from polyopt.model.aff import Cmp, Lin, Not
+from polyopt.model.aff import TRUE, Cmp, Lin, Not
 from polyopt.model.dtypes import WEAK_INT, DType, ValueType, join
 from polyopt.model.errors import Problem
 from polyopt.model.expr import Call, Cast, Expr, Literal, Select
@@ -88,9 +88,10 @@ class StatementWalker:
         need = self.scope.index_requirements
         need.clear()
         lowered = self.arrays.lower(st, place)
-        for value, what, at, subscript in need:
+        for value, what, at, subscript, guard in need:
             line = self.src.location(subscript).line
-            self.scop.require_nonnegative(place, value, _index_text(what, at, subscript, line))
+            self.scop.require_nonnegative(place if guard == TRUE else place.where(guard), value,
+                                          _index_text(what, at, subscript, line))
         need.clear()
         if lowered is not None:
             return self._lowered(lowered, place, last)

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from polyopt.model import isl_text
 from polyopt.model.aff import TRUE, Aff, Cmp, Divisible, Formula, Lin, Or, conj, pieces
 from polyopt.model.errors import SourceLocation
-from polyopt.model.expr import Expr, Load, names_read, walk
+from polyopt.model.expr import Expr, Load, Name, walk
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, Node, statements
 from polyopt.model.schedule_tree import Sequence as SequenceNode
 from polyopt.model.scop import Access, Loop, Requirement, Statement
@@ -192,7 +192,7 @@ def _reads(value: Expr, scalars: Collection[str]) -> dict[tuple[str, tuple[Lin, 
     for n in walk(value):
         if isinstance(n, Load):
             refs.setdefault((n.array, n.indices), []).append(n.guard)
-    for name in sorted(names_read(value)):
-        if name in scalars:
-            refs.setdefault((name, ()), []).append(TRUE)
+    scalar_reads = [n for n in walk(value) if isinstance(n, Name) and n.name in scalars]
+    for n in sorted(scalar_reads, key=lambda n: n.name):
+        refs.setdefault((n.name, ()), []).append(n.guard)
     return refs

@@ -460,3 +460,76 @@ def test_a_conditional_expression_on_arrays_is_refused_by_name(fn):
 
 def test_a_scalar_conditional_expression_in_array_code_still_runs(check):
     check(polyopt.jit(_scaled_by_a_choice), np.arange(3.0), np.zeros(3), -1)
+
+
+def _row_sums_past_the_second(A, y):
+    n = A.shape[0]
+    for i in range(n):
+        y[i] = A[i].sum() if i > 1 else 0
+
+
+def _prefix_sums_by_choice(x):
+    n = x.shape[0]
+    for i in range(n):
+        x[i] = np.sum(x[:i]) if i > 0 else x[0]
+
+
+def _row_norms_or_minus_one(A, y):
+    n = A.shape[0]
+    for i in range(n):
+        y[i] = np.dot(A[i], A[i]) if i > 1 else -1
+
+
+def _running_max_before(x, y):
+    # np.max(x[:0]) raises ValueError: CPython never evaluates it at i = 0
+    n = x.shape[0]
+    for i in range(n):
+        y[i] = np.max(x[:i]) if i > 0 else -1.0
+
+
+def _next_row_sum(A, y):
+    # A[n] is out of bounds: CPython never evaluates it at i = n - 1
+    n = A.shape[0]
+    for i in range(n):
+        y[i] = 0.0 if i + 1 >= n else A[i + 1].sum() * 2.0
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_row_sums_past_the_second, (np.arange(20).reshape(4, 5), np.zeros(4, np.int64))),
+    (_prefix_sums_by_choice, (np.arange(1.0, 7.0),)),
+    (_row_norms_or_minus_one, (np.arange(12.0).reshape(4, 3), np.zeros(4))),
+    (_running_max_before, (np.array([3.0, -1.0, 7.0, 2.0]), np.zeros(4))),
+    (_next_row_sum, (np.arange(12.0).reshape(4, 3), np.zeros(4))),
+])
+def test_a_reduction_in_a_conditional_expression_is_a_scalar_run_where_chosen(check, fn, args):
+    """Hostile session 37, finding 06: ``A[i].sum() if c else 0`` was refused as a
+    conditional expression on arrays; its operands are scalars.  Each branch's reduction
+    runs only where CPython evaluates it (no empty ``max``, no row past the end)."""
+    check(polyopt.jit(fn), *args)
+
+
+def _sum_if_positive(x, y):
+    n = x.shape[0]
+    for i in range(n):
+        y[i] = np.sum(x[:i]) if x[i] > 0 else 0.0
+
+
+def test_a_reduction_under_a_data_dependent_choice_is_refused_saying_so():
+    with pytest.raises(polyopt.UnsupportedError,
+                       match=r"reduction in a data-dependent conditional expression: .*"
+                             r"compute the reduction into a local first"):
+        polyopt.jit(_sum_if_positive)(np.ones(3), np.zeros(3))
+
+
+def _last_or_zero(x, y):
+    n = x.shape[0]
+    for i in range(n):
+        if i > 0:
+            t = x[i - 1]
+        y[i] = t if i > 0 else 0.0
+
+
+def test_a_local_read_in_a_branch_is_read_only_where_chosen(check):
+    """``t if i > 0 else 0.0`` reads ``t`` only where ``i > 0``, where it is assigned
+    (it was refused as possibly read before it is assigned)."""
+    check(polyopt.jit(_last_or_zero), np.arange(1.0, 5.0), np.zeros(4))

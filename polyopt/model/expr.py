@@ -21,10 +21,15 @@ class Literal:
 
 @dataclass(frozen=True)
 class Name:
-    """A loop iterator, a parameter, a scalar argument or a local scalar."""
+    """A loop iterator, a parameter, a scalar argument or a local scalar.
+
+    ``guard``, as :attr:`Load.guard`: where a local scalar is read at all (``acc if i > 1
+    else 0`` reads ``acc`` only where ``i > 1``, which is all a reduction computed under
+    that test assigns it)."""
 
     name: str
     type: ValueType
+    guard: Formula = TRUE
 
 
 @dataclass(frozen=True)
@@ -155,6 +160,6 @@ def map_nodes(e: Expr, fn: Callable[[Expr], Expr]) -> Expr:
 
 
 def guarded(e: Expr, guard: Formula) -> Expr:
-    """``e`` with every array read in it restricted to where ``guard`` holds."""
+    """``e`` with every array and scalar read in it restricted to where ``guard`` holds."""
     return map_leaves(e, lambda x: replace(x, guard=conj(guard, x.guard))
-                      if isinstance(x, Load) else x)
+                      if isinstance(x, (Load, Name)) else x)
