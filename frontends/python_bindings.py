@@ -159,7 +159,7 @@ class Bindings:
 
     def _fill(self, node: ast.AST, name: str, shape: list[Lin], dtype: DType, value: Expr) -> None:
         facts = self.symbols.facts
-        location = facts.src.location(node)
+        location = facts.src.statement_location(node)
         iters: list[str] = []
         conds: list[Formula] = []
         loop_ids: list[str] = []

@@ -8,7 +8,7 @@ import io
 import linecache
 import textwrap
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from polyopt.model.errors import Problem, SourceLocation, UnsupportedError
 
@@ -28,6 +28,12 @@ class FunctionSource:
         col = getattr(node, "col_offset", 0) + self.indent + 1
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         return SourceLocation(self.filename, line, col, text)
+
+    def statement_location(self, node: ast.AST) -> SourceLocation:
+        """:meth:`location` with the line's comment dropped: reports show a statement's
+        line as its source, "without comments" (docs/deps-schema.md)."""
+        loc = self.location(node)
+        return replace(loc, text=without_comment(loc.text))
 
     def problem(self, node: ast.AST, construct: str, reason: str) -> Problem:
         return Problem(self.location(node), construct, reason)
@@ -63,6 +69,21 @@ def function_source(fn: object) -> FunctionSource:
     if not file_lines:  # no file: positions are relative to the function itself
         first_line = 1
     return FunctionSource(fdefs[0], filename, first_line, indent, lines)
+
+
+def without_comment(line: str) -> str:
+    """``line`` less its ``# comment``, found by Python's tokenizer (a ``#`` in a string
+    literal is not one).  The line alone may not be complete Python (a statement that
+    continues on the next line): the tokens before the error still count."""
+    cut = None
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(line.lstrip()).readline):
+            if tok.type == tokenize.COMMENT:
+                cut = len(line) - len(line.lstrip()) + tok.start[1]
+                break
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return line if cut is None else line[:cut].rstrip() + line[len(line.rstrip()):]
 
 
 def _undecodable(filename: str) -> str | None:

@@ -317,7 +317,8 @@ class StatementWalker:
         value = HeldReads(sym).value(value, st, store, not indices and sym.is_local(target)
                                      and sym.held_wide(target))
         return self.scop.add(place, target, indices, value, update,
-                             as_run(st, self.src.location(st)), self.scope.take_scalar_reads())
+                             as_run(st, self.src.statement_location(st)),
+                             self.scope.take_scalar_reads())
 
     def _return(self, st: ast.Return, place: Place, last: bool) -> list[Node]:
         if not place.top or not last:

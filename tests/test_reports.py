@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from polyopt.frontends.python_source import without_comment
 
 from polyopt.cli.deps import build_report
 from polyopt.report import dot as report_dot
@@ -91,6 +92,28 @@ def test_python_report_follows_the_schema() -> None:
     validate(doc, SCHEMA)
     assert doc["language"] == "python" and doc["scops"][0]["kind"] == "python-function"
     assert doc["file"].endswith("examples/polybench/durbin.py")
+
+
+def test_a_python_statements_source_has_no_comment(tmp_path: Path) -> None:
+    """deps-schema: statement.source is "the source line, without comments" (a fill's
+    allocation line loses its comment too); a `#` in a string literal is not one."""
+    path = tmp_path / "kern.py"
+    path.write_text(
+        "import numpy as np\nimport polyopt\n\n@polyopt.jit\ndef esc(a, c):\n"
+        "    n = a.shape[0]\n    t = np.full(n, 2.0)  # filled first\n"
+        "    for i in range(1, n):\n"
+        "        c[i] = a[i] * t[i]   # note: see <ticket> & \"q\"\n")
+    r = build_report(path, "esc", "f8[:], f8[:]")
+    doc = json.loads(report_json.render(r))
+    validate(doc, SCHEMA)
+    assert [st["source"] for st in doc["scops"][0]["statements"]] == [
+        "t = np.full(n, 2.0)", "c[i] = a[i] * t[i]"]
+    text = report_text.render(r)
+    assert "<ticket>" not in text and "filled first" not in text
+    assert without_comment("    x = f('a#b')  # c\n") == "    x = f('a#b')\n"
+    assert without_comment("y = '#' ; z = 1 #x") == "y = '#' ; z = 1"
+    assert without_comment("    y[i] = (a[i] +  # continued\n") == "    y[i] = (a[i] +\n"
+    assert without_comment('    t = """a # b\n') == '    t = """a # b\n'  # a string goes on
 
 
 # --- verdicts and legality, against hand-derived answers ------------------------------------
