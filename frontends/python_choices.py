@@ -248,6 +248,12 @@ class _Hoister:
         elif isinstance(e, Select):
             t = e.type if same_types else _choice_of([kids[1].type, kids[2].type])
             out = Select(kids[0], kids[1], kids[2], t)
+        elif isinstance(e, Call) and e.fn in ("maximum", "minimum") and not same_types:
+            # np.maximum of a float (python_values): a ufunc, NumPy's promotion; over an
+            # operand chosen as an int, an int maximum, which no NaN can reach
+            t = ValueType(promote(kids[0].type, kids[1].type).dtype)
+            fn = e.fn if t.dtype.is_float else {"maximum": "max", "minimum": "min"}[e.fn]
+            out = Call(fn, tuple(kids), t)
         else:
             assert isinstance(e, Call)
             out = Call(e.fn, tuple(kids), e.type if same_types else _call_type(e, [k.type for k in kids]))

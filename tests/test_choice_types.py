@@ -349,3 +349,43 @@ def test_oracle_expects_cpython_for_choices_and_the_static_type_for_locals():
                                   static_local=True) is None
     assert "type float64 but CPython gives float32" in oracle._compare_return(
         np.float32(1.5), computed, None, 2.0**-24, False)
+
+
+# np.maximum/np.minimum of a float are NaN-aware calls; an operand chosen by max()/min()
+# or `a if c else b` may be an int, and that copy of the statement called
+# polyopt_maximum_i64, which no prelude defines: the kernel did not load (hostile
+# session 37b, finding 01)
+def ufunc_of_choice_max(a, x):
+    for i in range(a.shape[0]):
+        a[i] = np.maximum(3, max(x[i], 2.0))
+
+
+def ufunc_of_choice_min(a, x):
+    for i in range(a.shape[0]):
+        a[i] = np.minimum(3, min(x[i], 2.0))
+
+
+def clip_of_choice(a, x):
+    for i in range(a.shape[0]):
+        a[i] = np.clip(max(x[i], 2.0), 3, 4)
+
+
+def ufunc_of_select(a, x):
+    for i in range(a.shape[0]):
+        a[i] = np.maximum(3, x[i] if i > 1 else 2.0) * 0.5
+
+
+def ufuncs_with_nan(a, x):
+    for i in range(a.shape[0]):
+        a[i] = np.maximum(max(x[i], 2.5), 3.0 * x[i]) + np.minimum(np.nan, max(x[i], 2.0))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.float64])
+@pytest.mark.parametrize("fn", [ufunc_of_choice_max, ufunc_of_choice_min, clip_of_choice,
+                                ufunc_of_select, ufuncs_with_nan])
+def test_a_numpy_maximum_of_an_operand_chosen_as_an_int(fn, dtype) -> None:
+    x = np.array([1, 5, 0, 3, 2], dtype)
+    want, got = np.zeros(5), np.zeros(5)
+    fn(want, x.copy())
+    polyopt.jit(fn)(got, x)
+    np.testing.assert_array_equal(got, want)
