@@ -224,6 +224,7 @@ class ArrayLowering:
         hostile session 36b)."""
         outer, lowered = self.emit.prelude, []
         need = self.scope.index_requirements
+        start = len(need)
         for operand in (node.test, node.body, node.orelse):
             self.emit.prelude, first = [], len(need)
             v = self.value(operand)
@@ -234,6 +235,14 @@ class ArrayLowering:
             lowered.append((v.element(()), self.emit.prelude, first))
         (test, before, _), (body, then, then_from), (orelse, other, other_from) = lowered
         self.emit.prelude = [*outer, *before]
+        if not (before or then or other) and all(
+                ast.dump(a) == ast.dump(b)
+                for a, b in zip((test, body, orelse), (node.test, node.body, node.orelse), strict=True)):
+            # scalar code after all (`x[i] if c else np.where(x[i] > 0, 3, 1.5)`): the node
+            # itself, so that the statement is seen unchanged and not lowered again; the
+            # scalar walk checks its subscripts where each branch is taken
+            del need[start:]
+            return scalar(node)
         if then or other or len(need) > then_from:
             try:
                 cond = self.scope.affine.formula(test)

@@ -533,3 +533,44 @@ def test_a_local_read_in_a_branch_is_read_only_where_chosen(check):
     """``t if i > 0 else 0.0`` reads ``t`` only where ``i > 0``, where it is assigned
     (it was refused as possibly read before it is assigned)."""
     check(polyopt.jit(_last_or_zero), np.arange(1.0, 5.0), np.zeros(4))
+
+
+# `a if c else b` whose operand is a scalar np.where: lowered, it came back the same and
+# was lowered again, without end (refused as "nested 6 levels deep": hostile session
+# 37b, finding 02); the branch's subscripts are checked only where it is taken
+def choice_of_scalar_where(a, x):
+    for i in range(a.shape[0]):
+        a[i] = x[i] if i != 1 else np.where(x[i] > 0, 3, 1.5)
+
+
+def guarded_read_beside_where(a, x):
+    for i in range(a.shape[0]):
+        a[i] = x[i + 1] if i < a.shape[0] - 1 else np.where(x[i] > 0, 3, 1.5)
+
+
+def data_test_beside_where(a, x):
+    for i in range(a.shape[0]):
+        a[i] = x[i] if x[i] > 0 else np.where(x[i] < -1, 3, 1.5)
+
+
+def unguarded_read_beside_where(a, x):
+    for i in range(a.shape[0]):
+        a[i] = x[i + 1] if i < a.shape[0] else np.where(x[i] > 0, 3, 1.5)
+
+
+@pytest.mark.parametrize("fn", [choice_of_scalar_where, guarded_read_beside_where,
+                                data_test_beside_where])
+def test_a_conditional_expression_around_a_scalar_where(fn) -> None:
+    x = np.array([1.0, -2.0, 3.0, -0.5])
+    want, got = np.zeros(4), np.zeros(4)
+    fn(want, x.copy())
+    polyopt.jit(fn)(got, x)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_read_past_the_end_beside_a_scalar_where_raises_as_cpython() -> None:
+    x = np.array([1.0, -2.0, 3.0, -0.5])
+    with pytest.raises(IndexError):
+        unguarded_read_beside_where(np.zeros(4), x.copy())
+    with pytest.raises(IndexError):
+        polyopt.jit(unguarded_read_beside_where)(np.zeros(4), x)
