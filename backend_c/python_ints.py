@@ -15,7 +15,9 @@ from polyopt.model.dtypes import WEAK_INT, DType, ValueType
 from polyopt.model.expr import Binary, Call, Cast, Expr, Name, walk
 from polyopt.model.scop import ScalarKind, Scop
 
-_NOT_CONVERTING = frozenset({"<", "<=", ">", ">=", "==", "!=", "and", "or"})
+#: operators NumPy applies to a Python int without converting it to the other operand's
+#: int: comparisons (by value) and true division (in floats: ``u8[i] / -4`` is -1.75)
+_NOT_CONVERTING = frozenset({"<", "<=", ">", ">=", "==", "!=", "and", "or", "/"})
 
 
 def converted_arguments(scop: Scop, dtype: DType) -> tuple[str, ...]:

@@ -331,9 +331,9 @@ def binary(op: str, a: Expr, b: Expr, node: ast.AST) -> Expr:
                             "(NumPy compares them exactly); compare with np.uint64(k) or a "
                             "non-negative constant")
         return Binary(op, a, b, comparison_result(a.type, b.type))
-    _check_python_int(a, b, node)
-    if op == "/":
+    if op == "/":  # a float division: NumPy converts neither operand to the other's int
         return Binary(op, a, b, true_divide(a.type, b.type))
+    _check_python_int(a, b, node)
     t = arithmetic_type(op, a.type, b.type)
     if t is None:
         raise NotAffine(node, f"`{op}` on NumPy bools", "NumPy raises TypeError (use "

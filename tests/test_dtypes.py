@@ -430,3 +430,21 @@ def test_array_reductions_of_ints_have_numpys_type(dt: str, fn) -> None:
     expected, got = np.asarray(fn(a)), np.asarray(polyopt.jit(fn)(a))
     assert got.dtype == expected.dtype
     assert np.array_equal(got, expected)
+
+
+# NumPy divides a narrow int by a Python int in floats, converting neither to the other's
+# type (np.uint8(7) / -4 is -1.75); polyopt refused the constant as out of bounds for
+# uint8 and raised OverflowError for such an argument (hostile session 37b, finding 03)
+def true_division_by_python_ints(o, b, k):
+    for i in range(b.shape[0]):
+        o[i] = b[i] / -4 + -4 / b[i] + b[i] / k + k / b[i] + b[i] / -200
+
+
+@pytest.mark.parametrize(("dtype", "k"), [(np.uint8, -300), (np.uint16, 70000),
+                                          (np.int8, -1000)])
+def test_a_narrow_int_divided_by_a_python_int_out_of_its_range(dtype, k) -> None:
+    b = np.array([7, 100, 3], dtype)
+    want, got = np.zeros(3), np.zeros(3)
+    true_division_by_python_ints(want, b, k)
+    polyopt.jit(true_division_by_python_ints)(got, b, k)
+    np.testing.assert_allclose(got, want, rtol=1e-15)
