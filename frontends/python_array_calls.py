@@ -30,6 +30,7 @@ from polyopt.frontends.python_array_values import (
 )
 from polyopt.frontends.python_bindings import DTYPE_SPELLINGS, allocation_kind, named_dtype
 from polyopt.frontends.python_helpers import inline_expression
+from polyopt.frontends.python_values import CLIP_BOUND
 from polyopt.frontends.refusal import NotAffine
 
 from polyopt.model.aff import Lin
@@ -100,8 +101,15 @@ class ArrayCalls:
             _arity(node, 3)
             upper = located(ast.Attribute(module, "minimum", ast.Load()), node)
             lower = located(ast.Attribute(module, "maximum", ast.Load()), node)
-            return self.elementwise(node, list(node.args), lambda a: ast.Call(
-                upper, [located(ast.Call(lower, [a[0], a[1]], []), node), a[2]], []), True)
+
+            def clip(a: list[ast.expr]) -> ast.expr:
+                below = located(ast.Call(lower, [a[0], a[1]], []), node)
+                above = ast.Call(upper, [below, a[2]], [])
+                setattr(below, CLIP_BOUND, "lower")
+                setattr(above, CLIP_BOUND, "upper")
+                return above
+
+            return self.elementwise(node, list(node.args), clip, True)
         return self.elementwise(node, list(node.args), lambda a: ast.Call(func, a, node.keywords),
                                 False)
 

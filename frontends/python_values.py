@@ -249,6 +249,9 @@ class ValueConverter:
                 _arity(node, args, 2)
                 # a ufunc: NumPy's promotion (np.maximum(x32[i], 2.5) is a float32, not a
                 # choice of operands), a NumPy scalar even of two Python scalars
+                side = getattr(node, CLIP_BOUND, None)
+                if side is not None and _clip_bound_past_range(args[0], args[1], side):
+                    return args[0]
                 _check_python_int(args[0], args[1], node)
                 t = ValueType(promote(args[0].type, args[1].type).dtype)
                 # np.maximum/np.minimum return a NaN operand (so np.max does), where
@@ -343,6 +346,22 @@ def binary(op: str, a: Expr, b: Expr, node: ast.AST) -> Expr:
             raise NotAffine(node, "`**` on integers", "the exponent must be a non-negative "
                             "integer constant (use float values for other powers)")
     return Binary(op, a, b, t)
+
+
+#: set on the np.maximum / np.minimum calls np.clip is lowered to: "lower" or "upper"
+CLIP_BOUND = "_polyopt_clip_bound"
+
+
+def _clip_bound_past_range(x: Expr, bound: Expr, side: str) -> bool:
+    """Whether ``bound``, a Python int bound of np.clip on the fixed-width int ``x``, lies
+    past ``x``'s range on its own side (``np.clip(u8, -1, 300)``): NumPy takes it, and
+    it clips nothing; past the other side (a lower bound of 300) NumPy raises, as for
+    any conversion."""
+    value = _int_constant(bound)
+    if value is None or not bound.type.weak or x.type.weak or not x.type.dtype.is_int:
+        return False
+    low, high = x.type.dtype.bounds
+    return value < low if side == "lower" else value > high
 
 
 def _check_python_int(a: Expr, b: Expr, node: ast.AST) -> None:

@@ -448,3 +448,44 @@ def test_a_narrow_int_divided_by_a_python_int_out_of_its_range(dtype, k) -> None
     true_division_by_python_ints(want, b, k)
     polyopt.jit(true_division_by_python_ints)(got, b, k)
     np.testing.assert_allclose(got, want, rtol=1e-15)
+
+
+# np.clip takes a Python int bound past a narrow int's range on the bound's own side (it
+# clips nothing there), and raises for one past the other side; polyopt refused both as
+# out of bounds (hostile session 37b, finding 05)
+def clip_wide_bounds_u8(o, b):
+    for i in range(b.shape[0]):
+        o[i] = np.clip(b[i], -1, 5) + np.clip(b[i], 0, 300)
+
+
+def clip_wide_bounds_i8(o, b):
+    for i in range(b.shape[0]):
+        o[i] = np.clip(b[i], -1000, 1000)
+
+
+def clip_wide_bounds_array(o, b):
+    o[:] = np.clip(b, -1, 300)
+
+
+def clip_lower_bound_past_the_top(o, b):
+    for i in range(b.shape[0]):
+        o[i] = np.clip(b[i], 300, 400)
+
+
+@pytest.mark.parametrize(("fn", "dtype"), [(clip_wide_bounds_u8, np.uint8),
+                                           (clip_wide_bounds_i8, np.int8),
+                                           (clip_wide_bounds_array, np.uint8)])
+def test_clip_bounds_past_a_narrow_ints_range(fn, dtype) -> None:
+    b = np.array([7, 100, 0], dtype)
+    want, got = np.zeros(3), np.zeros(3)
+    fn(want, b)
+    polyopt.jit(fn)(got, b)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_clip_bound_past_the_other_side_is_refused_as_numpy_raises() -> None:
+    b = np.array([7, 100, 0], np.uint8)
+    with pytest.raises(OverflowError):
+        clip_lower_bound_past_the_top(np.zeros(3), b)
+    with pytest.raises(polyopt.UnsupportedError, match="out of bounds for uint8"):
+        polyopt.jit(clip_lower_bound_past_the_top)(np.zeros(3), b)
