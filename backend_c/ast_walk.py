@@ -52,7 +52,15 @@ from polyopt.model import forked, names
 from polyopt.model.aff import Lin
 from polyopt.model.errors import TooComplexError
 from polyopt.model.isl_budget import AST_CHECK_OPS, AST_OPS, AST_QUICK_OPS, AST_SECONDS, budget
-from polyopt.model.schedule_tree import LoopDim, LoopMark, Node, loops, statements, to_isl
+from polyopt.model.schedule_tree import (
+    LoopDim,
+    LoopMark,
+    Node,
+    Sequence,
+    loops,
+    statements,
+    to_isl,
+)
 from polyopt.model.scop import Scop, Statement
 
 
@@ -139,9 +147,14 @@ class AstWalker:
         """Scalars a pragma names count as used by the statements printed now."""
         self.statements.usage.mentioned.update(names)
 
-    def build_ast(self, tree: Node) -> isl.AstNode:
-        """The isl AST of ``tree``, its loop counters named ``<prefix>0``, ``<prefix>1``...;
-        :class:`TooComplexError` past isl's budget (callers fall back to the source order)."""
+    def build_ast(self, tree: Node) -> tuple[isl.AstNode, ...]:
+        """The isl ASTs of ``tree``'s nests, in order (one per child of a root sequence),
+        their loop counters named ``<prefix>0``, ``<prefix>1``...; :class:`TooComplexError`
+        past isl's budget (callers fall back to the source order).
+
+        Nests apart share no loop, so isl's work for the whole is the sum of theirs; built
+        one at a time, each is checked and, where isl needs it, retried alone, and fewer
+        outgrow the quick budget (3mm's three matmuls each fit, together they do not)."""
         iterators = {s.name: s.iterators for s in self.scop.statements}
         # only the sizes the loops depend on: the others (array extents, for the bounds
         # checks) change no bound, but isl carries them through every step (3mm: 14
@@ -151,25 +164,30 @@ class AstWalker:
         context = names.keep_params(self.scop.context, params)
         depth = max(len(s.iterators) for s in self.scop.statements) + 8
         counters = [f"{self.prefix}{k}" for k in range(4 * depth)]
-        ast = self._checked_ast(tree, params, iterators, domains, context, counters)
-        if ast is None:
-            # isl dropped or repeated instances (ast_check): with every parameter bounded
-            # by what a call accepts (bounds.param_limit), isl takes another path
-            bounded = context.intersect(names.bounded_params(context, param_limit(self.scop)))
-            ast = self._checked_ast(tree, params, iterators, domains, bounded, counters)
-        if ast is None:  # the callers fall back to the source order, checked in turn
-            raise TooComplexError(f"isl generated loops that do not run {self.scop.name}'s "
-                                  f"statements as written ({self.mismatch})")
+        self.marks = {}
+        asts = []
+        for nest in tree.children if isinstance(tree, Sequence) else (tree,):
+            ast = self._checked_ast(nest, params, iterators, domains, context, counters)
+            if ast is None:
+                # isl dropped or repeated instances (ast_check): with every parameter
+                # bounded by what a call accepts (bounds.param_limit), isl takes another path
+                bounded = context.intersect(names.bounded_params(context, param_limit(self.scop)))
+                ast = self._checked_ast(nest, params, iterators, domains, bounded, counters)
+            if ast is None:  # the callers fall back to the source order, checked in turn
+                raise TooComplexError(f"isl generated loops that do not run {self.scop.name}'s "
+                                      f"statements as written ({self.mismatch})")
+            asts.append(ast)
         self.accumulators.marks = self.marks
-        return ast
+        return tuple(asts)
 
     def _checked_ast(self, tree: Node, params: tuple[str, ...],
                      iterators: dict[str, tuple[str, ...]], domains: dict[str, isl.Set],
                      context: isl.Set, counters: list[str]) -> isl.AstNode | None:
         """isl's AST of ``tree``, or None (the reason in ``self.mismatch``) when it does
-        not run each statement instance once."""
+        not run each statement instance once; its loops join ``self.marks``."""
+        before = self.marks
         for unroll in (False, True):  # the printer unrolls, where it can (unroll.py)
-            sched, self.marks = to_isl(tree, params, iterators, domains, unroll)
+            sched, self.marks = to_isl(tree, params, iterators, domains, unroll, before)
             build = isl.AstBuild.from_context(context).set_iterators(names.id_list(counters))
             ast = _generated(build, sched)
             if unroll or expandable(ast, self.marks):
@@ -180,7 +198,15 @@ class AstWalker:
                 self.mismatch = mismatch(ast, used, context, counters)
         except TooComplexError:
             self.mismatch = None  # unchecked: a time-tiled nest's sets cost isl seconds
-        return None if self.mismatch else ast
+        if self.mismatch:
+            self.marks = before
+            return None
+        return ast
+
+    def print_tree(self, tree: Node, depth: int = 1) -> None:
+        """Print ``tree``'s loops (:meth:`build_ast`) at ``depth``."""
+        for ast in self.build_ast(tree):
+            self.node(ast, depth, None)
 
     def node(self, node: isl.AstNode, depth: int, pending: LoopMark | None) -> None:
         """Print ``node``; ``pending`` is the mark of the loop it starts with."""

@@ -129,11 +129,12 @@ def _function_body(walker: AstWalker, tree: Node, taken: set[str],
     lines = [f"  {ctype(s.type)} {n};" for n, s in scop.scalars.items()
              if s.kind is ScalarKind.LOCAL]
     if scop.statements:
-        ast = walker.build_ast(tree)
+        asts = walker.build_ast(tree)
         threshold = parallel_min_instances()  # 0: every call on a team, no flag
         if walker.openmp and threshold:
             walker.pragmas.team = fresh("polyopt_team", taken)
-        walker.node(ast, 1, None)
+        for ast in asts:
+            walker.node(ast, 1, None)
         if walker.pragmas.team_used:
             # small calls run on one thread: waking the team costs more than they do.  The
             # program as written has the instances of the transformed one (bar packing

@@ -345,7 +345,7 @@ def emit_region_code(region: CRegion, tree: Node, scop: Scop | None = None,
             _HELPERS, set(taken))
         walker.use_outliner(outliner)
     if scop.statements:
-        walker.node(walker.build_ast(tree), 1, None)
+        walker.print_tree(tree)
     body = walker.code.lines
     allocate, free = heap_buffers(scop, extra, dialect)
     outer = [f"{s.base} {s.name};" for s in region.scalars.values()

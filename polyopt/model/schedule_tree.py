@@ -177,6 +177,7 @@ def _positions(node: Node, depth: int, out: dict[str, Position]) -> None:
 def to_isl(
     node: Node, params: tuple[str, ...], iterators: dict[str, tuple[str, ...]],
     domains: dict[str, isl.Set], unroll: bool = True,
+    built: dict[str, LoopDim] | None = None,
 ) -> tuple[isl.Schedule, dict[str, LoopDim]]:
     """An isl schedule tree, with a mark node (id ``loop<k>``) above every loop.
 
@@ -186,9 +187,11 @@ def to_isl(
     still split the pieces, and splitting them at every tile level too costs isl much
     more time for no faster code.
 
-    Returns the schedule and the loops by mark name, for the code generator.
+    Returns the schedule and the loops by mark name, for the code generator: those of
+    ``built`` (the nests whose schedules were made before, apart) and ``node``'s, named
+    after them.
     """
-    marks: dict[str, LoopDim] = {}
+    marks: dict[str, LoopDim] = dict(built or {})
     scheds = []
     for nest in node.children if isinstance(node, Sequence) else (node,):
         sched = _to_isl(nest, params, iterators, domains, marks, unroll)
