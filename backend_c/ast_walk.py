@@ -49,9 +49,16 @@ from polyopt.backend_c.work import entry_instances, parallel_min_instances
 
 from polyopt.analysis.bounds import param_limit
 from polyopt.model import forked, names
-from polyopt.model.aff import Lin
+from polyopt.model.aff import FloorDiv, Lin
 from polyopt.model.errors import TooComplexError
-from polyopt.model.isl_budget import AST_CHECK_OPS, AST_OPS, AST_QUICK_OPS, AST_SECONDS, budget
+from polyopt.model.isl_budget import (
+    AST_CHECK_OPS,
+    AST_OPS,
+    AST_PLAIN_QUICK_OPS,
+    AST_QUICK_OPS,
+    AST_SECONDS,
+    budget,
+)
 from polyopt.model.schedule_tree import (
     LoopDim,
     LoopMark,
@@ -64,13 +71,13 @@ from polyopt.model.schedule_tree import (
 from polyopt.model.scop import Scop, Statement
 
 
-def _generated(build: isl.AstBuild, sched: isl.Schedule) -> isl.AstNode:
+def _generated(build: isl.AstBuild, sched: isl.Schedule, quick_ops: int) -> isl.AstNode:
     """isl's AST of ``sched``; :class:`TooComplexError` past its budget, or where a build
-    that outgrows a quick budget does not finish within ``AST_SECONDS`` in a forked
+    that outgrows ``quick_ops`` does not finish within ``AST_SECONDS`` in a forked
     child: isl does not count the steps of some stalls (a time-tiled nest's AST ran for
     minutes past 300,000 counted operations), so it is tried there first."""
     try:
-        with budget(AST_QUICK_OPS, "generating the loop code"):
+        with budget(quick_ops, "generating the loop code"):
             return build.node_from_schedule(sched)
     except TooComplexError:
         pass
@@ -85,6 +92,19 @@ def _generated(build: isl.AstBuild, sched: isl.Schedule) -> isl.AstNode:
                               f"or {AST_OPS:,} operations")
     with budget(AST_OPS, "generating the loop code"):
         return build.node_from_schedule(sched)
+
+
+def _plain(tree: Node) -> bool:
+    """Whether every loop of ``tree`` runs over one iterator or over tiles of one
+    (``i``, ``floor(i / 32)``): isl's uncounted stalls came from skewed (time-tiled)
+    nests, whose coefficients grow as it pivots."""
+    def one_name(e: Lin) -> bool:
+        if len(e.terms) != 1 or abs(e.terms[0][1]) != 1:
+            return False
+        atom = e.terms[0][0]
+        return isinstance(atom, str) or (isinstance(atom, FloorDiv) and one_name(atom.num))
+
+    return all(one_name(e) for dim, _ in loops(tree) for _, e in dim.exprs)
 
 
 @dataclass
@@ -189,7 +209,8 @@ class AstWalker:
         for unroll in (False, True):  # the printer unrolls, where it can (unroll.py)
             sched, self.marks = to_isl(tree, params, iterators, domains, unroll, before)
             build = isl.AstBuild.from_context(context).set_iterators(names.id_list(counters))
-            ast = _generated(build, sched)
+            ast = _generated(build, sched,
+                             AST_PLAIN_QUICK_OPS if _plain(tree) else AST_QUICK_OPS)
             if unroll or expandable(ast, self.marks):
                 break
         used = {k: domains[k] for k in statements(tree)}

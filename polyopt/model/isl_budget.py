@@ -36,8 +36,12 @@ MARKING_OPS = 100_000_000  # contraction, its re-analysis and the loop marks of 
 # region spent 550 s (about 20,000,000 operations in 30 s) where its source order takes
 # 0.01 s, so past this the caller falls back to the source order
 AST_OPS = 10_000_000
-# past these, an AST build is tried in a forked child with a deadline first (ast_walk)
+# past these, an AST build is tried in a forked child with a deadline first (ast_walk):
+# the stall of tests/test_isl_stalls.py (a time-tiled nest) begins past 400,000
 AST_QUICK_OPS = 250_000
+# ... and for a nest of plain loops and rectangular tiles, which no stall was seen in:
+# 2mm's register-tiled nest needs 350,000 (a forked probe cost it 0.25 s)
+AST_PLAIN_QUICK_OPS = 700_000
 AST_SECONDS = 10.0
 ESTIMATE_OPS = 1_000_000  # the instances a call runs, for its team flag (backend_c/work.py)
 AST_CHECK_OPS = 300_000  # checking one AST (backend_c/ast_check.py): past this, unchecked
