@@ -252,3 +252,26 @@ def test_a_private_array_loop_of_no_iteration_copies_nothing_back(tmp_path):
     proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def earlier_run_covers(A, B, tmp):
+    # in the second run of the i loop, tmp[j] holds what the first run's last row left:
+    # no iteration of that run writes it, and each copy starts as the array
+    n, m = A.shape
+    for t in range(2):
+        for i in range(n):
+            if t == 0:
+                for j in range(m):
+                    tmp[j] = A[i, j] + 1.0
+            for j in range(m):
+                B[t, i, j] = tmp[j] * 0.5
+
+
+def test_a_private_array_may_read_what_an_earlier_run_of_the_loop_left(rng):
+    """The memory-based test of the first condition (each read has a write of its
+    element earlier in its iteration) fails here; isl's dataflow still proves it."""
+    args = (rng.random((6, 5)), np.zeros((2, 6, 5)), np.zeros(5))
+    v = _verdict(earlier_run_covers, "i", *args)
+    assert v.kind == parallel.PARALLEL and v.private_arrays == ("tmp",), v
+    check_against_python(polyopt.schedule(earlier_run_covers).parallelize("i").compile(),
+                         *args)

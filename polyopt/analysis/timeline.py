@@ -240,6 +240,15 @@ class Timeline:
 
         return _carried.get((relation, out_, in_), compute)
 
+    def same_iteration(self, relation: isl.Map, loop_id: str) -> isl.Map:
+        """The pairs of ``relation`` that run in one iteration of ``loop_id`` (in one
+        execution of it); none where either statement is outside the loop."""
+        inside = self.positions[loop_id].statements
+        if names.in_tuple_name(relation) not in inside or \
+                names.out_tuple_name(relation) not in inside:
+            return isl.Map.empty(relation.get_space())
+        return relation.intersect(self._same_pair(relation, loop_id, True))
+
     def _same_pair(self, relation: isl.Map, loop_id: str, inclusive: bool) -> isl.Map:
         """Instance pairs of ``relation``'s two statements that agree on every schedule
         dimension above ``loop_id`` (and on it when ``inclusive``)."""

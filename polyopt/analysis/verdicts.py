@@ -309,6 +309,30 @@ def _may_be_covered(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
     return True
 
 
+def _covered_in_iteration(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
+                          inside: set[str], x: str) -> bool:
+    """Whether every instance of every read of ``x`` in the loop has a write of its
+    element earlier in the same iteration (memory-based dependences alone).
+
+    Then the value each read sees is one its own iteration wrote: the last write of the
+    element before the read runs no earlier than the covering write (the schedule keeps
+    the order of two writes of one element, and of a write and a read), so between the
+    two, inside the iteration's stretch of time.  That is :func:`_private_array`'s
+    first condition without isl's dataflow, which took 0.33 s of doitgen's 1.3 s
+    plan+emit for one loop."""
+    for stmt in inside:
+        for r in scop.statement(stmt).reads:
+            if r.target != x:
+                continue
+            covered = isl.Set.empty(r.relation.domain().get_space())
+            for d in deps.memory:
+                if d.kind is DepKind.FLOW and d.sink is r and d.source.statement in inside:
+                    covered = covered.union(tl.same_iteration(d.relation, loop_id).range())
+            if not r.relation.domain().is_subset(coalesce(covered)):
+                return False
+    return True
+
+
 def _as_map(u: isl.UnionMap, like: isl.Map) -> isl.Map:
     return u.extract_map(like.get_space())
 
@@ -325,16 +349,11 @@ def _private_array(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
       :mod:`polyopt.transforms.contract`): it is dead after the loop, whatever the copy
       back leaves in it.
     """
-    if not _may_be_covered(scop, deps, tl, loop_id, inside, x, original):
-        return False  # decided without isl's dataflow, which can take seconds here
-    # a scratch array's flows all stay in one iteration (flows_stay): none comes from
-    # outside the loop or from another iteration
-    flows = [] if scratch else [d for d in deps.flow_on(x) if d.sink.statement in inside]
-    if any(d.source.statement not in inside or _carried(tl, d, loop_id, original)
-           for d in flows):
+    if not _covered_in_iteration(scop, deps, tl, loop_id, inside, x) and (
+            # a read may also see a value from before this execution of the loop, which
+            # its copy starts with (a scratch array's does not): isl's dataflow tells
+            scratch or not _sourced_in_loop(scop, deps, tl, loop_id, inside, x, original)):
         return False
-    if not reads_covered(scop, deps, x, inside):
-        return False  # some instance reads what was there before the loop
     if scratch:
         return True
     writes = isl.UnionMap.empty(scop.context.get_space())
@@ -347,6 +366,20 @@ def _private_array(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
     written = at.reverse().apply_range(writes)  # iteration -> element
     return runs.apply_range(written).is_subset(runs.lexmax().apply_range(written)) and \
         _without_gaps(runs)
+
+
+def _sourced_in_loop(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
+                     inside: set[str], x: str, original: bool) -> bool:
+    """Whether every read of ``x`` in the loop reads a write of a statement in the loop
+    that the loop does not carry (isl's dataflow, where the memory-based dependences
+    allow it)."""
+    if not _may_be_covered(scop, deps, tl, loop_id, inside, x, original):
+        return False  # decided without isl's dataflow, which can take seconds here
+    flows = [d for d in deps.flow_on(x) if d.sink.statement in inside]
+    if any(d.source.statement not in inside or _carried(tl, d, loop_id, original)
+           for d in flows):
+        return False
+    return reads_covered(scop, deps, x, inside)
 
 
 def _without_gaps(runs: isl.UnionMap) -> bool:
