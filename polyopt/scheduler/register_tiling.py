@@ -35,7 +35,7 @@ from polyopt.model.isl_budget import coalesce
 from polyopt.model.names import depends_on, has_iterator_stride
 from polyopt.model.options import Options
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence, statements
-from polyopt.model.scop import Scop
+from polyopt.model.scop import Scop, Statement
 from polyopt.model.target import micro_tile, single_row_tile
 from polyopt.scheduler.blocking import blocks
 from polyopt.scheduler.nests import band_at, loops_around
@@ -113,22 +113,106 @@ def register_tile_all(scop: Scop, deps: Dependences, tree: Node,
         if not red.is_array or stmt not in {s.name for s in scop.statements}:
             continue
         domain = scop.statement(stmt).domain
-        result = _register_tile(scop, deps, tree, stmt, options) or \
-            _register_tile_expanded(scop, deps, tree, stmt, options)
-        if result is not None:
-            scop, deps, tree, nest = result
+        alone = _nest_alone(scop, tree, stmt)
+        if alone is not None:
+            # its own nest, as a program of its own: the same legality, for a fraction
+            # of the analysis (3mm: each split analysed one matmul, not all three)
+            _, nest_scop, nest_tree = alone
+            result = _register_tile(nest_scop, analyze(nest_scop), nest_tree, stmt, options)
+        else:
+            deps = _current(scop, deps)
+            result = _register_tile(scop, deps, tree, stmt, options)
+        if result is None:  # the row buffer of an expansion may be used elsewhere
+            deps = _current(scop, deps)
+            result = _register_tile_expanded(scop, deps, tree, stmt, options)
+            alone = None
+        if result is None:
+            continue
+        nest_scop, nest_deps, nest_tree, nest = result
+        nests.append(nest)
+        edge = _register_tile_edge(nest_scop, nest_deps, nest_tree, nest, domain, options)
+        if edge is not None:
+            nest_scop, nest_deps, nest_tree, nest = edge
             nests.append(nest)
-            edge = _register_tile_edge(scop, deps, tree, nest, domain, options)
-            if edge is not None:
-                scop, deps, tree, nest = edge
-                nests.append(nest)
+        if alone is not None:
+            scop, tree = _put_back(scop, tree, alone[0], nest_scop, nest_tree)
+        else:
+            scop, deps, tree = nest_scop, nest_deps, nest_tree
+    packed = False
     if options.pack and nests:
         # every nest's operands packed, then one dependence analysis for all of them
         # (3mm: one instead of three)
         scop, tree, packed = _pack_operands(scop, tree, nests)
-        if packed:
-            deps = analyze(scop)
-    return scop, deps, tree
+    return scop, analyze(scop) if packed else _current(scop, deps), tree
+
+
+def _current(scop: Scop, deps: Dependences) -> Dependences:
+    """``deps`` if they are ``scop``'s, else ``scop``'s (an earlier nest tiled alone)."""
+    return deps if deps.scop is scop else analyze(scop)
+
+
+def _nest_alone(scop: Scop, tree: Node, stmt: str) -> tuple[int, Scop, Node] | None:
+    """The nest of the root sequence that runs ``stmt``: its position, a scop of its
+    statements alone (in their order as written), and the nest.
+
+    A transformation inside one child of the root sequence keeps the order between
+    children, so the dependences between its own statements decide its legality.  Not
+    where a local scalar is used inside the nest and outside it: whether a dependence
+    on it may be waived (its live ranges kept apart) depends on the reads elsewhere."""
+    if not isinstance(tree, Sequence) or len(tree.children) < 2:
+        return None
+    for k, child in enumerate(tree.children):
+        inside = set(statements(child))
+        if stmt not in inside:
+            continue
+        mine = [s for s in scop.statements if s.name in inside]
+        theirs = [s for s in scop.statements if s.name not in inside]
+
+        def scalars(group: list[Statement]) -> set[str]:
+            return {a.target for s in group for a in s.accesses
+                    if a.target in scop.local_scalars}
+
+        if scalars(mine) & scalars(theirs):
+            return None
+        return k, replace(scop, statements=tuple(mine),
+                          schedule=_order_of(scop.schedule, inside)), child
+    return None
+
+
+def _order_of(node: Node, kept: set[str]) -> Node:
+    """The order ``node`` gives the statements ``kept`` (which it runs)."""
+    if isinstance(node, Leaf):
+        return node
+    if isinstance(node, Sequence):
+        kids = tuple(_order_of(c, kept) for c in node.children if kept & set(statements(c)))
+        return kids[0] if len(kids) == 1 else Sequence(kids)
+    dims = tuple(replace(d, exprs=tuple((s, e) for s, e in d.exprs if s in kept))
+                 for d in node.dims)
+    return replace(node, dims=dims, child=_order_of(node.child, kept))
+
+
+def _put_back(scop: Scop, tree: Node, k: int, nest_scop: Scop,
+              nest_tree: Node) -> tuple[Scop, Node]:
+    """``scop`` and ``tree`` with the ``k``-th nest of the root sequence replaced by a
+    transformed :func:`_nest_alone` (its statements where the nest's first was)."""
+    assert isinstance(tree, Sequence)
+    before = set(statements(tree.children[k]))
+    kept: list[Statement] = []
+    for s in scop.statements:
+        if s.name not in before:
+            kept.append(s)
+        elif not any(t in kept for t in nest_scop.statements):
+            kept += nest_scop.statements
+
+    def in_place(nest: Node) -> Node:
+        inner = nest.children if isinstance(nest, Sequence) else (nest,)
+        return Sequence((*tree.children[:k], *inner, *tree.children[k + 1:]))
+
+    # the scop's order (of its dependences) is the nest's as its last split left it, as
+    # a split of the whole program leaves the whole tree: an order of tiles and register
+    # tiles costs isl seconds to describe a dependence in (trmm's refused packing)
+    return replace(nest_scop, statements=tuple(kept),
+                   schedule=in_place(nest_scop.schedule)), in_place(nest_tree)
 
 
 @dataclass(frozen=True)
