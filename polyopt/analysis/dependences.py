@@ -59,6 +59,14 @@ class Dependence:
         return tuple(lp for lp in self.common_loops
                      if not self.timeline.carries(self.relation, lp).is_empty())
 
+    def carried_at(self, loop_id: str) -> bool:
+        """Whether loop ``loop_id`` (of the scop's own order) carries it: one loop's
+        question of :attr:`carried_by`, which asks isl about every common loop."""
+        if "carried_by" in self.__dict__:
+            return loop_id in self.carried_by
+        return loop_id in self.common_loops and \
+            not self.timeline.carries(self.relation, loop_id).is_empty()
+
     @cached_property
     def _vectors(self) -> tuple[tuple[int | None, ...], tuple[str, ...]]:
         return _distance(self.timeline, self.relation, list(self.common_loops))

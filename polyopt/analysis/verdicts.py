@@ -152,7 +152,7 @@ def _innermost(dim: LoopDim, path: tuple[Node, ...]) -> bool:
 
 def _carried(tl: Timeline, d: Dependence, loop_id: str, original: bool) -> bool:
     if original:
-        return loop_id in d.carried_by
+        return d.carried_at(loop_id)
     return not tl.carries(d.relation, loop_id).is_empty()
 
 

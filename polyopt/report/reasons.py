@@ -51,7 +51,7 @@ def why(scop: Scop, deps: Dependences, v: LoopVerdict) -> Why | None:
     inside = {s.name for s in scop.statements if v.loop_id in s.loops}
     arrays = {d.array for d in v.blocking}
     for d in sorted((d for a in sorted(arrays) for d in deps.flow_on(a)), key=_steady):
-        if (not d.reduction and v.loop_id in d.carried_by
+        if (not d.reduction and d.carried_at(v.loop_id)
                 and d.source.statement in inside and d.sink.statement in inside):
             return Why(RECURRENCE, _recurrence(scop, d, v.loop_id, loop), d)
     running = _running_value(scop, deps, v, inside, loop) or \
