@@ -214,11 +214,15 @@ def _by_pair(deps: tuple[Dependence, ...]
 _CACHE: weakref.WeakKeyDictionary[Scop, Dependences] = weakref.WeakKeyDictionary()
 
 
-def analyze(scop: Scop) -> Dependences:
-    """All dependences of ``scop`` in its original order (memoized)."""
+def analyze(scop: Scop, earlier: Dependences | None = None) -> Dependences:
+    """All dependences of ``scop`` in its original order (memoized).
+
+    ``earlier``: the dependences of a program with many of the same accesses (the same
+    objects) in another order, which ``scop``'s order may keep (:class:`_Earlier`): only
+    a shortcut, the result is the same."""
     hit = _CACHE.get(scop)
     if hit is None:
-        hit = _analyze(scop)
+        hit = _analyze(scop, earlier)
         _CACHE[scop] = hit
     return hit
 
@@ -250,11 +254,12 @@ def _accesses_by_target(scop: Scop) -> dict[str, list[Access]]:
     return out
 
 
-def _analyze(scop: Scop) -> Dependences:
+def _analyze(scop: Scop, earlier: Dependences | None = None) -> Dependences:
     tl = timeline(scop, scop.schedule)
     reds = reductions(scop)
     by_target = _accesses_by_target(scop)
     build = _Builder(scop, tl, reds)
+    kept = _Earlier(earlier, tl) if earlier is not None else None
     memory: list[Dependence] = []
     for accs in by_target.values():
         if not any(a.is_write for a in accs):
@@ -263,11 +268,13 @@ def _analyze(scop: Scop) -> Dependences:
             for dst in accs:
                 if not (src.is_write or dst.is_write):
                     continue
-                # only this pair's piece of the program's order: the whole of it costs
-                # a lex_lt per pair of statements, most of which share no array
-                before = tl.before(src.statement, dst.statement)
-                dep = _pair_memory.get((src.relation, dst.relation, before),
-                                       partial(_memory_dependence, src, dst, before))
+                known, dep = kept.relation(src, dst) if kept is not None else (False, None)
+                if not known:
+                    # only this pair's piece of the program's order: the whole of it
+                    # costs a lex_lt per pair of statements, most of which share no array
+                    before = tl.before(src.statement, dst.statement)
+                    dep = _pair_memory.get((src.relation, dst.relation, before),
+                                           partial(_memory_dependence, src, dst, before))
                 if dep is None:
                     continue
                 kind = DepKind.OUTPUT if src.is_write and dst.is_write else (
@@ -281,6 +288,46 @@ def _analyze(scop: Scop) -> Dependences:
 # their statements): a split or packed scop keeps the other statements' accesses and
 # (timeline.before) their order, so its analysis recomputes only the pairs it changed
 _pair_memory: IdentityMemo[isl.Map | None] = IdentityMemo(4096)
+
+
+class _Earlier:
+    """The memory dependences of an earlier analysis, where they still hold.
+
+    For two accesses ``x`` and ``y`` that were in the earlier program (the same objects:
+    the same instances, the same elements), every pair of their instances that touch
+    one element ran in one of the two directions, and is in the earlier ``x -> y`` or
+    ``y -> x`` relation.  When the new order runs every pair of both as before, the new
+    ``x -> y`` relation is the earlier one.  That is checked per pair of statements, on
+    the union of their earlier dependences in each direction (which a legality check of
+    the same order has often asked already).  Contraction (pipeline.automatic) keeps
+    most accesses and reorders the program as the schedule did: NumPy-style 3mm's
+    analysis in its register-tiled order took 0.43 s."""
+
+    def __init__(self, earlier: Dependences, tl: Timeline) -> None:
+        self.tl = tl
+        self.accesses = {id(a.relation): a.relation for s in earlier.scop.statements
+                         for a in s.accesses}
+        self.relations = {(id(d.source.relation), id(d.sink.relation)): d.relation
+                          for d in earlier.memory}
+        self.by_pair = earlier.memory_by_pair
+        self.ordered: dict[tuple[str, str], bool] = {}
+
+    def relation(self, src: Access, dst: Access) -> tuple[bool, isl.Map | None]:
+        """Whether the ``src -> dst`` relation is known, and it (None: empty)."""
+        if self.accesses.get(id(src.relation)) is not src.relation or \
+                self.accesses.get(id(dst.relation)) is not dst.relation or \
+                not self._kept(src.statement, dst.statement):
+            return False, None
+        return True, self.relations.get((id(src.relation), id(dst.relation)))
+
+    def _kept(self, a: str, b: str) -> bool:
+        key = (a, b) if a <= b else (b, a)
+        found = self.ordered.get(key)
+        if found is None:
+            found = self.ordered[key] = all(
+                self.tl.respects(self.by_pair[p][0]) for p in {(a, b), (b, a)}
+                if p in self.by_pair)
+        return found
 
 
 def _memory_dependence(src: Access, dst: Access, before: isl.Map) -> isl.Map | None:

@@ -123,7 +123,7 @@ def automatic(source: Scop, source_deps: Dependences, options: Options,
             if contracted is not scop:
                 record.note("contraction", (scop, tree), (contracted, contracted.schedule))
                 # the contracted program's source order is `tree`: analyse it afresh
-                scop, deps = contracted, analyze(contracted)
+                scop, deps = contracted, analyze(contracted, earlier=deps)
                 tree = contracted.schedule
     return scop, deps, tree
 
