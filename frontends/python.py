@@ -72,10 +72,13 @@ def parse_function(fn: object, signature: Signature | None = None) -> Scop:
         except RecursionError:
             raise _too_deep(src) from None
         if (attempt.local_types == local_types and attempt.unified == unified
-                and attempt.python_ints == python_ints):
+                and attempt.python_ints <= python_ints):
             break
         local_types, unified = attempt.local_types, attempt.unified
-        python_ints = attempt.python_ints
+        # once: a pass that types the local a narrow int reads `s1 + m` as one, and would
+        # drop it, but CPython's `s1 = 0; s1 += m` holds the Python int until a narrow
+        # int is assigned (fuzz 3803, program 52)
+        python_ints = python_ints | attempt.python_ints
     if attempt.problems:
         problems = sorted(attempt.problems, key=lambda p: (p.location.line, p.location.col))
         if signature is None:  # the inferred types may be what is wrong, not the code
