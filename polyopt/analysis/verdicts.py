@@ -16,7 +16,7 @@ dependences that force it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -288,11 +288,10 @@ def reads_covered(scop: Scop, deps: Dependences, array: str, stmts: set[str]) ->
                if r.target == array)
 
 
-def _may_be_covered(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
-                    inside: set[str], x: str, original: bool) -> bool:
-    """A necessary condition of :func:`_private_array`'s first one, from the memory-based
-    dependences alone: every read of ``x`` in the loop may read a write of the loop
-    that the loop does not carry (value-based flows are a subset of memory-based ones)."""
+def _reads_covered(scop: Scop, deps: Dependences, inside: set[str], x: str,
+                   part: Callable[[Dependence], isl.Map]) -> bool:
+    """Whether every instance of every read of ``x`` by ``inside`` is the sink of a pair
+    in ``part`` of a memory-based flow from a write of ``inside``."""
     for stmt in inside:
         for r in scop.statement(stmt).reads:
             if r.target != x:
@@ -300,13 +299,23 @@ def _may_be_covered(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
             covered = isl.Set.empty(r.relation.domain().get_space())
             for d in deps.memory:
                 if d.kind is DepKind.FLOW and d.sink is r and d.source.statement in inside:
-                    rel = d.relation
-                    if _carried(tl, d, loop_id, original):
-                        rel = rel.subtract(_as_map(tl.carries(rel, loop_id), rel))
-                    covered = covered.union(rel.range())
+                    covered = covered.union(part(d).range())
             if not r.relation.domain().is_subset(coalesce(covered)):
                 return False
     return True
+
+
+def _may_be_covered(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
+                    inside: set[str], x: str, original: bool) -> bool:
+    """A necessary condition of :func:`_private_array`'s first one, from the memory-based
+    dependences alone: every read of ``x`` in the loop may read a write of the loop
+    that the loop does not carry (value-based flows are a subset of memory-based ones)."""
+    def not_carried(d: Dependence) -> isl.Map:
+        if not _carried(tl, d, loop_id, original):
+            return d.relation
+        return d.relation.subtract(_as_map(tl.carries(d.relation, loop_id), d.relation))
+
+    return _reads_covered(scop, deps, inside, x, not_carried)
 
 
 def _covered_in_iteration(scop: Scop, deps: Dependences, tl: Timeline, loop_id: str,
@@ -320,17 +329,8 @@ def _covered_in_iteration(scop: Scop, deps: Dependences, tl: Timeline, loop_id: 
     two, inside the iteration's stretch of time.  That is :func:`_private_array`'s
     first condition without isl's dataflow, which took 0.33 s of doitgen's 1.3 s
     plan+emit for one loop."""
-    for stmt in inside:
-        for r in scop.statement(stmt).reads:
-            if r.target != x:
-                continue
-            covered = isl.Set.empty(r.relation.domain().get_space())
-            for d in deps.memory:
-                if d.kind is DepKind.FLOW and d.sink is r and d.source.statement in inside:
-                    covered = covered.union(tl.same_iteration(d.relation, loop_id).range())
-            if not r.relation.domain().is_subset(coalesce(covered)):
-                return False
-    return True
+    return _reads_covered(scop, deps, inside, x,
+                          lambda d: tl.same_iteration(d.relation, loop_id))
 
 
 def _as_map(u: isl.UnionMap, like: isl.Map) -> isl.Map:
