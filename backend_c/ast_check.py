@@ -151,17 +151,18 @@ def _walk(node: isl.AstNode, where: isl.Set, universe: isl.Set,
 
 def _loop(node: isl.AstNode, universe: isl.Set) -> isl.Set:
     """The counter values a ``for`` node runs, as a set of ``universe``."""
-    counter = _value(node.for_get_iterator(), universe)
-    init = _value(node.for_get_init(), universe)
+    counter, init = node.for_get_iterator(), node.for_get_init()
     if node.for_is_degenerate():
-        return counter.eq_set(init)
+        return _value(counter, universe).eq_set(_value(init, universe))
     step = node.for_get_inc()
     if expr_kind(step) is not _E.int or step.get_val().to_python() <= 0:
         raise _Untranslatable("a loop's step")
     inc = step.get_val().to_python()
-    runs = counter.ge_set(init).intersect(_condition(node.for_get_cond(), universe))
+    runs = _at_most(init, counter, False, universe).intersect(
+        _condition(node.for_get_cond(), universe))
     if inc != 1:
-        runs = runs.intersect(counter.sub(init).mod_val(isl.Val(inc)).eq_set(_zero(universe)))
+        offset = _value(counter, universe).sub(_value(init, universe))
+        runs = runs.intersect(offset.mod_val(isl.Val(inc)).eq_set(_zero(universe)))
     return runs
 
 
@@ -182,12 +183,12 @@ _ARITH: dict[object, Callable[[isl.PwAff, isl.PwAff], isl.PwAff]] = {
     _O.min: lambda a, b: a.min(b),
     _O.max: lambda a, b: a.max(b),
 }
-_COMPARE: dict[object, Callable[[isl.PwAff, isl.PwAff], isl.Set]] = {
-    _O.eq: lambda a, b: a.eq_set(b),
-    _O.le: lambda a, b: a.le_set(b),
-    _O.lt: lambda a, b: a.lt_set(b),
-    _O.ge: lambda a, b: a.ge_set(b),
-    _O.gt: lambda a, b: a.gt_set(b),
+#: a comparison as ``(left, right, strict)`` of ``left <= right`` or ``left < right``
+_ORDER: dict[object, Callable[[isl.AstExpr, isl.AstExpr], tuple[isl.AstExpr, isl.AstExpr, bool]]] = {
+    _O.le: lambda a, b: (a, b, False),
+    _O.lt: lambda a, b: (a, b, True),
+    _O.ge: lambda a, b: (b, a, False),
+    _O.gt: lambda a, b: (b, a, True),
 }
 
 
@@ -227,10 +228,31 @@ def _condition(e: isl.AstExpr, universe: isl.Set) -> isl.Set:
     if expr_kind(e) is not _E.op:
         raise _Untranslatable("a condition that is no comparison")
     op, args = op_type(e), op_args(e)
-    if op in _COMPARE:
-        return _COMPARE[op](_value(args[0], universe), _value(args[1], universe))
+    if op in _ORDER:
+        return _at_most(*_ORDER[op](args[0], args[1]), universe)
+    if op is _O.eq:
+        return _value(args[0], universe).eq_set(_value(args[1], universe))
     if op in (AND, _O.and_then):
         return _condition(args[0], universe).intersect(_condition(args[1], universe))
     if op in (OR, _O.or_else):
         return _condition(args[0], universe).union(_condition(args[1], universe))
     raise _Untranslatable(f"the condition operator {op}")
+
+
+def _at_most(left: isl.AstExpr, right: isl.AstExpr, strict: bool, universe: isl.Set) -> isl.Set:
+    """Where ``left <= right`` (``<`` when ``strict``), with a ``min`` or ``max`` on either
+    side taken apart: ``x <= min(a, b)`` is ``x <= a`` and ``x <= b``.  Compared as
+    piecewise functions, each ``min`` or ``max`` doubles the pieces of the set (a tiled
+    loop's bounds nest three), and every later step pays for them."""
+    for side, expr in ((0, left), (1, right)):
+        if expr_kind(expr) is _E.op and op_type(expr) in (_O.min, _O.max):
+            # a min on the right, or a max on the left, must hold for every argument
+            every = (op_type(expr) is _O.min) == (side == 1)
+            parts = [_at_most(a, right, strict, universe) if side == 0
+                     else _at_most(left, a, strict, universe) for a in op_args(expr)]
+            out = parts[0]
+            for p in parts[1:]:
+                out = out.intersect(p) if every else out.union(p)
+            return out
+    a, b = _value(left, universe), _value(right, universe)
+    return a.lt_set(b) if strict else a.le_set(b)

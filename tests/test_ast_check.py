@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import islpy as isl
 import numpy as np
-from polyopt.backend_c.ast_check import mismatch
+import pytest
+from polyopt.backend_c.ast_check import _condition, _value, mismatch
+from polyopt.backend_c.isl_ast import op_type
 
 import polyopt
 from polyopt.model import names
@@ -71,3 +73,63 @@ def test_a_negative_step_from_half_a_size_runs_every_instance() -> None:
         _stepped(want, n)
         kernel(got, n)
         assert np.array_equal(want, got), n
+
+
+#: loops bounded by a min or max of several expressions (a tile's bounds), with the
+#: domains that are one instance short or long at each bound
+BOUNDED = {
+    "min above": ("[n, m] -> { S0[i] : 0 <= i < n and i < m }",
+                  ["[n, m] -> { S0[i] : 0 <= i < n }",
+                   "[n, m] -> { S0[i] : 0 <= i < n and i < m - 1 }"]),
+    "max below": ("[n, m] -> { S0[i] : i >= n and i >= m and i < 40 }",
+                  ["[n, m] -> { S0[i] : i >= n and i >= m - 1 and i < 40 }",
+                   "[n, m] -> { S0[i] : i > n and i >= m and i < 40 }"]),
+    "max above": ("[n, m] -> { S0[i] : 0 <= i < n or 0 <= i < m }",
+                  ["[n, m] -> { S0[i] : 0 <= i <= n or 0 <= i < m }",
+                   "[n, m] -> { S0[i] : 0 <= i < n or 0 <= i < m - 1 }"]),
+    "min of a strided tile": ("[n, m] -> { S0[i, j] : 0 <= i < n and 32i <= j < 32i + 32 "
+                              "and j < m and j < n + 5 }",
+                              ["[n, m] -> { S0[i, j] : 0 <= i < n and 32i <= j < 32i + 32 "
+                               "and j < m and j < n + 4 }",
+                               "[n, m] -> { S0[i, j] : 0 <= i < n and 32i <= j < 32i + 31 "
+                               "and j < m and j < n + 5 }"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BOUNDED))
+def test_a_min_or_max_bound_is_checked_on_each_side(case: str) -> None:
+    """A min or max in a loop's bound is taken apart by the check (``x <= min(a, b)`` is
+    ``x <= a`` and ``x <= b``): the right domain passes, one off at any bound does not."""
+    domain, wrong = BOUNDED[case]
+    free = isl.Set("[n, m] -> { : }")
+    dims = isl.Set(domain).dim(isl.dim_type.set)
+    sched = "[n, m] -> [{ S0[i] -> [(i)] }]" if dims == 1 else "[n, m] -> [{ S0[i, j] -> [(j)] }]"
+    ast = _ast(domain, sched, free)
+    assert "min(" in ast.to_C_str() or "max(" in ast.to_C_str()
+    assert _check(ast, domain, free) is None
+    for other in wrong:
+        why = _check(ast, other, free)
+        assert why is not None and ("skip" in why or "beyond" in why), other
+
+
+def _bound(domain: str, upper: bool) -> isl.AstExpr:
+    """The min or max expression isl writes in a loop's bound over ``domain``."""
+    ast = _ast(domain, "[n, m, k] -> [{ S0[i] -> [(i)] }]", isl.Set("[n, m, k] -> { : }"))
+    return ast.for_get_cond().get_op_arg(1) if upper else ast.for_get_init()
+
+
+@pytest.mark.parametrize("op", ["le", "lt", "ge", "gt"])
+@pytest.mark.parametrize("extreme", ["min", "max"])
+@pytest.mark.parametrize("left", [True, False])
+def test_a_comparison_with_a_min_or_max_is_the_set_of_its_functions(op, extreme, left):
+    """``_condition`` takes ``x <= min(a, b)`` apart (both, or either, by the side and the
+    extreme): the set must be the one isl gives for the piecewise functions."""
+    bound = (_bound("[n, m, k] -> { S0[i] : 0 <= i < n and i < m }", True) if extreme == "min"
+             else _bound("[n, m, k] -> { S0[i] : i >= n and i >= m and i < 9 }", False))
+    assert op_type(bound) is getattr(isl.ast_expr_op_type, extreme)
+    other = isl.AstExpr.from_id(isl.Id("k"))
+    compared = getattr(bound, op)(other) if left else getattr(other, op)(bound)
+    universe = names.counter_set(isl.Set("[n, m, k] -> { : }"), ["c0"])
+    a, b = (bound, other) if left else (other, bound)
+    want = getattr(_value(a, universe), f"{op}_set")(_value(b, universe))
+    assert _condition(compared, universe).is_equal(want)
