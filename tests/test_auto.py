@@ -419,6 +419,33 @@ def test_user_tile_sizes_reach_the_time_tiles():
     assert "omp parallel for" in c
 
 
+def heat_3d_like(A, B):
+    n = A.shape[0]
+    for _t in range(4):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                for k in range(1, n - 1):
+                    B[i, j, k] = 0.25 * (A[i - 1, j, k] + A[i + 1, j, k] + A[i, j, k - 1]
+                                         + A[i, j + 1, k])
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                for k in range(1, n - 1):
+                    A[i, j, k] = 0.5 * B[i, j, k]
+
+
+def test_a_time_loop_around_three_space_loops_is_not_time_tiled(rng, monkeypatch):
+    """A time tile holds its innermost rows whole; with two space loops inside the tiled
+    ones, whole planes, which leave the caches.  So isl's scheduler (a forked call past
+    its quick budget) is not asked, and the time loop stays outside."""
+    from polyopt.scheduler import time_tiling
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("isl's scheduler was asked to time-tile")
+
+    monkeypatch.setattr(time_tiling, "isl_schedule", refuse)
+    check_against_python(polyopt.jit(heat_3d_like), rng.random((7, 7, 7)), rng.random((7, 7, 7)))
+
+
 def test_a_row_loop_that_reduces_into_an_array_stays_whole_and_parallel():
     """atax: ``for i: {tmp[i] = A[i, :] . x; y += A[i, :] * tmp[i]}`` is unit stride and
     parallel in ``i`` with ``y`` reduced per thread.  Distributing ``i`` would let the

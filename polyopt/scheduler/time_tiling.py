@@ -53,7 +53,8 @@ def time_tile_all(scop: Scop, deps: Dependences, tree: Node, sizes: tuple[int, i
             continue
         sub_path = find(tree, outer)
         sub = at(tree, sub_path)
-        if max((len(p) for _, p in loops(sub)), default=0) < 2 or _scalar_deep(scop, sub):
+        depth = max(len(loops_around(sub, name)) for name in statements(sub))
+        if not 2 <= depth <= 3 or _scalar_deep(scop, sub):
             continue
         cand = _time_tiled(scop, deps, tree, sub_path, sub, sizes)
         if cand is not None:
@@ -84,7 +85,8 @@ def _time_tiled(scop: Scop, deps: Dependences, tree: Node, path: Path, sub: Node
     if len(dims) != 3:
         # time and two space dimensions: a time tile covers rows of the last one
         # whole, a working set that grows like N.  With two whole space dimensions
-        # (heat-3d) it grows like N^2 and leaves every cache
+        # (heat-3d) it grows like N^2 and leaves every cache: time_tile_all does not
+        # ask isl for a nest four loops deep
         return None
     cand = normalize(replace_at(tree, path, new))
     if not is_legal(scop, deps, cand):
