@@ -198,6 +198,11 @@ class AffineConverter:
             return TRUE if int_literal(node)[0] else Const(False)
         if isinstance(node, c_ast.BinaryOp) and node.op in COMPARISONS:
             return self._comparison(node)
+        try:  # an integer's truth: `if (i % 2)` runs where `i % 2 != 0`
+            return self._comparison(c_ast.BinaryOp("!=", node, c_ast.Constant("int", "0"),
+                                                   node.coord))
+        except NotAffine:
+            pass
         raise NotAffine(node, describe(node), "is not an affine condition (compare loop "
                         "iterators and parameters with < <= > >= == !=)")
 

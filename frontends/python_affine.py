@@ -113,6 +113,10 @@ class AffineConverter:
                 cmps.append(Cmp(_CMP[type(op)], left, right))
                 left = right
             return cmps[0] if len(cmps) == 1 else And(tuple(cmps))
+        try:  # an int's truth: `if i % 2:` runs where `i % 2 != 0`
+            return Cmp("!=", self.aff(node), Lin.constant(0))
+        except NotAffine:
+            pass
         raise NotAffine(node, _describe(node), "is not an affine condition (compare loop variables and sizes)")
 
 

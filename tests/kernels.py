@@ -338,6 +338,17 @@ def band_matrix(A, out):
                     out[i, j] += 1.0
 
 
+def truthy_guards(A, out):
+    """An int's truth as a guard: ``if i % 2:`` runs where ``i % 2 != 0``."""
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            if i % 2:
+                out[i, j] = A[i, j]
+            if not (j - i) // 3 or i - 2 and j % 3:
+                out[i, j] += 1.0
+
+
 def boundary_cases(x, y):
     n = x.shape[0]
     for i in range(n):
@@ -660,6 +671,7 @@ CASES: dict[str, Case] = {c.name: c for c in [
     Case(first_k, lambda r, n: (n // 2, _f(r, n), _f(r, n))),
     Case(affine_branches, lambda r, n: (_f(r, n, n + 2), _f(r, n, n + 2))),
     Case(band_matrix, lambda r, n: (_f(r, n, n + 1), _f(r, n, n + 1))),
+    Case(truthy_guards, lambda r, n: (_f(r, n, n + 1), _f(r, n, n + 1))),
     Case(boundary_cases, lambda r, n: (_f(r, n), _f(r, n))),
     Case(last_iteration_scalar, lambda r, n: (_f(r, n), _f(r, n), _f(r, 1))),
     Case(guarded_neighbors, lambda r, n: (_f(r, n), _f(r, n))),

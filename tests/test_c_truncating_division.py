@@ -31,6 +31,10 @@ CONDITIONS = {  # C text -> the same test in Python, with C's semantics
         lambda i, j: c_div(j - 11, 3) < i - 8 and c_mod(i + j - 20, 3) != 0,
     "((i - 4) / 2 - j) % 5 >= 2": lambda i, j: c_mod(c_div(i - 4, 2) - j, 5) >= 2,
     "!(i % 4 < -1) || j % 3 == 0": lambda i, j: not (c_mod(i, 4) < -1) or c_mod(j, 3) == 0,
+    # an integer's truth is `!= 0` (hostile-user finding 37b-06: refused as data-dependent)
+    "i % 2": lambda i, j: c_mod(i, 2) != 0,
+    "!((i - j) / 3) || (j + 1) % 4 && i": lambda i, j: c_div(i - j, 3) == 0 or (
+        c_mod(j + 1, 4) != 0 and i != 0),
 }
 
 
