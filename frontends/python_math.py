@@ -86,7 +86,7 @@ def library_call(module: str, fn: str, args: list[Expr], node: ast.Call) -> Expr
     if fn == "where":
         _arity(node, args, 3)
         t = ValueType(promote(args[1].type, args[2].type).dtype)  # a 0-d array: strong
-        a, b = (x if x.type == t else Cast(x, t) for x in args[1:])
+        a, b = (_where_operand(x, t) for x in args[1:])
         return Select(args[0], a, b, t)
     _arity(node, args, 2 if fn in _BINARY else 1)
     if fn == "fmod" and module == "np" and not any(a.type.dtype.is_float for a in args):
@@ -96,6 +96,18 @@ def library_call(module: str, fn: str, args: list[Expr], node: ast.Call) -> Expr
             return Cast(args[0], ValueType(DType.INT64, weak=True))
         return Cast(Call(fn, (args[0],), WEAK_FLOAT), ValueType(DType.INT64, weak=True))
     return Call(fn, tuple(args), call_type(module, fn, [a.type for a in args]))
+
+
+def _where_operand(x: Expr, t: ValueType) -> Expr:
+    """An operand of ``np.where`` converted to its result type ``t``.  NumPy converts a
+    Python int there as a C long, wrapping (``np.where(c, u8, -1)`` is 255 where it
+    chooses -1), where an operator raises OverflowError: so through a NumPy int64, which
+    wraps too."""
+    if x.type == t:
+        return x
+    if x.type.weak and x.type.dtype.is_int and t.dtype.is_int:
+        x = Cast(x, ValueType(DType.INT64))
+    return x if x.type == t else Cast(x, t)
 
 
 def call_type(module: str, fn: str, types: list[ValueType]) -> ValueType:

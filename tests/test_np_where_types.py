@@ -47,3 +47,25 @@ def test_where_array_has_numpys_dtype(check) -> None:
 
 def test_where_mixing_int32_and_float64(check) -> None:
     check(polyopt.jit(where_ints), np.arange(4, dtype=np.int32), np.full(4, 0.5), np.zeros(4))
+
+
+def where_wraps_python_ints(u8, s8, out, m):
+    for i in range(len(u8)):
+        out[i] = np.where(u8[i] > 2, u8[i], -1) + np.where(i < 2, 300, s8[i]) * 1
+        out[i] += np.where(i >= 2, m - 3 * i, s8[i])
+
+
+def where_wraps_python_ints_on_arrays(u8, out):
+    out[:] = np.where(u8 > 2, u8, -1)
+
+
+@pytest.mark.parametrize("m", [1000, -7, 2**40 + 5])
+def test_where_converts_a_python_int_as_numpy_does(check, m) -> None:
+    """NumPy converts a Python int operand of ``np.where`` to the result's narrow int type
+    as a C long, wrapping (``np.where(c, u8, -1)`` is 255), where an operator raises
+    OverflowError (hostile-user finding 37b-04: polyopt raised here)."""
+    u8 = np.arange(5, dtype=np.uint8)
+    check(polyopt.jit(where_wraps_python_ints), u8, np.arange(5, dtype=np.int8) - 2,
+          np.zeros(5, np.int64), m)
+    out = np.zeros(5, np.uint8)
+    check(polyopt.jit(where_wraps_python_ints_on_arrays), u8, out)
