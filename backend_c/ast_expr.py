@@ -56,6 +56,10 @@ class AstText:
         self.wide_products = wide_products
         self.rename: dict[str, str] = {}
         self.helpers: set[str] = set()
+        # texts under ``rename`` by isl's own C text of the expression, which isl prints
+        # unambiguously (a right operand of the same precedence in parentheses): a
+        # register tile prints the same bounds and iterator values for each of its copies
+        self._memo: dict[tuple[str, bool], str] = {}
 
     def __call__(self, e: isl.AstExpr, rename: Mapping[str, str] | None = None) -> str:
         return self._text(e, rename, bare=False)
@@ -67,18 +71,22 @@ class AstText:
     @contextmanager
     def renaming(self, rename: Mapping[str, str]) -> Iterator[None]:
         """Sub-expressions printed as names (``rename``) while the block runs."""
-        saved = self.rename
-        self.rename = {**saved, **rename}
+        saved, memo = self.rename, self._memo
+        self.rename, self._memo = {**saved, **rename}, {}
         try:
             yield
         finally:
-            self.rename = saved
+            self.rename, self._memo = saved, memo
 
     def _text(self, e: isl.AstExpr, rename: Mapping[str, str] | None, bare: bool) -> str:
-        names = {**self.rename, **rename} if rename else self.rename
-        if not names:
-            return self._plain(e, bare)
-        return self._renamed(e, names, bare)[1]
+        if rename:  # a renaming for this expression alone
+            return self._renamed(e, {**self.rename, **rename}, bare)[1]
+        key = (e.to_C_str(), bare)
+        text = self._memo.get(key)
+        if text is None:
+            text = self._renamed(e, self.rename, bare)[1] if self.rename else self._plain(e, bare)
+            self._memo[key] = text
+        return text
 
     def _plain(self, e: isl.AstExpr, bare: bool = False) -> str:
         kind = expr_kind(e)
