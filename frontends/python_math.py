@@ -19,7 +19,15 @@ import ast
 
 from polyopt.frontends.refusal import NotAffine
 
-from polyopt.model.dtypes import BOOL, NP_BOOL, WEAK_FLOAT, DType, ValueType, promote
+from polyopt.model.dtypes import (
+    BOOL,
+    NP_BOOL,
+    WEAK_FLOAT,
+    DType,
+    ValueType,
+    promote,
+    ufunc_type,
+)
 from polyopt.model.expr import Call, Cast, Expr, Select
 
 #: float functions of one argument, in both modules unless listed in _MATH_ONLY
@@ -85,7 +93,7 @@ def library_call(module: str, fn: str, args: list[Expr], node: ast.Call) -> Expr
         return Call("abs", (args[0],), ValueType(args[0].type.dtype))
     if fn == "where":
         _arity(node, args, 3)
-        t = ValueType(promote(args[1].type, args[2].type).dtype)  # a 0-d array: strong
+        t = ufunc_type(args[1].type, args[2].type)  # a 0-d array: strong
         a, b = (_where_operand(x, t) for x in args[1:])
         return Select(args[0], a, b, t)
     _arity(node, args, 2 if fn in _BINARY else 1)

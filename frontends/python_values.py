@@ -27,6 +27,7 @@ from polyopt.model.dtypes import (
     comparison_result,
     promote,
     true_divide,
+    ufunc_type,
 )
 from polyopt.model.expr import (
     COMPARISONS,
@@ -253,7 +254,7 @@ class ValueConverter:
                 if side is not None and _clip_bound_past_range(args[0], args[1], side):
                     return args[0]
                 _check_python_int(args[0], args[1], node)
-                t = ValueType(promote(args[0].type, args[1].type).dtype)
+                t = ufunc_type(args[0].type, args[1].type)
                 # np.maximum/np.minimum return a NaN operand (so np.max does), where
                 # max()/min() return an operand chosen by comparison
                 if nan_aware and t.dtype.is_float:

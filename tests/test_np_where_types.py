@@ -69,3 +69,33 @@ def test_where_converts_a_python_int_as_numpy_does(check, m) -> None:
           np.zeros(5, np.int64), m)
     out = np.zeros(5, np.uint8)
     check(polyopt.jit(where_wraps_python_ints_on_arrays), u8, out)
+
+
+def where_of_python_bools(X, out):
+    for i in range(X.shape[0]):
+        out[i, 0] = (np.where(X[i] > 3, True, False) + X[i]) * 1.0
+        out[i, 1] = np.maximum(X[i] > 3, False) * 1.0 + np.minimum(True, X[i] > 1) * 2.0
+        out[i, 2] = np.where(X[i] > 3, True, 2) * 1.0 + np.where(X[i] > 3, False, 0.5)
+        out[i, 3] = (np.maximum(True, False) + X[i]) * 1.0 + (np.minimum(False, True) + X[i])
+
+
+def where_of_python_bools_on_arrays(X):
+    return np.where(X > 3, True, False) + X
+
+
+def where_of_python_bools_returned(X):
+    return np.where(X > 3, True, False)
+
+
+@pytest.mark.parametrize("fn", [where_of_python_bools_on_arrays, where_of_python_bools_returned])
+def test_where_of_two_python_bools_is_a_numpy_bool(check, fn) -> None:
+    """``np.where(c, True, False)`` is a NumPy bool, so ``+ u8`` wraps in uint8 (helper
+    session 39, finding 01: polyopt typed it int64, 255 + 1 gave 256, and a returned
+    array of ints instead of bools); so are ``np.maximum``/``np.minimum`` of two."""
+    X = np.array([0, 5, 255, 200], np.uint8)
+    got = check(polyopt.jit(fn), X)
+    assert got.dtype == fn(X).dtype
+
+
+def test_where_of_two_python_bools_in_a_loop(check) -> None:
+    check(polyopt.jit(where_of_python_bools), np.array([0, 5, 255, 200], np.uint8), np.zeros((4, 4)))

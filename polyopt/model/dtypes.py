@@ -124,6 +124,15 @@ def promote(a: ValueType, b: ValueType) -> ValueType:
     return ValueType(_promote_strong(a.dtype, b.dtype))
 
 
+def ufunc_type(a: ValueType, b: ValueType) -> ValueType:
+    """The NumPy scalar that ``np.where``, ``np.maximum`` and ``np.minimum`` return for
+    operands of ``a`` and ``b``: their promotion, strong; of two Python bools a NumPy bool
+    (``np.where(c, True, False)``), where Python's arithmetic makes an int."""
+    if a == b == BOOL:
+        return NP_BOOL
+    return ValueType(promote(a, b).dtype)
+
+
 _FLOATS = (DType.FLOAT16, DType.FLOAT32, DType.FLOAT64)
 _SIGNED = {8: DType.INT8, 16: DType.INT16, 32: DType.INT32, 64: DType.INT64}
 
