@@ -436,13 +436,27 @@ def size_guards(region: CRegion) -> str:
         #if (TSTEPS) != (10)
         #error "polyopt opt wrote kernel_heat_3d() region 1 (lines 21-44) for TSTEPS = 10: ..."
         #endif
+
+    ``#if`` compares integers only: a float macro (``#define SCALE 0.5``) is checked by
+    a static assertion, which GNU C compilers evaluate on floats (``__extension__``:
+    not an integer constant expression to ISO C, and -pedantic would say so)::
+
+        #if defined(__GNUC__) && !defined(__cplusplus)
+        __extension__ _Static_assert((SCALE) == (0.5), "polyopt opt wrote ... for SCALE = 0.5: ...");
+        #endif
     """
+    def why(name: str, value: str) -> str:
+        return (f"polyopt opt wrote {region.label} for {name} = {value}: compile with that "
+                f"value, or run polyopt opt again with -D{name}=...")
+
     out = []
     for name, value in region.size_macros:
-        out += [f"#if ({name}) != ({value})",
-                f"#error \"polyopt opt wrote {region.label} for {name} = {value}: compile "
-                f"with that value, or run polyopt opt again with -D{name}=...\"",
-                "#endif"]
+        out += [f"#if ({name}) != ({value})", f"#error \"{why(name, value)}\"", "#endif"]
+    if region.float_macros:
+        out.append("#if defined(__GNUC__) && !defined(__cplusplus)")
+        out += [f"__extension__ _Static_assert(({name}) == ({value}), \"{why(name, value)}\");"
+                for name, value in region.float_macros]
+        out.append("#endif")
     return "".join(line + "\n" for line in out)
 
 

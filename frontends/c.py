@@ -112,10 +112,11 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None,
         problems += found_problems
         if region is not None:
             region_text = "\n".join(lines[src.start_line:src.end_line - 1])
-            sizes = size_macros(p, text, cpp or CppOptions(), region.function_line, region_text)
+            sizes, floats = size_macros(p, text, cpp or CppOptions(), region.function_line,
+                                        region_text)
             called = tuple(sorted(_calls(f.items) & statics - src.outside_uses))
-            if sizes or called:
-                region = replace(region, size_macros=sizes,
+            if sizes or floats or called:
+                region = replace(region, size_macros=sizes, float_macros=floats,
                                  outside_locals=region.outside_locals + called)
             regions.append(region)
     if problems:

@@ -6,7 +6,8 @@
 build with ``-DTSTEPS=500`` would run 10 steps.  :func:`size_macros` finds, for each
 region, the names in its text that the preprocessor turns into an integer constant
 there, with that constant, so that the output can refuse (``#error``) a build where
-one of them means something else.
+one of them means something else; and those it turns into a float constant, which
+``#if`` cannot compare (the output checks them with a ``_Static_assert``).
 
 Each name is asked of the preprocessor itself, just above the region's function (the
 macros in force there, ``-D`` options and headers included): a probe line
@@ -31,31 +32,44 @@ _LITERAL = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'")
 _INTEGER_EXPRESSION = re.compile(
     r"(?:\s|0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*(?![.\w])|<<|>>|[-+*/%()~&|^])+")
 _PROBE = "polyopt_probe_"
+_FLOAT = r"(?:(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)[fFlL]?"
+# arithmetic on float constants (and ints beside them): `0.5`, `(1.0 / 3)`, `2.5e-3f`
+_FLOAT_EXPRESSION = re.compile(rf"(?:\s|{_FLOAT}|\d+[uUlL]*(?![.\w])|[-+*/()])+")
+_HAS_FLOAT = re.compile(_FLOAT)
+
+
+Macros = tuple[tuple[str, str], ...]
 
 
 def size_macros(path: Path, text: str, options: CppOptions, function_line: int,
-                region_text: str) -> tuple[tuple[str, str], ...]:
+                region_text: str) -> tuple[Macros, Macros]:
     """(name, value) of each name in ``region_text`` that is a macro of integer value
-    at ``function_line`` of the file ``path`` (its text ``text``), sorted by name;
-    empty where the file cannot be probed (the region's own parse reports why)."""
+    at ``function_line`` of the file ``path`` (its text ``text``), and of each that is
+    a macro of float value (``#define SCALE 0.5``), sorted by name; both empty where
+    the file cannot be probed (the region's own parse reports why)."""
     code = _LITERAL.sub(" ", _COMMENT.sub(" ", region_text))
     # not the preprocessor's own (`__LINE__` has another value on each line)
     names = sorted({n for n in _IDENTIFIER.findall(code) if not n.startswith(("__", _PROBE))})
     if not names or function_line < 1:
-        return ()
+        return (), ()
     lines = text.splitlines(keepends=True)
     probes = "".join(f"{_PROBE}{k} {n}\n" for k, n in enumerate(names))
     probed = "".join(lines[:function_line - 1]) + probes + "".join(lines[function_line - 1:])
     try:
         output = preprocess(path, options, probed)
     except PolyoptError:
-        return ()
+        return (), ()
     found: dict[str, str] = {}
+    floats: dict[str, str] = {}
     for line in output.splitlines():
         m = re.match(rf"{_PROBE}(\d+) (.*)$", line.strip())
         if m is None or not 0 <= int(m.group(1)) < len(names):
             continue
         name, value = names[int(m.group(1))], m.group(2).strip()
-        if value and value != name and _INTEGER_EXPRESSION.fullmatch(value):
+        if not value or value == name:
+            continue
+        if _INTEGER_EXPRESSION.fullmatch(value):
             found[name] = value
-    return tuple(sorted(found.items()))
+        elif _FLOAT_EXPRESSION.fullmatch(value) and _HAS_FLOAT.search(value):
+            floats[name] = value
+    return tuple(sorted(found.items())), tuple(sorted(floats.items()))

@@ -126,3 +126,28 @@ def test_doitgen_compiled_with_other_sizes_gives_the_original_output(
     original, optimized = _build(tmp_path, src, flags), _build(tmp_path, out, flags)
     assert optimized.returncode == 0, optimized.stderr
     assert original.stdout.strip() and _numbers_match(original.stdout, optimized.stdout)
+
+
+def test_a_float_macro_the_region_names_is_checked_by_a_static_assertion(
+        tmp_path: Path) -> None:
+    """``#if`` cannot compare floats, and ``SCALE`` reaches the C written as ``0.5``: a
+    build with ``-DSCALE=0.7`` would have computed with 0.5, silently.  A static
+    assertion stops it; the value polyopt saw compiles, under -pedantic -Werror too."""
+    source = STEPS.replace("#define _PB_N n", "#ifndef SCALE\n# define SCALE 0.5\n#endif\n"
+                           "#define WEIGHT (1.0 / 3)\n#define _PB_N n").replace(
+        "B[i] = 0.33333 *", "B[i] = SCALE * WEIGHT *")
+    src, out = _optimized(tmp_path, source)
+    text = out.read_text()
+    assert "_Static_assert((SCALE) == (0.5)" in text
+    assert "_Static_assert((WEIGHT) == ((1.0 / 3))" in text
+    for flags in ([], ["-std=c99", "-pedantic", "-Werror", "-Wall"]):
+        same = _build(tmp_path, out, flags)
+        assert same.returncode == 0, same.stderr
+        assert _numbers_match(_build(tmp_path, src, []).stdout, same.stdout)
+    other = _build(tmp_path, out, ["-DSCALE=0.7"])
+    assert other.returncode != 0
+    assert "for SCALE = 0.5" in other.stderr and "-DSCALE=" in other.stderr
+    again = _optimized(tmp_path, source, "-DSCALE=0.7")[1]
+    ran = _build(tmp_path, again, ["-DSCALE=0.7"])
+    assert ran.returncode == 0, ran.stderr
+    assert _numbers_match(_build(tmp_path, src, ["-DSCALE=0.7"]).stdout, ran.stdout)
