@@ -12,6 +12,11 @@ Stop 34, session c, finding 04: the sizes a strided nest accepts (its bounds che
 took isl minutes to print, uncounted.  A strided nest's check is computed in a forked
 child with a deadline (``emit._check_function``); past it, the kernel is refused with
 :class:`~polyopt.model.errors.SizeCheckTooComplex`, as no schedule runs unchecked.
+
+Stop 39, helper session, finding 02: the value-based flows that expanding a buffer for
+register tiling needs (doitgen's ``sum_``) took isl 145 s on a guarded, strided nest,
+asked once per loop and statement.  The expansion has its own budget
+(``EXPANSION_OPS``), and is not tried again for an array isl gave up on.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from polyopt.backend_c import ast_walk, emit
 
 import polyopt
 from polyopt.model.errors import SizeCheckTooComplex
+from polyopt.scheduler import register_tiling
 
 
 def stalled_ast(A, B, n):
@@ -132,3 +138,33 @@ def test_a_strided_nest_checks_its_sizes_in_the_child() -> None:
     assert np.array_equal(x, want)
     with pytest.raises(IndexError):
         kernel(np.zeros((7, 7), np.int64), 9)
+
+
+def guarded_strided_reduction(A, n):
+    for i in range(2, n + 2, 2):
+        for j in range(i - 2, n, 1):
+            for k in range(j - 2, n, 3):
+                if (n - 2 * i) % 5 > k - 2 * j:
+                    A[0] += 5 * k + 1
+                else:
+                    A[0] *= 3
+
+
+def test_an_expansion_whose_flows_outgrow_their_budget_is_given_up_once(monkeypatch) -> None:
+    asked: list[str] = []
+    real = register_tiling.expand
+
+    def spy(scop, deps, tree, array, loop_id):  # type: ignore[no-untyped-def]
+        asked.append(array)
+        return real(scop, deps, tree, array, loop_id)
+
+    monkeypatch.setattr(register_tiling, "expand", spy)
+    kernel = polyopt.jit(guarded_strided_reduction)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not the whole schedule's budget: no fallback
+        for n in (0, 1, 4, 7):
+            want, got = np.zeros(4, np.int64), np.zeros(4, np.int64)
+            guarded_strided_reduction(want, n)
+            kernel(got, n)
+            assert np.array_equal(want, got), n
+    assert asked == ["A"]  # two statements, three loops each: one attempt

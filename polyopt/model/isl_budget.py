@@ -31,6 +31,10 @@ ISL_SCHEDULER_SECONDS = 4.0
 # ... so a call that needs more than this many operations runs where a deadline can stop
 # it (a forked process, 7 ms more); most of PolyBench's calls need fewer
 ISL_SCHEDULER_QUICK_OPS = 30_000
+# expanding a buffer for register tiling, which is optional (doitgen's sum_ needs under
+# 20,000): the value-based flows of a guarded, strided nest took isl minutes there
+# (helper session 39, finding 02)
+EXPANSION_OPS = 1_000_000
 MARKING_OPS = 100_000_000  # contraction, its re-analysis and the loop marks of one schedule
 # building one loop nest's AST: every PolyBench kernel needs under 2,000,000; a fuzzed C
 # region spent 550 s (about 20,000,000 operations in 30 s) where its source order takes

@@ -30,8 +30,8 @@ from polyopt.analysis.verdicts import LoopKind, loop_verdict
 from polyopt.model import names, target
 from polyopt.model.aff import floordiv
 from polyopt.model.dtypes import DType
-from polyopt.model.errors import PolyoptError
-from polyopt.model.isl_budget import coalesce
+from polyopt.model.errors import PolyoptError, TooComplexError
+from polyopt.model.isl_budget import EXPANSION_OPS, budget, coalesce
 from polyopt.model.names import depends_on, has_iterator_stride
 from polyopt.model.options import Options
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, LoopMark, Node, Sequence, statements
@@ -109,6 +109,7 @@ def register_tile_all(scop: Scop, deps: Dependences, tree: Node,
     the column operands of the nests tiled; the split scop and its dependences come
     back with the tree."""
     nests: list[_Nest] = []
+    too_complex: set[str] = set()  # arrays whose expansion isl gave up on
     for stmt, red in sorted(deps.reductions.items()):
         if not red.is_array or stmt not in {s.name for s in scop.statements}:
             continue
@@ -124,7 +125,7 @@ def register_tile_all(scop: Scop, deps: Dependences, tree: Node,
             result = _register_tile(scop, deps, tree, stmt, options)
         if result is None:  # the row buffer of an expansion may be used elsewhere
             deps = _current(scop, deps)
-            result = _register_tile_expanded(scop, deps, tree, stmt, options)
+            result = _register_tile_expanded(scop, deps, tree, stmt, options, too_complex)
             alone = None
         if result is None:
             continue
@@ -462,13 +463,14 @@ def _point(d: LoopDim, stmt: str, kind: str) -> LoopDim:
 
 
 def _register_tile_expanded(scop: Scop, deps: Dependences, tree: Node, stmt: str,
-                            options: Options) -> tuple[Scop, Dependences, Node, _Nest] | None:
+                            options: Options, too_complex: set[str],
+                            ) -> tuple[Scop, Dependences, Node, _Nest] | None:
     """doitgen's ``sum_[p] += A[r, q, s] * C4[s, p]``: the target is a buffer that one of
     the three innermost loops (``q``) reuses, so those loops are no matmul; with a row of
     the buffer per iteration of that loop (:mod:`polyopt.transforms.expand`) they are."""
     st = scop.statement(stmt)
     dims = loops_around(tree, stmt)
-    if st.target not in scop.arrays or len(dims) < 3:
+    if st.target not in scop.arrays or len(dims) < 3 or st.target in too_complex:
         return None
     used = set().union(*(ix.names() for ix in st.indices))
     for d in dims[-3:]:
@@ -476,7 +478,11 @@ def _register_tile_expanded(scop: Scop, deps: Dependences, tree: Node, stmt: str
         if it is None or it in used:
             continue
         try:
-            scop2, tree2 = expand(scop, deps, tree, st.target, d.loop_id)
+            with budget(EXPANSION_OPS, f"expanding {st.target}"):
+                scop2, tree2 = expand(scop, deps, tree, st.target, d.loop_id)
+        except TooComplexError:  # the flows on the array, which every loop asks for alike
+            too_complex.add(st.target)
+            return None
         except PolyoptError:
             continue
         result = _register_tile(scop2, analyze(scop2), tree2, stmt, options)
