@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from typing import TypeVar
 
 from polyopt.frontends.refusal import NotAffine, affine_product
 
@@ -25,6 +26,7 @@ from polyopt.model.aff import (
     scale,
 )
 
+T = TypeVar("T")
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
@@ -33,16 +35,31 @@ class AffineConverter:
 
     ``lookup(name_node)`` returns the Lin for a name (iterator, parameter or
     alias) or raises NotAffine; ``size(node)`` returns the Lin for ``X.shape[d]``
-    or ``len(x)`` or None when the node is neither.
+    or ``len(x)`` or None when the node is neither; ``inline(call)`` returns a helper
+    call as the expression the helper returns, and where that is (for messages), or
+    None for another call.
     """
 
     def __init__(
         self,
         lookup: Callable[[ast.Name], Lin],
         size: Callable[[ast.AST], Lin | None],
+        inline: Callable[[ast.Call], tuple[ast.expr, str] | None] = lambda call: None,
     ) -> None:
         self.lookup = lookup
         self.size = size
+        self.inline = inline
+
+    def _inlined(self, node: ast.AST, convert: Callable[[ast.AST], T]) -> T | None:
+        """``convert`` of the expression a helper call returns (``if odd(i):``); None
+        when ``node`` calls no helper."""
+        found = self.inline(node) if isinstance(node, ast.Call) else None
+        if found is None:
+            return None
+        try:
+            return convert(found[0])
+        except NotAffine as e:
+            raise NotAffine(e.node, e.construct, e.reason + found[1]) from None
 
     def aff(self, node: ast.AST) -> Aff:
         sz = self.size(node)
@@ -66,6 +83,9 @@ class AffineConverter:
             if len(node.args) < 2 or node.keywords:
                 raise NotAffine(node, f"{node.func.id}()", "needs two or more positional arguments")
             return MinMax(node.func.id == "min", tuple(self.aff(a) for a in node.args))
+        inlined = self._inlined(node, self.aff)
+        if inlined is not None:
+            return inlined
         raise NotAffine(node, _describe(node), "is not an affine expression of loop variables and sizes")
 
     def _binop(self, node: ast.BinOp) -> Aff:
@@ -101,6 +121,10 @@ class AffineConverter:
             return And(parts) if isinstance(node.op, ast.And) else Or(parts)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return Not(self.formula(node.operand))
+        if isinstance(node, ast.IfExp):  # `a if c else b` as a test: (c and a) or (not c and b)
+            test = self.formula(node.test)
+            return Or((And((test, self.formula(node.body))),
+                       And((Not(test), self.formula(node.orelse)))))
         if isinstance(node, ast.Constant) and isinstance(node.value, bool):
             return TRUE if node.value else Const(False)
         if isinstance(node, ast.Compare):
@@ -113,6 +137,9 @@ class AffineConverter:
                 cmps.append(Cmp(_CMP[type(op)], left, right))
                 left = right
             return cmps[0] if len(cmps) == 1 else And(tuple(cmps))
+        inlined = self._inlined(node, self.formula)
+        if inlined is not None:
+            return inlined
         try:  # an int's truth: `if i % 2:` runs where `i % 2 != 0`
             return Cmp("!=", self.aff(node), Lin.constant(0))
         except NotAffine:

@@ -347,6 +347,8 @@ def truthy_guards(A, out):
                 out[i, j] = A[i, j]
             if not (j - i) // 3 or i - 2 and j % 3:
                 out[i, j] += 1.0
+            if (j % 2 == 1) if (i + j) % 3 else i % 5 == 0:  # a conditional test
+                out[i, j] *= 0.5
 
 
 def boundary_cases(x, y):

@@ -35,6 +35,9 @@ CONDITIONS = {  # C text -> the same test in Python, with C's semantics
     "i % 2": lambda i, j: c_mod(i, 2) != 0,
     "!((i - j) / 3) || (j + 1) % 4 && i": lambda i, j: c_div(i - j, 3) == 0 or (
         c_mod(j + 1, 4) != 0 and i != 0),
+    # a conditional test (helper session 39, finding 04: refused, advising `c ? a : b`)
+    "(i + j) % 3 ? j % 2 : !(i % 5)": lambda i, j: (c_mod(j, 2) != 0) if c_mod(i + j, 3) != 0
+    else c_mod(i, 5) == 0,
 }
 
 

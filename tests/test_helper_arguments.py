@@ -70,7 +70,31 @@ def rebinds_its_parameter(x, k):
     return k
 
 
+def odd(i):
+    return i % 2
+
+
+def mirrored(n, i):
+    return n - 1 - i
+
+
+def above(i, k):
+    return i > k + 1
+
+
+def affine_helpers(x, y):
+    """A value helper of loop variables and sizes is affine where it is used (helper
+    session 39, finding 03: `if odd(i):` was refused as a data-dependent `if`)."""
+    n = x.shape[0]
+    for i in range(mirrored(n, 0)):
+        if odd(i):
+            y[i] += x[mirrored(n, i)]
+        if odd(i) == 0 and not above(i, 3):
+            y[mirrored(n, i)] -= 1.0
+
+
 @pytest.mark.parametrize(("fn", "make"), [
+    (affine_helpers, lambda r: (r.random(9), np.zeros(9))),
     (ends, lambda r: (r.random(9), np.zeros(9))),
     (squares_plus_one, lambda r: (r.random(6), np.zeros(6))),
     (whole, lambda r: (r.random(7), np.zeros(7))),
