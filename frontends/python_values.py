@@ -19,6 +19,7 @@ from polyopt.frontends.python_math import NP_ALIASES, is_library, library_call, 
 from polyopt.model.aff import FloorDiv, Formula, Lin, Not, conj
 from polyopt.model.dtypes import (
     BOOL,
+    NP_BOOL,
     WEAK_FLOAT,
     WEAK_INT,
     DType,
@@ -130,9 +131,12 @@ class ValueConverter:
         module = self.scope.module_alias(node.value.id) if isinstance(node.value, ast.Name) else None
         if module is None:
             raise NotAffine(node, _describe(node), "is not supported in a loop body value")
+        if module == "np" and node.attr in ("True_", "False_"):  # NumPy's bools: strong
+            return Literal(node.attr == "True_", NP_BOOL)
         if node.attr not in _CONSTANTS[module]:
             raise NotAffine(node, _describe(node), "is not a number polyopt knows (the module "
-                            "constants are math.pi, e, tau, inf, nan and np.pi, e, inf, nan)")
+                            "constants are math.pi, e, tau, inf, nan and np.pi, e, inf, nan, "
+                            "True_, False_)")
         return Literal(float(getattr(_MODULES[module], node.attr)), WEAK_FLOAT)
 
     def _Subscript(self, node: ast.Subscript) -> Expr:

@@ -99,3 +99,17 @@ def test_where_of_two_python_bools_is_a_numpy_bool(check, fn) -> None:
 
 def test_where_of_two_python_bools_in_a_loop(check) -> None:
     check(polyopt.jit(where_of_python_bools), np.array([0, 5, 255, 200], np.uint8), np.zeros((4, 4)))
+
+
+def numpy_bool_constants(X, out):
+    for i in range(X.shape[0]):
+        out[i, 0] = (np.where(X[i] > 3, np.True_, np.False_) + X[i]) * 1.0
+        out[i, 1] = (np.True_ + X[i]) * 1.0  # a NumPy bool beside uint8: uint8, wrapping
+        out[i, 2] = (np.False_ + 1) * 1.0 + (np.True_ * 2.5)
+
+
+def test_numpy_bool_constants_are_numpy_bools(check) -> None:
+    """``np.True_`` and ``np.False_`` were refused as "not a number polyopt knows" (helper
+    session 39); they are NumPy bools, strong beside a uint8."""
+    check(polyopt.jit(numpy_bool_constants), np.array([0, 5, 255, 200], np.uint8),
+          np.zeros((4, 3)))
