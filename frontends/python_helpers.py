@@ -31,7 +31,7 @@ import copy
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 from polyopt.frontends.python_array_views import view_base
@@ -268,6 +268,8 @@ def substituted(node: _N, names: Mapping[str, str], values: Mapping[str, ast.exp
     for n in ast.walk(out):
         if isinstance(n, ast.Name) and n.id in names:
             n.id = names[n.id]
+    if isinstance(out, ast.Name) and out.id in values:  # `return x`: no parent to edit
+        return cast(_N, ast.fix_missing_locations(copy.deepcopy(values[out.id])))
     found: list[tuple[ast.AST, str, int | None, ast.Name]] = []
     for parent in ast.walk(out):  # found first, replaced after: the walk must not see them
         for field, value in ast.iter_fields(parent):

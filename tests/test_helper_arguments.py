@@ -93,7 +93,27 @@ def affine_helpers(x, y):
             y[mirrored(n, i)] -= 1.0
 
 
+def ident(x):
+    return x
+
+
+def first(a, b):
+    return a
+
+
+def bare_parameters(A, B):
+    """A helper that returns a parameter as it is (helper session 39b, finding 08): the
+    argument was not put in its place, and the caller's own `x` was read instead."""
+    n = B.shape[0]
+    x = 100.0
+    for i in range(ident(n)):
+        B[i] = A[ident(n) - 1 - i] + ident(A[i]) + x
+        if first(i, n) % 2:
+            B[first(i, x)] += 1.0
+
+
 @pytest.mark.parametrize(("fn", "make"), [
+    (bare_parameters, lambda r: (r.random(9), np.zeros(9))),
     (affine_helpers, lambda r: (r.random(9), np.zeros(9))),
     (ends, lambda r: (r.random(9), np.zeros(9))),
     (squares_plus_one, lambda r: (r.random(6), np.zeros(6))),
