@@ -170,3 +170,51 @@ def test_a_view_passed_to_a_statement_helper_is_refused_at_the_call(fn, arg) -> 
     with pytest.raises(polyopt.UnsupportedError, match="a view of an array") as info:
         polyopt.jit(fn)(arg)
     assert "_fill_a" not in str(info.value)
+
+
+
+HELPERS = """
+def parity(i):
+    return i % 2
+
+
+def picks(i):
+    return parity(i) == 1
+
+
+def by_helpers(B):
+    for i in range(B.shape[0]):
+        if picks(i):
+            B[i] = 1.0
+"""
+
+
+def test_a_helper_defined_again_is_the_one_a_call_inlines(tmp_path, monkeypatch) -> None:
+    """Python calls the helper a name holds at call time (helper session 39b, finding 07:
+    the kernel kept the first one).  Its helpers are watched as its global numbers are,
+    by their code, a helper's helpers too."""
+    monkeypatch.setenv("POLYOPT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "first_helpers.py").write_text(HELPERS)
+    (tmp_path / "other_helpers.py").write_text(
+        "def parity(i):\n    return 1 - i % 2\n\n\ndef picks(i):\n    return i > 3\n")
+    import first_helpers as mod
+    import other_helpers as other
+
+    kernel = polyopt.jit(mod.by_helpers)
+
+    def run() -> list[float]:
+        want, got = np.zeros(6), np.zeros(6)
+        mod.by_helpers(want)
+        kernel(got)
+        assert np.array_equal(want, got)
+        return got.tolist()
+
+    assert run() == [0, 1, 0, 1, 0, 1]
+    first_parity, first_picks = mod.parity, mod.picks
+    mod.parity = other.parity  # the helper's helper
+    assert run() == [1, 0, 1, 0, 1, 0]
+    mod.picks = other.picks
+    assert run() == [0, 0, 0, 0, 1, 1]
+    mod.parity, mod.picks = first_parity, first_picks
+    assert run() == [0, 1, 0, 1, 0, 1]

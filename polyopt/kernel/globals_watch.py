@@ -11,11 +11,16 @@ Python reads a function's globals at call time, so ``@polyopt.jit`` must too::
     f(x); N = 8; f(x)                # the second call runs a specialization for N = 8
 
 Only numbers are compiled in as constants (modules and types are read as what they
-name; the frontend refuses other values), so only numbers are watched.
+name; the frontend refuses other values), so numbers are watched; and the helpers it
+inlines (functions and ``@polyopt.jit`` kernels, by their code), theirs in turn::
+
+    def odd(i): return i % 2
+    f(x); def odd(i): return 1 - i % 2; f(x)     # the second call inlines the new odd
 """
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 from collections.abc import Callable
 from types import CodeType
@@ -50,23 +55,33 @@ def referenced_values(fn: Callable[..., Any]) -> list[tuple[str, str]]:
     return [(n, describe_value(env[n])) for n in names_of(code) if n in env]
 
 
-def watch_list(fn: Callable[..., Any]) -> Watch:
-    """An entry for every global and closure cell ``fn`` names that holds a number: the
-    values compiled into its C code."""
+def watch_list(fn: Callable[..., Any], _seen: set[int] | None = None) -> Watch:
+    """An entry for every global and closure cell ``fn`` names that holds a number or a
+    helper (the values and code compiled into its C code), and those of its helpers."""
     code = getattr(fn, "__code__", None)
-    if code is None:
+    seen = set() if _seen is None else _seen
+    if code is None or id(code) in seen:
         return []
+    seen.add(id(code))
     out: Watch = []
     cells = dict(zip(code.co_freevars, getattr(fn, "__closure__", None) or (), strict=False))
     g = getattr(fn, "__globals__", {})
     for name in names_of(code):
-        if name in cells:
-            value = _cell_value(cells[name])
-            if isinstance(value, WATCHED):
-                out.append([cells[name], None, value])
-        elif isinstance(g.get(name), WATCHED):
-            out.append([g, name, g[name]])
+        where, key = (cells[name], None) if name in cells else (g, name)
+        value = _cell_value(where) if key is None else g.get(name, _ABSENT)
+        helper = _helper(value)
+        if isinstance(value, WATCHED) or helper is not None:
+            out.append([where, key, value])
+        if helper is not None:
+            out += watch_list(helper, seen)
     return out
+
+
+def _helper(value: object) -> Callable[..., Any] | None:
+    """The Python function a helper is (a ``@polyopt.jit`` kernel's own); None for
+    another value."""
+    fn = getattr(value, "py_func", value)
+    return fn if inspect.isfunction(fn) else None
 
 
 def _cell_value(cell: Any) -> object:
@@ -114,5 +129,17 @@ def describe_value(v: object) -> str:
         return f"type:{v.__module__}.{v.__qualname__}"
     if isinstance(v, np.generic):
         return f"{type(v).__name__}:{v!r}"
+    helper = _helper(v)
+    if helper is not None:  # by its code: a helper defined again is another one
+        text = _code_text(helper.__code__) + repr(helper.__defaults__)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        return f"function:{helper.__module__}.{helper.__qualname__}:{digest}"
     kind = type(v)
     return f"object:{kind.__module__}.{kind.__qualname__}:{getattr(v, '__qualname__', '')}"
+
+
+def _code_text(c: CodeType) -> str:
+    """What a code object computes, the same in every process (a nested code object's
+    repr holds its address)."""
+    consts = [_code_text(k) if isinstance(k, CodeType) else repr(k) for k in c.co_consts]
+    return repr((c.co_code, consts, c.co_names, c.co_varnames))
