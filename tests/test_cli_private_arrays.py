@@ -273,3 +273,20 @@ def test_verify_compiles_the_whole_file_as_its_user_will(tmp_path: Path, monkeyp
     err = capsys.readouterr().err
     assert "does not compile where the original does" in err and "size_t" in err, err
     assert not out.exists()
+
+
+def test_rows_isl_cannot_bound_within_its_budget_get_no_copy(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """Bounding the rows of a guarded update with three truncating divisions stalled
+    isl (helper session 39b, finding 01: `polyopt opt` ran for minutes in
+    ``CRegion._rows_of``).  It has a budget; past it the array gets no copy, as where isl
+    cannot bound the rows at all."""
+    from polyopt.frontends.c import parse_c_file
+
+    from polyopt.model import c_region
+
+    src = tmp_path / "rows.c"
+    src.write_text(ROWS)
+    assert "T" in parse_c_file(src).regions[0].copyable
+    monkeypatch.setattr(c_region, "COPY_ROWS_OPS", 1)
+    assert "T" not in parse_c_file(src).regions[0].copyable

@@ -11,6 +11,8 @@ from functools import cached_property
 import islpy as isl
 
 from polyopt.model import names
+from polyopt.model.errors import TooComplexError
+from polyopt.model.isl_budget import COPY_ROWS_OPS, budget, exhausted
 from polyopt.model.scop import Scop
 
 #: the min/max calls a region may use in affine expressions: name -> is it min
@@ -106,6 +108,13 @@ class CRegion:
         arr = self.arrays.get(name)
         if arr is None or not arr.dims or any(d is None for d in arr.dims[1:]):
             return None
+        try:
+            with budget(COPY_ROWS_OPS, f"bounding the rows of {name}"):
+                return self._last_row(name)
+        except TooComplexError:  # no copy: the loops that would need one stay sequential
+            return None
+
+    def _last_row(self, name: str) -> isl.PwAff | None:
         rows: isl.Set | None = None
         for st in self.scop.statements:
             for a in st.accesses:
@@ -119,7 +128,9 @@ class CRegion:
             return None
         try:
             last = rows.dim_max(0)
-        except isl.Error:
+        except isl.Error as exc:
+            if exhausted(exc):
+                raise
             return None
         count = last.add_constant_val(isl.Val.one(last.get_ctx()))
         return names.total_at_least_zero(count, self.scop.context).coalesce()
