@@ -439,10 +439,12 @@ def size_guards(region: CRegion) -> str:
 
     ``#if`` compares integers only: a float macro (``#define SCALE 0.5``) is checked by
     a static assertion, which GNU C compilers evaluate on floats (``__extension__``:
-    not an integer constant expression to ISO C, and -pedantic would say so)::
+    not an integer constant expression to ISO C, and -pedantic would say so); and every
+    macro's type, which ``#if`` does not see::
 
         #if defined(__GNUC__) && !defined(__cplusplus)
         __extension__ _Static_assert((SCALE) == (0.5), "polyopt opt wrote ... for SCALE = 0.5: ...");
+        __extension__ _Static_assert(__builtin_types_compatible_p(__typeof__(TSTEPS), __typeof__(10)), "...");
         #endif
     """
     def why(name: str, value: str) -> str:
@@ -452,10 +454,15 @@ def size_guards(region: CRegion) -> str:
     out = []
     for name, value in region.size_macros:
         out += [f"#if ({name}) != ({value})", f"#error \"{why(name, value)}\"", "#endif"]
-    if region.float_macros:
+    if region.size_macros or region.float_macros:
+        # the value's type too: `i - K` is unsigned with -DK=3u, `F[i] + SCALE` float
+        # with -DSCALE=0.5f, where the C written computes with `3` and `0.5`
         out.append("#if defined(__GNUC__) && !defined(__cplusplus)")
         out += [f"__extension__ _Static_assert(({name}) == ({value}), \"{why(name, value)}\");"
                 for name, value in region.float_macros]
+        out += [f"__extension__ _Static_assert(__builtin_types_compatible_p(__typeof__({name}), "
+                f"__typeof__({value})), \"{why(name, value + ' (of that type)')}\");"
+                for name, value in (*region.size_macros, *region.float_macros)]
         out.append("#endif")
     return "".join(line + "\n" for line in out)
 

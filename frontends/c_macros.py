@@ -30,9 +30,11 @@ _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _LITERAL = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'")
 # integer constants (decimal, octal, hex, with suffixes) and the arithmetic `#if` knows
 _INTEGER_EXPRESSION = re.compile(
-    r"(?:\s|0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*(?![.\w])|<<|>>|[-+*/%()~&|^])+")
+    r"(?:\s|0[xX][0-9a-fA-F]+[uUlL]*(?![.\w])|\d+[uUlL]*(?![.\w])|'(?:\\.|[^'\\\n])+'"
+    r"|<<|>>|[-+*/%()~&|^])+")
 _PROBE = "polyopt_probe_"
-_FLOAT = r"(?:(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)[fFlL]?"
+_FLOAT = (r"(?:(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+"
+          r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][-+]?\d+)[fFlL]?")
 # arithmetic on float constants (and ints beside them): `0.5`, `(1.0 / 3)`, `2.5e-3f`
 _FLOAT_EXPRESSION = re.compile(rf"(?:\s|{_FLOAT}|\d+[uUlL]*(?![.\w])|[-+*/()])+")
 _HAS_FLOAT = re.compile(_FLOAT)

@@ -151,3 +151,44 @@ def test_a_float_macro_the_region_names_is_checked_by_a_static_assertion(
     ran = _build(tmp_path, again, ["-DSCALE=0.7"])
     assert ran.returncode == 0, ran.stderr
     assert _numbers_match(_build(tmp_path, src, ["-DSCALE=0.7"]).stdout, ran.stdout)
+
+
+KINDS = r"""
+#include <stdio.h>
+#ifndef K
+# define K 3
+#endif
+#ifndef TINY
+# define TINY 0x1p-3
+#endif
+#ifndef CH
+# define CH 'a'
+#endif
+static double B[16];
+static void kernel(void) {
+  int i;
+#pragma scop
+  for (i = 0; i < 12; i++)
+    B[i] = (i - K) * 1.0 + TINY * i + CH;
+#pragma endscop
+}
+int main(void) {
+  kernel();
+  for (int i = 0; i < 12; i++) printf("%.17g\n", B[i]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("flag", ["-DK=3u", "-DTINY=0.5", "-DCH='b'"])
+def test_a_macro_of_another_type_or_spelling_is_refused(tmp_path: Path, flag: str) -> None:
+    """Helper session 39b, findings 04 and 06: `-DK=3u` passed `#if (K) != (3)`, though
+    the original computes `i - K` unsigned; a hex float (`0x1p-3`) and a character
+    constant (`'a'`) were written as values with no check at all."""
+    src, out = _optimized(tmp_path, KINDS)
+    same = _build(tmp_path, out, [])
+    assert same.returncode == 0, same.stderr
+    assert _numbers_match(_build(tmp_path, src, []).stdout, same.stdout)
+    name = flag[2:flag.index("=")]
+    other = _build(tmp_path, out, [flag])
+    assert other.returncode != 0 and f"-D{name}=" in other.stderr, other.stderr
