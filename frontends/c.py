@@ -112,7 +112,7 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None,
         problems += found_problems
         if region is not None:
             region_text = "\n".join(lines[src.start_line:src.end_line - 1])
-            sizes, floats = size_macros(p, text, cpp or CppOptions(), region.function_line,
+            sizes, floats = size_macros(p, text, cpp or CppOptions(), src.start_line,
                                         region_text)
             called = tuple(sorted(_calls(f.items) & statics - src.outside_uses))
             if sizes or floats or called:

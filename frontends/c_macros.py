@@ -9,8 +9,9 @@ there, with that constant, so that the output can refuse (``#error``) a build wh
 one of them means something else; and those it turns into a float constant, which
 ``#if`` cannot compare (the output checks them with a ``_Static_assert``).
 
-Each name is asked of the preprocessor itself, just above the region's function (the
-macros in force there, ``-D`` options and headers included): a probe line
+Each name is asked of the preprocessor itself, just above the region's ``#pragma scop``
+(the macros in force there, ``-D`` options, headers and the function's own ``#define``
+lines included): a probe line
 ``polyopt_probe NAME`` per name, in a copy of the file.  Names that stay names (the
 parameters ``n``, ``_PB_N`` of a macro that expands to ``n``) or expand to anything
 but integer arithmetic are left out.
@@ -43,20 +44,20 @@ _HAS_FLOAT = re.compile(_FLOAT)
 Macros = tuple[tuple[str, str], ...]
 
 
-def size_macros(path: Path, text: str, options: CppOptions, function_line: int,
+def size_macros(path: Path, text: str, options: CppOptions, line: int,
                 region_text: str) -> tuple[Macros, Macros]:
     """(name, value) of each name in ``region_text`` that is a macro of integer value
-    at ``function_line`` of the file ``path`` (its text ``text``), and of each that is
-    a macro of float value (``#define SCALE 0.5``), sorted by name; both empty where
+    at ``line`` of the file ``path`` (its text ``text``: the region's first), and of
+    each that is a macro of float value (``#define SCALE 0.5``), sorted by name; both empty where
     the file cannot be probed (the region's own parse reports why)."""
     code = _LITERAL.sub(" ", _COMMENT.sub(" ", region_text))
     # not the preprocessor's own (`__LINE__` has another value on each line)
     names = sorted({n for n in _IDENTIFIER.findall(code) if not n.startswith(("__", _PROBE))})
-    if not names or function_line < 1:
+    if not names or line < 1:
         return (), ()
     lines = text.splitlines(keepends=True)
     probes = "".join(f"{_PROBE}{k} {n}\n" for k, n in enumerate(names))
-    probed = "".join(lines[:function_line - 1]) + probes + "".join(lines[function_line - 1:])
+    probed = "".join(lines[:line - 1]) + probes + "".join(lines[line - 1:])
     try:
         output = preprocess(path, options, probed)
     except PolyoptError:

@@ -192,3 +192,28 @@ def test_a_macro_of_another_type_or_spelling_is_refused(tmp_path: Path, flag: st
     name = flag[2:flag.index("=")]
     other = _build(tmp_path, out, [flag])
     assert other.returncode != 0 and f"-D{name}=" in other.stderr, other.stderr
+
+
+LOCAL = STEPS.replace("static void kernel(int n) {\n  int t, i;\n",
+                      "static void kernel(int n) {\n  int t, i;\n#ifndef SCALE\n"
+                      "# define SCALE 0.25\n#endif\n#define STEPS2 (TSTEPS - 2)\n").replace(
+    "for (t = 1; t <= TSTEPS; t++)", "for (t = 1; t <= STEPS2; t++)").replace(
+    "B[i] = 0.33333 *", "B[i] = SCALE *")
+
+
+@pytest.mark.parametrize("flag", ["-DSCALE=0.5", "-DTSTEPS=9"])
+def test_macros_defined_in_the_function_are_checked_where_the_region_is(
+        tmp_path: Path, flag: str) -> None:
+    """Helper session 39b, finding 05: macros defined inside the function, above the
+    region, were not seen (the preprocessor was asked above the function) and went
+    unchecked.  They are asked, and checked, where the region stands."""
+    assert "STEPS2" in LOCAL and "SCALE *" in LOCAL
+    src, out = _optimized(tmp_path, LOCAL)
+    text = out.read_text()
+    assert "#if (STEPS2) != ((6 - 2))" in text and "_Static_assert((SCALE) == (0.25)" in text
+    assert text.index("#define STEPS2") < text.index("#if (STEPS2)")
+    same = _build(tmp_path, out, [])
+    assert same.returncode == 0, same.stderr
+    assert _numbers_match(_build(tmp_path, src, []).stdout, same.stdout)
+    other = _build(tmp_path, out, [flag])
+    assert other.returncode != 0, other.stderr

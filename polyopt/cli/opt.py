@@ -58,8 +58,10 @@ def _opt_c(args: argparse.Namespace, path: Path) -> int:
             plan = pipeline.source_order(plan, exc)
             code = emit_region_code(r, plan.tree, plan.scop)
         # the region speaks of the file's own names again (polyopt.model.names)
-        blocks.append((r, user_text(code.block, whole_names=True)))
-        helpers.append((r, size_guards(r) + user_text(code.helpers, whole_names=True)))
+        # the checks of the macros where the region stands: one defined in the function
+        # above it is defined there (and only there)
+        blocks.append((r, size_guards(r) + user_text(code.block, whole_names=True)))
+        helpers.append((r, user_text(code.helpers, whole_names=True)))
         # verification compiles the region as the model names it, every statement in
         # place: its harness declares the arrays its own way (the helpers' code is the
         # same statements in the same order, moved into a function)
