@@ -48,27 +48,30 @@ def size_macros(path: Path, text: str, options: CppOptions, line: int,
                 region_text: str) -> tuple[Macros, Macros]:
     """(name, value) of each name in ``region_text`` that is a macro of integer value
     at ``line`` of the file ``path`` (its text ``text``: the region's first), and of
-    each that is a macro of float value (``#define SCALE 0.5``), sorted by name; both empty where
-    the file cannot be probed (the region's own parse reports why)."""
+    each that is a macro of float value (``#define SCALE 0.5``), sorted by name; both
+    empty where the file cannot be probed (the region's own parse reports why).  The
+    names in the bodies of the function-like macros the region calls count too
+    (``#define AT(a, i) a[(i) + OFF]`` names ``OFF``)."""
     code = _LITERAL.sub(" ", _COMMENT.sub(" ", region_text))
     # not the preprocessor's own (`__LINE__` has another value on each line)
     names = sorted({n for n in _IDENTIFIER.findall(code) if not n.startswith(("__", _PROBE))})
     if not names or line < 1:
         return (), ()
-    lines = text.splitlines(keepends=True)
-    probes = "".join(f"{_PROBE}{k} {n}\n" for k, n in enumerate(names))
-    probed = "".join(lines[:line - 1]) + probes + "".join(lines[line - 1:])
-    try:
-        output = preprocess(path, options, probed)
-    except PolyoptError:
-        return (), ()
+    values, functions = _probe(path, text, options, line, names)
+    more: set[str] = set()
+    todo = [n for n in names if n in functions]
+    while todo:  # through function-like macros that call others
+        params, body = functions[todo.pop()]
+        for n in set(_IDENTIFIER.findall(_LITERAL.sub(" ", body))) - params - more:
+            if not n.startswith(("__", _PROBE)) and n not in names:
+                more.add(n)
+                if n in functions:
+                    todo.append(n)
+    if more:
+        values.update(_probe(path, text, options, line, sorted(more))[0])
     found: dict[str, str] = {}
     floats: dict[str, str] = {}
-    for line in output.splitlines():
-        m = re.match(rf"{_PROBE}(\d+) (.*)$", line.strip())
-        if m is None or not 0 <= int(m.group(1)) < len(names):
-            continue
-        name, value = names[int(m.group(1))], m.group(2).strip()
+    for name, value in values.items():
         if not value or value == name:
             continue
         if _INTEGER_EXPRESSION.fullmatch(value):
@@ -76,3 +79,40 @@ def size_macros(path: Path, text: str, options: CppOptions, line: int,
         elif _FLOAT_EXPRESSION.fullmatch(value) and _HAS_FLOAT.search(value):
             floats[name] = value
     return tuple(sorted(found.items())), tuple(sorted(floats.items()))
+
+
+_DEFINE = re.compile(r"#\s*define\s+([A-Za-z_]\w*)\(([^)]*)\)\s?(.*)$")
+_UNDEF = re.compile(r"#\s*undef\s+([A-Za-z_]\w*)")
+
+
+def _probe(path: Path, text: str, options: CppOptions, line: int, names: list[str],
+           ) -> tuple[dict[str, str], dict[str, tuple[set[str], str]]]:
+    """What each of ``names`` expands to at ``line``, and the function-like macros
+    defined there (their parameters and body); empty where the file cannot be probed."""
+    lines = text.splitlines(keepends=True)
+    probes = "".join(f"{_PROBE}{k} {n}\n" for k, n in enumerate(names))
+    probed = "".join(lines[:line - 1]) + probes + "".join(lines[line - 1:])
+    try:
+        output = preprocess(path, options, probed, keep_defines=True)
+    except PolyoptError:
+        return {}, {}
+    values: dict[str, str] = {}
+    functions: dict[str, tuple[set[str], str]] = {}
+    probing = False
+    for out_line in output.splitlines():
+        stripped = out_line.strip()
+        m = re.match(rf"{_PROBE}(\d+) (.*)$", stripped)
+        if m is not None and 0 <= int(m.group(1)) < len(names):
+            probing = True
+            values[names[int(m.group(1))]] = m.group(2).strip()
+            continue
+        if probing:
+            continue  # the definitions in force at the probes, not those after them
+        d = _DEFINE.match(stripped)
+        if d is not None:
+            params = {p.strip() for p in d.group(2).split(",") if p.strip()}
+            functions[d.group(1)] = (params, d.group(3))
+        u = _UNDEF.match(stripped)
+        if u is not None:
+            functions.pop(u.group(1), None)
+    return values, functions

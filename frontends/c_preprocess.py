@@ -149,9 +149,11 @@ def compiler() -> list[str]:
     return shlex.split(os.environ.get("CC", "cc")) or ["cc"]
 
 
-def preprocess(path: Path, options: CppOptions = CppOptions(), text: str | None = None) -> str:
+def preprocess(path: Path, options: CppOptions = CppOptions(), text: str | None = None,
+               keep_defines: bool = False) -> str:
     """The preprocessed text of ``path`` (line markers kept), with fake system headers;
-    of ``text`` instead of the file's own, where given, as if it were the file."""
+    of ``text`` instead of the file's own, where given, as if it were the file;
+    ``keep_defines``: with the ``#define`` and ``#undef`` lines where they were (``-dD``)."""
     cc = compiler()
     if shutil.which(cc[0]) is None:
         raise PreprocessError(f"no C compiler: {cc[0]!r} was not found (set CC to one); it is "
@@ -159,7 +161,7 @@ def preprocess(path: Path, options: CppOptions = CppOptions(), text: str | None 
     with tempfile.TemporaryDirectory(prefix="polyopt-cpp-") as tmp:
         fake = Path(tmp)
         _write_fake(fake, _FAKE_HEADERS)
-        cmd = [*cc, "-E", "-nostdinc", "-std=gnu11"]
+        cmd = [*cc, "-E", "-nostdinc", "-std=gnu11", *(["-dD"] if keep_defines else [])]
         source = path
         if text is not None:  # `#include "x.h"` still finds x.h beside the file
             source = fake / "polyopt-source" / path.name

@@ -217,3 +217,40 @@ def test_macros_defined_in_the_function_are_checked_where_the_region_is(
     assert _numbers_match(_build(tmp_path, src, []).stdout, same.stdout)
     other = _build(tmp_path, out, [flag])
     assert other.returncode != 0, other.stderr
+
+
+THROUGH = r"""
+#include <stdio.h>
+#ifndef OFF
+# define OFF 2
+#endif
+#define AT(a, i) a[(i) + OFF]
+#define TWICE(a, i) (AT(a, i) + AT(a, i))
+static double B[16], C[16];
+static void kernel(void) {
+  int i;
+#pragma scop
+  for (i = 0; i < 12; i++)
+    C[i] = TWICE(B, i) + 1.0;
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < 16; i++) B[i] = i;
+  kernel();
+  for (int i = 0; i < 12; i++) printf("%g\n", C[i]);
+  return 0;
+}
+"""
+
+
+def test_a_macro_reached_through_function_like_macros_is_checked(tmp_path: Path) -> None:
+    """Helper session 39b, finding 03: `OFF`, named only in the body of `AT`, which
+    `TWICE` calls, was written as its value unchecked; -DOFF=3 then gave OFF = 2's
+    result."""
+    src, out = _optimized(tmp_path, THROUGH)
+    assert "#if (OFF) != (2)" in out.read_text()
+    same = _build(tmp_path, out, [])
+    assert same.returncode == 0, same.stderr
+    assert _numbers_match(_build(tmp_path, src, []).stdout, same.stdout)
+    other = _build(tmp_path, out, ["-DOFF=3"])
+    assert other.returncode != 0 and "-DOFF=" in other.stderr, other.stderr
