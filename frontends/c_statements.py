@@ -142,8 +142,27 @@ class RegionWalker:
              value: Expr, update: str | None) -> Node:
         return self.scop.add(place, target, indices, value, update, self.src.statement_location(st))
 
+    def _reads_data(self, test: c_ast.Node) -> bool:
+        """Whether ``test`` reads memory or calls a function (an array element, ``*p``,
+        ``s.f``, ``f(x)``), casts, or names a variable that is no loop counter or size:
+        what only the run knows, or what a value of another type may be."""
+        memory = (c_ast.ArrayRef, c_ast.StructRef, c_ast.FuncCall, c_ast.Cast)
+        stack = [test]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, memory) or isinstance(n, c_ast.UnaryOp) and n.op in ("*", "sizeof"):
+                return True
+            if isinstance(n, c_ast.ID):
+                try:
+                    self.scope.affine.aff(n)
+                except NotAffine:
+                    return True
+            stack += [child for _, child in n.children()]
+        return False
+
     def _if(self, st: c_ast.If, place: Place) -> list[Node]:
-        cond = if_condition(self.scope.affine.formula, st.cond, "c ? a : b")
+        cond = if_condition(self.scope.affine.formula, st.cond, "c ? a : b", self._reads_data,
+                            "`&&`, `||`, `!`")
         then = self.block([st.iftrue], place.where(cond))
         other = self.block([st.iffalse], place.where(Not(cond))) \
             if st.iffalse is not None else []
@@ -162,3 +181,4 @@ class RegionWalker:
         inner = self.scop.open_loop(place, var, loop_bounds(var, start, step, bound),
                                     self.src.location(st), step=step)
         return loop_band(inner.loops[-1], var, step, self.block([st.stmt], inner))
+

@@ -180,9 +180,25 @@ class StatementWalker:
                                     in_swapped_copy(st))
         return loop_band(inner.loops[-1], v, step, self.block(st.body, inner))
 
+    def _reads_data(self, test: ast.AST) -> bool:
+        """Whether ``test`` reads an array element, a local or a scalar argument, or
+        calls a method: what only the run knows."""
+        called = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
+        for n in ast.walk(test):
+            if isinstance(n, ast.Subscript) or (
+                    isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
+                return True
+            if isinstance(n, ast.Name) and id(n) not in called:
+                try:
+                    self.scope.affine.aff(n)
+                except NotAffine:
+                    return True
+        return False
+
     def _if(self, st: ast.If, place: Place) -> list[Node]:
         try:
-            cond = if_condition(self.scope.affine.formula, st.test, "a if cond else b")
+            cond = if_condition(self.scope.affine.formula, st.test, "a if cond else b",
+                                self._reads_data, "`and`, `or`, `not`")
         except NotAffine as e:
             self._problem(e)
             self._problems_in(st.body + st.orelse, place)

@@ -34,11 +34,18 @@ def affine_product(node: object, a: Aff, b: Aff) -> Aff:
     raise NotAffine(node, "product", "multiplies two non-constant expressions (not affine)")
 
 
-def if_condition(formula: Callable[[_Node], Formula], test: _Node, instead: str) -> Formula:
-    """The affine formula of an ``if`` statement's test; a data-dependent test is refused,
-    pointing at the conditional expression (``instead``) that can do its job."""
+def if_condition(formula: Callable[[_Node], Formula], test: _Node, instead: str,
+                 reads_data: Callable[[_Node], bool], logic: str) -> Formula:
+    """The affine formula of an ``if`` statement's test; a data-dependent test (one that
+    ``reads_data``) is refused, pointing at the conditional expression (``instead``) that
+    can do its job, and another one saying what a test may be (``logic``: its
+    connectives)."""
     try:
         return formula(test)
     except NotAffine as e:
-        raise NotAffine(test, "data-dependent `if`", f"{e.construct} {e.reason}; write a "
-                        f"conditional expression `{instead}` instead") from None
+        if reads_data(test):
+            raise NotAffine(test, "data-dependent `if`", f"{e.construct} {e.reason}; write a "
+                            f"conditional expression `{instead}` instead") from None
+        raise NotAffine(test, "`if` test", f"{e.construct} {e.reason}; a test compares "
+                        f"affine expressions of loop variables and sizes, joined by {logic}"
+                        ) from None

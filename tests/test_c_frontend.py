@@ -302,6 +302,8 @@ def test_several_regions_in_file_order(tmp_path: Path) -> None:
 @pytest.mark.parametrize("stmt, line, col, construct", [
     ("while (n) n--;", 5, 3, "`while` loop"),
     ("for (i = 0; i < n; i++) if (A[i] > 0) A[i] = 0;", 5, 31, "data-dependent `if`"),
+    ("for (i = 0; i < n; i++) if (u > 0) A[i] = 0;", 5, 31, "data-dependent `if`"),
+    ("for (i = 0; i < n; i++) if ((i < 3) == 1) A[i] = 0;", 5, 32, "`if` test"),
     ("for (i = 0; i < n; i++) A[i * i] = 0;", 5, 29, "product"),
     ("for (i = 0; i < n; i++) A[idx[i]] = 0;", 5, 29, "`idx[i]`"),
     ("for (i = 0; i < n; i++) A[i] = foo(i);", 5, 34, "call to foo()"),

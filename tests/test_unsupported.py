@@ -71,6 +71,18 @@ def data_dependent_if(x):
             x[i] = 0.0
 
 
+def scalar_dependent_if(x, s):
+    for i in range(x.shape[0]):
+        if s > 0.5:  # !scalardep
+            x[i] = 0.0
+
+
+def unreadable_affine_if(x):
+    for i in range(x.shape[0]):
+        if (i < 3) == (i > 1):  # !affinetest
+            x[i] = 0.0
+
+
 def slicing(x, y):
     for i in range(x.shape[0]):
         y[i] = x[1:3]  # !slice
@@ -187,6 +199,11 @@ CASES = [
     (unknown_call, lambda: (_x(),), "unknown", "frobnicate(", ["frobnicate", "unknown function"]),
     (non_affine_bound, lambda: (np.zeros((3, 3)),), "nonaffine", "i * j", ["not affine"]),
     (data_dependent_if, lambda: (_x(),), "datadep", "x[i] > 0.0", ["data-dependent `if`", "x[i]"]),
+    (scalar_dependent_if, lambda: (_x(), 0.7), "scalardep", "s > 0.5",
+     ["data-dependent `if`", "conditional expression"]),
+    # a test of loop variables alone is no data-dependent one (helper session 39b, 09)
+    (unreadable_affine_if, lambda: (_x(),), "affinetest", "(i < 3) == (i > 1)",
+     ["`if` test", "joined by `and`, `or`, `not`"]),
     (slicing, lambda: (_x(), _x()), "slice", "x[1:3]", ["1-D value", "one element `y[i]`"]),
     (assigns_int_argument, lambda: (_x(), 3), "assignint", "n = n", ["assignment to argument `n`"]),
     (rebinds_array_argument, lambda: (_x(),), "assignarray", "x = np",
