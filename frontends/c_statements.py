@@ -9,12 +9,14 @@ so every problem of the region is reported at once.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from polyopt.frontends.c_affine import describe
 from polyopt.frontends.c_loops import loop_bound, loop_init, loop_step
 from polyopt.frontends.c_scope import RegionScope
 from polyopt.frontends.c_types import CType
 from polyopt.frontends.c_values import INT, arith, cast
-from polyopt.frontends.refusal import NotAffine, if_condition
+from polyopt.frontends.refusal import NotAffine, if_condition, reads_data
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band, loop_bounds
 from pycparser import c_ast
 
@@ -147,18 +149,12 @@ class RegionWalker:
         ``s.f``, ``f(x)``), casts, or names a variable that is no loop counter or size:
         what only the run knows, or what a value of another type may be."""
         memory = (c_ast.ArrayRef, c_ast.StructRef, c_ast.FuncCall, c_ast.Cast)
-        stack = [test]
-        while stack:
-            n = stack.pop()
-            if isinstance(n, memory) or isinstance(n, c_ast.UnaryOp) and n.op in ("*", "sizeof"):
-                return True
-            if isinstance(n, c_ast.ID):
-                try:
-                    self.scope.affine.aff(n)
-                except NotAffine:
-                    return True
-            stack += [child for _, child in n.children()]
-        return False
+        return reads_data(
+            _nodes(test),
+            lambda n: isinstance(n, memory) or (
+                isinstance(n, c_ast.UnaryOp) and n.op in ("*", "sizeof")),
+            lambda n: isinstance(n, c_ast.ID),
+            self.scope.affine.aff)
 
     def _if(self, st: c_ast.If, place: Place) -> list[Node]:
         cond = if_condition(self.scope.affine.formula, st.cond, "c ? a : b", self._reads_data,
@@ -182,3 +178,9 @@ class RegionWalker:
                                     self.src.location(st), step=step)
         return loop_band(inner.loops[-1], var, step, self.block([st.stmt], inner))
 
+
+def _nodes(node: c_ast.Node) -> Iterator[c_ast.Node]:
+    """``node`` and every node below it."""
+    yield node
+    for _, child in node.children():
+        yield from _nodes(child)

@@ -25,7 +25,7 @@ from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_swap import DoubleBuffers, as_run, in_swapped_copy
 from polyopt.frontends.python_symbols import WIDE_LOCAL
 from polyopt.frontends.python_values import binary
-from polyopt.frontends.refusal import NotAffine, if_condition
+from polyopt.frontends.refusal import NotAffine, if_condition, reads_data
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band, loop_bounds
 
 from polyopt.model.aff import TRUE, Cmp, Lin, Not
@@ -184,16 +184,12 @@ class StatementWalker:
         """Whether ``test`` reads an array element, a local or a scalar argument, or
         calls a method: what only the run knows."""
         called = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
-        for n in ast.walk(test):
-            if isinstance(n, ast.Subscript) or (
-                    isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
-                return True
-            if isinstance(n, ast.Name) and id(n) not in called:
-                try:
-                    self.scope.affine.aff(n)
-                except NotAffine:
-                    return True
-        return False
+        return reads_data(
+            ast.walk(test),
+            lambda n: isinstance(n, ast.Subscript) or (
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)),
+            lambda n: isinstance(n, ast.Name) and id(n) not in called,  # not a helper's
+            self.scope.affine.aff)
 
     def _if(self, st: ast.If, place: Place) -> list[Node]:
         try:

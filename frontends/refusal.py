@@ -7,7 +7,7 @@ non-constant expressions, and an ``if`` whose test is not affine."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from polyopt.model.aff import Aff, Formula, Lin, scale
@@ -32,6 +32,22 @@ def affine_product(node: object, a: Aff, b: Aff) -> Aff:
     if isinstance(b, Lin) and b.is_constant():
         return scale(a, b.const)
     raise NotAffine(node, "product", "multiplies two non-constant expressions (not affine)")
+
+
+def reads_data(nodes: Iterable[_Node], memory: Callable[[_Node], bool],
+               name: Callable[[_Node], bool], aff: Callable[[_Node], object]) -> bool:
+    """Whether one of ``nodes`` (all of a test's) reads ``memory`` (an array element, a
+    call), or is a ``name`` that ``aff`` refuses (a local, a float argument: no loop
+    variable or size): what only the run knows."""
+    for n in nodes:
+        if memory(n):
+            return True
+        if name(n):
+            try:
+                aff(n)
+            except NotAffine:
+                return True
+    return False
 
 
 def if_condition(formula: Callable[[_Node], Formula], test: _Node, instead: str,

@@ -79,9 +79,11 @@ def watch_list(fn: Callable[..., Any], _seen: set[int] | None = None) -> Watch:
 
 def _helper(value: object) -> Callable[..., Any] | None:
     """The Python function a helper is (a ``@polyopt.jit`` kernel's own); None for
-    another value."""
+    another value, and for polyopt's own functions (``prange``), which no call inlines."""
     fn = getattr(value, "py_func", value)
-    return fn if inspect.isfunction(fn) else None
+    if not inspect.isfunction(fn) or fn.__module__.split(".")[0] == "polyopt":
+        return None
+    return fn
 
 
 def _cell_value(cell: Any) -> object:
