@@ -473,6 +473,12 @@ def _register_tile_expanded(scop: Scop, deps: Dependences, tree: Node, stmt: str
     if st.target not in scop.arrays or len(dims) < 3 or st.target in too_complex:
         return None
     used = set().union(*(ix.names() for ix in st.indices))
+    its = [_iterator(d, stmt) for d in dims[-3:]]
+    if None in its or sum(it not in used for it in its) != 2:
+        # the expanded target is indexed by one more loop, and a matmul's by two of its
+        # three: floyd-warshall's min over k (its target indexed by i and j) cannot become
+        # one, and each try asked isl for the array's flows
+        return None
     for d in dims[-3:]:
         it = _iterator(d, stmt)
         if it is None or it in used:
