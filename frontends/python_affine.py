@@ -45,10 +45,12 @@ class AffineConverter:
         lookup: Callable[[ast.Name], Lin],
         size: Callable[[ast.AST], Lin | None],
         inline: Callable[[ast.Call], tuple[ast.expr, str] | None] = lambda call: None,
+        module_alias: Callable[[str], str | None] = lambda name: None,
     ) -> None:
         self.lookup = lookup
         self.size = size
         self.inline = inline
+        self.module_alias = module_alias
 
     def _inlined(self, node: ast.AST, convert: Callable[[ast.AST], T]) -> T | None:
         """``convert`` of the expression a helper call returns (``if odd(i):``); None
@@ -127,6 +129,9 @@ class AffineConverter:
                        And((Not(test), self.formula(node.orelse)))))
         if isinstance(node, ast.Constant) and isinstance(node.value, bool):
             return TRUE if node.value else Const(False)
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.attr in ("True_", "False_") and self.module_alias(node.value.id) == "np"):
+            return TRUE if node.attr == "True_" else Const(False)
         if isinstance(node, ast.Compare):
             cmps: list[Formula] = []
             left = self.aff(node.left)

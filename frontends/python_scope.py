@@ -36,7 +36,8 @@ class FunctionScope:
         self.index_requirements: list[tuple[Lin, str, ast.expr, ast.expr, Formula]] = []
         self.iters: tuple[str, ...] = ()
         self._scalar_reads: dict[str, SourceLocation] = {}  # local scalars the statement reads
-        self.affine = AffineConverter(self._affine_name, self.size, self._helper)
+        self.affine = AffineConverter(self._affine_name, self.size, self._helper,
+                                      symbols.facts.env.module_alias)
         self.values = ValueConverter(ValueScope(
             self._value_name, self.load, self.size, symbols.facts.env.module_alias,
             self._affine_test, symbols.facts.env.imported, self._helper,

@@ -113,3 +113,19 @@ def test_numpy_bool_constants_are_numpy_bools(check) -> None:
     session 39); they are NumPy bools, strong beside a uint8."""
     check(polyopt.jit(numpy_bool_constants), np.array([0, 5, 255, 200], np.uint8),
           np.zeros((4, 3)))
+
+
+def numpy_bool_tests(X, out):
+    for i in range(X.shape[0]):
+        if np.True_:
+            out[i] += X[i]
+        if np.False_ or i > 1:
+            out[i] *= 2
+        if not np.True_:
+            out[i] = -1
+
+
+def test_numpy_bool_constants_as_tests(check) -> None:
+    """``if np.True_:`` was refused as a data-dependent ``if``: it is a constant test,
+    like ``if True:``."""
+    check(polyopt.jit(numpy_bool_tests), np.arange(4.0), np.ones(4))
