@@ -273,6 +273,9 @@ class ValueConverter:
         if module is None:  # float() and int(); int() truncates toward zero, as in C
             _arity(node, args, 1)
             return Cast(args[0], WEAK_FLOAT if fn == "float" else WEAK_INT)
+        if module == "np" and fn == "pow" and len(args) == 2 and not any(
+                a.type.dtype.is_float for a in args):
+            return _integer_power(args[0], args[1], node)
         return library_call(module, fn, args, node)
 
     def _inline(self, value: ast.expr, where: str) -> Expr:
@@ -351,6 +354,20 @@ def binary(op: str, a: Expr, b: Expr, node: ast.AST) -> Expr:
             raise NotAffine(node, "`**` on integers", "the exponent must be a non-negative "
                             "integer constant (use float values for other powers)")
     return Binary(op, a, b, t)
+
+
+def _integer_power(a: Expr, b: Expr, node: ast.Call) -> Expr:
+    """``np.power`` of ints: NumPy's int power, in the operands' promotion and wrapping
+    (``np.power(x32[i], 2)`` is an int32), a NumPy scalar even of Python ints; of two
+    bools in int8 (power has no bool loop)."""
+    if not (isinstance(b, Literal) and isinstance(b.value, int) and b.value >= 0):
+        raise NotAffine(node, "`np.power` of integers", "the exponent must be a non-negative "
+                        "integer constant (NumPy raises ValueError for a negative one; use "
+                        "float values for other powers)")
+    if a.type.dtype.is_bool and b.type.dtype.is_bool:
+        return Binary("**", a, b, ValueType(DType.INT8))
+    power = binary("**", a, b, node)  # NumPy's overflow checks of a Python int operand
+    return Binary("**", a, b, ValueType(power.type.dtype))
 
 
 #: set on the np.maximum / np.minimum calls np.clip is lowered to: "lower" or "upper"

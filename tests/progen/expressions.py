@@ -239,7 +239,7 @@ class Expressions:
                                ("floordiv", 1), ("square", 1), ("libm", 2)))
         else:
             form = d.weighted((("leaf", 4), ("arith", 8), ("neg", 1), ("intdiv", 2), ("minmax", 1),
-                               ("abs", 1), ("ifexp", 2), ("toint", 1)))
+                               ("abs", 1), ("ifexp", 2), ("toint", 1), ("ipow", 1)))
         return getattr(self, f"_x_{form}")(kind, scope, depth)
 
     # one method per expression form: (kind, scope, depth) -> Expr
@@ -296,6 +296,15 @@ class Expressions:
         if d.chance(50):
             return Call("pow", (base, Num(d.choice((0.5, 1.5, 2.0)))), "math")
         return Bin("**", base, Num(d.choice((2, 0.5))))
+
+    def _x_ipow(self, kind: str, scope: Scope, depth: int) -> Expr:
+        """An int's power by a small constant: ``k ** 3``, or NumPy's ``np.power(k, 3)``
+        (a NumPy int, wrapping in the operand's dtype)."""
+        d = self.d
+        base, exponent = self.expr(kind, scope, depth - 1), Num(d.choice((0, 1, 2, 3)))
+        if self.np_forms and d.chance(50):
+            return Call("power", (base, exponent), "np")
+        return Bin("**", base, exponent)
 
     def _x_square(self, kind: str, scope: Scope, depth: int) -> Expr:
         return Bin("**", self.expr(kind, scope, depth - 1), Num(2))

@@ -209,6 +209,8 @@ def kind_of(e: Expr, p: Program, env: dict[str, str]) -> str:
     if isinstance(e, Neg):
         return kind_of(e.operand, p, env)
     if isinstance(e, Call):
+        if e.module == "np" and e.fn == "power":  # of ints, an int
+            return join(*(kind_of(a, p, env) for a in e.args))
         if e.module or e.fn == "float":
             return "float"
         if e.fn == "int":

@@ -90,7 +90,7 @@ class CRender:
         a, b = self.expr(e.left), self.expr(e.right)
         floaty = self.kind(e) == "float"
         if e.op == "**":
-            return f"pow({a}, {b})"
+            return f"pow({a}, {b})" if floaty else _int_power(a, e.right)
         if e.op == "//" and floaty:
             return f"floor({a} / {b})"
         if e.op == "%" and floaty:
@@ -117,6 +117,8 @@ class CRender:
 
     def call(self, e: Call) -> str:
         args = [self.expr(a) for a in e.args]
+        if e.module == "np" and e.fn == "power" and self.kind(e) == "int":
+            return _int_power(args[0], e.args[1])
         if e.module:
             return f"{e.fn}({', '.join(args)})"
         floaty = self.kind(e) == "float"
@@ -302,3 +304,9 @@ def c_file(p: Program) -> str:
     r = CRender(p)
     kernel = r.kernel()
     return HEADER + kernel + "\n\n" + r.main(oracle.inputs(p)) + "\n"
+
+
+def _int_power(base: str, exponent: Expr) -> str:
+    """An int's power by a constant (the generator's ``ipow``), as products in C."""
+    assert isinstance(exponent, Num) and isinstance(exponent.value, int)
+    return "(" + " * ".join([f"({base})"] * exponent.value or ["1L"]) + ")"

@@ -320,6 +320,11 @@ class _S:
         return lift(x) ** lift(y)
 
     @staticmethod
+    def power(x: Any, y: Any) -> Any:
+        """``np.power`` of ints (the generator's ``ipow``): NumPy's, exact."""
+        return lift(x) ** y if isinstance(x, EF) else np.power(x, y)
+
+    @staticmethod
     def round32(x: Any) -> Any:
         """A value assigned to a local the README types float32 (finding 033): CPython
         keeps a Python float as it is, the compiled program rounds it once."""
