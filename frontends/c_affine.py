@@ -35,7 +35,7 @@ from polyopt.model.aff import (
     Not,
     Or,
     add,
-    conj,
+    cases,
     floordiv,
     scale,
 )
@@ -162,17 +162,18 @@ class AffineConverter:
         if len(found) > MAX_DIVISIONS:
             raise NotAffine(node, describe(node), f"more than {MAX_DIVISIONS} integer divisions "
                             "or remainders in one comparison are not supported")
-        cases: list[Formula] = []
-        for signs in product((True, False), repeat=len(found)):
+        parts: list[tuple[list[Formula], Formula]] = []
+        for signs in product((True, False), repeat=len(found)):  # a partition of the space
             self._case = {id(d): s for d, s in zip(found, signs, strict=True)}
             try:
-                guards = [Cmp(">=" if s else "<", self.aff(d.left), Lin.constant(0))
-                          for d, s in zip(found, signs, strict=True)]
-                cases.append(conj(*guards, Cmp(COMPARISONS[node.op], self.aff(node.left),
-                                               self.aff(node.right))))
+                guards: list[Formula] = [
+                    Cmp(">=" if s else "<", self.aff(d.left), Lin.constant(0))
+                    for d, s in zip(found, signs, strict=True)]
+                parts.append((guards, Cmp(COMPARISONS[node.op], self.aff(node.left),
+                                          self.aff(node.right))))
             finally:
                 self._case = {}
-        return cases[0] if len(cases) == 1 else Or(tuple(cases))
+        return cases(parts)
 
     def _ternary(self, node: c_ast.TernaryOp) -> Aff:
         """``a < b ? a : b`` (and the other spellings of min and max)."""

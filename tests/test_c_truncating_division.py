@@ -68,6 +68,40 @@ def test_the_guard_holds_exactly_where_c_runs_the_statement(tmp_path: Path, cond
     assert points == expected
 
 
+def points_of(domain: isl.Set) -> set[tuple[int, int]]:
+    out: set[tuple[int, int]] = set()
+    domain.foreach_point(lambda p: out.add(
+        (p.get_coordinate_val(isl.dim_type.set, 0).to_python(),
+         p.get_coordinate_val(isl.dim_type.set, 1).to_python())))
+    return out
+
+
+ELSE_CONDITIONS = {  # three divisions: 8 sign cases
+    "(i - 2) / 3 < (j + 5) / 5 + (i - j) / 7":
+        lambda i, j: c_div(i - 2, 3) < c_div(j + 5, 5) + c_div(i - j, 7),
+    "(i - 2) / 3 != (j + 5) / 5 + (i - j) / 7":
+        lambda i, j: c_div(i - 2, 3) != c_div(j + 5, 5) + c_div(i - j, 7),
+    "(i < j ? i : j) != (j - 1) / 2": lambda i, j: min(i, j) != c_div(j - 1, 2),
+}
+
+
+@pytest.mark.parametrize("cond", list(ELSE_CONDITIONS))
+def test_the_else_branch_runs_exactly_where_the_test_fails(tmp_path: Path, cond: str) -> None:
+    """The else branch's guard is the test's sign cases with each comparison negated.
+    Negated clause by clause, as a conjunction of ``not guards or not comparison``, it
+    grew as 2**cases when isl expanded it: a `<` of three divisions took 231 s to
+    compile, and the `!=` 52 s."""
+    path = region_file(tmp_path, cond)
+    path.write_text(path.read_text().replace(
+        "A[i + 20][j + 20] = 1.0;", "A[i + 20][j + 20] = 1.0;\n      else\n"
+        "        A[i + 20][j + 20] = 2.0;"))
+    then, other = parse_c_file(path).regions[0].scop.statements
+    box = {(i, j) for i in range(-20, 21) for j in range(-20, 21)}
+    expected = {(i, j) for i, j in box if ELSE_CONDITIONS[cond](i, j)}
+    assert points_of(then.domain) == expected
+    assert points_of(other.domain) == box - expected
+
+
 def test_division_in_a_loop_bound_or_by_a_variable_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "k.c"
     path.write_text("void f(int n, int m, double A[100]) {\n  int i;\n#pragma scop\n"
@@ -126,3 +160,50 @@ def test_the_optimized_region_computes_what_the_original_does(tmp_path: Path) ->
                                       check=True).stdout)
     assert outputs[0] == outputs[1]
     assert len(set(outputs[0].split())) > 100  # the guards let most statements run
+
+
+
+def test_a_region_with_an_else_of_three_divisions_compiles_and_matches(tmp_path: Path) -> None:
+    """The first of ELSE_CONDITIONS, with a size ``m``, around an update with an else
+    branch: 231 s of isl before the else guard kept the test's sign cases (now 2-3 s)."""
+    src = tmp_path / "k.c"
+    src.write_text(textwrap.dedent("""\
+        #include <stdio.h>
+        void f(int n, int m, double A[40][40], double B[40][40]) {
+          int t, i, j;
+        #pragma scop
+          for (t = 0; t < m; t++)
+            for (i = 1; i < n - 1; i++)
+              for (j = 1; j < n - 1; j++)
+                if ((i - 2) / 3 < (j - m) / 5 + (t - i) / 7)
+                  A[i][j] = A[i - 1][j] + B[j][i + 1];
+                else
+                  B[i][j] = 2.0 * A[i][j - 1];
+        #pragma endscop
+        }
+        int main(void) {
+          static double A[40][40], B[40][40];
+          for (int r = 0; r < 40; r++)
+            for (int c = 0; c < 40; c++) {
+              A[r][c] = 0.5 * r - 0.25 * c;
+              B[r][c] = 0.125 * c - r;
+            }
+          f(40, 7, A, B);
+          for (int r = 0; r < 40; r++)
+            for (int c = 0; c < 40; c++)
+              printf("%a %a\\n", A[r][c], B[r][c]);
+          return 0;
+        }
+        """))
+    opt = tmp_path / "k.opt.c"
+    proc = subprocess.run([sys.executable, "-m", "polyopt", "opt", str(src), "-o", str(opt)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    outputs = []
+    for path, flags in ((src, ["-O0"]), (opt, ["-O3", "-fopenmp"])):
+        exe = tmp_path / f"{path.stem}.exe"
+        subprocess.run(["cc", *flags, str(path), "-o", str(exe), "-lm"], check=True)
+        outputs.append(subprocess.run([str(exe)], capture_output=True, text=True,
+                                      check=True).stdout)
+    assert outputs[0] == outputs[1]
+    assert len(set(outputs[0].split())) > 100

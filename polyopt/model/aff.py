@@ -11,7 +11,7 @@ printed (:func:`pieces` splits an expression into guarded linear pieces), so
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import product
 
@@ -222,6 +222,26 @@ class Or:
 
 
 @dataclass(frozen=True)
+class Cases(Or):
+    """A disjunction whose cases partition the space: ``parts`` are (guards, body) pairs,
+    every point satisfies the guards of exactly one, and ``args`` are their conjunctions.
+    Its negation is the same cases, each body negated; the generic one, a conjunction of
+    ``not guards or not body``, grows as 2**cases when isl expands it into disjuncts (a C
+    test of three truncating divisions: 8 cases of four constraints, minutes of isl)."""
+
+    parts: tuple[tuple[tuple[Formula, ...], Formula], ...] = ()
+
+
+def cases(parts: Sequence[tuple[Sequence[Formula], Formula]]) -> Formula:
+    """The formula that holds ``body`` where ``guards`` hold, for ``parts`` whose guards
+    partition the space (see :class:`Cases`)."""
+    kept = tuple((tuple(g), b) for g, b in parts)
+    if len(kept) == 1:
+        return conj(*kept[0][0], kept[0][1])
+    return Cases(tuple(conj(*g, b) for g, b in kept), kept)
+
+
+@dataclass(frozen=True)
 class Not:
     arg: Formula
 
@@ -268,7 +288,5 @@ def formula_names(f: Formula) -> set[str]:
 
 def expand_cmp(c: Cmp) -> Formula:
     """Rewrite a comparison of min/max expressions as a formula over linear ones."""
-    cases: list[Formula] = []
-    for (ga, la), (gb, lb) in product(pieces(c.lhs), pieces(c.rhs)):
-        cases.append(conj(*ga, *gb, Cmp(c.op, la, lb)))
-    return cases[0] if len(cases) == 1 else Or(tuple(cases))
+    return cases([((*ga, *gb), Cmp(c.op, la, lb))
+                  for (ga, la), (gb, lb) in product(pieces(c.lhs), pieces(c.rhs))])

@@ -14,6 +14,7 @@ import islpy as isl
 from polyopt.model.aff import (
     Aff,
     And,
+    Cases,
     Cmp,
     Const,
     Divisible,
@@ -23,6 +24,7 @@ from polyopt.model.aff import (
     MinMax,
     Not,
     Or,
+    cases,
     expand_cmp,
 )
 from polyopt.model.isl_budget import coalesce
@@ -75,6 +77,8 @@ def negate(f: Formula) -> Formula:
         return Const(not f.value)
     if isinstance(f, Cmp):
         return Cmp(_NEGATE[f.op], f.lhs, f.rhs)
+    if isinstance(f, Cases):  # the same partition, each body negated
+        return cases([(g, negate(b)) for g, b in f.parts])
     if isinstance(f, And):
         return Or(tuple(negate(x) for x in f.args))
     if isinstance(f, Or):
