@@ -197,8 +197,8 @@ class AffineConverter:
             return Not(self.formula(node.expr))
         if isinstance(node, c_ast.TernaryOp):  # `c ? a : b` as a test: (c && a) || (!c && b)
             test = self.formula(node.cond)
-            return Or((And((test, self.formula(node.iftrue))),
-                       And((Not(test), self.formula(node.iffalse)))))
+            return cases([((test,), self.formula(node.iftrue)),
+                          ((Not(test),), self.formula(node.iffalse))])
         if isinstance(node, c_ast.Constant) and (node.type == "char" or node.type.endswith("int")):
             return TRUE if int_literal(node)[0] else Const(False)
         if isinstance(node, c_ast.BinaryOp) and node.op in COMPARISONS:

@@ -22,6 +22,7 @@ from polyopt.model.aff import (
     Not,
     Or,
     add,
+    cases,
     fdiv,
     scale,
 )
@@ -125,8 +126,8 @@ class AffineConverter:
             return Not(self.formula(node.operand))
         if isinstance(node, ast.IfExp):  # `a if c else b` as a test: (c and a) or (not c and b)
             test = self.formula(node.test)
-            return Or((And((test, self.formula(node.body))),
-                       And((Not(test), self.formula(node.orelse)))))
+            return cases([((test,), self.formula(node.body)),
+                          ((Not(test),), self.formula(node.orelse))])
         if isinstance(node, ast.Constant) and isinstance(node.value, bool):
             return TRUE if node.value else Const(False)
         if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
