@@ -150,7 +150,7 @@ def guarded_strided_reduction(A, n):
                     A[0] *= 3
 
 
-def test_an_expansion_whose_flows_outgrow_their_budget_is_given_up_once(monkeypatch) -> None:
+def _spy_on_expand(monkeypatch) -> list[str]:  # type: ignore[no-untyped-def]
     asked: list[str] = []
     real = register_tiling.expand
 
@@ -159,12 +159,43 @@ def test_an_expansion_whose_flows_outgrow_their_budget_is_given_up_once(monkeypa
         return real(scop, deps, tree, array, loop_id)
 
     monkeypatch.setattr(register_tiling, "expand", spy)
-    kernel = polyopt.jit(guarded_strided_reduction)
+    return asked
+
+
+def _runs_as_cpython(fn, size: int) -> None:  # type: ignore[no-untyped-def]
+    kernel = polyopt.jit(fn)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # not the whole schedule's budget: no fallback
         for n in (0, 1, 4, 7):
-            want, got = np.zeros(4, np.int64), np.zeros(4, np.int64)
-            guarded_strided_reduction(want, n)
+            want, got = np.zeros(size, np.int64), np.zeros(size, np.int64)
+            fn(want, n)
             kernel(got, n)
             assert np.array_equal(want, got), n
-    assert asked == ["A"]  # two statements, three loops each: one attempt
+
+
+def test_an_expansion_that_cannot_make_a_matmul_is_not_tried(monkeypatch) -> None:
+    """``A[0]`` is indexed by none of the three loops: one more index leaves two loops
+    free, never a matmul's one (each try of this kernel's six asked isl for the flows
+    on ``A``, and stalled)."""
+    asked = _spy_on_expand(monkeypatch)
+    _runs_as_cpython(guarded_strided_reduction, 4)
+    assert asked == []
+
+
+def guarded_strided_row(A, n):
+    for i in range(2, n + 2, 2):
+        for j in range(i - 2, n, 1):
+            for k in range(j - 2, n, 3):
+                if (n - 2 * i) % 5 > k - 2 * j:
+                    A[j] += 5 * k + 1
+                else:
+                    A[j] *= 3
+
+
+def test_an_expansion_whose_flows_outgrow_their_budget_is_given_up_once(monkeypatch) -> None:
+    """Past its budget (here made tiny) the expansion of an array is not tried again,
+    for the loop or the statement after: each try asks isl for the same flows."""
+    asked = _spy_on_expand(monkeypatch)
+    monkeypatch.setattr(register_tiling, "EXPANSION_OPS", 1)
+    _runs_as_cpython(guarded_strided_row, 12)
+    assert asked == ["A"]  # two statements, two candidate loops each: one attempt
