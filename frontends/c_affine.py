@@ -201,6 +201,13 @@ class AffineConverter:
                           ((Not(test),), self.formula(node.iffalse))])
         if isinstance(node, c_ast.Constant) and (node.type == "char" or node.type.endswith("int")):
             return TRUE if int_literal(node)[0] else Const(False)
+        if (isinstance(node, c_ast.BinaryOp) and node.op in ("==", "!=")
+                and _is_truth(node.left) and _is_truth(node.right)):
+            # two truth values compared: `(i > 1) == (j < 4)`, `!(i < n) != (j % 2 == 0)`
+            a, b = self.formula(node.left), self.formula(node.right)
+            if node.op == "!=":
+                b = Not(b)
+            return cases([((a,), b), ((Not(a),), Not(b))])
         if isinstance(node, c_ast.BinaryOp) and node.op in COMPARISONS:
             return self._comparison(node)
         try:  # an integer's truth: `if (i % 2)` runs where `i % 2 != 0`
@@ -210,6 +217,13 @@ class AffineConverter:
             pass
         raise NotAffine(node, describe(node), "is not an affine condition (compare loop "
                         "iterators and parameters with < <= > >= == !=)")
+
+
+def _is_truth(node: c_ast.Node) -> bool:
+    """Whether ``node`` is 0 or 1 whatever its operands: a comparison, ``!``, ``&&``, ``||``."""
+    if isinstance(node, c_ast.BinaryOp):
+        return node.op in COMPARISONS or node.op in ("&&", "||")
+    return isinstance(node, c_ast.UnaryOp) and node.op == "!"
 
 
 def _positive_constant(node: c_ast.Node) -> int | None:

@@ -118,6 +118,22 @@ class AffineConverter:
             return add(a, scale(q, -den))
         raise NotAffine(node, _describe(node), "is not an affine expression of loop variables and sizes")
 
+    def _is_bool(self, node: ast.AST) -> bool:
+        """Whether ``node`` is a bool whatever its operands: a comparison, a ``not``, a bool
+        constant, or ``and``/``or``/``a if c else b`` of those (``i and j`` is an int)."""
+        if isinstance(node, ast.Compare) or (
+                isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+            return True
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, bool)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            return node.attr in ("True_", "False_") and self.module_alias(node.value.id) == "np"
+        if isinstance(node, ast.BoolOp):
+            return all(self._is_bool(v) for v in node.values)
+        if isinstance(node, ast.IfExp):
+            return self._is_bool(node.body) and self._is_bool(node.orelse)
+        return False
+
     def formula(self, node: ast.AST) -> Formula:
         if isinstance(node, ast.BoolOp):
             parts = tuple(self.formula(v) for v in node.values)
@@ -133,6 +149,14 @@ class AffineConverter:
         if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                 and node.attr in ("True_", "False_") and self.module_alias(node.value.id) == "np"):
             return TRUE if node.attr == "True_" else Const(False)
+        if (isinstance(node, ast.Compare) and len(node.ops) == 1
+                and isinstance(node.ops[0], (ast.Eq, ast.NotEq))
+                and self._is_bool(node.left) and self._is_bool(node.comparators[0])):
+            # two truth values compared: `(i > 1) == (j < 4)`, `(i < n) != True`
+            a, b = self.formula(node.left), self.formula(node.comparators[0])
+            if isinstance(node.ops[0], ast.NotEq):
+                b = Not(b)
+            return cases([((a,), b), ((Not(a),), Not(b))])
         if isinstance(node, ast.Compare):
             cmps: list[Formula] = []
             left = self.aff(node.left)

@@ -351,6 +351,17 @@ def truthy_guards(A, out):
                 out[i, j] *= 0.5
 
 
+def truth_comparisons(A, out):
+    """Truth values compared: ``(i > 1) == (j < 4)`` runs where both hold or neither."""
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            if (i > 1) == (j < 4):
+                out[i, j] = A[i, j]
+            if (i < n - 2) != True or not (j % 2 == 0) == (i >= j):  # noqa: E712
+                out[i, j] += 1.0
+
+
 def boundary_cases(x, y):
     n = x.shape[0]
     for i in range(n):
@@ -674,6 +685,7 @@ CASES: dict[str, Case] = {c.name: c for c in [
     Case(affine_branches, lambda r, n: (_f(r, n, n + 2), _f(r, n, n + 2))),
     Case(band_matrix, lambda r, n: (_f(r, n, n + 1), _f(r, n, n + 1))),
     Case(truthy_guards, lambda r, n: (_f(r, n, n + 1), _f(r, n, n + 1))),
+    Case(truth_comparisons, lambda r, n: (_f(r, n, n + 1), _f(r, n, n + 1))),
     Case(boundary_cases, lambda r, n: (_f(r, n), _f(r, n))),
     Case(last_iteration_scalar, lambda r, n: (_f(r, n), _f(r, n), _f(r, 1))),
     Case(guarded_neighbors, lambda r, n: (_f(r, n), _f(r, n))),

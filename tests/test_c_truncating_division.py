@@ -35,6 +35,10 @@ CONDITIONS = {  # C text -> the same test in Python, with C's semantics
     "i % 2": lambda i, j: c_mod(i, 2) != 0,
     "!((i - j) / 3) || (j + 1) % 4 && i": lambda i, j: c_div(i - j, 3) == 0 or (
         c_mod(j + 1, 4) != 0 and i != 0),
+    # truth values compared (stop 39's note: refused as an `if` test polyopt does not read)
+    "(i > 1) == (j < 4)": lambda i, j: (i > 1) == (j < 4),
+    "!(i % 3 < 1) != (j / 2 == i) || i < j": lambda i, j: (
+        (not (c_mod(i, 3) < 1)) != (c_div(j, 2) == i)) or i < j,
     # a conditional test (helper session 39, finding 04: refused, advising `c ? a : b`)
     "(i + j) % 3 ? j % 2 : !(i % 5)": lambda i, j: (c_mod(j, 2) != 0) if c_mod(i + j, 3) != 0
     else c_mod(i, 5) == 0,

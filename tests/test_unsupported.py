@@ -79,7 +79,7 @@ def scalar_dependent_if(x, s):
 
 def unreadable_affine_if(x):
     for i in range(x.shape[0]):
-        if (i < 3) == (i > 1):  # !affinetest
+        if (i < 3) + (i > 1) == 1:  # !affinetest
             x[i] = 0.0
 
 
@@ -202,7 +202,7 @@ CASES = [
     (scalar_dependent_if, lambda: (_x(), 0.7), "scalardep", "s > 0.5",
      ["data-dependent `if`", "conditional expression"]),
     # a test of loop variables alone is no data-dependent one (helper session 39b, 09)
-    (unreadable_affine_if, lambda: (_x(),), "affinetest", "(i < 3) == (i > 1)",
+    (unreadable_affine_if, lambda: (_x(),), "affinetest", "(i < 3) + (i > 1) == 1",
      ["`if` test", "joined by `and`, `or`, `not`"]),
     (slicing, lambda: (_x(), _x()), "slice", "x[1:3]", ["1-D value", "one element `y[i]`"]),
     (assigns_int_argument, lambda: (_x(), 3), "assignint", "n = n", ["assignment to argument `n`"]),
