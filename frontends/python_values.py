@@ -350,20 +350,31 @@ def binary(op: str, a: Expr, b: Expr, node: ast.AST) -> Expr:
         raise NotAffine(node, f"`{op}` on NumPy bools", "NumPy raises TypeError (use "
                         "`!=` for exclusive or, or convert with int() first)")
     if op == "**" and not t.dtype.is_float:
-        if not (isinstance(b, Literal) and isinstance(b.value, int) and b.value >= 0):
+        if not _non_negative_exponent(b):
             raise NotAffine(node, "`**` on integers", "the exponent must be a non-negative "
-                            "integer constant (use float values for other powers)")
+                            "integer constant, a bool or an unsigned int (use float values "
+                            "for other powers)")
     return Binary(op, a, b, t)
+
+
+def _non_negative_exponent(b: Expr) -> bool:
+    """An int exponent that is never negative (a negative one raises in NumPy and
+    CPython): a bool, an unsigned int, or a non-negative constant (``np.int8(2)``)."""
+    if b.type.dtype.is_bool or b.type.dtype.is_unsigned:
+        return True
+    while isinstance(b, Cast):
+        b = b.operand
+    return isinstance(b, Literal) and isinstance(b.value, int) and b.value >= 0
 
 
 def _integer_power(a: Expr, b: Expr, node: ast.Call) -> Expr:
     """``np.power`` of ints: NumPy's int power, in the operands' promotion and wrapping
     (``np.power(x32[i], 2)`` is an int32), a NumPy scalar even of Python ints; of two
     bools in int8 (power has no bool loop)."""
-    if not (isinstance(b, Literal) and isinstance(b.value, int) and b.value >= 0):
+    if not _non_negative_exponent(b):
         raise NotAffine(node, "`np.power` of integers", "the exponent must be a non-negative "
-                        "integer constant (NumPy raises ValueError for a negative one; use "
-                        "float values for other powers)")
+                        "integer constant, a bool or an unsigned int (NumPy raises ValueError "
+                        "for a negative one; use float values for other powers)")
     if a.type.dtype.is_bool and b.type.dtype.is_bool:
         return Binary("**", a, b, ValueType(DType.INT8))
     power = binary("**", a, b, node)  # NumPy's overflow checks of a Python int operand

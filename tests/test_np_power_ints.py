@@ -66,3 +66,31 @@ def test_an_exponent_numpy_may_refuse_is_refused(fn) -> None:
     """NumPy raises ValueError for a negative int exponent, at run time."""
     with pytest.raises(UnsupportedError, match=r"`np.power` of integers: the exponent must be"):
         polyopt.jit(fn)(np.arange(3), np.zeros(3, np.int64))
+
+
+def bool_exponent(X):
+    return np.power(X[0] > 0, X[1] > 0)
+
+
+def typed_constant_exponent(X):
+    return np.power(X[0], np.int8(2)) + X[0] ** np.uint8(3)
+
+
+def unsigned_exponent(X, E, out):
+    for i in range(X.shape[0]):
+        out[i] = np.power(X[i], E[i]) + X[i] ** E[i]
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.bool_])
+def test_exponents_that_cannot_be_negative_are_accepted(dtype) -> None:
+    """A bool, an unsigned int or a typed constant cannot be negative: NumPy's int power."""
+    X = np.array([3, 1], dtype)
+    for fn in (bool_exponent, typed_constant_exponent):
+        got, want = polyopt.jit(fn)(X), fn(X)
+        assert type(got) is type(want) and got == want
+
+
+def test_an_unsigned_run_time_exponent(check) -> None:
+    X = np.array([3, -2, 7, 0, 300], np.int16)
+    check(polyopt.jit(unsigned_exponent), X, np.array([0, 3, 5, 1, 2], np.uint8),
+          np.zeros(5, np.int64))
