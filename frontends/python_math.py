@@ -134,6 +134,22 @@ def call_type(module: str, fn: str, types: list[ValueType]) -> ValueType:
     # in the smallest float that holds it (np.sin of an int8 is a float16)
     if t.weak:
         return ValueType(t.dtype if t.dtype.is_float else DType.FLOAT64)
+    if not any(u.weak and u.dtype.is_float for u in types):
+        # NumPy's loop is the smallest float each operand casts to safely, not the float
+        # of their int promotion: np.arctan2 of an int8 and a uint8 is a float16, not the
+        # float32 of an int16 (a Python int takes the other operand's int type, and
+        # beside bools is an int64)
+        bools = all(u.dtype.is_bool for u in types if not u.weak)
+        f: ValueType | None = None
+        for u in types:
+            if u.weak and not (bools and not u.dtype.is_bool):
+                continue
+            own = ValueType(DType.INT64) if u.weak else u
+            if not own.dtype.is_float:
+                own = promote(ValueType(own.dtype), ValueType(DType.FLOAT16))
+            f = own if f is None else promote(f, own)
+        assert f is not None
+        return ValueType(f.dtype)
     return promote(ValueType(t.dtype), ValueType(DType.FLOAT16))
 
 
