@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Mapping
 
 from polyopt.model.aff import FloorDiv, Lin
-from polyopt.model.dtypes import DType, ValueType, compare_type
+from polyopt.model.dtypes import BOOL, DType, ValueType, compare_type
 from polyopt.model.expr import Binary, Call, Cast, Expr, Literal, Load, Name, Select, Unary
 
 
@@ -161,9 +161,9 @@ class BodyPrinter:
     def _typed(self, e: Expr, text: str, t: ValueType) -> str:
         if e.type.dtype == t.dtype:
             return text
-        if isinstance(e, Literal) and not (
-                self.checked and t.dtype.is_int and isinstance(e.value, float)
-                and not _float_fits(e.value, t.dtype)):
+        if isinstance(e, Literal) and not (self.checked and t.dtype.is_int and (
+                not _float_fits(e.value, t.dtype) if isinstance(e.value, float)
+                else self._python_int_may_not_fit(e, t))):
             return literal(e.value, t)
         return self._convert(e, text, t)
 
@@ -175,6 +175,14 @@ class BodyPrinter:
             # Python int or a float that does not fit raises (finding 018)
             return (f"({self.expr(e.cond)} ? {self.typed(e.then, t)} : "
                     f"{self.typed(e.otherwise, t)})")
+        if self.checked and t.dtype.is_int and isinstance(e, Call) and e.fn in ("min", "max") \
+                and len({a.type for a in e.args}) > 1:
+            # the same for Python's min and max, which return one operand as it is:
+            # max(a, b, c) is c if c > max(a, b) else max(a, b), as CPython compares
+            *rest_args, last = e.args
+            rest = rest_args[0] if len(rest_args) == 1 else Call(e.fn, tuple(rest_args), e.type)
+            cond = Binary(">" if e.fn == "max" else "<", last, rest, BOOL)
+            return f"({self.expr(cond)} ? {self.typed(last, t)} : {self.typed(rest, t)})"
         source = e.type
         if self.checked and source.dtype.is_float and t.dtype.is_int:
             self.raises = True

@@ -389,3 +389,55 @@ def test_a_numpy_maximum_of_an_operand_chosen_as_an_int(fn, dtype) -> None:
     fn(want, x.copy())
     polyopt.jit(fn)(got, x)
     np.testing.assert_array_equal(got, want)
+
+
+def min_of_minus_one_stored(B, C):
+    for i in range(B.shape[0]):
+        B[i] = min(-1, C[i])
+
+
+def min_of_200_stored(B, C):
+    for i in range(B.shape[0]):
+        B[i] = min(200, C[i])
+
+
+def max_of_three_stored(B, C, D):
+    for i in range(B.shape[0]):
+        B[i] = max(C[i], 70000, D[i])
+
+
+@pytest.mark.parametrize(("fn", "target", "source"), [
+    (min_of_minus_one_stored, np.uint16, np.int32),
+    (min_of_200_stored, np.int8, np.int16),
+])
+def test_a_stored_min_that_chooses_a_python_int_checks_it(fn, target, source):
+    """``min(-1, C32[i])`` is the Python int -1 where ``C32[i] >= -1``, which NumPy
+    cannot store in a uint16 array (OverflowError), and ``C32[i]`` itself elsewhere,
+    which it stores (hostile40a finding 1: the choice was stored unchecked)."""
+    B = np.zeros(3, target)
+    C = np.array([300, 7, 250], dtype=source)
+    with pytest.raises(OverflowError):
+        fn(B.copy(), C)
+    with pytest.raises(OverflowError):
+        polyopt.jit(fn)(B.copy(), C)
+    small = np.array([-5, -3, -2], dtype=source)  # min chooses C[i] (< -1 and < 200)
+    want, got = B.copy(), B.copy()
+    if target is np.uint16:  # NumPy 2 stores a negative int16 in uint16 by wrapping
+        want[:] = small
+    else:
+        fn(want, small)
+    polyopt.jit(fn)(got, small)
+    assert np.array_equal(got, want)
+
+
+def test_a_stored_max_of_three_checks_only_the_python_int_it_chooses():
+    B = np.zeros(2, np.uint16)
+    C = np.array([1, 80000], dtype=np.int32)
+    D = np.array([0, 5], dtype=np.int32)
+    with pytest.raises(OverflowError):  # max(1, 70000, 0) is the Python int 70000
+        polyopt.jit(max_of_three_stored)(B.copy(), C, D)
+    C[0] = 100000  # each max is an int32 now, which NumPy wraps into uint16
+    want, got = B.copy(), B.copy()
+    max_of_three_stored(want, C, D)
+    polyopt.jit(max_of_three_stored)(got, C, D)
+    assert np.array_equal(got, want) and want[0] == 100000 % 2**16
