@@ -95,10 +95,12 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
     taken = set(scop.params) | set(scop.arrays) | set(scop.scalars)
     for s in scop.statements:
         taken |= set(s.iterators)
-    walker = AstWalker(scop, openmp, dialect, taken, args, function)
-    body = _function_body(walker, tree, taken, work_scop)
+    # the check first: a kernel whose sizes isl cannot check is refused whatever its
+    # loop code, so that refusal should not wait for that code's AST
     check_fn = f"{function}_check"
     check_src, messages = _check_function(scop, check_fn)
+    walker = AstWalker(scop, openmp, dialect, taken, args, function)
+    body = _function_body(walker, tree, taken, work_scop)
     raises = dialect.body.raises
     params = ", ".join([a.declaration() for a in args] + ([ERROR_PARAM] if raises else [])) \
         or "void"

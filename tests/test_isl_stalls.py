@@ -17,10 +17,15 @@ Stop 39, helper session, finding 02: the value-based flows that expanding a buff
 register tiling needs (doitgen's ``sum_``) took isl 145 s on a guarded, strided nest,
 asked once per loop and statement.  The expansion has its own budget
 (``EXPANSION_OPS``), and is not tried again for an array isl gave up on.
+
+Stop 40, helper session a, finding 2: a subset test deciding whether an array may be
+private to a loop (``verdicts._subset``) stalled isl; on sets with local variables it
+runs in a forked child with a deadline.
 """
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import numpy as np
@@ -28,6 +33,7 @@ import pytest
 from polyopt.backend_c import ast_walk, emit
 
 import polyopt
+from polyopt.analysis import verdicts
 from polyopt.model.errors import SizeCheckTooComplex
 from polyopt.scheduler import register_tiling
 
@@ -118,6 +124,28 @@ def test_a_size_check_isl_does_not_finish_refuses_the_kernel(monkeypatch) -> Non
     kernel = polyopt.jit(strided_sizes)
     with pytest.raises(SizeCheckTooComplex, match=r"strided_sizes\(\): isl did not find within 1 s"):
         kernel(3, 7, np.zeros((96, 96, 96), np.int64))
+
+
+def reversed_strided_under_min_max(x):
+    n = x.shape[0]
+    for i in range(n - 1, -1, -7):
+        for j in range(max(i // 3, 2 * i - n), min(n, (i + 5) // 2), 3):
+            for k in range(j, i + 1, 5):
+                x[k] += 1
+
+
+def test_a_privatization_test_isl_does_not_finish_is_given_up(monkeypatch) -> None:
+    """Hostile session 40a, finding 2: whether ``x`` may be private to the ``j`` loop
+    is a subset test of sets with local variables, which kept isl for minutes (over
+    290 s in all) below any operation budget.  It runs in a forked child with a
+    deadline now, then the size check (isl cannot finish it either) refuses the
+    kernel before any AST is built for it."""
+    monkeypatch.setattr(verdicts, "PRIVATE_SUBSET_SECONDS", 0.5)
+    monkeypatch.setattr(emit, "CHECK_SECONDS", 1.0)
+    start = time.monotonic()
+    with pytest.raises(SizeCheckTooComplex, match=r"reversed_strided_under_min_max\(\)"):
+        polyopt.jit(reversed_strided_under_min_max)(np.zeros(50))
+    assert time.monotonic() - start < 120  # a hang guard, not a speed goal: it takes ~5 s
 
 
 def strided_ok(x, n):

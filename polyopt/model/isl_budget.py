@@ -50,6 +50,10 @@ AST_QUICK_OPS = 250_000
 # 2mm's register-tiled nest needs 350,000 (a forked probe cost it 0.25 s)
 AST_PLAIN_QUICK_OPS = 700_000
 AST_SECONDS = 10.0
+# one subset test of sets with local variables (strided loops) deciding whether an array
+# may be private to a loop's iterations, which is optional (the loop stays sequential):
+# no operation budget stops it (one test took isl minutes, hostile40a finding 2)
+PRIVATE_SUBSET_SECONDS = 2.0
 ESTIMATE_OPS = 1_000_000  # the instances a call runs, for its team flag (backend_c/work.py)
 AST_CHECK_OPS = 300_000  # checking one AST (backend_c/ast_check.py): past this, unchecked
 

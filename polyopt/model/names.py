@@ -401,6 +401,12 @@ def name_dims(s: isl.Set, dims: tuple[str, ...]) -> isl.Set:
     return s
 
 
+def has_local_variables(s: isl.Set) -> bool:
+    """Whether some piece of ``s`` has an existentially quantified variable (a stride,
+    a floor division, a projection)."""
+    return any(b.dim(dim_type.div) > 0 for b in s.get_basic_sets())
+
+
 def has_iterator_stride(s: isl.Set) -> bool:
     """Whether ``s`` keeps its dimensions on a lattice (a loop stepping by more than 1,
     an ``i % 2 == 0`` test): an equality between its dimensions and a local variable
