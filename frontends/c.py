@@ -33,6 +33,8 @@ from polyopt.model.names import c_frontend_renames, internal_name
 _PRAGMA_LINE = re.compile(r"^\s*#\s*pragma\s+(scop|endscop)\s*(//.*|/\*.*)?$")
 _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$", re.S)
 _DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)", re.M)
+_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*([A-Za-z_]\w*)?")
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:line[ \t]+)?\d[^\n]*", re.M)
 _ARITHMETIC = {"char", "short", "int", "long", "signed", "unsigned", "float", "double"}
 
@@ -108,8 +110,11 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None,
             names_in_file=frozenset(file_names), typedefs=_typedefs(ast), index=k, start_line=f.start.coord.line,
             end_line=f.end.coord.line,
         )
+        directives = _directives(filename, lines, src.start_line, src.end_line)
         region, found_problems = build_region(src)
-        problems += found_problems
+        problems += directives + found_problems
+        if directives:
+            continue
         if region is not None:
             region_text = "\n".join(lines[src.start_line:src.end_line - 1])
             sizes, floats = size_macros(p, text, cpp or CppOptions(), src.start_line,
@@ -219,6 +224,28 @@ def _kind(node: c_ast.Node) -> str | None:
         if words and words[0] in ("scop", "endscop"):
             return words[0]
     return None
+
+
+def _directives(filename: str, lines: tuple[str, ...], start: int, end: int) -> list[Problem]:
+    """A problem for each preprocessor directive between a region's pragmas (lines
+    ``start`` and ``end``), but pragmas (the parser sees those) and line markers: the region's C is
+    written as one block without them, so a ``#define`` there would no longer change the
+    code after the region, nor an ``#ifdef`` follow a ``-D`` build."""
+    inner = "\n".join(lines[start:end - 1])
+    # comments blanked, their newlines kept: a `#` inside one is no directive
+    inner = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), inner)
+    problems = []
+    for k, line in enumerate(inner.split("\n"), start + 1):
+        m = _DIRECTIVE.match(line)
+        if m is None or m.group(1) in ("pragma", "line", None):
+            continue  # a line marker (`#line 500`, `# 40 "gen.c"`) changes no code
+        loc = SourceLocation(filename, k, line.index("#") + 1, lines[k - 1])
+        problems.append(Problem(loc, f"`#{m.group(1) or ''}`", "a preprocessor directive inside "
+                                "a `#pragma scop` region: polyopt writes the region's C as one "
+                                "block without it, so the code after the region would see "
+                                "other macros, or a -D build other branches; move it above "
+                                "`#pragma scop`"))
+    return problems
 
 
 def _problem(node: c_ast.Node, filename: str, lines: tuple[str, ...], reason: str) -> Problem:
