@@ -254,3 +254,61 @@ def test_a_macro_reached_through_function_like_macros_is_checked(tmp_path: Path)
     assert _numbers_match(_build(tmp_path, src, []).stdout, same.stdout)
     other = _build(tmp_path, out, ["-DOFF=3"])
     assert other.returncode != 0 and "-DOFF=" in other.stderr, other.stderr
+
+
+INSIDE_A_MACRO = r"""
+#include <stdio.h>
+#ifndef OFF
+#define OFF 2
+#endif
+#ifndef N
+#define N ((int)20)
+#endif
+#define LIM (n - OFF)
+#define ROW (__LINE__ - 14)
+int A[100];
+static void k(int n) {
+#pragma scop
+  for (int i = 1; i < LIM; i++) A[i + ROW] = A[i - 1] + i;
+  for (int i = 1; i < N; i++) A[i] += A[i - 1];
+#pragma endscop
+}
+int main(void) { k(20); printf("%d %d\n", A[15], A[19]); return 0; }
+"""
+
+
+@pytest.mark.parametrize(("flag", "says"), [
+    ("-DOFF=8", "-DOFF="),  # named only in LIM's body, a non-constant macro
+    ("-DN=50", "-DN="),  # a value with a cast, which #if cannot evaluate
+])
+def test_macros_inside_other_macros_and_with_casts_are_checked(
+        tmp_path: Path, flag: str, says: str) -> None:
+    """Hostile session 41b, findings 05 and 06: `OFF` in the body of `LIM = (n - OFF)`
+    and `N = ((int)20)` were written as their values unchecked, and a -D build of the
+    output silently gave the old sizes' results.  ``ROW`` names ``__LINE__``, which has
+    no one value: it is not checked (its check would always fail, finding 09)."""
+    src, out = _optimized(tmp_path, INSIDE_A_MACRO)
+    text = out.read_text()
+    assert "#if (OFF) != (2)" in text and "_Static_assert((N) == (((int)20))" in text
+    assert "ROW" not in text.split("/* polyopt")[0].split("#define ROW")[1].split("\n", 1)[1]
+    same = _build(tmp_path, out, [])
+    assert same.returncode == 0, same.stderr
+    assert _numbers_match(_build(tmp_path, src, []).stdout, same.stdout)
+    other = _build(tmp_path, out, [flag])
+    assert other.returncode != 0 and says in other.stderr, other.stderr
+
+
+@pytest.mark.parametrize("directive", ["#undef N\n#define N 30", "#ifdef TWICE\n#endif"])
+def test_a_directive_inside_the_region_is_refused(tmp_path: Path, directive: str) -> None:
+    """Hostile session 41b, findings 01 and 02: the region's C was written without its
+    `#define` (the code after the region saw the old macro) or with the `#ifdef` branch
+    of opt's own run (a -DTWICE build of the output ignored it)."""
+    source = STEPS.replace("      A[i] = B[i] + __LINE__ * 0.0;",
+                           "      A[i] = B[i] + __LINE__ * 0.0;\n" + directive)
+    src = tmp_path / "steps.c"
+    src.write_text(source)
+    proc = polyopt("opt", str(src), "-o", str(tmp_path / "out.c"))
+    first = directive.split()[0]
+    assert proc.returncode != 0 and not (tmp_path / "out.c").exists()
+    assert f"steps.c:19:1: error: `{first}`: a preprocessor directive inside a `#pragma " \
+        "scop` region" in proc.stderr, proc.stderr

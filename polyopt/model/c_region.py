@@ -76,7 +76,8 @@ class CRegion:
     # (name, value) of the macros the region names that expand to integer constants: the
     # C written holds their values (frontends/c_macros.py)
     size_macros: tuple[tuple[str, str], ...] = ()
-    # (name, value) of those that expand to float constants (`#define SCALE 0.5`)
+    # (name, value) of those that expand to float constants (`#define SCALE 0.5`) or to
+    # integer ones with casts (`((int)60)`), which `#if` cannot evaluate
     float_macros: tuple[tuple[str, str], ...] = ()
     # the function's locals declared outside the region that the region names (`int i,
     # j;` at the function's top), and the file's static functions only it calls: the C
