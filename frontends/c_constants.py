@@ -1,5 +1,5 @@
-"""Integer constant expressions with C's bitwise operators, folded before the regions
-are read, as the C compiler folds them.
+"""Integer constant expressions with C's bitwise operators, divisions and casts, folded
+before the regions are read, as the C compiler folds them.
 
 The subset has no bitwise operators, but macros use them on constants all the time
 (``#define N (1 << 10)``, ``#define HALF (N >> 1)``, ``~0``, ``MASK ^ 5`` for a
@@ -9,10 +9,12 @@ expression is a number, so it may stand in a bound, a subscript or a value::
     for (i = 0; i < (1 << 6); i++)        ->    for (i = 0; i < 64; i++)
     B[i] = A[i] + ((1 << 6) >> 1);        ->    B[i] = A[i] + 32;
 
+A division or remainder of constants (``N / 2`` of a ``#define N 32``) folds as C
+truncates it, and a cast of one to ``int`` or ``long`` (``((int)N >> 1)``) to its value.
 Only signed ``int`` and ``long`` constants are folded, in C's type of the result (the
 left operand's for a shift), and only where C defines the value: a shift count from 0
 to the width minus one, no bit shifted out of a non-negative value into or past the
-sign bit, no shift of a negative value left.  Anything else is left as written, and
+sign bit, no shift of a negative value left, no division by zero.  Anything else is left as written, and
 refused later as a bitwise operator.
 """
 
@@ -57,9 +59,37 @@ def _folded(node: c_ast.Node) -> c_ast.Node | None:
         if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
             return None  # shifted into the sign bit: C leaves it undefined
         return _constant(value, DType.INT64 if bits == 64 else DType.INT32, node)
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("/", "%"):
+        a, b = _value(node.left), _value(node.right)
+        if a is None or b is None or b[0] == 0:
+            return None
+        dtype = DType.INT64 if DType.INT64 in (a[1], b[1]) else DType.INT32
+        quotient = abs(a[0]) // abs(b[0]) * (1 if (a[0] < 0) == (b[0] < 0) else -1)
+        value = quotient if node.op == "/" else a[0] - b[0] * quotient  # C truncates
+        low, high = dtype.bounds
+        return _constant(value, dtype, node) if low <= value <= high else None
     if isinstance(node, c_ast.UnaryOp) and node.op == "~":
         a = _value(node.expr)
         return None if a is None else _constant(~a[0], a[1], node)
+    if isinstance(node, c_ast.Cast) and _cast_type(node) is not None:
+        a = _value(node.expr)
+        dtype = _cast_type(node)
+        if a is None or dtype is None or not dtype.bounds[0] <= a[0] <= dtype.bounds[1]:
+            return None
+        return _constant(a[0], dtype, node)
+    return None
+
+
+def _cast_type(node: c_ast.Cast) -> DType | None:
+    """INT32 or INT64 for a cast to ``int`` or ``long`` (signed), else None."""
+    decl = node.to_type.type
+    if not isinstance(decl, c_ast.TypeDecl) or not isinstance(decl.type, c_ast.IdentifierType):
+        return None
+    words = [w for w in decl.type.names if w not in ("signed", "const")]
+    if words in (["int"], []):
+        return DType.INT32 if "signed" in decl.type.names or words else None
+    if words in (["long"], ["long", "int"], ["long", "long"], ["long", "long", "int"]):
+        return DType.INT64
     return None
 
 

@@ -133,6 +133,36 @@ def test_bitwise_constant_macros_are_numbers(tmp_path: Path) -> None:
     assert "<<" not in text.split("optimized scop region")[1].split("int main")[0]
 
 
+DIVIDED_MACROS = """\
+#include <stdio.h>
+#define N 32
+#define HALF ((int)N >> 1)
+int A[N], B[N];
+long L[N];
+int main(void) {
+  for (int i = 0; i < N; i++) B[i] = 3 * i - 40;
+#pragma scop
+  for (int i = 0; i < N / 2; i++) A[i] = i + (-7) / 2 + (-7) % 3;
+  for (int i = 0; i < HALF; i++) A[i + HALF] = B[i + N % 5] / (N / 8) - (long)HALF;
+  for (int i = (N - 1) / 3; i < N; i++) L[i] = B[i] * (1 / 2 + 7L / 3);
+#pragma endscop
+  for (int i = 0; i < N; i++) printf("%d %ld\\n", A[i], L[i]);
+  return 0;
+}
+"""
+
+
+def test_constant_divisions_and_casts_of_macros_are_numbers(tmp_path: Path) -> None:
+    """Hostile session 41b, finding 07: `i < N / 2` of a `#define N 32` was refused
+    ('integer division ... not supported in loop bounds'), and `((int)N >> 1)` was
+    'not an affine expression'.  Constant divisions fold as C truncates them (`(-7) /
+    2` is -3, `(-7) % 3` is -1), and casts of constants to int or long to their
+    values."""
+    text = same_as_unoptimized(tmp_path, DIVIDED_MACROS)
+    region = text.split("optimized scop region")[1].split("int main")[0]
+    assert "/ 2" not in region and ">>" not in region
+
+
 @pytest.mark.parametrize("expr", ["(1 << 31)", "(1 << 40)", "(-1 << 2)", "(i << 1)", "(1u << 2)"])
 def test_bitwise_expressions_c_leaves_undefined_or_not_constant_are_refused(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], expr: str) -> None:
