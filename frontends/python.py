@@ -79,6 +79,8 @@ def parse_function(fn: object, signature: Signature | None = None) -> Scop:
         # drop it, but CPython's `s1 = 0; s1 += m` holds the Python int until a narrow
         # int is assigned (fuzz 3803, program 52)
         python_ints = python_ints | attempt.python_ints
+    if not attempt.problems:
+        attempt = _path_types(facts, signature, attempt, unified, python_ints)
     if attempt.problems:
         problems = sorted(attempt.problems, key=lambda p: (p.location.line, p.location.col))
         if signature is None:  # the inferred types may be what is wrong, not the code
@@ -86,6 +88,52 @@ def parse_function(fn: object, signature: Signature | None = None) -> Scop:
         raise UnsupportedError(problems)
     assert attempt.scop is not None
     return attempt.scop
+
+
+def _path_types(facts: FunctionFacts, signature: Signature | None, attempt: _Attempt,
+                unified: Mapping[Key, Unified], python_ints: frozenset[str]) -> _Attempt:
+    """``attempt``, or its problems where a local's value depends on the path taken.
+
+    A local has one type, the join of the values assigned to it; one that is assigned a
+    Python scalar and NumPy values (``s = 1``, then ``s -= B64[i]`` and ``s -= A8[i]``
+    in the two branches of an ``if``) holds the Python scalar until a NumPy value is
+    assigned, and CPython computes with it then: ``s - A8[i]`` is a uint8 where the
+    ``else`` branch runs first, an int64 after the other.  Each assignment is converted
+    again with such locals typed as their Python scalars; a NumPy type other than the
+    local's own there means two types, refused as for two assignments in a row
+    (hostile session 41a, findings 06 and 07)."""
+    weak: dict[str, ValueType] = {}
+    for target, vtype in attempt.assigned:
+        if vtype.weak:
+            weak.setdefault(target.id, vtype)
+    # the user's int locals: an accumulator of array code (`np.sum(a32)`) starts at 0 on
+    # purpose, and is typed as NumPy's sum is.  Not floats: a float64 where CPython
+    # computes a float32 on some path is as precise or more (documented, README)
+    probed = {n: t for n, t in weak.items() if n in facts.local_names and t.dtype.is_int
+              and n in attempt.local_types and not attempt.local_types[n].weak}
+    if not probed:
+        return attempt
+    probe = _convert(facts, signature, {**attempt.local_types, **probed}, unified, python_ints)
+    # the refusal of two types in a row, met in the probe (`s -= A8[i]` after `s = 1`)
+    problems = [p for p in probe.problems
+                if any(p.construct.startswith(f"`{n}` holding ") for n in probed)]
+    seen = {p.construct.split("`")[1] for p in problems}
+    for target, vtype in probe.assigned:
+        name = target.id
+        want = attempt.local_types.get(name)
+        if name not in probed or name in seen or vtype.weak or want is None or vtype == want:
+            continue
+        seen.add(name)
+        problems.append(Problem(
+            facts.src.location(target), f"`{name}`",
+            f"holds a {want.dtype.value} here once a {want.dtype.value} value was assigned "
+            f"to it, but a {vtype.dtype.value} while it still holds the Python "
+            "int assigned before: CPython "
+            "computes on each value in its own type, a compiled local has one; convert "
+            f"the values to one type (`{name} = np.{want.dtype.value}(...)`) or use two locals"))
+    if not problems:
+        return attempt
+    return replace(attempt, scop=None, problems=tuple(problems))
 
 
 @dataclass(frozen=True)
@@ -98,6 +146,7 @@ class _Attempt:
     local_types: dict[str, ValueType]
     unified: dict[Key, Unified]
     python_ints: frozenset[str]  # locals assigned a Python int
+    assigned: tuple[tuple[ast.Name, ValueType], ...] = ()  # each local's assignments
 
 
 def _convert(facts: FunctionFacts, signature: Signature | None,
@@ -111,9 +160,10 @@ def _convert(facts: FunctionFacts, signature: Signature | None,
     solved = solve(symbols.shapes.equations, unified, symbols.param_sources, _auto(symbols))
     if problems:
         return _Attempt(None, tuple(problems), symbols.local_types, solved,
-                        frozenset(symbols.python_ints))
+                        frozenset(symbols.python_ints), tuple(symbols.assigned))
     return _Attempt(_assemble(symbols, scop, [*walker.bindings.fills, *nodes]), (),
-                    symbols.local_types, solved, frozenset(symbols.python_ints))
+                    symbols.local_types, solved, frozenset(symbols.python_ints),
+                    tuple(symbols.assigned))
 
 
 def _assemble(symbols: Symbols, scop: ScopBuilder, nodes: list[Node]) -> Scop:

@@ -301,6 +301,7 @@ class StatementWalker:
                                 "two locals")
             ttype = join(before, vtype) if before is not None else vtype
             sym.local_types[name] = ttype
+            sym.assigned.append((target, vtype))
             if value.type.weak and value.type.dtype.is_int and not _small_constant(value):
                 sym.python_ints.add(name)
             if sym.held_wide(name):

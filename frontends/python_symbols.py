@@ -135,6 +135,8 @@ class Symbols:
         # locals assigned a Python int somewhere (and those an earlier pass found)
         self.prior_python_ints = frozenset(prior_python_ints)
         self.python_ints: set[str] = set()
+        # each assignment of a local: its target and the type of the value assigned
+        self.assigned: list[tuple[ast.Name, ValueType]] = []
         self.arrays: dict[str, ArrayInfo] = {}
         self.scalar_args: dict[str, ValueType] = {}
         self.arg_order: tuple[str, ...] = ()

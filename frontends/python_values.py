@@ -266,6 +266,7 @@ class ValueConverter:
                 return Call(fn, tuple(args), t)
             if len(args) < 2:
                 raise NotAffine(node, f"{fn}()", "needs two or more arguments")
+            _compared_pairwise(args, node)
             return self._choice(Call(fn, tuple(args), choice_type([a.type for a in args])), node)
         if module is None and fn == "abs":
             _arity(node, args, 1)
@@ -355,6 +356,14 @@ def binary(op: str, a: Expr, b: Expr, node: ast.AST) -> Expr:
                             "integer constant, a bool or an unsigned int (use float values "
                             "for other powers)")
     return Binary(op, a, b, t)
+
+
+def _compared_pairwise(args: list[Expr], node: ast.AST) -> None:
+    """Refuse what ``<`` refuses between two of ``args``: ``max`` and ``min`` compare
+    them by value (a uint64 and a Python int that may be negative)."""
+    for k, a in enumerate(args):
+        for b in args[k + 1:]:
+            binary("<", a, b, node)
 
 
 def _non_negative_exponent(b: Expr) -> bool:

@@ -229,7 +229,8 @@ def test_a_python_int_meeting_a_narrow_int_raises_where_numpy_does(fn, dtype) ->
     where CPython raises, the same result where it does not."""
     big = {np.uint8: 200, np.int32: 2**31 - 5, np.uint64: 2**63}[dtype]
     a, out = np.array([5, big, 7], dtype), np.zeros(3, dtype)
-    if fn is compare_by_value and dtype is np.uint64:  # a documented refusal
+    if fn in (compare_by_value, minus_choice) and dtype is np.uint64:  # documented refusals
+        # (min compares as `<` does: hostile session 41a, finding 01)
         with pytest.raises(UnsupportedError, match="comparison of a uint64"):
             polyopt.jit(fn)(a, out)
         return
