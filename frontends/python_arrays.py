@@ -35,7 +35,7 @@ from polyopt.frontends.python_array_values import (
 from polyopt.frontends.python_array_views import parts, view_base, written
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_symbols import ArrayInfo
-from polyopt.frontends.refusal import NotAffine
+from polyopt.frontends.refusal import READ_BEFORE_ASSIGNED, NotAffine
 from polyopt.frontends.scop_builder import Place
 
 from polyopt.model.aff import Lin, Not, conj
@@ -115,7 +115,7 @@ class ArrayLowering:
                   fresh: bool) -> None:
         """``t = <array value>`` declares the new local array ``t``."""
         if isinstance(st, ast.AugAssign):
-            raise NotAffine(target, f"`{target.id}`", "is read before it is assigned")
+            raise NotAffine(target, f"`{target.id}`", READ_BEFORE_ASSIGNED)
         if not fresh and (not place.top or self.symbols.facts.rebindings(target.id) != 1):
             raise NotAffine(target, f"new array `{target.id}`", "an array value can be assigned to a "
                             "new name only once, at the top level of the function (write "

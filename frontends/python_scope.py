@@ -15,7 +15,7 @@ from polyopt.frontends.python_affine import AffineConverter
 from polyopt.frontends.python_helpers import Helper, at_helper, helper_of, inline_expression
 from polyopt.frontends.python_symbols import WIDE_LOCAL, Symbols
 from polyopt.frontends.python_values import ValueConverter, ValueScope, lin_to_expr
-from polyopt.frontends.refusal import NotAffine
+from polyopt.frontends.refusal import READ_BEFORE_ASSIGNED, NotAffine
 
 from polyopt.model.aff import Formula, Lin, MinMax
 from polyopt.model.dtypes import WEAK_INT, ValueType
@@ -122,7 +122,7 @@ class FunctionScope:
         if n in sym.facts.loop_vars:
             raise NotAffine(node, f"loop variable `{n}`", "is used outside its loop")
         if n in sym.facts.assign_count:
-            raise NotAffine(node, f"`{n}`", "is read before it is assigned")
+            raise NotAffine(node, f"`{n}`", READ_BEFORE_ASSIGNED)
         raise NotAffine(node, f"`{n}`", sym.facts.env.unusable(node, affine=False))
 
     # --- sizes and subscripts -------------------------------------------------------------

@@ -25,7 +25,7 @@ from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.python_swap import DoubleBuffers, as_run, in_swapped_copy
 from polyopt.frontends.python_symbols import WIDE_LOCAL
 from polyopt.frontends.python_values import binary
-from polyopt.frontends.refusal import NotAffine, if_condition, reads_data
+from polyopt.frontends.refusal import READ_BEFORE_ASSIGNED, NotAffine, if_condition, reads_data
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band, loop_bounds
 
 from polyopt.model.aff import TRUE, Cmp, Lin, Not
@@ -58,6 +58,7 @@ class StatementWalker:
         self.problems = problems
         self.buffers = DoubleBuffers(scope)
         self.arrays = ArrayLowering(scope)  # NumPy array code -> loops (python_arrays)
+        self.refused_targets: set[str] = set()  # locals whose assignment was refused
 
     def block(self, body: list[ast.stmt], place: Place, top: bool = False) -> list[Node]:
         nodes: list[Node] = []
@@ -77,11 +78,14 @@ class StatementWalker:
                                              and j == len(stmts) - 1)
                 except NotAffine as e:
                     self._problem(e)
+                    self.refused_targets |= _assigned_names(st)
         self.scope.enter(saved)
         return nodes
 
     def _problem(self, e: NotAffine) -> None:
         assert isinstance(e.node, ast.AST)
+        if e.reason == READ_BEFORE_ASSIGNED and e.construct.strip("`") in self.refused_targets:
+            return  # its assignment was refused, which is the problem to report
         self.problems.append(self.src.problem(e.node, e.construct, e.reason))
 
     def _statement(self, st: ast.stmt, place: Place, last: bool) -> list[Node]:
@@ -391,6 +395,13 @@ def _small_constant(value: Expr) -> bool:
         return all(not o.type.weak or _small_constant(o) for o in _choice_operands(value))
     return isinstance(value, Literal) and isinstance(value.value, int) and (
         0 <= value.value <= 127)
+
+
+def _assigned_names(st: ast.stmt) -> set[str]:
+    """The names ``st`` assigns (``t = ...``, ``t += ...``, ``a, b = ...``)."""
+    targets = st.targets if isinstance(st, ast.Assign) else \
+        [st.target] if isinstance(st, (ast.AugAssign, ast.AnnAssign)) else []
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
 
 
 def _assigned_type(value: Expr) -> ValueType:

@@ -15,6 +15,10 @@ from polyopt.model.aff import Aff, Formula, Lin, scale
 _Node = TypeVar("_Node")
 
 
+#: the reason given for a local read before any assignment to it ran
+READ_BEFORE_ASSIGNED = "is read before it is assigned"
+
+
 class NotAffine(Exception):
     """Raised with the offending node and the reason; the caller turns it into a Problem."""
 

@@ -290,3 +290,19 @@ def test_an_int_argument_past_int64_says_why(k) -> None:
         with pytest.raises(OverflowError, match=r"outside the int64 range: this kernel takes "
                                                 r"an int argument as a size"):
             kernel(np.arange(4, dtype=np.uint8), k)
+
+
+def refused_then_read(B):
+    s = 1
+    t = -s + B[0]
+    return t
+
+
+def test_a_refused_assignment_is_the_one_problem_reported() -> None:
+    """Hostile session 41a, finding 05: the refusal of ``-s + B[0]`` (a Python int -1
+    meeting a uint8) came with a second, false problem: '`t`: is read before it is
+    assigned', for the ``return t`` after the refused assignment."""
+    with pytest.raises(UnsupportedError) as caught:
+        polyopt.jit(refused_then_read)(np.array([5], np.uint8))
+    assert "out of bounds for uint8" in str(caught.value)
+    assert "read before it is assigned" not in str(caught.value)
