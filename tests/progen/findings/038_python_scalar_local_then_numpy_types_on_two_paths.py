@@ -65,25 +65,6 @@ def test_an_int_local_of_one_numpy_type_on_every_path_is_compiled() -> None:
     assert polyopt.jit(int_one_type_on_every_path)(A, B) == int_one_type_on_every_path(A, B)
 
 
-def test_a_local_of_one_numpy_type_on_every_path_is_compiled() -> None:
-    x = np.linspace(-1, 1, 7).astype(np.float32)
-    y = np.arange(7, dtype=np.int64)
-
-    def kernel(x, y, out):
-        s = 0.0
-        for i in range(x.shape[0]):
-            if i % 2 == 0:
-                s += x[i]
-            else:
-                s -= x[i] * 2.0
-        out[0] = s
-
-    want, got = np.zeros(1, np.float32), np.zeros(1, np.float32)
-    kernel(x, y, want)
-    polyopt.jit(kernel, strict_fp=True)(x, y, got)
-    assert np.array_equal(got, want)
-
-
 def max_of_uint64_and_a_negative_int(a, c):
     for i in range(a.shape[0]):
         c[i] = max(a[i], -100)
