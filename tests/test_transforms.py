@@ -37,6 +37,7 @@ import polyopt
 from polyopt.analysis.dependences import DepKind, analyze
 from polyopt.model.names import rename_set
 from polyopt.model.schedule_tree import Leaf, Sequence, loops
+from polyopt.transforms import licm as licm_module
 from polyopt.transforms.skew import wavefront
 from polyopt.transforms.split import split_diagonal_tiles, split_full_tiles
 from polyopt.transforms.tree import normalize
@@ -795,6 +796,19 @@ def test_licm_then_vectorize_of_a_recurrence_is_illegal():
     s = polyopt.schedule(row_accumulate).licm("k")
     illegal(lambda: s.vectorize("k"), array="C", source="S0", sink="S0", direction=("=", "<"),
             lines=(line_of(row_accumulate, "C[i] = C[i] * 0.5"),))
+
+
+def test_licm_isl_cannot_decide_within_its_budget_is_declined(monkeypatch):
+    """Hostile session 41b, finding 04: the domains of an `if`/`else if` chain of
+    truncating divisions kept isl 33 s in LICM's subset test.  Past ``LICM_OPS`` the
+    loop keeps no accumulator (the automatic scheduler's choice) and a user's request
+    is refused, saying why."""
+    monkeypatch.setattr(licm_module, "LICM_OPS", 1)
+    with pytest.raises(polyopt.IllegalTransformationError, match="isl did not decide"):
+        polyopt.schedule(matmul).licm("k")
+    k = polyopt.jit(matmul)
+    assert "C_acc" not in k.c_source(*make_matmul(np.random.default_rng(0), 3))
+    assert_identical(k, make_matmul)
 
 
 def test_licm_where_the_element_changes_is_illegal():

@@ -38,6 +38,8 @@ EXPANSION_OPS = 1_000_000
 # the rows a per-thread copy of a C region's array holds (model/c_region.py): past this,
 # no copy (a guarded update with three truncating divisions stalled isl, session 39b)
 COPY_ROWS_OPS = 1_000_000
+# deciding whether a loop may keep an accumulator in a register, which is optional
+LICM_OPS = 2_000_000
 MARKING_OPS = 100_000_000  # contraction, its re-analysis and the loop marks of one schedule
 # building one loop nest's AST: every PolyBench kernel needs under 2,000,000; a fuzzed C
 # region spent 550 s (about 20,000,000 operations in 30 s) where its source order takes

@@ -37,7 +37,8 @@ from polyopt.analysis.describe import describe
 from polyopt.analysis.timeline import timeline
 from polyopt.analysis.verdicts import LoopVerdict, var_name
 from polyopt.model import isl_text
-from polyopt.model.errors import IllegalTransformationError
+from polyopt.model.errors import IllegalTransformationError, TooComplexError
+from polyopt.model.isl_budget import LICM_OPS, budget
 from polyopt.model.schedule_tree import Band, Leaf, LoopDim, Node, Sequence
 from polyopt.model.scop import Access, Scop, Statement
 from polyopt.transforms.tree import at, find
@@ -82,6 +83,18 @@ def _may_touch(s: Statement, access: Access, pairs: isl.UnionMap) -> bool:
 
 
 def _why_not(scop: Scop, tree: Node, loop_id: str) -> tuple[tuple[str, ...], str]:
+    """:func:`_why_not_exact`, or no accumulator past :data:`LICM_OPS`: the domains of an
+    ``if``/``else if`` chain of truncating divisions made one subset test of it take isl
+    16 s (hostile session 41b, finding 04)."""
+    try:
+        with budget(LICM_OPS, f"keeping the accumulators of loop {loop_id} in registers"):
+            return _why_not_exact(scop, tree, loop_id)
+    except TooComplexError:
+        return (), (f"isl did not decide within {LICM_OPS:,} operations whether its "
+                    "statements write one element throughout the loop")
+
+
+def _why_not_exact(scop: Scop, tree: Node, loop_id: str) -> tuple[tuple[str, ...], str]:
     band, unrolled, stmts = _body(tree, loop_id)
     if stmts is None:
         return (), "its body is not a single statement or a sequence of statements"
