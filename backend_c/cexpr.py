@@ -186,6 +186,8 @@ class BodyPrinter:
         source = e.type
         if self.checked and source.dtype.is_float and t.dtype.is_int:
             self.raises = True
+            if t.dtype.is_unsigned and not source.weak:  # NumPy wraps a NumPy float there
+                return f"polyopt_np_to_{_suffix(t.dtype)}({text}, {ERROR_FLAG})"
             return f"polyopt_to_{_suffix(t.dtype)}({text}, {ERROR_FLAG})"
         if self._python_int_may_not_fit(e, t):
             low, high = t.dtype.bounds

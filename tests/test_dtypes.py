@@ -236,11 +236,21 @@ def stores_nan_into_int(f, out):
         out[i] = f[i]
 
 
-@pytest.mark.parametrize(("value", "error"), [(math.nan, ValueError), (300.0, OverflowError),
-                                              (-1.0, OverflowError)])
-def test_float_that_no_uint8_holds_raises(value: float, error: type[Exception]) -> None:
-    with pytest.raises(error):
-        polyopt.jit(stores_nan_into_int)(np.array([1.0, value]), np.zeros(2, np.uint8))
+def test_a_nan_stored_into_uint8_raises() -> None:
+    """NumPy's cast of NaN is invalid (a warning, any value): Python's ValueError."""
+    with pytest.raises(ValueError):
+        polyopt.jit(stores_nan_into_int)(np.array([1.0, math.nan]), np.zeros(2, np.uint8))
+
+
+@pytest.mark.parametrize(("value", "stored"), [(300.0, 44), (-1.0, 255)])
+def test_a_float_element_past_uint8_wraps_as_numpy_stores_it(value: float, stored: int) -> None:
+    """A NumPy float (an array element) stored into uint8 is NumPy's cast: truncated and
+    wrapped, where a Python float raises (hostile session 41a, finding 02)."""
+    out = np.zeros(2, np.uint8)
+    polyopt.jit(stores_nan_into_int)(np.array([1.0, value]), out)
+    want = np.zeros(2, np.uint8)
+    stores_nan_into_int(np.array([1.0, value]), want)
+    assert out.tolist() == want.tolist() == [1, stored]
 
 
 def allocate(n):

@@ -4,6 +4,8 @@ user's construct."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -306,3 +308,50 @@ def test_a_refused_assignment_is_the_one_problem_reported() -> None:
         polyopt.jit(refused_then_read)(np.array([5], np.uint8))
     assert "out of bounds for uint8" in str(caught.value)
     assert "read before it is assigned" not in str(caught.value)
+
+
+def store_floats(B, X):
+    for i in range(B.shape[0]):
+        B[i] = X[i]
+
+
+def cast_floats(B, X):
+    for i in range(B.shape[0]):
+        B[i] = np.uint8(X[i])
+
+
+@pytest.mark.parametrize("fn", [store_floats, cast_floats])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64])
+def test_a_numpy_float_into_an_unsigned_int_wraps_as_numpy_does(fn, dtype) -> None:
+    """Hostile session 41a, finding 02: ``u8[i] = x64[i]`` with -1.0 raised OverflowError
+    ('a float too large'), where NumPy's cast truncates and wraps (255); only a Python
+    float (``u8[i] = -1.0``) raises.  Values NumPy's cast calls invalid (a warning, and
+    any value) are left out."""
+    values = [-1.0, -1.5, -0.5, 300.0, 70000.7, -3.0, 255.9, 1e10, -1e10, 9.3e18]
+    kept = []
+    for v in values:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            try:
+                fn(np.zeros(1, dtype), np.array([v]))
+            except RuntimeWarning:
+                continue
+        kept.append(v)
+    X = np.array(kept)
+    want, got = np.zeros(len(X), dtype), np.zeros(len(X), dtype)
+    fn(want, X)
+    polyopt.jit(fn)(got, X)
+    assert got.tolist() == want.tolist()
+    assert want[0] == (np.iinfo(dtype).max if fn is store_floats else 255)
+
+
+def store_a_python_float(B, X):
+    for i in range(B.shape[0]):
+        B[i] = -1.0 if X[i] > 0 else 2.0
+
+
+def test_a_python_float_into_an_unsigned_int_still_raises() -> None:
+    with pytest.raises(OverflowError):
+        store_a_python_float(np.zeros(1, np.uint8), np.ones(1))
+    with pytest.raises(OverflowError):
+        polyopt.jit(store_a_python_float)(np.zeros(1, np.uint8), np.ones(1))
