@@ -23,7 +23,7 @@ from polyopt.frontends.c_preprocess import FAKE_LIBC, CppOptions, LineMap, prepr
 from polyopt.frontends.c_region import build_region
 from polyopt.frontends.c_shadowing import unshadow
 from polyopt.frontends.c_source import RegionSource
-from polyopt.frontends.c_types import TypeTable, scope_at
+from polyopt.frontends.c_types import TypeTable, scope_at, walk_nodes
 from pycparser import c_ast, c_parser
 
 from polyopt.model.c_region import CFile, CRegion
@@ -308,8 +308,12 @@ def _typedefs(ast: c_ast.FileAST) -> tuple[str, ...]:
     (``uint8_t``), and ``bool``, are left to the harness's ``#include``s."""
     out: list[str] = []
     known = set(_ARITHMETIC) | {"_Bool", "_Float16"}
-    for ext in ast.ext:
-        if isinstance(ext, c_ast.Typedef) and isinstance(ext.type, c_ast.TypeDecl) and \
+    # the file's, then those inside its functions (c_types.TypeTable reads those too)
+    typedefs = [e for e in ast.ext if isinstance(e, c_ast.Typedef)] + [
+        n for e in ast.ext if isinstance(e, c_ast.FuncDef) for n in walk_nodes(e.body)
+        if isinstance(n, c_ast.Typedef)]
+    for ext in typedefs:
+        if ext.name not in known and isinstance(ext.type, c_ast.TypeDecl) and \
                 isinstance(ext.type.type, c_ast.IdentifierType) and \
                 set(ext.type.type.names) <= known:
             known.add(ext.name)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
 from polyopt.model.dtypes import DType
 
@@ -72,13 +72,24 @@ def element_dtype(words: tuple[str, ...]) -> tuple[DType | None, str]:
 
 
 class TypeTable:
-    """File-level typedefs, to resolve names such as ``DATA_TYPE`` or ``base``."""
+    """Typedefs, to resolve names such as ``DATA_TYPE`` or ``base``: the file's, and those
+    declared inside its functions (``typedef double real;`` in ``main``) where every
+    function that declares the name gives it one type and the file does not."""
 
     def __init__(self, ast: c_ast.FileAST) -> None:
         self.typedefs: dict[str, c_ast.Node] = {}
+        local: dict[str, list[c_ast.Node]] = {}
         for ext in ast.ext:
             if isinstance(ext, c_ast.Typedef):
                 self.typedefs[ext.name] = ext.type
+            elif isinstance(ext, c_ast.FuncDef):
+                for node in walk_nodes(ext.body):
+                    if isinstance(node, c_ast.Typedef):
+                        local.setdefault(node.name, []).append(node.type)
+        text = c_generator.CGenerator()
+        for name, types in local.items():
+            if name not in self.typedefs and len({text.visit(t) for t in types}) == 1:
+                self.typedefs[name] = types[0]
 
     def of(self, decl_type: c_ast.Node) -> CType:
         """Flatten a declarator chain (``PtrDecl``/``ArrayDecl``/``TypeDecl``)."""
@@ -169,3 +180,13 @@ def scope_at(ast: c_ast.FileAST, fn: c_ast.FuncDef, path: list[c_ast.Compound],
 
 def _contains(node: c_ast.Node, target: c_ast.Node) -> bool:
     return any(child is target or _contains(child, target) for _, child in node.children())
+
+
+def walk_nodes(node: c_ast.Node) -> list[c_ast.Node]:
+    """``node`` and every node below it."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(child for _, child in n.children())
+    return out

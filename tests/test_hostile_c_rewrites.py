@@ -163,6 +163,38 @@ def test_constant_divisions_and_casts_of_macros_are_numbers(tmp_path: Path) -> N
     assert "/ 2" not in region and ">>" not in region
 
 
+LOCAL_TYPEDEF = """\
+#include <stdio.h>
+int main(void) {
+  typedef double real;
+  real A[64][64], B[64][64], C[64][64];
+  for (int i = 0; i < 64; i++) for (int j = 0; j < 64; j++) { A[i][j] = i * 0.5 + j; B[i][j] = i - j * 0.25; C[i][j] = 0; }
+  real t;
+#pragma scop
+  for (int i = 0; i < 64; i++)
+    for (int j = 0; j < 64; j++) {
+      t = (real)0;
+      for (int k = 0; k < 64; k++) t += A[i][k] * B[k][j];
+      C[i][j] = t;
+    }
+#pragma endscop
+  double s = 0; for (int i = 0; i < 64; i++) for (int j = 0; j < 64; j++) s += C[i][j] * (i + 1) - j;
+  printf("%.6f\\n", s);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("options", [(), ("--verify",)])
+def test_a_typedef_inside_the_function_is_read(tmp_path: Path, options: tuple[str, ...]) -> None:
+    """Hostile session 41b, finding 03: `typedef double real;` inside `main` made `real
+    t;` 'type `real` is not supported', where the same typedef at file scope was read.
+    A function's typedefs are read too (one type per name), and `--verify`'s harness
+    declares them for the region's own `(real)0`."""
+    text = same_as_unoptimized(tmp_path, LOCAL_TYPEDEF, *options)
+    assert "optimized scop region" in text
+
+
 @pytest.mark.parametrize("expr", ["(1 << 31)", "(1 << 40)", "(-1 << 2)", "(i << 1)", "(1u << 2)"])
 def test_bitwise_expressions_c_leaves_undefined_or_not_constant_are_refused(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], expr: str) -> None:
