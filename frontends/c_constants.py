@@ -71,12 +71,11 @@ def _folded(node: c_ast.Node) -> c_ast.Node | None:
     if isinstance(node, c_ast.UnaryOp) and node.op == "~":
         a = _value(node.expr)
         return None if a is None else _constant(~a[0], a[1], node)
-    if isinstance(node, c_ast.Cast) and _cast_type(node) is not None:
-        a = _value(node.expr)
-        dtype = _cast_type(node)
-        if a is None or dtype is None or not dtype.bounds[0] <= a[0] <= dtype.bounds[1]:
+    if isinstance(node, c_ast.Cast):
+        cast, a = _cast_type(node), _value(node.expr)
+        if cast is None or a is None or not cast.bounds[0] <= a[0] <= cast.bounds[1]:
             return None
-        return _constant(a[0], dtype, node)
+        return _constant(a[0], cast, node)
     return None
 
 
