@@ -56,17 +56,18 @@ POLYOPT_TO_INT(u8, uint8_t, 0.0, 255.0)
 static inline uint64_t polyopt_to_u64(double x, int32_t *err)
 { if (x > -1.0 && x < 0x1p64) return (uint64_t)x;
   polyopt_raise(err, x != x ? POLYOPT_NAN_TO_INT : POLYOPT_INT_OVERFLOW); return 0; }
-/* A NumPy float stored in an unsigned array: NumPy truncates it to int64 and wraps
-   (-1.5 -> 255 in uint8); a uint64 takes [2**63, 2**64) as it is.  Past those, NumPy's
-   cast is invalid (a warning and any value): raised here as for a Python float. */
+/* A NumPy float stored in an unsigned array: NumPy truncates it to a signed int (int32
+   for uint8 and uint16, int64 for the wider ones) and wraps (-1.5 -> 255 in uint8); a
+   uint64 takes [2**63, 2**64) as it is.  Past those, NumPy's cast is invalid (a warning
+   and any value): raised here as for a Python float. */
 static inline uint64_t polyopt_np_to_u64(double x, int32_t *err)
 { return x < 0x1p63 ? (uint64_t)polyopt_to_i64(x, err) : polyopt_to_u64(x, err); }
 static inline uint32_t polyopt_np_to_u32(double x, int32_t *err)
 { return (uint32_t)polyopt_to_i64(x, err); }
 static inline uint16_t polyopt_np_to_u16(double x, int32_t *err)
-{ return (uint16_t)polyopt_to_i64(x, err); }
+{ return (uint16_t)polyopt_to_i32(x, err); }
 static inline uint8_t polyopt_np_to_u8(double x, int32_t *err)
-{ return (uint8_t)polyopt_to_i64(x, err); }
+{ return (uint8_t)polyopt_to_i32(x, err); }
 """
 
 #: float16 through gcc's _Float16 (gcc >= 12 on x86-64, AArch64); emitted only when used

@@ -43,10 +43,12 @@ _FLOAT_EXPRESSION = re.compile(rf"(?:\s|{_FLOAT}|\d+[uUlL]*(?![.\w])|[-+*/()])+"
 _HAS_FLOAT = re.compile(_FLOAT)
 _INT_TYPE = (r"\(\s*(?:(?:const|signed|unsigned|char|short|int|long)\b\s*)+\)"
              r"|\(\s*(?:size_t|ptrdiff_t|u?int(?:8|16|32|64)_t)\s*\)")
-# integer arithmetic with casts to integer types, which `#if` cannot evaluate: `((int)60)`
+_FLOAT_TYPE = r"\(\s*(?:(?:const|long|float|double|_Float16)\b\s*)+\)"
+# arithmetic with casts to arithmetic types, which `#if` cannot evaluate: `((int)60)`,
+# PolyBench's `((double)1.5)`
 _CAST_EXPRESSION = re.compile(
-    rf"(?:{_INT_TYPE}|\s|0[xX][0-9a-fA-F]+[uUlL]*(?![.\w])|\d+[uUlL]*(?![.\w])"
-    r"|<<|>>|[-+*/%()~&|^])+")
+    rf"(?:{_INT_TYPE}|{_FLOAT_TYPE}|\s|{_FLOAT}|0[xX][0-9a-fA-F]+[uUlL]*(?![.\w])"
+    r"|\d+[uUlL]*(?![.\w])|<<|>>|[-+*/%()~&|^])+")
 
 
 Macros = tuple[tuple[str, str], ...]

@@ -126,11 +126,10 @@ def _path_types(facts: FunctionFacts, signature: Signature | None, attempt: _Att
         seen.add(name)
         problems.append(Problem(
             facts.src.location(target), f"`{name}`",
-            f"holds a {want.dtype.value} here once a {want.dtype.value} value was assigned "
-            f"to it, but a {vtype.dtype.value} while it still holds the Python "
-            "int assigned before: CPython "
-            "computes on each value in its own type, a compiled local has one; convert "
-            f"the values to one type (`{name} = np.{want.dtype.value}(...)`) or use two locals"))
+            f"is compiled as one {want.dtype.value} local, but CPython's holds a "
+            f"{vtype.dtype.value} here where it still held the Python int assigned before: "
+            "CPython computes on each value in its own type; convert the values to one "
+            f"type (`{name} = np.{want.dtype.value}(...)`) or use two locals"))
     if not problems:
         return attempt
     return replace(attempt, scop=None, problems=tuple(problems))

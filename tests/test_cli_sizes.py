@@ -264,32 +264,40 @@ INSIDE_A_MACRO = r"""
 #ifndef N
 #define N ((int)20)
 #endif
+#ifndef ALPHA
+#define ALPHA ((double)1.5)
+#endif
 #define LIM (n - OFF)
-#define ROW (__LINE__ - 14)
+#define ROW (__LINE__ - 17)
 int A[100];
+double D[100];
 static void k(int n) {
 #pragma scop
   for (int i = 1; i < LIM; i++) A[i + ROW] = A[i - 1] + i;
   for (int i = 1; i < N; i++) A[i] += A[i - 1];
+  for (int i = 0; i < N; i++) D[i] = D[i] * ALPHA + i;
 #pragma endscop
 }
-int main(void) { k(20); printf("%d %d\n", A[15], A[19]); return 0; }
+int main(void) { k(20); printf("%d %d %g\n", A[15], A[19], D[19]); return 0; }
 """
 
 
 @pytest.mark.parametrize(("flag", "says"), [
     ("-DOFF=8", "-DOFF="),  # named only in LIM's body, a non-constant macro
     ("-DN=50", "-DN="),  # a value with a cast, which #if cannot evaluate
+    ("-DALPHA=0.75", "-DALPHA="),  # PolyBench's ((DATA_TYPE)1.5): a float with a cast
 ])
 def test_macros_inside_other_macros_and_with_casts_are_checked(
         tmp_path: Path, flag: str, says: str) -> None:
     """Hostile session 41b, findings 05 and 06: `OFF` in the body of `LIM = (n - OFF)`
     and `N = ((int)20)` were written as their values unchecked, and a -D build of the
-    output silently gave the old sizes' results.  ``ROW`` names ``__LINE__``, which has
+    output silently gave the old sizes' results; so was `ALPHA = ((double)1.5)`
+    (session 41c, finding 03).  ``ROW`` names ``__LINE__``, which has
     no one value: it is not checked (its check would always fail, finding 09)."""
     src, out = _optimized(tmp_path, INSIDE_A_MACRO)
     text = out.read_text()
     assert "#if (OFF) != (2)" in text and "_Static_assert((N) == (((int)20))" in text
+    assert "_Static_assert((ALPHA) == (((double)1.5))" in text
     assert "ROW" not in text.split("/* polyopt")[0].split("#define ROW")[1].split("\n", 1)[1]
     same = _build(tmp_path, out, [])
     assert same.returncode == 0, same.stderr

@@ -355,3 +355,12 @@ def test_a_python_float_into_an_unsigned_int_still_raises() -> None:
         store_a_python_float(np.zeros(1, np.uint8), np.ones(1))
     with pytest.raises(OverflowError):
         polyopt.jit(store_a_python_float)(np.zeros(1, np.uint8), np.ones(1))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_a_numpy_float_past_numpy_int32_cast_into_uint8_raises(dtype) -> None:
+    """NumPy casts a float to uint8 or uint16 through int32: past it the cast is invalid
+    (a warning, any value), and polyopt raises as for a Python float (session 41c,
+    finding 06: it stored 2**31 + 5 as 5)."""
+    with pytest.raises(OverflowError):
+        polyopt.jit(store_floats)(np.zeros(1, dtype), np.array([2.0**31 + 5]))
