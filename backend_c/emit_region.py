@@ -445,6 +445,7 @@ def size_guards(region: CRegion) -> str:
         #if defined(__GNUC__) && !defined(__cplusplus)
         __extension__ _Static_assert((SCALE) == (0.5), "polyopt opt wrote ... for SCALE = 0.5: ...");
         __extension__ _Static_assert(__builtin_types_compatible_p(__typeof__(TSTEPS), __typeof__(10)), "...");
+        __extension__ _Static_assert(__builtin_types_compatible_p(DATA_TYPE, double), "...");
         #endif
     """
     def why(name: str, value: str) -> str:
@@ -454,7 +455,7 @@ def size_guards(region: CRegion) -> str:
     out = []
     for name, value in region.size_macros:
         out += [f"#if ({name}) != ({value})", f"#error \"{why(name, value)}\"", "#endif"]
-    if region.size_macros or region.float_macros:
+    if region.size_macros or region.float_macros or region.type_macros:
         # the value's type too: `i - K` is unsigned with -DK=3u, `F[i] + SCALE` float
         # with -DSCALE=0.5f, where the C written computes with `3` and `0.5`
         out.append("#if defined(__GNUC__) && !defined(__cplusplus)")
@@ -463,6 +464,9 @@ def size_guards(region: CRegion) -> str:
         out += [f"__extension__ _Static_assert(__builtin_types_compatible_p(__typeof__({name}), "
                 f"__typeof__({value})), \"{why(name, value + ' (of that type)')}\");"
                 for name, value in (*region.size_macros, *region.float_macros)]
+        # a type macro (`#define DATA_TYPE float`) is written as its type
+        out += [f"__extension__ _Static_assert(__builtin_types_compatible_p({name}, {value}), "
+                f"\"{why(name, value)}\");" for name, value in region.type_macros]
         out.append("#endif")
     return "".join(line + "\n" for line in out)
 

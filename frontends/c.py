@@ -117,11 +117,12 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None,
             continue
         if region is not None:
             region_text = "\n".join(lines[src.start_line:src.end_line - 1])
-            sizes, floats = size_macros(p, text, cpp or CppOptions(), src.start_line,
-                                        region_text)
+            sizes, floats, kinds = size_macros(p, text, cpp or CppOptions(), src.start_line,
+                                               region_text)
             called = tuple(sorted(_calls(f.items) & statics - src.outside_uses))
-            if sizes or floats or called:
+            if sizes or floats or kinds or called:
                 region = replace(region, size_macros=sizes, float_macros=floats,
+                                 type_macros=kinds,
                                  outside_locals=region.outside_locals + called)
             regions.append(region)
     if problems:

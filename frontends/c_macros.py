@@ -43,6 +43,9 @@ _FLOAT_EXPRESSION = re.compile(rf"(?:\s|{_FLOAT}|\d+[uUlL]*(?![.\w])|[-+*/()])+"
 _HAS_FLOAT = re.compile(_FLOAT)
 _INT_TYPE = (r"\(\s*(?:(?:const|signed|unsigned|char|short|int|long)\b\s*)+\)"
              r"|\(\s*(?:size_t|ptrdiff_t|u?int(?:8|16|32|64)_t)\s*\)")
+# an arithmetic type's name: `float`, `unsigned char`, `int64_t`
+_TYPE_NAME = re.compile(r"\s*(?:(?:const|signed|unsigned|char|short|int|long|float|double|"
+                        r"_Float16|_Bool|bool|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t)\b\s*)+")
 _FLOAT_TYPE = r"\(\s*(?:(?:const|long|float|double|_Float16)\b\s*)+\)"
 # arithmetic with casts to arithmetic types, which `#if` cannot evaluate: `((int)60)`,
 # PolyBench's `((double)1.5)`
@@ -55,19 +58,21 @@ Macros = tuple[tuple[str, str], ...]
 
 
 def size_macros(path: Path, text: str, options: CppOptions, line: int,
-                region_text: str) -> tuple[Macros, Macros]:
+                region_text: str) -> tuple[Macros, Macros, Macros]:
     """(name, value) of each name in ``region_text`` that is a macro of integer value
     at ``line`` of the file ``path`` (its text ``text``: the region's first), and of
     each that is a macro of float value (``#define SCALE 0.5``) or of integer value with
     casts (``((int)60)``), sorted by name; both empty where the file cannot be probed
     (the region's own parse reports why).  The names in the bodies of the macros the
     region names count too (``#define AT(a, i) a[(i) + OFF]`` and ``#define LIM (n -
-    OFF)`` name ``OFF``), but not a macro of ``__LINE__``, which has no one value."""
+    OFF)`` name ``OFF``), but not a macro of ``__LINE__``, which has no one value.  The
+    third: the macros that name an arithmetic type (``#define DATA_TYPE float``), which
+    the C written spells as that type."""
     code = _LITERAL.sub(" ", _COMMENT.sub(" ", region_text))
     # not the preprocessor's own (`__LINE__` has another value on each line)
     names = sorted({n for n in _IDENTIFIER.findall(code) if not n.startswith(("__", _PROBE))})
     if not names or line < 1:
-        return (), ()
+        return (), (), ()
     values, functions = _probe(path, text, options, line, names)
     more: set[str] = set()
     todo = [n for n in names if n in functions]
@@ -83,6 +88,7 @@ def size_macros(path: Path, text: str, options: CppOptions, line: int,
     varying = _varying(functions)
     found: dict[str, str] = {}
     floats: dict[str, str] = {}
+    types: dict[str, str] = {}
     for name, value in values.items():
         if not value or value == name or name in varying:
             continue
@@ -91,7 +97,10 @@ def size_macros(path: Path, text: str, options: CppOptions, line: int,
         elif (_FLOAT_EXPRESSION.fullmatch(value) and _HAS_FLOAT.search(value)) or \
                 _CAST_EXPRESSION.fullmatch(value):
             floats[name] = value
-    return tuple(sorted(found.items())), tuple(sorted(floats.items()))
+        elif _TYPE_NAME.fullmatch(value):
+            types[name] = value
+    return (tuple(sorted(found.items())), tuple(sorted(floats.items())),
+            tuple(sorted(types.items())))
 
 
 def _varying(macros: dict[str, tuple[set[str], str]]) -> set[str]:

@@ -320,3 +320,40 @@ def test_a_directive_inside_the_region_is_refused(tmp_path: Path, directive: str
     assert proc.returncode != 0 and not (tmp_path / "out.c").exists()
     assert f"steps.c:19:1: error: `{first}`: a preprocessor directive inside a `#pragma " \
         "scop` region" in proc.stderr, proc.stderr
+
+
+TYPE_MACRO = r"""
+#include <stdio.h>
+#ifndef DATA_TYPE
+#define DATA_TYPE float
+#endif
+double A[10], B[10];
+static void k(void) {
+  int i;
+#pragma scop
+  for (i = 0; i < 10; i++) {
+    DATA_TYPE t = A[i] / 3;
+    B[i] = t * 3 - A[i];
+  }
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < 10; i++) A[i] = 1.0 / (i + 7);
+  k();
+  for (int i = 0; i < 10; i++) printf("%.17g\n", B[i] * 1e20);
+  return 0;
+}
+"""
+
+
+def test_a_type_macro_is_checked(tmp_path: Path) -> None:
+    """Hostile session 41c, finding 04: `#define DATA_TYPE float` (PolyBench's
+    -DDATA_TYPE_IS_DOUBLE style) was written as `float` unchecked, and a
+    -DDATA_TYPE=double build of the output computed in float."""
+    src, out = _optimized(tmp_path, TYPE_MACRO)
+    assert "__builtin_types_compatible_p(DATA_TYPE, float)" in out.read_text()
+    same = _build(tmp_path, out, [])
+    assert same.returncode == 0, same.stderr
+    assert _numbers_match(_build(tmp_path, src, []).stdout, same.stdout)
+    other = _build(tmp_path, out, ["-DDATA_TYPE=double"])
+    assert other.returncode != 0 and "-DDATA_TYPE=" in other.stderr, other.stderr

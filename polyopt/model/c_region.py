@@ -79,6 +79,8 @@ class CRegion:
     # (name, value) of those that expand to float constants (`#define SCALE 0.5`) or to
     # integer ones with casts (`((int)60)`), which `#if` cannot evaluate
     float_macros: tuple[tuple[str, str], ...] = ()
+    # (name, type) of those that name an arithmetic type (`#define DATA_TYPE float`)
+    type_macros: tuple[tuple[str, str], ...] = ()
     # the function's locals declared outside the region that the region names (`int i,
     # j;` at the function's top), and the file's static functions only it calls: the C
     # written may no longer use them, and says `(void)i;`, so that -Wall finds the file
