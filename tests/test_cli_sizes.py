@@ -76,6 +76,19 @@ def _optimized(tmp_path: Path, source: str, *options: str) -> tuple[Path, Path]:
     return src, out
 
 
+def _checked(tmp_path: Path, source: str, flag: str) -> str:
+    """The output of ``source``: built as it is, it prints what the original prints;
+    built with ``flag`` (``-DOFF=3``), it does not compile and names the macro.  Its
+    text, returned."""
+    src, out = _optimized(tmp_path, source)
+    same = _build(tmp_path, out, [])
+    assert same.returncode == 0, same.stderr
+    assert _numbers_match(_build(tmp_path, src, []).stdout, same.stdout)
+    other = _build(tmp_path, out, [flag])
+    assert other.returncode != 0 and flag.split("=")[0] + "=" in other.stderr, other.stderr
+    return out.read_text()
+
+
 def test_a_macro_the_region_names_is_checked_when_the_output_is_compiled(
         tmp_path: Path) -> None:
     src, out = _optimized(tmp_path, STEPS)
@@ -247,13 +260,7 @@ def test_a_macro_reached_through_function_like_macros_is_checked(tmp_path: Path)
     """Helper session 39b, finding 03: `OFF`, named only in the body of `AT`, which
     `TWICE` calls, was written as its value unchecked; -DOFF=3 then gave OFF = 2's
     result."""
-    src, out = _optimized(tmp_path, THROUGH)
-    assert "#if (OFF) != (2)" in out.read_text()
-    same = _build(tmp_path, out, [])
-    assert same.returncode == 0, same.stderr
-    assert _numbers_match(_build(tmp_path, src, []).stdout, same.stdout)
-    other = _build(tmp_path, out, ["-DOFF=3"])
-    assert other.returncode != 0 and "-DOFF=" in other.stderr, other.stderr
+    assert "#if (OFF) != (2)" in _checked(tmp_path, THROUGH, "-DOFF=3")
 
 
 INSIDE_A_MACRO = r"""
@@ -282,28 +289,21 @@ int main(void) { k(20); printf("%d %d %g\n", A[15], A[19], D[19]); return 0; }
 """
 
 
-@pytest.mark.parametrize(("flag", "says"), [
-    ("-DOFF=8", "-DOFF="),  # named only in LIM's body, a non-constant macro
-    ("-DN=50", "-DN="),  # a value with a cast, which #if cannot evaluate
-    ("-DALPHA=0.75", "-DALPHA="),  # PolyBench's ((DATA_TYPE)1.5): a float with a cast
+@pytest.mark.parametrize("flag", [
+    "-DOFF=8",  # named only in LIM's body, a non-constant macro
+    "-DN=50",  # a value with a cast, which #if cannot evaluate
+    "-DALPHA=0.75",  # PolyBench's ((DATA_TYPE)1.5): a float with a cast
 ])
-def test_macros_inside_other_macros_and_with_casts_are_checked(
-        tmp_path: Path, flag: str, says: str) -> None:
+def test_macros_inside_other_macros_and_with_casts_are_checked(tmp_path: Path, flag: str) -> None:
     """Hostile session 41b, findings 05 and 06: `OFF` in the body of `LIM = (n - OFF)`
     and `N = ((int)20)` were written as their values unchecked, and a -D build of the
     output silently gave the old sizes' results; so was `ALPHA = ((double)1.5)`
     (session 41c, finding 03).  ``ROW`` names ``__LINE__``, which has
     no one value: it is not checked (its check would always fail, finding 09)."""
-    src, out = _optimized(tmp_path, INSIDE_A_MACRO)
-    text = out.read_text()
+    text = _checked(tmp_path, INSIDE_A_MACRO, flag)
     assert "#if (OFF) != (2)" in text and "_Static_assert((N) == (((int)20))" in text
     assert "_Static_assert((ALPHA) == (((double)1.5))" in text
     assert "ROW" not in text.split("/* polyopt")[0].split("#define ROW")[1].split("\n", 1)[1]
-    same = _build(tmp_path, out, [])
-    assert same.returncode == 0, same.stderr
-    assert _numbers_match(_build(tmp_path, src, []).stdout, same.stdout)
-    other = _build(tmp_path, out, [flag])
-    assert other.returncode != 0 and says in other.stderr, other.stderr
 
 
 @pytest.mark.parametrize("directive", ["#undef N\n#define N 30", "#ifdef TWICE\n#endif"])
@@ -350,10 +350,5 @@ def test_a_type_macro_is_checked(tmp_path: Path) -> None:
     """Hostile session 41c, finding 04: `#define DATA_TYPE float` (PolyBench's
     -DDATA_TYPE_IS_DOUBLE style) was written as `float` unchecked, and a
     -DDATA_TYPE=double build of the output computed in float."""
-    src, out = _optimized(tmp_path, TYPE_MACRO)
-    assert "__builtin_types_compatible_p(DATA_TYPE, float)" in out.read_text()
-    same = _build(tmp_path, out, [])
-    assert same.returncode == 0, same.stderr
-    assert _numbers_match(_build(tmp_path, src, []).stdout, same.stdout)
-    other = _build(tmp_path, out, ["-DDATA_TYPE=double"])
-    assert other.returncode != 0 and "-DDATA_TYPE=" in other.stderr, other.stderr
+    text = _checked(tmp_path, TYPE_MACRO, "-DDATA_TYPE=double")
+    assert "__builtin_types_compatible_p(DATA_TYPE, float)" in text
