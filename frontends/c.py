@@ -19,7 +19,7 @@ from typing import NoReturn
 from polyopt.frontends.c_affine import text
 from polyopt.frontends.c_constants import fold_constants
 from polyopt.frontends.c_macros import size_macros
-from polyopt.frontends.c_preprocess import FAKE_LIBC, CppOptions, LineMap, preprocess
+from polyopt.frontends.c_preprocess import COMMENT, FAKE_LIBC, CppOptions, LineMap, preprocess
 from polyopt.frontends.c_region import build_region
 from polyopt.frontends.c_shadowing import unshadow
 from polyopt.frontends.c_source import RegionSource
@@ -34,7 +34,6 @@ _PRAGMA_LINE = re.compile(r"^\s*#\s*pragma\s+(scop|endscop)\s*(//.*|/\*.*)?$")
 _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$", re.S)
 _DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)", re.M)
 _DIRECTIVE = re.compile(r"[ \t]*#[ \t]*([A-Za-z_]\w*)?")
-_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:line[ \t]+)?\d[^\n]*", re.M)
 _ARITHMETIC = {"char", "short", "int", "long", "signed", "unsigned", "float", "double"}
 
@@ -234,7 +233,7 @@ def _directives(filename: str, lines: tuple[str, ...], start: int, end: int) -> 
     code after the region, nor an ``#ifdef`` follow a ``-D`` build."""
     inner = "\n".join(lines[start:end - 1])
     # comments blanked, their newlines kept: a `#` inside one is no directive
-    inner = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), inner)
+    inner = COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), inner)
     problems = []
     for k, line in enumerate(inner.split("\n"), start + 1):
         m = _DIRECTIVE.match(line)

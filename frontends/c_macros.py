@@ -24,12 +24,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from polyopt.frontends.c_preprocess import CppOptions, preprocess
+from polyopt.frontends.c_preprocess import COMMENT, CppOptions, preprocess
 
 from polyopt.model.errors import PolyoptError
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _LITERAL = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'")
 # integer constants (decimal, octal, hex, with suffixes) and the arithmetic `#if` knows
 _INTEGER_EXPRESSION = re.compile(
@@ -68,7 +67,7 @@ def size_macros(path: Path, text: str, options: CppOptions, line: int,
     OFF)`` name ``OFF``), but not a macro of ``__LINE__``, which has no one value.  The
     third: the macros that name an arithmetic type (``#define DATA_TYPE float``), which
     the C written spells as that type."""
-    code = _LITERAL.sub(" ", _COMMENT.sub(" ", region_text))
+    code = _LITERAL.sub(" ", COMMENT.sub(" ", region_text))
     # not the preprocessor's own (`__LINE__` has another value on each line)
     names = sorted({n for n in _IDENTIFIER.findall(code) if not n.startswith(("__", _PROBE))})
     if not names or line < 1:

@@ -130,6 +130,9 @@ _GNU_DEFINES = (
     "_Float128=double", "__float128=double",
 )
 
+#: a C comment, block or line (string literals are the caller's to blank first, where
+#: they may hold `/*`)
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _MISSING = re.compile(r"fatal error: (\S+?): No such file or directory")
 _DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal )?error: (?P<msg>.*)$",
                    re.M)
