@@ -9,10 +9,12 @@ therefore checked:
 
 - ``s + u8[i]`` (uint8 ``s``) and a store into a uint8 array: NumPy converts a Python
   int to uint8, checked, and a uint8 stays one: the read as it is;
+- a store into another int array: the held value converted as a Python int, checked
+  (where CPython held a NumPy int that does not fit, NumPy would wrap it: that raises);
 - arithmetic with an int64 or float64 value (``s * f64[i]``; not the Python float in
   ``s * 0.5``, whose result's type follows ``s``'s), a comparison (NumPy compares a
-  Python int by value), ``float(s)``, ``int(s)``, a store into a float64 or int64 array,
-  and a ``min``/``max``/choice assigned straight back to such a local: the held value,
+  Python int by value), ``float(s)``, ``int(s)``, a store into a float64 array, and a
+  ``min``/``max``/choice of ints assigned straight back to such a local: the held value,
   unconverted::
 
       min((uint16)fit(s, 0, 65535), -2)   ->   min(s, -2)
@@ -65,18 +67,40 @@ class HeldReads:
             return value
         kept: set[int] = set()  # reads whose narrow conversion is NumPy's
         out = map_nodes(value, lambda e: self._visit(e, kept))
-        if into_held and out.type.dtype in _TAKES_ANY_INT:
-            if isinstance(out, Call) and out.fn in ("min", "max"):
-                out = replace(out, args=tuple(self._held(a) for a in out.args))
-            elif isinstance(out, Select):
-                out = replace(out, then=self._held(out.then), otherwise=self._held(out.otherwise))
+        if into_held:
+            out = self._choice_into_held(out)
         if self.read_of(out) is not None and store is not None and out.type == store:
+            kept.add(id(out))
+        elif (store is not None and store.dtype.is_int and isinstance(out, Cast)
+              and out.type == store and self.read_of(out.operand) is not None):
+            # into another int array: the held value converted as NumPy converts a Python
+            # int, checked; it raises where a held NumPy int out of range would wrap
+            out = Cast(self._held(out.operand), store)
             kept.add(id(out))
         for n in walk(out):
             name = self.read_of(n)
             if name is not None and id(n) not in kept:
                 raise self._refusal(st, name)
         return out
+
+    def _choice_into_held(self, value: Expr) -> Expr:
+        """A ``min``/``max``/choice of ints assigned straight back to a held local, with
+        its held operands unconverted: the local then holds the operand chosen, compared
+        by value (``m = max(m, u8[i])`` after ``m = -1`` holds the Python int -1 or the
+        uint8 as it is, in the wide storage)."""
+        inner = value.operand if isinstance(value, Cast) and value.type == WIDE_LOCAL else value
+        if inner.type.dtype.is_float or not (
+                isinstance(inner, Select) or isinstance(inner, Call) and inner.fn in ("min", "max")):
+            return value
+        if isinstance(inner, Call):
+            args = tuple(self._held(a) for a in inner.args)
+            if any(a.type.dtype.is_float for a in args):
+                return value
+            return replace(inner, args=args, type=WIDE_LOCAL)
+        then, otherwise = self._held(inner.then), self._held(inner.otherwise)
+        if then.type.dtype.is_float or otherwise.type.dtype.is_float:
+            return value
+        return replace(inner, then=then, otherwise=otherwise, type=WIDE_LOCAL)
 
     def _visit(self, e: Expr, kept: set[int]) -> Expr:
         if isinstance(e, Binary) and e.op in COMPARISONS:
@@ -107,4 +131,4 @@ class HeldReads:
             f"one's own type, so this use would depend on the path taken; give it one "
             f"type: `int(...)` where the {t} is assigned, or `np.{t}(...)` where the Python "
             f"int is (comparisons, float(), int(), arithmetic with a {t}, int64 or float64 "
-            f"value and a store into an array of those take either as it is)"))
+            f"value and a store into an int or float64 array take either as it is)"))

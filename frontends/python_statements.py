@@ -293,6 +293,7 @@ class StatementWalker:
             return name, indices, ValueType(sym.arrays[name].dtype)
         if isinstance(target, ast.Name):
             name = target.id
+            _refuse_path_typed_choice(target, value)
             vtype = _assigned_type(value)
             before = sym.local_types.get(name)
             if (before is not None and not before.weak and not vtype.weak
@@ -406,12 +407,15 @@ def _assigned_names(st: ast.stmt) -> set[str]:
 
 def _assigned_type(value: Expr) -> ValueType:
     """The type a local takes from ``value``: a choice between the values of one int type
-    narrower than int64 and constants 0 to 127 (``s = min(C32[i], 1)``) gives that type,
-    as those constants do (:func:`_small_constant`).  CPython's value is one or the other,
-    and that type holds both exactly.  The choice's own static type, a Python int, would
-    make a store of the local into another narrow array raise where NumPy wraps the
-    chosen int32 (``B16[0] = s``: fuzz finding 035)."""
-    if value.type != WEAK_INT or _choice_args(value) is None or not _small_constant(value):
+    narrower than int64 and Python ints (``s = min(C32[i], 1)``) gives that type.  With
+    constants 0 to 127 only, it is the type those constants give (:func:`_small_constant`):
+    CPython's value is one or the other, and that type holds both exactly.  With other
+    Python ints the local holds either (:meth:`Symbols.held_wide`), and each use is
+    checked (:mod:`python_held`): its static type a Python int, ``t * 3`` would compute
+    in int64 where CPython's chosen uint8 wraps (hostile session 41a, finding 03).  The
+    choice's own static type would also make a store of the local into another narrow
+    array raise where NumPy wraps the chosen int32 (``B16[0] = s``: fuzz finding 035)."""
+    if value.type != WEAK_INT or _choice_args(value) is None:
         return value.type
     strong = {o.type for o in _choice_operands(value) if not o.type.weak}
     if len(strong) == 1:
@@ -419,6 +423,34 @@ def _assigned_type(value: Expr) -> ValueType:
         if t.dtype.is_int and t.dtype not in (DType.INT64, DType.UINT64):
             return t
     return value.type
+
+
+def _refuse_path_typed_choice(target: ast.Name, value: Expr) -> None:
+    """NotAffine where a local is assigned a choice whose operands' types CPython would
+    compute on differently later: two NumPy types with an int or a bool among them
+    (``t = max(u8[i], i8[i])``, ``s += max(a64[i], u32[i])``: ``t * 2`` wraps in uint8
+    where the uint8 is chosen), or a NumPy bool beside a Python scalar (``min(b[i], 2)``:
+    ``t + t`` is a logical or of NumPy bools, an addition of Python ints).  A choice
+    between a float32 and a float64 takes the float64, as precise (README)."""
+    if _choice_args(value) is None:
+        return
+    operands = _choice_operands(value)
+    types = {o.type for o in operands}
+    strong = sorted({t.dtype.value for t in types if not t.weak})
+    if len(strong) > 1 and any(not DType(d).is_float for d in strong):
+        held, fix = f"a NumPy {strong[0]} or a NumPy {strong[1]}", "the operands to one type"
+    elif strong == [DType.BOOL.value] and not all(
+            not o.type.weak or isinstance(o, Literal) and o.type.dtype is DType.BOOL
+            and not o.value for o in operands):
+        # (a Python False computes as NumPy's: False + False is 0, -False an error alike)
+        held, fix = "a NumPy bool or a Python scalar", "the bool (`bool(b[i])`, `int(b[i])`)"
+    else:
+        return
+    name = target.id
+    raise NotAffine(target, f"`{name}` holding {held}",
+                    f"a choice between them gives either, and CPython computes on each in "
+                    f"its own type later, a compiled local has one; convert {fix}, or the "
+                    f"choice (`int(max(...))`, `float(...)`)")
 
 
 def _choice_args(value: Expr) -> tuple[Expr, ...] | None:

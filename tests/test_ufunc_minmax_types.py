@@ -123,6 +123,13 @@ def maximum_argument(u, k):
 def builtin_max_argument(u, k):
     s = 0
     for i in range(u.shape[0]):
+        s += int(max(u[i], k))
+    return s
+
+
+def builtin_max_argument_path_typed(u, k):
+    s = 0
+    for i in range(u.shape[0]):
         s += max(u[i], k)
     return s
 
@@ -136,3 +143,7 @@ def test_maximum_with_an_int_argument_the_array_type_cannot_hold_raises() -> Non
             kernel(u, 300)
     # the builtin max compares by value and returns a Python int: no conversion
     assert polyopt.jit(builtin_max_argument)(u, 300) == builtin_max_argument(u, 300)
+    # without int(), CPython's `s` turns uint8 wherever u[i] is chosen, and wraps there:
+    # a compiled local has one type, so it is refused (hostile session 41c, finding 05)
+    with pytest.raises(polyopt.UnsupportedError, match="`s` holding a NumPy uint8 or a Python int"):
+        polyopt.jit(builtin_max_argument_path_typed)(u, 300)
