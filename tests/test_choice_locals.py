@@ -165,7 +165,7 @@ def test_a_choice_whose_type_cannot_change_a_result_matches_cpython(kernel, args
     r_want = kernel(*want)
     r_got = polyopt.jit(kernel)(*got)
     assert r_got == r_want
-    for w, g in zip(want, got):
+    for w, g in zip(want, got, strict=True):
         np.testing.assert_array_equal(g, w)
 
 
