@@ -11,8 +11,10 @@ therefore checked:
   int to uint8, checked, and a uint8 stays one: the read as it is;
 - a store into another int array: the held value converted as a Python int, checked
   (where CPython held a NumPy int that does not fit, NumPy would wrap it: that raises);
-- arithmetic with an int64 or float64 value (``s * f64[i]``; not the Python float in
-  ``s * 0.5``, whose result's type follows ``s``'s), a comparison (NumPy compares a
+- arithmetic with an int64 or float64 value (``s * f64[i]``; the Python float in
+  ``s * 0.5`` only in a value stored into an array, with no float32 or float16 in it:
+  the result is a Python float or a NumPy float64, which a float32 meets differently),
+  a comparison (NumPy compares a
   Python int by value), ``float(s)``, ``int(s)``, a store into a float64 array, and a
   ``min``/``max``/choice of ints assigned straight back to such a local: the held value,
   unconverted::
@@ -45,6 +47,7 @@ class HeldReads:
 
     def __init__(self, symbols: Symbols) -> None:
         self.symbols = symbols
+        self.python_float_ok = False
 
     def read_of(self, e: Expr) -> str | None:
         """The local whose held-wide read ``e`` is (``Cast(Name(s, int64), narrow)``)."""
@@ -66,6 +69,10 @@ class HeldReads:
         if not any(self.read_of(n) for n in walk(value)):
             return value
         kept: set[int] = set()  # reads whose narrow conversion is NumPy's
+        # a Python float meets either held value in float64, a Python float or a NumPy
+        # float64: the same number, and the same type where nothing narrower meets it
+        self.python_float_ok = store is not None and not any(
+            n.type.dtype in (DType.FLOAT32, DType.FLOAT16) for n in walk(value))
         out = map_nodes(value, lambda e: self._visit(e, kept))
         if into_held:
             out = self._choice_into_held(out)
@@ -111,7 +118,9 @@ class HeldReads:
                     continue  # (s * s meets no NumPy value)
                 if y.type == x.type:
                     kept.add(id(x))
-                elif not y.type.weak and y.type.dtype in _TAKES_ANY_INT and e.type == y.type:
+                elif (not y.type.weak and y.type.dtype in _TAKES_ANY_INT and e.type == y.type
+                      or self.python_float_ok and y.type.weak and y.type.dtype.is_float
+                      and e.type.dtype is DType.FLOAT64):
                     # s + f64[i], s * i64[i]: y's type either way, the held value exact in it
                     held = self._held(x)
                     return replace(e, lhs=held) if x is e.lhs else replace(e, rhs=held)

@@ -143,6 +143,19 @@ def bool_or_false(b, out):
         out[i] = t + t
 
 
+def held_times_a_python_float(u8, out):
+    """uint8 * 0.25 and int * 0.25 are both float64, and store the same number."""
+    for i in range(u8.shape[0]):
+        t = u8[i] // 3 if i > 1 else i - 7
+        out[i] = t * 0.25
+
+
+def held_times_a_python_float_beside_float32(u8, x32, out):
+    for i in range(u8.shape[0]):
+        t = u8[i] // 3 if i > 1 else i - 7
+        out[i] = t * 0.25 + x32[i]
+
+
 def held_then_arithmetic(u8):
     m = -1
     for i in range(u8.shape[0]):
@@ -154,6 +167,7 @@ def held_then_arithmetic(u8):
     (accumulate_max_converted, (A64, U32)),
     (bool_converted, (B, np.zeros(4, np.int64))),
     (bool_or_false, (B, np.zeros(4, np.int64))),
+    (held_times_a_python_float, (U8, np.zeros(4))),
     (stored_wide, (U8, np.zeros(4, np.int64))),
     (max_from_minus_one, (U8,)),
     (max_from_minus_one, (np.zeros(0, np.uint8),)),
@@ -173,6 +187,13 @@ def test_arithmetic_on_a_local_holding_a_narrow_int_or_a_python_int_is_refused()
     # CPython's m is np.uint8(200) here, and m + 1 would wrap at 255
     with pytest.raises(polyopt.UnsupportedError, match="`m` holding a NumPy uint8 or a Python int"):
         polyopt.jit(held_then_arithmetic)(U8)
+
+
+def test_a_held_local_times_a_python_float_beside_a_float32_is_refused() -> None:
+    # np.float64 + float32 is a float64, a Python float + float32 a float32
+    with pytest.raises(polyopt.UnsupportedError, match="`t` holding a NumPy uint8 or a Python int"):
+        polyopt.jit(held_times_a_python_float_beside_float32)(
+            U8, np.ones(4, np.float32), np.zeros(4, np.float32))
 
 
 def test_a_held_local_stored_into_another_int_type_is_checked() -> None:
