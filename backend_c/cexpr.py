@@ -68,6 +68,10 @@ _CLASSIFY = frozenset({"isnan", "isinf", "isfinite"})
 _ROUNDING = frozenset({"floor", "ceil", "trunc"})
 
 
+
+def _unsigned_64(t: ValueType) -> bool:
+    return t.dtype is DType.UINT64
+
 class Hoisted:
     """The loads of one loop iteration, each read once into a local.
 
@@ -111,6 +115,7 @@ class BodyPrinter:
         self.lgamma_used = False  # whether some printed text calls polyopt_lgamma (prelude)
         self.nan_minmax_used = False  # whether it calls polyopt_maximum/minimum (prelude)
         self.pyint_fit_used = False  # whether it calls polyopt_fit (prelude.PYINT_FIT)
+        self.exact_compare_used = False  # whether it calls prelude.EXACT_COMPARE
         # Python int arguments the call checks for each narrow int (python_ints.py)
         self.call_checked: Mapping[DType, frozenset[str]] = {}
         self.empty_reduction_used = False  # whether it raises prelude.EMPTY_REDUCTION
@@ -258,6 +263,17 @@ class BodyPrinter:
         if e.op in ("and", "or"):
             return f"({sub(e.lhs)} {'&&' if e.op == 'and' else '||'} {sub(e.rhs)})"
         if e.op in ("<", "<=", ">", ">=", "==", "!="):
+            signs = (_unsigned_64(e.lhs.type), _unsigned_64(e.rhs.type))
+            if self.checked and signs in ((True, False), (False, True)) and not any(
+                    x.type.dtype.is_float or x.type.dtype.is_bool or x.type.weak
+                    for x in (e.lhs, e.rhs)):
+                # a uint64 and a signed NumPy int: NumPy compares them exactly, where
+                # their promotion (float64) would round both
+                u, s = (e.lhs, e.rhs) if signs[0] else (e.rhs, e.lhs)
+                self.exact_compare_used = True
+                cmp = (f"polyopt_cmp_u64_i64({typed(u, ValueType(DType.UINT64))}, "
+                       f"{typed(s, ValueType(DType.INT64))})")
+                return f"({cmp} {e.op} 0)" if signs[0] else f"(0 {e.op} {cmp})"
             t = compare_type(e.lhs.type, e.rhs.type)
             return f"({typed(e.lhs, t)} {e.op} {typed(e.rhs, t)})"
         t = e.type

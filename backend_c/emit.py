@@ -31,6 +31,7 @@ from polyopt.backend_c.dialect import KernelDialect
 from polyopt.backend_c.narrow import narrow_prelude
 from polyopt.backend_c.prelude import (
     EMPTY_REDUCTION,
+    EXACT_COMPARE,
     LGAMMA,
     NAN_MINMAX,
     PREFETCH,
@@ -112,6 +113,7 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
         + (LGAMMA + "\n" if dialect.body.lgamma_used else "")
         + (NAN_MINMAX + "\n" if dialect.body.nan_minmax_used else "")
         + (PYINT_FIT + "\n" if dialect.body.pyint_fit_used else "")
+        + (EXACT_COMPARE + "\n" if dialect.body.exact_compare_used else "")
         + (EMPTY_REDUCTION + "\n" if dialect.body.empty_reduction_used else "")
         + (PYTHON_POW + "\n" if dialect.body.python_pow_used else "")
         + (PYTHON_HYPOT + "\n" if dialect.body.python_hypot_used else "")

@@ -82,6 +82,14 @@ static inline int64_t polyopt_fit(int64_t x, int64_t lo, int64_t hi, int32_t *er
 """
 
 
+#: NumPy compares a uint64 with a signed int exactly (their promotion, float64, would
+#: round both past 2**53): -1, 0 or 1 as ``u`` is below, equal to or above ``s``;
+#: emitted only when used.
+EXACT_COMPARE = r"""static inline int polyopt_cmp_u64_i64(uint64_t u, int64_t s)
+{ return s < 0 ? 1 : (u > (uint64_t)s) - (u < (uint64_t)s); }
+"""
+
+
 #: ``np.max``/``np.min`` along an empty axis: NumPy raises ValueError (reductions
 #: without an identity); the error flag's bits, emitted only when used.
 EMPTY_REDUCTION = r"""#define POLYOPT_EMPTY_MAXIMUM 16

@@ -54,6 +54,41 @@ _BINOPS = {
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _int_literal(e: Expr) -> int | None:
+    """The value of a Python int constant (not a bool)."""
+    return e.value if isinstance(e, Literal) and e.type == WEAK_INT and \
+        type(e.value) is int else None
+
+
+def _as_float(k: int) -> str:
+    try:
+        return repr(float(k))
+    except OverflowError:  # beyond float64 too
+        return "no float holds it either"
+
+
+def _fold(op: str, a: int | None, b: int | None) -> Literal | None:
+    """``a op b`` of two Python int constants, exactly as CPython computes it; None
+    where it is not an int (``/``, a negative power), raises (a division by zero, left
+    to the run time's error), or is a power too large to compute here."""
+    if a is None or b is None:
+        return None
+    if op == "+":
+        return Literal(a + b, WEAK_INT)
+    if op == "-":
+        return Literal(a - b, WEAK_INT)
+    if op == "*":
+        return Literal(a * b, WEAK_INT)
+    if op in ("//", "%") and b != 0:
+        return Literal(a // b if op == "//" else a % b, WEAK_INT)
+    if op == "**" and 0 <= b <= 4096:
+        return Literal(a**b, WEAK_INT)
+    return None
+
+
 @dataclass
 class ValueScope:
     """What the value converter needs to know about names in scope."""
@@ -100,6 +135,18 @@ class ValueConverter:
         self.choices: dict[int, tuple[Expr, ast.AST]] = {}
 
     def convert(self, node: ast.AST) -> Expr:
+        out = self._operand(node)
+        k = _int_literal(out)
+        if k is not None and not _INT64[0] <= k <= _INT64[1]:
+            raise NotAffine(node, f"`{ast.unparse(node)}`", (
+                f"is {k}, which does not fit in 64 bits: Python ints are int64 here "
+                f"(README \"Integers\"); write a float ({_as_float(k)}) or pass the value "
+                "in an array"))
+        return out
+
+    def _operand(self, node: ast.AST) -> Expr:
+        """``node``'s value, an int constant folded as Python computes it, of any size
+        (``2**63 - 1`` fits where ``2**63`` alone does not)."""
         sz = self.scope.size(node)
         if sz is not None:
             return lin_to_expr(sz)
@@ -116,9 +163,7 @@ class ValueConverter:
         if isinstance(v, bool):
             return Literal(int(v), BOOL)
         if isinstance(v, int):
-            if not -(2**63) <= v < 2**63:
-                raise NotAffine(node, "integer literal", "does not fit in 64 bits")
-            return Literal(v, WEAK_INT)
+            return Literal(v, WEAK_INT)  # (its range: convert)
         if isinstance(v, float):
             return Literal(v, WEAK_FLOAT)
         raise NotAffine(node, f"constant {v!r}", "only int and float constants are supported")
@@ -145,9 +190,13 @@ class ValueConverter:
     # --- operators ----------------------------------------------------------------------
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Expr:
-        inner = self.convert(node.operand)
+        inner = self._operand(node.operand)
         if isinstance(node.op, ast.UAdd):
             return inner
+        k = _int_literal(inner)
+        if isinstance(node.op, ast.USub) and k is not None:
+            return Literal(-k, WEAK_INT)
+        inner = self.convert(node.operand) if k is not None else inner
         if isinstance(node.op, ast.USub):
             if inner.type.dtype.is_bool:
                 if not inner.type.weak:
@@ -163,7 +212,12 @@ class ValueConverter:
         op = _BINOPS.get(type(node.op))
         if op is None:
             raise NotAffine(node, _describe(node), "bitwise and matrix operators are not supported")
-        a, b = self.convert(node.left), self.convert(node.right)
+        a, b = self._operand(node.left), self._operand(node.right)
+        folded = _fold(op, _int_literal(a), _int_literal(b))
+        if folded is not None:
+            return folded
+        a, b = self.convert(node.left) if _int_literal(a) is not None else a, \
+            self.convert(node.right) if _int_literal(b) is not None else b
         if (op == "**" and getattr(node, "array_code", False) and a.type.dtype.is_bool
                 and isinstance(b, Literal) and type(b.value) is int and b.value == 2):
             a = Cast(a, ValueType(DType.INT8))  # NumPy's array power is np.square here
@@ -225,6 +279,21 @@ class ValueConverter:
 
     # --- calls --------------------------------------------------------------------------
 
+    def _float_constant(self, node: ast.Call) -> Literal | None:
+        """``float("inf")``, or ``float(2**70)``, whose int need not fit in 64 bits."""
+        if len(node.args) != 1:
+            return None
+        arg = node.args[0]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            return Literal(_float_text(arg), WEAK_FLOAT)
+        if not all(isinstance(n, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator,
+                                  ast.unaryop)) for n in ast.walk(arg)):
+            return None
+        k = _int_literal(self._operand(arg))
+        if k is not None and _as_float(k)[0] in "-0123456789":
+            return Literal(float(k), WEAK_FLOAT)
+        return None
+
     def _Call(self, node: ast.Call) -> Expr:
         empty = getattr(node, "empty_reduction", None)
         if empty is not None:  # the array lowering's raise of np.max over an empty axis
@@ -245,9 +314,9 @@ class ValueConverter:
             what = fn if module is None else f"{module}.{fn}"
             binding = self.scope.binding(fn) if module is None else None
             raise NotAffine(node, f"call to {what}()", unknown_reason(module, fn, binding))
-        if module is None and fn == "float" and len(node.args) == 1 and \
-                isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-            return Literal(_float_text(node.args[0]), WEAK_FLOAT)  # float("inf")
+        constant = self._float_constant(node) if module is None and fn == "float" else None
+        if constant is not None:
+            return constant
         args = [self.convert(a) for a in node.args]
         if fn in ("min", "max"):
             if module == "np":
