@@ -170,6 +170,7 @@ class RegionWalker:
         if var in place.iters:
             raise NotAffine(st, f"loop iterator `{var}`", "is already the iterator of an "
                             "enclosing loop")
+        self._check_iterator_type(st, var)
         step = loop_step(st, var, affine)
         self.scope.iters = (*place.iters, var)  # the bound compares the iterator itself
         bound = loop_bound(st, var, step, affine)
@@ -177,6 +178,21 @@ class RegionWalker:
         inner = self.scop.open_loop(place, var, loop_bounds(var, start, step, bound),
                                     self.src.location(st), step=step)
         return loop_band(inner.loops[-1], var, step, self.block([st.stmt], inner))
+
+
+    def _check_iterator_type(self, st: c_ast.For, var: str) -> None:
+        """NotAffine where the loop's iterator has another type than the loop that named
+        the iterator first: the region's iterators, and the counters that run them, have
+        one type per name (a ``long i`` from 5000000000 after an ``int i`` loop was run
+        by an int counter: hostile session 42b, finding 01)."""
+        declared = {d.name: d.type for d in st.init.decls} \
+            if isinstance(st.init, c_ast.DeclList) else {}
+        here = self.src.types.of(declared[var]) if var in declared else self.scope.ctype_of(var)
+        first = self.scope.iterator_type(var)
+        if here is not None and first is not None and here.base != first.base:
+            raise NotAffine(st, f"loop iterator `{var}`", (
+                f"is `{here.base}` here and `{first.base}` in an earlier loop of the region; "
+                f"polyopt gives each iterator name one type in a region: rename one of them"))
 
 
 def _nodes(node: c_ast.Node) -> Iterator[c_ast.Node]:

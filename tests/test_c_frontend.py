@@ -343,6 +343,25 @@ def test_an_iterator_on_both_sides_that_bounds_nothing_is_refused(tmp_path: Path
     assert p.construct == "loop condition" and "must be an upper bound on `i`" in p.reason
 
 
+def test_an_iterator_name_with_two_types_is_refused(tmp_path: Path) -> None:
+    """The region's counters have one type per iterator name: a ``long i`` running from
+    5000000000 after an ``int i`` loop was run by an int counter, truncated (hostile
+    session 42b, finding 01: out-of-bounds writes)."""
+    (p,) = problems(tmp_path, body("int I[8]; long L[8];", """
+      for (int i = 0; i < 8; i++) I[i] = i;
+      for (long i = big; i < big + 8; i++) L[i - big] = i;""", "long big"))
+    assert p.construct == "loop iterator `i`"
+    assert "is `long` here and `int` in an earlier loop" in p.reason and p.location.line == 6
+
+
+def test_an_iterator_shadowing_one_of_another_type_has_its_own(tmp_path: Path) -> None:
+    """``long i`` in a header, below the function's ``int i``: renamed, so its own type."""
+    r = region(tmp_path, body("int i; int I[8]; long L[8];", """
+      for (i = 0; i < 8; i++) I[i] = i;
+      for (long i = big; i < big + 8; i++) L[i - big] = i;""", "long big"))
+    assert sorted(r.iterator_types.values()) == ["int", "long"]
+
+
 def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     ps = problems(tmp_path, body("int i; double A[9];", """
       while (1) A[0] = 1;
