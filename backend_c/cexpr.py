@@ -194,6 +194,12 @@ class BodyPrinter:
             if t.dtype.is_unsigned and not source.weak:  # NumPy wraps a NumPy float there
                 return f"polyopt_np_to_{_suffix(t.dtype)}({text}, {ERROR_FLAG})"
             return f"polyopt_to_{_suffix(t.dtype)}({text}, {ERROR_FLAG})"
+        if self.checked and t.dtype.is_float and source.dtype.is_int and isinstance(e, Cast) \
+                and e.operand.type.dtype.is_float and text.startswith("polyopt_to_"):
+            # an int made from a float (checked: trunc(x) where no error), back to a
+            # float: gcc folds (double)(int64_t)x into trunc(x) even past a `+ 0.0`, which
+            # keeps the sign of a zero that the int 0 does not have (math.ceil(-0.5) * 1.0)
+            return f"(({ctype(t)})({text}, trunc({self.expr(e.operand)}) + 0.0))"
         if self._python_int_may_not_fit(e, t):
             low, high = t.dtype.bounds
             self.raises = self.pyint_fit_used = True

@@ -199,18 +199,18 @@ static inline float polyopt_lgammaf(float x) { int s; return lgammaf_r(x, &s); }
 #: operand is the result, on either side, where ``max()``/``min()`` (``polyopt_max``)
 #: return whichever operand a comparison with the NaN picks; emitted only when used.
 NAN_MINMAX = r"""static inline double polyopt_maximum_f64(double a, double b)
-{ return (a != a || b != b) ? a + b : (b > a ? b : a); }
+{ return (a != a || b != b) ? a + b : (a > b ? a : b); }
 static inline double polyopt_minimum_f64(double a, double b)
-{ return (a != a || b != b) ? a + b : (b < a ? b : a); }
+{ return (a != a || b != b) ? a + b : (a < b ? a : b); }
 static inline float polyopt_maximum_f32(float a, float b)
-{ return (a != a || b != b) ? a + b : (b > a ? b : a); }
+{ return (a != a || b != b) ? a + b : (a > b ? a : b); }
 static inline float polyopt_minimum_f32(float a, float b)
-{ return (a != a || b != b) ? a + b : (b < a ? b : a); }
+{ return (a != a || b != b) ? a + b : (a < b ? a : b); }
 #ifdef __FLT16_MAX__
 static inline _Float16 polyopt_maximum_f16(_Float16 a, _Float16 b)
-{ return (a != a || b != b) ? a + b : (b > a ? b : a); }
+{ return (a != a || b != b) ? a + b : (a > b ? a : b); }
 static inline _Float16 polyopt_minimum_f16(_Float16 a, _Float16 b)
-{ return (a != a || b != b) ? a + b : (b < a ? b : a); }
+{ return (a != a || b != b) ? a + b : (a < b ? a : b); }
 #endif
 """
 
