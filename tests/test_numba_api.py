@@ -80,6 +80,24 @@ def test_eager_signature_compiles_at_decoration_and_seals(rng: np.random.Generat
     assert "1 compiled" in repr(k)
 
 
+def _scale(x, k):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * k
+
+
+def test_an_int_its_declared_type_cannot_hold_is_refused_naming_it() -> None:
+    """Hostile session 42a, finding 06: 2**63 for an i8 gave Python's bare "int too large
+    to convert to C long", and np.uint64(2**63) ran with k = -2**63."""
+    k = polyopt.jit("void(f8[:], i8)")(_scale)
+    for big in (2**63, np.uint64(2**63)):
+        with pytest.raises(OverflowError, match=r"argument 'k' = 9223372036854775808 does not "
+                                                r"fit its declared int64"):
+            k(np.ones(3), big)
+    x = np.ones(3)
+    k(x, np.uint64(7))  # a uint64 the int64 holds converts, as Numba converts it
+    np.testing.assert_array_equal(x, np.full(3, 7.0))
+
+
 def test_list_of_signatures(rng: np.random.Generator) -> None:
     k = polyopt.jit(["f8(f8[:])", "f4(f4[:])"], parallel=False)(_total)
     assert "2 compiled" in repr(k)

@@ -72,11 +72,35 @@ def convert(args: tuple[Any, ...], declared: Declared) -> tuple[Any, ...] | None
             return None
         if not t.type.dtype.is_float and isinstance(a, (float, np.floating)):
             return None  # a float is never truncated to an int silently
+        if not t.type.dtype.is_float and not _holds(t, int(a)):
+            # (np.int64 of a uint64 past 2**63 - 1 would wrap it, of a Python int raise a
+            # bare error): no signature, and out_of_range says why
+            return None
         if t.type.weak:
             out.append(float(a) if t.type.dtype.is_float else int(a))
-        else:  # NumPy's conversion: an int that does not fit raises OverflowError
+        else:
             out.append(np.dtype(t.type.dtype.value).type(a))
     return tuple(out)
+
+
+def _holds(t: ScalarType, v: int) -> bool:
+    low, high = (-(2**63), 2**63 - 1) if t.type.weak else t.type.dtype.bounds
+    return low <= v <= high
+
+
+def out_of_range(args: tuple[Any, ...], declared: tuple[Declared, ...],
+                 names: tuple[str, ...]) -> str | None:
+    """Why a call's int matches no declared signature, where its value is what no
+    declared int at its place holds (``i8`` and ``2**63``); None otherwise."""
+    for k, a in enumerate(args):
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+            continue
+        ints = [t for d in declared for t in (d.args[k],)
+                if isinstance(t, ScalarType) and not t.type.dtype.is_float]
+        if ints and not any(_holds(t, int(a)) for t in ints):
+            kinds = " or ".join(sorted({t.type.dtype.value for t in ints}))
+            return f"argument {names[k]!r} = {int(a)} does not fit its declared {kinds}"
+    return None
 
 
 def chosen(declared: tuple[Declared, ...], sig: Signature,

@@ -217,6 +217,9 @@ class Kernel:
             if converted is not None:
                 self._register(d, d.bind(self._arg_names))
                 return self(*converted)
+        why = decl.out_of_range(args, self.declared, tuple(self._arg_names))
+        if why is not None:
+            raise OverflowError(why)
         raise TypeError(
             f"{self.__name__}() has no compiled signature for ({decl.describe_args(args)}); "
             f"it was compiled for {' and '.join(repr(str(d)) for d in self.declared)} only "
