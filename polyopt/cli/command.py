@@ -32,6 +32,7 @@ from collections.abc import Callable
 from polyopt.cli import deps, opt, tune
 from polyopt.cli.arguments import build_parser
 from polyopt.cli.errors import EXIT_ERROR, CliError, format_unsupported, print_error, printable
+from polyopt.model.deep import RECURSION_LIMIT, run_deep
 from polyopt.model.errors import (
     IllegalTransformationError,
     PolyoptError,
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a usage error already printed
         return int(exc.code or 0)
     try:
-        return COMMANDS[args.command](args)
+        return run_deep(lambda: COMMANDS[args.command](args))
     except CliError as exc:
         print_error(str(exc))
         return exc.code
@@ -69,6 +70,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    except RecursionError:
+        print_error(f"the input is nested too deeply: past {RECURSION_LIMIT} levels of "
+                    "recursion (an expression or a loop nest); split it into several "
+                    "statements")
+        return EXIT_ERROR
     except Exception as exc:
         if os.environ.get("POLYOPT_DEBUG", "") not in ("", "0"):  # POLYOPT_DEBUG=0: off
             raise
