@@ -19,7 +19,14 @@ from typing import NoReturn
 from polyopt.frontends.c_affine import text
 from polyopt.frontends.c_constants import fold_constants
 from polyopt.frontends.c_macros import size_macros
-from polyopt.frontends.c_preprocess import COMMENT, FAKE_LIBC, CppOptions, LineMap, preprocess
+from polyopt.frontends.c_preprocess import (
+    COMMENT,
+    FAKE_LIBC,
+    CppOptions,
+    LineMap,
+    marker_name,
+    preprocess,
+)
 from polyopt.frontends.c_region import build_region
 from polyopt.frontends.c_shadowing import unshadow
 from polyopt.frontends.c_source import RegionSource
@@ -158,9 +165,10 @@ def _parse(output: str, filename: str, lines: tuple[str, ...]) -> c_ast.FileAST:
                                             "block (a `}` missing?)")]) from None
         if m is None:
             raise PolyoptError(f"{filename}: cannot parse the file: {exc}") from None
-        line = int(m.group("line"))
-        src = lines[line - 1] if m.group("file") == filename and 0 < line <= len(lines) else ""
-        loc = SourceLocation(m.group("file"), line, int(m.group("col")), src)
+        line, file = int(m.group("line")), m.group("file")
+        file = filename if file == marker_name(filename) else file
+        src = lines[line - 1] if file == filename and 0 < line <= len(lines) else ""
+        loc = SourceLocation(file, line, int(m.group("col")), src)
         raise UnsupportedError([Problem(loc, "syntax", f"{m.group('msg')} (pycparser parses "
                                         "standard C99; GNU extensions are not supported)")]) from None
 
@@ -168,10 +176,12 @@ def _parse(output: str, filename: str, lines: tuple[str, ...]) -> c_ast.FileAST:
 def _regions(ast: c_ast.FileAST, filename: str, lines: tuple[str, ...]) -> list[_Found]:
     out: list[_Found] = []
     problems: list[Problem] = []
+    # the name as cpp's line markers write it, and pycparser keeps it (`back\\slash.c`)
+    marked = marker_name(filename)
     for ext in ast.ext:
-        if isinstance(ext, c_ast.FuncDef) and ext.coord is not None and ext.coord.file == filename:
+        if isinstance(ext, c_ast.FuncDef) and ext.coord is not None and ext.coord.file == marked:
             _scan(ext, [ext.body], out, problems, filename, lines)
-        elif isinstance(ext, c_ast.Pragma) and _kind(ext) and ext.coord.file == filename:
+        elif isinstance(ext, c_ast.Pragma) and _kind(ext) and ext.coord.file == marked:
             problems.append(_problem(ext, filename, lines, f"`#pragma {_kind(ext)}` must be "
                                      "inside a function body"))
     if problems:

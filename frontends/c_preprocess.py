@@ -243,6 +243,11 @@ def _line_of(path: Path, line: int) -> str:
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
+def marker_name(filename: str) -> str:
+    """``filename`` as cpp writes it in a line marker, a C string's escapes added."""
+    return filename.replace("\\", "\\\\").replace('"', '\\"')
+
+
 class LineMap:
     """Lines of the preprocessed text by (file, line), to map columns back to the source.
 

@@ -362,6 +362,20 @@ def test_an_iterator_shadowing_one_of_another_type_has_its_own(tmp_path: Path) -
     assert sorted(r.iterator_types.values()) == ["int", "long"]
 
 
+@pytest.mark.parametrize("name", ["back\\slash.c", 'dq"uote.c'])
+def test_a_file_name_with_a_backslash_or_a_quote(tmp_path: Path, name: str) -> None:
+    """cpp's line markers escape them, and pycparser keeps the escaped name: the regions
+    were not found (hostile session 42b, finding 03)."""
+    f = tmp_path / name
+    f.write_text(body("double A[9];", "for (int i = 0; i < 9; i++) A[i] = 0;"))
+    assert len(parse_c_file(f).regions) == 1
+    f.write_text(body("double A[9];", "for (int i = 0; i < 9; i++) A[i] = foo(i);"))
+    with pytest.raises(UnsupportedError) as info:
+        parse_c_file(f)
+    (p,) = info.value.problems
+    assert p.location.filename == str(f) and p.location.line == 4
+
+
 def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     ps = problems(tmp_path, body("int i; double A[9];", """
       while (1) A[0] = 1;
