@@ -415,3 +415,18 @@ def test_examples_cover_polybench() -> None:
                  "gesummv", "gramschmidt", "heat-3d", "jacobi-1d", "jacobi-2d", "lu", "ludcmp",
                  "mvt", "nussinov", "seidel-2d", "symm", "syr2k", "syrk", "trisolv", "trmm"}
     assert polybench <= names
+
+
+def test_verify_that_cannot_compare_is_not_a_mismatch(tmp_path: Path, capsys) -> None:
+    """The original divides by array values, zeros among the harness's random inputs:
+    it traps, so nothing was compared; that is not a mismatch (exit 3) but an error
+    naming the signal (hostile session 42b, finding 05)."""
+    src = tmp_path / "div.c"
+    src.write_text("void f(int n, int *I, int *J, int *K) {\n#pragma scop\n"
+                   "  for (int i = 0; i < n; i++)\n    I[i] = J[i] / K[i];\n"
+                   "#pragma endscop\n}\n")
+    code = cli.main(["opt", str(src), "--verify", "-o", str(tmp_path / "out.c")])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "NOT VERIFIED" in err and "SIGFPE" in err and "run without --verify" in err
+    assert not (tmp_path / "out.c").exists()

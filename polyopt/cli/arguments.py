@@ -25,7 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="polyopt",
         description="An affine polyhedral loop optimizer: C scop regions and Python loop "
                     "functions to parallel, vectorized C, with dependence reports.",
-        epilog="Exit status: 0 success, 1 input error, 2 bad command line, 3 --verify mismatch.",
+        epilog="Exit status: 0 success, 1 input error (or --verify could not compare), "
+               "2 bad command line, 3 --verify mismatch.",
     )
     parser.add_argument("--version", action="version", version=f"polyopt {polyopt.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

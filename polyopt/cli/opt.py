@@ -15,7 +15,7 @@ from polyopt.backend_c.emit_region import (
     size_guards,
 )
 from polyopt.backend_c.work import parallel_min_fixed
-from polyopt.cli.errors import EXIT_MISMATCH, EXIT_OK, EXIT_USAGE, CliError, printable
+from polyopt.cli.errors import EXIT_ERROR, EXIT_MISMATCH, EXIT_OK, EXIT_USAGE, CliError, printable
 from polyopt.cli.inputs import (
     c_file,
     check_input,
@@ -72,8 +72,9 @@ def _opt_c(args: argparse.Namespace, path: Path) -> int:
         if args.verify else []
     text = replace_regions(cfile.text, blocks, helpers)
     whole = verify_file_compiles(path, text, cpp_options(args)) if args.verify else None
-    if not _report([*verdicts, *([whole] if whole is not None else [])]):
-        return EXIT_MISMATCH
+    failed = _report([*verdicts, *([whole] if whole is not None else [])])
+    if failed:
+        return failed
     out = args.output or str(path.with_name(path.stem + ".opt" + (path.suffix or ".c")))
     write_output(out, text, path)
     if out != "-":
@@ -91,8 +92,9 @@ def _opt_python(args: argparse.Namespace, path: Path) -> int:
                     pk.kernel.steps)
     values = pk.sample_args() if pk.signature is not None else ()
     source = kernel.c_source(*values)
-    if args.verify and not _report([verify_python(kernel, pk.name, pk.signature)]):
-        return EXIT_MISMATCH
+    failed = _report([verify_python(kernel, pk.name, pk.signature)]) if args.verify else 0
+    if failed:
+        return failed
     out = args.output or str(path.with_name(f"{path.stem}.{pk.name}.c"))
     write_output(out, source, path)
     if out != "-":
@@ -100,12 +102,17 @@ def _opt_python(args: argparse.Namespace, path: Path) -> int:
     return EXIT_OK
 
 
-def _report(verdicts: list[Verdict]) -> bool:
-    """Print the verdicts; False (and say that nothing is written) when one failed."""
+def _report(verdicts: list[Verdict]) -> int:
+    """Print the verdicts; 0 when all passed, else the exit status (and say that nothing
+    is written): a mismatch's, or an error's where a check could not run at all."""
     for v in verdicts:
         print(f"polyopt: {printable(user_text(str(v)))}", file=sys.stderr)
-    if any(not v.ok for v in verdicts):
+    if any(not v.ok and v.checked for v in verdicts):
         print("polyopt: the optimized code was not written (verification failed)",
               file=sys.stderr)
-        return False
-    return True
+        return EXIT_MISMATCH
+    if any(not v.ok for v in verdicts):
+        print("polyopt: the optimized code was not written (it could not be verified; "
+              "run without --verify to write it)", file=sys.stderr)
+        return EXIT_ERROR
+    return 0

@@ -24,6 +24,7 @@ import ctypes
 import inspect
 import math
 import os
+import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -64,9 +65,15 @@ class Verdict:
     what: str
     ok: bool
     detail: str
+    checked: bool = True  # False: the check could not run (no mismatch was seen)
 
     def __str__(self) -> str:
-        return f"verify {self.what}: {'OK' if self.ok else 'FAILED'}: {self.detail}"
+        outcome = "OK" if self.ok else "FAILED" if self.checked else "NOT VERIFIED"
+        return f"verify {self.what}: {outcome}: {self.detail}"
+
+
+def _unverified(what: str, why: object) -> Verdict:
+    return Verdict(what, False, f"cannot verify: {why}", checked=False)
 
 
 class VerifyError(Exception):
@@ -82,7 +89,7 @@ def verify_region(region: CRegion, optimized: str) -> Verdict:
         data = choose_data(region)
         source = harness(region, optimized, data)
     except (HarnessError, VerifyError) as exc:
-        return Verdict(region.label, False, f"cannot verify: {exc}")
+        return _unverified(region.label, exc)
     with tempfile.TemporaryDirectory(prefix="polyopt-verify-") as tmp:
         c_file = Path(tmp) / "harness.c"
         c_file.write_text(source)
@@ -91,7 +98,7 @@ def verify_region(region: CRegion, optimized: str) -> Verdict:
             opt = _run(_compile(c_file, Path(tmp) / "optimized",
                                 [*_build_flags(), "-DPOLYOPT_OPTIMIZED"]), _team_env())
         except VerifyError as exc:
-            return Verdict(region.label, False, f"cannot verify: {exc}")
+            return _unverified(region.label, exc)
     sizes = ", ".join(f"{p}={v}" for p, v in data.params.items() if p not in region.extent_params)
     return _compare(region.label, ref, opt, region, f"with {sizes or 'no parameters'}")
 
@@ -115,7 +122,7 @@ def verify_file_compiles(path: Path, optimized: str, cpp: CppOptions) -> Verdict
             mine = subprocess.run([*cmd, str(copy_path)], capture_output=True, text=True,
                                   timeout=300, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
-            return Verdict(str(path), False, f"cannot compile the optimized file: {exc}")
+            return _unverified(str(path), f"cannot compile the optimized file: {exc}")
         # the copy's messages, as of the file they will be about
         errors = mine.stderr.replace(tmp, str(path.parent))
     if mine.returncode == 0:
@@ -207,6 +214,19 @@ def _team_env() -> dict[str, str]:
     return {**os.environ, "OMP_NUM_THREADS": str(THREADS), "OMP_DYNAMIC": "false"}
 
 
+def _exit_text(code: int) -> str:
+    """A harness's exit status in words: a signal by its name, with its usual cause."""
+    if code >= 0:
+        return f"exit status {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+    cause = {"SIGFPE": ": an integer division by zero?", "SIGSEGV": ": an access out of "
+             "bounds?"}.get(name, "")
+    return f"{name}{cause}"
+
+
 def _compile(c_file: Path, exe: Path, flags: list[str]) -> Path:
     cmd = [*build.toolchain().compiler, *flags, "-std=gnu11", "-o", str(exe), str(c_file), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -222,7 +242,8 @@ def _run(exe: Path, env: dict[str, str] | None = None) -> dict[str, list[str]]:
     except subprocess.TimeoutExpired:
         raise VerifyError(f"{exe.name} ran for more than 120 s") from None
     if proc.returncode != 0:
-        raise VerifyError(f"{exe.name} crashed (exit status {proc.returncode})")
+        raise VerifyError(f"{exe.name} crashed ({_exit_text(proc.returncode)}) on the "
+                          "harness's random inputs")
     out: dict[str, list[str]] = {}
     current: list[str] = []
     for line in proc.stdout.splitlines():
@@ -340,8 +361,7 @@ def _verify_python(kernel: Kernel, name: str, signature: Signature | None) -> Ve
             return Verdict(f"{name}()", False, f"the returned value differs (size {n})")
         return Verdict(f"{name}()", True, f"the compiled kernel matches CPython (sizes {n}, "
                        f"parallel loops on {THREADS} threads)")
-    return Verdict(f"{name}()", False,
-                   f"cannot verify: no size of 8, 5 and 3 runs both ({last_error})")
+    return _unverified(f"{name}()", f"no size of 8, 5 and 3 runs both ({last_error})")
 
 
 def _inferred(scop: Scop, params: list[str]) -> dict[str, ArgType]:
