@@ -430,3 +430,19 @@ def test_verify_that_cannot_compare_is_not_a_mismatch(tmp_path: Path, capsys) ->
     assert code == 1, err
     assert "NOT VERIFIED" in err and "SIGFPE" in err and "run without --verify" in err
     assert not (tmp_path / "out.c").exists()
+
+
+def test_a_warning_is_the_command_s_own_line(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """Hostile session 42b, finding 07: the isl-budget warning was located at
+    `<frozen runpy>:88`, the command's own Python frame."""
+    from polyopt.model.errors import warn_user
+
+    def warns(args) -> int:
+        warn_user("polyopt: scheduling f() is too complex: keeping the source loop order")
+        return 0
+
+    monkeypatch.setitem(cli.COMMANDS, "opt", warns)
+    assert cli.main(["opt", "k.c"]) == 0
+    err = capsys.readouterr().err
+    assert err == ("polyopt: warning: scheduling f() is too complex: keeping the source "
+                   "loop order\n")

@@ -27,7 +27,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Callable
+from typing import TextIO
 
 from polyopt.cli import deps, opt, tune
 from polyopt.cli.arguments import build_parser
@@ -52,7 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a usage error already printed
         return int(exc.code or 0)
     try:
-        return run_deep(lambda: COMMANDS[args.command](args))
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return run_deep(lambda: COMMANDS[args.command](args))
     except CliError as exc:
         print_error(str(exc))
         return exc.code
@@ -81,6 +85,14 @@ def main(argv: list[str] | None = None) -> int:
         print_error(f"internal error: {type(exc).__name__}: {exc}\n(this is a bug in polyopt; "
                     "please report it with the input file; POLYOPT_DEBUG=1 shows the traceback)")
         return EXIT_ERROR
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: TextIO | None = None, line: str | None = None) -> None:
+    """A warning as the command's own line: its Python location would be the command's
+    (``<frozen runpy>:88``), not the input's."""
+    text = str(message).removeprefix("polyopt: ")
+    print(printable(f"polyopt: warning: {text}"), file=file or sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover
