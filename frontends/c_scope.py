@@ -196,13 +196,21 @@ class RegionScope:
         if isinstance(inner, c_ast.ID):
             return inner, Lin.constant(0)
         if isinstance(inner, c_ast.BinaryOp) and inner.op in ("+", "-"):
-            ptr, other = inner.left, inner.right
-            if inner.op == "+" and not isinstance(ptr, c_ast.ID):
-                ptr, other = other, ptr
-            if isinstance(ptr, c_ast.ID) and (self.ctype_of(ptr.name) or CType("", (), None)).rank:
-                off = self.affine.aff(other)
-                if isinstance(off, Lin):
-                    return ptr, off if inner.op == "+" else -off
+            # `*(p + i - 1)` is `*((p + i) - 1)`: the terms of the sum, one the pointer
+            terms = _signed_terms(inner, 1)
+            ptrs = [(t, sign) for t, sign in terms if isinstance(t, c_ast.ID)
+                    and (self.ctype_of(t.name) or CType("", (), None)).rank]
+            if len(ptrs) == 1 and ptrs[0][1] == 1:
+                off = Lin.constant(0)
+                for t, sign in terms:
+                    if t is ptrs[0][0]:
+                        continue
+                    part = self.affine.aff(t)
+                    if not isinstance(part, Lin):
+                        break
+                    off = off + part if sign == 1 else off - part
+                else:
+                    return ptrs[0][0], off
         raise NotAffine(node, describe(node), "only `*p` and `*(p + offset)` dereferences "
                         "are supported")
 
@@ -221,3 +229,12 @@ def _not_volatile(node: c_ast.Node, name: str, t: CType) -> None:
         raise NotAffine(node, f"`{name}`", f"is {t.volatile}: each access is a side effect "
                         "that must happen as and when the file writes it, which polyopt would "
                         "reorder; copy it to or from a plain variable outside the region")
+
+
+def _signed_terms(node: c_ast.Node, sign: int) -> list[tuple[c_ast.Node, int]]:
+    """The terms of a sum of ``+`` and ``-``, each with its sign: ``p + i - 1`` gives
+    ``[(p, 1), (i, 1), (1, -1)]``."""
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
+        return [*_signed_terms(node.left, sign),
+                *_signed_terms(node.right, sign if node.op == "+" else -sign)]
+    return [(node, sign)]

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from polyopt.frontends.c_affine import describe
 from polyopt.frontends.c_loops import loop_bound, loop_init, loop_step
+from polyopt.frontends.c_names import loop_counters
 from polyopt.frontends.c_scope import RegionScope
 from polyopt.frontends.c_types import CType
 from polyopt.frontends.c_values import INT, arith, cast
@@ -165,6 +166,18 @@ class RegionWalker:
         return then + other
 
     def _for(self, st: c_ast.For, place: Place) -> list[Node]:
+        try:
+            return self._loop(st, place)
+        except NotAffine as e:
+            if e.node is not st and not _within(e.node, (st.init, st.cond, st.next)):
+                raise  # (the body's own problem, reported already)
+            # the header's problem, and then the body's own: all of them at once
+            self.problems.append(self.src.problem(e.node, e.construct, e.reason))
+            counters = tuple(n for n in loop_counters(st) if n not in place.iters)
+            self.block([st.stmt], Place((*place.iters, *counters), place.conds, place.loops))
+            return []
+
+    def _loop(self, st: c_ast.For, place: Place) -> list[Node]:
         affine = self.scope.affine
         var, start = loop_init(st, affine, self.src.types, self.scope.ctype_of)
         if var in place.iters:
@@ -193,6 +206,10 @@ class RegionWalker:
             raise NotAffine(st, f"loop iterator `{var}`", (
                 f"is `{here.base}` here and `{first.base}` in an earlier loop of the region; "
                 f"polyopt gives each iterator name one type in a region: rename one of them"))
+
+
+def _within(node: c_ast.Node, roots: tuple[c_ast.Node | None, ...]) -> bool:
+    return any(root is not None and any(n is node for n in _nodes(root)) for root in roots)
 
 
 def _nodes(node: c_ast.Node) -> Iterator[c_ast.Node]:

@@ -376,6 +376,27 @@ def test_a_file_name_with_a_backslash_or_a_quote(tmp_path: Path, name: str) -> N
     assert p.location.filename == str(f) and p.location.line == 4
 
 
+@pytest.mark.parametrize("deref", ["*(p + i - 1)", "*(p + (i - 1))", "*(i + p - 1)",
+                                   "*(i - 1 + p)", "p[i - 1]"])
+def test_a_dereference_of_a_pointer_sum_is_an_element(tmp_path: Path, deref: str) -> None:
+    """``*(p + i - 1)`` parses as ``*((p + i) - 1)``; it was refused where
+    ``*(p + (i - 1))`` was not (hostile session 42b, finding 06)."""
+    r = region(tmp_path, body("double *p, *q;", f"for (int i = 1; i < n; i++) q[i] = {deref};"))
+    (read,) = [a for a in r.scop.statements[0].accesses if a.target == "p"]
+    assert [str(x) for x in read.indices] == [str(Lin.var("i") - Lin.constant(1))]
+
+
+def test_a_refused_loop_header_still_has_its_body_checked(tmp_path: Path) -> None:
+    """Every problem at once: the body of a loop whose header is refused (a `size_t`
+    iterator) was not looked at, and its problems came one run later (42b, 06)."""
+    ps = problems(tmp_path, "#include <stddef.h>\n" + body("double *B; unsigned m;", """
+      for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+          B[j] = B[m];""", "int n"))
+    assert [(p.location.line, p.construct) for p in ps] == [
+        (6, "loop iterator `i`"), (7, "loop iterator `j`"), (8, "`m`")]
+
+
 def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     ps = problems(tmp_path, body("int i; double A[9];", """
       while (1) A[0] = 1;
