@@ -45,8 +45,10 @@ NP_ALIASES = {"absolute": "abs", "power": "pow", "minimum": "min",
               "arctan2": "atan2", "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
 #: NumPy's scalar types, called as casts
 NP_CASTS = {d.value: d for d in DType} | {"bool_": DType.BOOL}
-SUPPORTED = ("math and NumPy functions " + " ".join(sorted(MATH_FUNCTIONS)) + ", np.where, "
-             "np.float64/float32/float16/int64.../uint8/bool_, abs, min, max, int, float")
+SUPPORTED = ("math and NumPy functions " + " ".join(sorted(MATH_FUNCTIONS)) + ", np."
+             + " np.".join(sorted(NP_ALIASES)) + ", np.where, "
+             "np.float64/float32/float16/int64.../uint8/bool_, abs, min, max, int, float; "
+             "NumPy's array functions (np.sum, np.clip, np.dot...) on arrays: README")
 
 
 def is_library(module: str, fn: str) -> bool:

@@ -228,6 +228,9 @@ class StatementWalker:
             return self._each(unpacked(st, target, self._fresh), place)
         if isinstance(target, ast.Name):  # before the value: `A = np.zeros(n)` rebinds A
             self._check_scalar_target(target, place)
+        elif not isinstance(target, ast.Subscript):  # `x.shape = ...`: the target's problem
+            raise NotAffine(target, f"assignment to `{ast.unparse(target)}`",
+                            "only array elements and local variables can be assigned")
         kind = allocation_kind(value_node, self.symbols.facts.env)
         if kind is not None:
             raise NotAffine(value_node, f"np.{kind}()", "arrays can only be "

@@ -152,7 +152,7 @@ class ValueConverter:
             return lin_to_expr(sz)
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
-            raise NotAffine(node, _describe(node), "is not supported in a loop body value")
+            raise NotAffine(node, _describe(node), "is not supported as a value (values are numbers, scalars, array elements, arithmetic, comparisons and math or NumPy calls)")
         out: Expr = method(node)
         return out
 
@@ -175,7 +175,7 @@ class ValueConverter:
         """``math.pi``, ``np.inf``...: the module's float constants (Python floats)."""
         module = self.scope.module_alias(node.value.id) if isinstance(node.value, ast.Name) else None
         if module is None:
-            raise NotAffine(node, _describe(node), "is not supported in a loop body value")
+            raise NotAffine(node, _describe(node), "is not supported as a value (values are numbers, scalars, array elements, arithmetic, comparisons and math or NumPy calls)")
         if module == "np" and node.attr in ("True_", "False_"):  # NumPy's bools: strong
             return Literal(node.attr == "True_", NP_BOOL)
         if node.attr not in _CONSTANTS[module]:

@@ -347,3 +347,33 @@ def test_fallback_keeps_python_results_and_return_values():
     idx = np.array([4, 4, 0], dtype=np.int64)
     with pytest.warns(RuntimeWarning, match="indirect subscript"):
         assert kernel(x, idx) == 8.0
+
+
+def _shape_write(x):
+    x.shape = (2, 5)
+
+
+def _lambda_value(x):
+    f = lambda v: v + 1  # noqa: E731, F841
+    x[0] = 1.0
+
+
+def _fmin(x, y):
+    for i in range(x.shape[0]):
+        y[i] = np.fmin(x[i], 1.0)
+
+
+def test_messages_name_the_construct_as_it_is() -> None:
+    """Hostile session 42a, finding 07: an attribute assignment and a top-level lambda
+    were "not supported in a loop body value", and the list of supported functions for
+    an unknown NumPy call left out np.maximum and the other NumPy names."""
+    with pytest.raises(polyopt.UnsupportedError, match=r"assignment to `x.shape`: only array "
+                                                       "elements and local variables"):
+        polyopt.jit(_shape_write)(np.zeros(10))
+    with pytest.raises(polyopt.UnsupportedError) as info:
+        polyopt.jit(_lambda_value)(np.zeros(10))
+    assert "is not supported as a value" in str(info.value)
+    assert "loop body" not in str(info.value)
+    with pytest.raises(polyopt.UnsupportedError) as info:
+        polyopt.jit(_fmin)(np.zeros(3), np.zeros(3))
+    assert "np.maximum np.minimum np.power" in str(info.value)
