@@ -169,7 +169,7 @@ def _assemble(symbols: Symbols, scop: ScopBuilder, nodes: list[Node]) -> Scop:
     """The Scop of a pass without problems; allocation fills run first."""
     arrays = {
         n: Array(n, a.dtype, tuple(symbols.extent(n, d) for d in range(a.rank)), a.kind,
-                 origin=a.origin)
+                 clamped=a.clamped, origin=a.origin)
         for n, a in symbols.arrays.items()
     }
     params = tuple(symbols.params)

@@ -91,7 +91,7 @@ class Emitter:
         says what for, in messages that name it."""
         name = self.fresh("tmp")
         self.symbols.arrays[name] = ArrayInfo(dtype, len(dims), ArrayKind.TEMPORARY,
-                                              [d.cap for d in dims], origin)
+                                              [d.cap for d in dims], origin, clamped=True)
         return name
 
     def materialize(self, v: ArrayValue, at: ast.AST) -> ArrayValue:
@@ -172,8 +172,9 @@ class Emitter:
         out = ArrayValue(dims, lambda i: target(i, ast.Load()))
         if kind == "mean":
             count: ast.expr | None = None
-            for d in axes:
-                e = lin_ast(v.dims[d].extents[0], at)
+            for d in axes:  # (an empty slice's extent may be negative: `x[k:3]`, k = 5)
+                e = call(located(ast.Name("max", ast.Load()), at),
+                         [lin_ast(v.dims[d].extents[0], at), located(ast.Constant(0), at)], at)
                 count = e if count is None else binop(count, ast.Mult(), e, at)
             assert count is not None
             total, summed = count, out

@@ -164,6 +164,8 @@ def slice_dim(sl: ast.Slice, size: Lin, aff: Callable[[ast.expr], Lin],
             hi = size - Lin.constant(1)  # an explicit -1 is the last element
         span = lo - hi
     extent = floordiv(span + Lin.constant(abs(step) - 1), abs(step))
+    if extent.is_constant() and extent.const < 0:  # `x[5:3]`: empty, as in NumPy
+        extent = Lin.constant(0)
     return SliceDim(lo, step, Dim((extent,), size))
 
 

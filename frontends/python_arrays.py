@@ -127,7 +127,8 @@ class ArrayLowering:
         vtype = self.emit.type_of(value.element(tuple(Lin.var(i) for i in ivs)), ivs)
         dtype = vtype.dtype
         self.symbols.arrays[target.id] = ArrayInfo(
-            dtype, value.rank, ArrayKind.TEMPORARY, [d.extents[0] for d in value.dims])
+            dtype, value.rank, ArrayKind.TEMPORARY, [d.extents[0] for d in value.dims],
+            clamped=True)
 
     def _refuse_shared_view(self, target: ast.Name, value: ast.expr) -> None:
         """``t = x[1:]``: a view of ``x`` in NumPy, a copy here; refused when the function

@@ -113,6 +113,9 @@ class ArrayInfo:
     kind: ArrayKind
     shape: list[Lin | None] = field(default_factory=list)  # known for allocated arrays
     origin: str = ""  # what polyopt made it for; "" for the function's own arrays
+    # the value of an array expression (`t = x[5:3] * 2`): a negative extent is an empty
+    # array, as NumPy's; np.empty(-1) raises instead (Array.clamped)
+    clamped: bool = False
 
 
 #: the type a local of :meth:`Symbols.held_wide` is stored in
