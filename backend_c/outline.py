@@ -42,9 +42,17 @@ from polyopt.model.scop import ScalarKind, Scop, Statement
 # swapped (``PHI + product`` against ``product + PHI``), and the SLP build then scalarized
 # that row (docs/design/linear-algebra.md)
 NO_LOOP_VECTORIZE = (
-    "#if defined(__GNUC__) && !defined(__clang__)\n"
-    "__attribute__((noinline, optimize(\"no-tree-loop-vectorize\", \"no-tree-forwprop\")))\n"
+    "#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)\n"
+    "__attribute__((noipa, optimize(\"no-tree-loop-vectorize\", \"no-tree-forwprop\")))\n"
     "#else\n__attribute__((noinline))\n#endif\n")
+
+# An outlined function is opaque to its callers (gcc's noipa, which implies noinline): gcc
+# 12.2's late pure-const analysis took a body whose stores ivopts had rewritten through
+# an IV of another base for one without side effects (its modref summary: no stores),
+# and deleted every call to it, at -O1 and above (hostile session 43a, finding 05:
+# `T[i, j] = A[i, n - 2*j - 1] + A[i, 6 - j]` wrote nothing)
+OPAQUE = ("#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)\n"
+          "__attribute__((noipa))\n#else\n__attribute__((noinline))\n#endif\n")
 
 
 class LoopOutliner(Protocol):
@@ -114,7 +122,7 @@ class Outliner:
         decls = "".join(f"  {ctype(self.scop.scalars[n].type)} {n};\n" for n in private)
         name = f"{self.function}_body{len(self.helpers)}"
         params, args = self._signature(shared, usage)
-        self.helpers.append(f"__attribute__((noinline))\nstatic void {name}({', '.join(params)})"
+        self.helpers.append(f"{OPAQUE}static void {name}({', '.join(params)})"
                             f"\n{{\n{decls}" + "\n".join(lines) + "\n}\n")
         self.code.emit(depth, f"{name}({', '.join(args)});")
 

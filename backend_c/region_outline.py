@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping
 import islpy as isl
 from polyopt.backend_c.code import Code
 from polyopt.backend_c.isl_ast import NodeKind, block_children, node_kind, user_call
-from polyopt.backend_c.outline import NO_LOOP_VECTORIZE, holds_loop
+from polyopt.backend_c.outline import NO_LOOP_VECTORIZE, OPAQUE, holds_loop
 from polyopt.backend_c.peeled import PeeledMark
 from polyopt.backend_c.pragma import Pragmas
 from polyopt.backend_c.statements import Usage
@@ -97,7 +97,7 @@ class RegionOutliner:
                           if re.search(rf"\b{n}\b", text))
         # after the micro-kernels the body calls, which printing it added
         self.helpers.append(self._function(
-            "__attribute__((noinline))\n", name, params, private + text))
+            OPAQUE, name, params, private + text))
         self.emit(depth, f"{name}({', '.join(a for _, a in params)});")
 
     def _body_params(self, body: isl.AstNode,

@@ -20,7 +20,11 @@ int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0,
   return 0;
 }
 
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)
+__attribute__((noipa))
+#else
 __attribute__((noinline))
+#endif
 static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
 {
   for (int64_t c1 = 0; c1 < nk; c1 += 1) {
@@ -36,7 +40,11 @@ static void polyopt_gemm_body0(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
   }
 }
 
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)
+__attribute__((noipa))
+#else
 __attribute__((noinline))
+#endif
 static void polyopt_gemm_body1(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
 {
   for (int64_t c1 = 0; c1 <= 7; c1 += 1) {
@@ -52,8 +60,8 @@ static void polyopt_gemm_body1(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
   }
 }
 
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((noinline, optimize("no-tree-loop-vectorize", "no-tree-forwprop")))
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)
+__attribute__((noipa, optimize("no-tree-loop-vectorize", "no-tree-forwprop")))
 #else
 __attribute__((noinline))
 #endif
@@ -2167,8 +2175,8 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
   }
 }
 
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((noinline, optimize("no-tree-loop-vectorize", "no-tree-forwprop")))
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)
+__attribute__((noipa, optimize("no-tree-loop-vectorize", "no-tree-forwprop")))
 #else
 __attribute__((noinline))
 #endif
@@ -2726,7 +2734,11 @@ static void polyopt_gemm_micro3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
   }
 }
 
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)
+__attribute__((noipa))
+#else
 __attribute__((noinline))
+#endif
 static void polyopt_gemm_body4(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
 {
   for (int64_t c1 = (128 * c0); c1 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c1 += 1) {

@@ -23,7 +23,11 @@ int64_t polyopt_jacobi_2d_check(int64_t tsteps, int64_t n, int64_t A_shape1, int
   return 0;
 }
 
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)
+__attribute__((noipa))
+#else
 __attribute__((noinline))
+#endif
 static void polyopt_jacobi_2d_body0(int64_t tsteps, int64_t n, int64_t A_shape1, int64_t B_shape0, int64_t B_shape1, double *restrict A, double *restrict B, int64_t c0, int64_t c1)
 {
   for (int64_t c2 = polyopt_imax(((16 * c0) - (16 * c1)), ((((-n) + (16 * c1)) + (n / 2)) + 1)); c2 <= polyopt_imin((tsteps - 1), (((16 * c0) - (16 * c1)) + 15)); c2 += 1) {

@@ -21,7 +21,11 @@ int64_t polyopt_mm_exp_mm_check(int64_t n, int64_t p, int64_t m, int64_t q, int6
   return 0;
 }
 
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)
+__attribute__((noipa))
+#else
 __attribute__((noinline))
+#endif
 static void polyopt_mm_exp_mm_body0(int64_t n, int64_t p, int64_t m, int64_t q, int64_t B_shape0, int64_t D_shape0, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict B, double *restrict D, double *restrict out, double *restrict T_row, int64_t c0)
 {
   #pragma omp simd

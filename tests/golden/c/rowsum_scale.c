@@ -11,7 +11,11 @@ int64_t polyopt_rowsum_scale_check(int64_t n, int64_t m, int64_t out_shape0, int
   return 0;
 }
 
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)
+__attribute__((noipa))
+#else
 __attribute__((noinline))
+#endif
 static void polyopt_rowsum_scale_body0(int64_t n, int64_t m, int64_t out_shape0, int64_t out_shape1, double *restrict A, double *restrict out, int64_t c0)
 {
   double rs;

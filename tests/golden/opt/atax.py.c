@@ -97,7 +97,11 @@ int64_t polyopt_kernel_check(int64_t m, int64_t n, int64_t x_shape0, int64_t y_s
   return 0;
 }
 
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)
+__attribute__((noipa))
+#else
 __attribute__((noinline))
+#endif
 static void polyopt_kernel_body0(int64_t m, int64_t n, int64_t x_shape0, int64_t y_shape0, int64_t tmp_shape0, double *restrict A, double *restrict x, double *restrict y, double *restrict tmp, int64_t c0)
 {
   {

@@ -14,7 +14,11 @@
 
 static int max(int a, int b) { return a > b ? a : b; }
 
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)
+__attribute__((noipa))
+#else
 __attribute__((noinline))
+#endif
 static void polyopt_kernel_band_body0(int n, int bw, int c0, long polyopt_extent_band_1, double band[restrict][polyopt_extent_band_1], double x[restrict], double y[restrict])
 {
   #define polyopt_imin(a, b) ((a) < (b) ? (a) : (b))

@@ -39,7 +39,11 @@ static void init_array(int ni, int nj, int nk, DATA_TYPE *alpha, DATA_TYPE *beta
       B[i][j] = (DATA_TYPE) (i * (j + 2) % nj) / nj;
 }
 
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)
+__attribute__((noipa))
+#else
 __attribute__((noinline))
+#endif
 static void polyopt_kernel_gemm_body0(int ni, int nj, int nk, int c0, double alpha, double beta, long polyopt_extent_C_1, double C[restrict][polyopt_extent_C_1], long polyopt_extent_A_1, double A[restrict][polyopt_extent_A_1], long polyopt_extent_B_1, double B[restrict][polyopt_extent_B_1])
 {
   #pragma omp simd

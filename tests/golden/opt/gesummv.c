@@ -8,7 +8,11 @@
 #define SCALAR_VAL(x) x
 #define _PB_N n
 
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)
+__attribute__((noipa))
+#else
 __attribute__((noinline))
+#endif
 static void polyopt_kernel_gesummv_body0(int n, int c0, double alpha, double beta, double tmp[restrict], double y[restrict], long polyopt_extent_A_1, double A[restrict][polyopt_extent_A_1], double x[restrict], long polyopt_extent_B_1, double B[restrict][polyopt_extent_B_1])
 {
   tmp[c0] = 0.0;
