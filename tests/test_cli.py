@@ -446,3 +446,23 @@ def test_a_warning_is_the_command_s_own_line(monkeypatch: pytest.MonkeyPatch, ca
     err = capsys.readouterr().err
     assert err == ("polyopt: warning: scheduling f() is too complex: keeping the source "
                    "loop order\n")
+
+
+def test_verify_of_an_optimized_region_that_crashes_is_a_failure(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    """Where the original ran and the optimized code crashed, --verify has its answer: a
+    failure (exit 3), not "cannot verify" (hostile session 43b, finding 01)."""
+    real = cli_opt.emit_region
+
+    def crashing(region, tree, scop=None):
+        return "{ *(volatile int *)0 = 1; }\n" + real(region, tree, scop)
+
+    monkeypatch.setattr(cli_opt, "emit_region", crashing)
+    src = tmp_path / "k.c"
+    src.write_text("void f(int n, double *x) {\n#pragma scop\n"
+                   "  for (int i = 0; i < n; i++)\n    x[i] = 2.0 * x[i];\n#pragma endscop\n}\n")
+    code = cli.main(["opt", str(src), "--verify", "-o", str(tmp_path / "out.c")])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "FAILED: optimized crashed (SIGSEGV" in err and not (tmp_path / "out.c").exists()

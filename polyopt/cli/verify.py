@@ -95,10 +95,14 @@ def verify_region(region: CRegion, optimized: str) -> Verdict:
         c_file.write_text(source)
         try:
             ref = _run(_compile(c_file, Path(tmp) / "original", ["-O0"]))
-            opt = _run(_compile(c_file, Path(tmp) / "optimized",
-                                [*_build_flags(), "-DPOLYOPT_OPTIMIZED"]), _team_env())
+            optimized_exe = _compile(c_file, Path(tmp) / "optimized",
+                                     [*_build_flags(), "-DPOLYOPT_OPTIMIZED"])
         except VerifyError as exc:
             return _unverified(region.label, exc)
+        try:
+            opt = _run(optimized_exe, _team_env())
+        except VerifyError as exc:  # where the original ran: a failure, not a doubt
+            return Verdict(region.label, False, str(exc))
     sizes = ", ".join(f"{p}={v}" for p, v in data.params.items() if p not in region.extent_params)
     return _compare(region.label, ref, opt, region, f"with {sizes or 'no parameters'}")
 
