@@ -389,3 +389,20 @@ def test_deps_of_an_illegal_prange_reports_why(tmp_path: Path,
     (loop,) = doc["scops"][0]["loops"]
     assert loop["verdict"] == "sequential" and "applied" not in doc["scops"][0]
     assert "refused: loop i cannot run in parallel" in err and "i@" not in err
+
+
+def test_cli_refuses_a_c_schedule_saved_for_another_function(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The C path read the steps and ignored the file's function (hostile 43b, 04)."""
+    src = tmp_path / "k.c"
+    src.write_text("void k(int n, double A[n][n]) {\n#pragma scop\n  for (int i = 0; i < n; i++)\n"
+                   "    for (int j = 0; j < n; j++)\n      A[i][j] = A[i][j] * 2.0;\n"
+                   "#pragma endscop\n}\n")
+    saved = {"polyopt_schedule": 1, "function": "wrongname",
+             "steps": [{"op": "interchange", "args": ["i", "j"]}]}
+    schedule = tmp_path / "s.json"
+    schedule.write_text(json.dumps(saved))
+    assert cli.main(["opt", str(src), "--schedule", str(schedule), "-o", "-"]) == 1
+    assert "saved for function 'wrongname', not 'k'" in capsys.readouterr().err
+    schedule.write_text(json.dumps({**saved, "function": "k"}))
+    assert cli.main(["opt", str(src), "--schedule", str(schedule), "-o", "-"]) == 0

@@ -42,9 +42,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _opt_c(args: argparse.Namespace, path: Path) -> int:
-    steps = schedule_steps(args)
+    schedule_steps(args)  # a bad file is an error before the C is read
     cfile = c_file(args, path)
     regions = selected_regions(cfile, args.function)
+    # a schedule saved for another function is refused, as for Python (hostile 43b, 04)
+    steps = schedule_steps(args, regions[0].function if len(regions) == 1 else None)
     if steps is not None and len(regions) != 1:
         raise CliError(f"--schedule applies to one region, but {path} has {len(regions)}; choose "
                        "one with --function NAME", EXIT_USAGE)
