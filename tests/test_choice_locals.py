@@ -130,12 +130,6 @@ def min_from_a_thousand(u8):
     return m
 
 
-def clamp(img, out):
-    for i in range(img.shape[0]):
-        v = min(max(img[i], 0), 255)
-        out[i] = v
-
-
 def bool_or_false(b, out):
     """A Python False computes as a NumPy False does (False + False is 0 either way)."""
     for i in range(b.shape[0]):
@@ -172,7 +166,6 @@ def held_then_arithmetic(u8):
     (max_from_minus_one, (U8,)),
     (max_from_minus_one, (np.zeros(0, np.uint8),)),
     (min_from_a_thousand, (U8,)),
-    (clamp, (np.array([-40, 0, 17, 255, 300, 1000], np.int32), np.zeros(6, np.uint8))),
 ])
 def test_a_choice_whose_type_cannot_change_a_result_matches_cpython(kernel, args) -> None:
     want, got = [a.copy() for a in args], [a.copy() for a in args]
