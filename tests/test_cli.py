@@ -466,3 +466,15 @@ def test_verify_of_an_optimized_region_that_crashes_is_a_failure(
     err = capsys.readouterr().err
     assert code == 3, err
     assert "FAILED: optimized crashed (SIGSEGV" in err and not (tmp_path / "out.c").exists()
+
+
+@pytest.mark.parametrize("define", ["-D=3", "-D3", "-D N-1"])
+def test_a_bad_macro_definition_is_a_bad_command_line(define: str, tmp_path: Path,
+                                                      capsys) -> None:
+    """It was the preprocessor's error on the file, exit 1 (hostile session 43b)."""
+    src = tmp_path / "k.c"
+    src.write_text("void f(int n, double *x) {\n#pragma scop\n  for (int i = 0; i < n; i++)\n"
+                   "    x[i] = 2.0 * x[i];\n#pragma endscop\n}\n")
+    assert cli.main(["opt", str(src), *define.split(" ", 1), "-o", "-"]) == 2
+    assert "expected NAME or NAME=VALUE" in capsys.readouterr().err
+    assert cli.main(["opt", str(src), "-DN=3", "-DF(x)=x", "-o", "-"]) == 0

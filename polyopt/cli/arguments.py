@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 import polyopt
@@ -100,6 +101,19 @@ def _instances(text: str) -> int:
     return value
 
 
+def _define(text: str) -> str:
+    """A ``-D`` argument: a macro name (``N``, ``F(x)``), then ``=VALUE`` if any; a bad
+    one is a bad command line (exit 2), not the preprocessor's error on the file."""
+    if not _DEFINE.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected NAME or NAME=VALUE, NAME an identifier (or F(x) for a "
+            "function-like macro)")
+    return text
+
+
+_DEFINE = re.compile(r"[A-Za-z_]\w*(\([\w\s,.]*\))?(=.*)?", re.DOTALL)
+
+
 def _default(field: str) -> str:
     """How the default of an :class:`Options` field reads in ``--help``."""
     value = getattr(Options(), field, None)
@@ -122,4 +136,4 @@ def _common(p: argparse.ArgumentParser, output_help: str) -> None:
     p.add_argument("-I", dest="include_dirs", metavar="DIR", action="append", default=[],
                    help="C: add DIR to the preprocessor's include path")
     p.add_argument("-D", dest="defines", metavar="NAME[=VALUE]", action="append", default=[],
-                   help="C: define a preprocessor macro")
+                   type=_define, help="C: define a preprocessor macro")
