@@ -186,6 +186,13 @@ class AffineConverter:
                 picks_left = (lhs, rhs) == (t, f)
                 is_min = smaller_first == picks_left
                 return MinMax(is_min, (self.aff(node.iftrue), self.aff(node.iffalse)))
+            # the same test written otherwise: `i > 5 ? i - 5 : 0` tests i - 5 > 0
+            parts = [self.aff(x) for x in (cond.left, cond.right, node.iftrue, node.iffalse)]
+            if all(isinstance(x, Lin) for x in parts):
+                left, right, yes, no = (x for x in parts if isinstance(x, Lin))
+                same, swapped = _zero(left - right - (yes - no)), _zero(left - right - (no - yes))
+                if same or swapped:
+                    return MinMax(smaller_first == same, (yes, no))
         raise NotAffine(node, describe(node), "a conditional expression in an affine position must "
                         "be a min or max (`a < b ? a : b`)")
 
@@ -250,3 +257,7 @@ def _is_int_cast(node: c_ast.Cast) -> bool:
     t = node.to_type.type
     return isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) and \
         set(t.type.names) <= {"int", "long", "signed"}
+
+
+def _zero(e: Lin) -> bool:
+    return not e.terms and e.const == 0
