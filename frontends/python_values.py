@@ -55,12 +55,26 @@ _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", as
 
 
 _INT64 = (-(2**63), 2**63 - 1)
+_NOT_A_VALUE = ("is not supported as a value (values are numbers, scalars, array elements, "
+                "arithmetic, comparisons and math or NumPy calls)")
 
 
 def _int_literal(e: Expr) -> int | None:
     """The value of a Python int constant (not a bool)."""
     return e.value if isinstance(e, Literal) and e.type == WEAK_INT and \
         type(e.value) is int else None
+
+
+def _fits_int64(node: ast.AST, e: Expr) -> Expr:
+    """``e``, the value of ``node``; NotAffine where it is a Python int constant that
+    does not fit in 64 bits (a value, not an operand of a constant still folded)."""
+    k = _int_literal(e)
+    if k is not None and not _INT64[0] <= k <= _INT64[1]:
+        raise NotAffine(node, f"`{ast.unparse(node)}`", (
+            f"is {k}, which does not fit in 64 bits: Python ints are int64 here "
+            f"(README \"Integers\"); write a float ({_as_float(k)}) or pass the value "
+            "in an array"))
+    return e
 
 
 def _as_float(k: int) -> str:
@@ -135,14 +149,7 @@ class ValueConverter:
         self.choices: dict[int, tuple[Expr, ast.AST]] = {}
 
     def convert(self, node: ast.AST) -> Expr:
-        out = self._operand(node)
-        k = _int_literal(out)
-        if k is not None and not _INT64[0] <= k <= _INT64[1]:
-            raise NotAffine(node, f"`{ast.unparse(node)}`", (
-                f"is {k}, which does not fit in 64 bits: Python ints are int64 here "
-                f"(README \"Integers\"); write a float ({_as_float(k)}) or pass the value "
-                "in an array"))
-        return out
+        return _fits_int64(node, self._operand(node))
 
     def _operand(self, node: ast.AST) -> Expr:
         """``node``'s value, an int constant folded as Python computes it, of any size
@@ -152,7 +159,7 @@ class ValueConverter:
             return lin_to_expr(sz)
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
-            raise NotAffine(node, _describe(node), "is not supported as a value (values are numbers, scalars, array elements, arithmetic, comparisons and math or NumPy calls)")
+            raise NotAffine(node, _describe(node), _NOT_A_VALUE)
         out: Expr = method(node)
         return out
 
@@ -175,7 +182,7 @@ class ValueConverter:
         """``math.pi``, ``np.inf``...: the module's float constants (Python floats)."""
         module = self.scope.module_alias(node.value.id) if isinstance(node.value, ast.Name) else None
         if module is None:
-            raise NotAffine(node, _describe(node), "is not supported as a value (values are numbers, scalars, array elements, arithmetic, comparisons and math or NumPy calls)")
+            raise NotAffine(node, _describe(node), _NOT_A_VALUE)
         if module == "np" and node.attr in ("True_", "False_"):  # NumPy's bools: strong
             return Literal(node.attr == "True_", NP_BOOL)
         if node.attr not in _CONSTANTS[module]:
@@ -196,7 +203,7 @@ class ValueConverter:
         k = _int_literal(inner)
         if isinstance(node.op, ast.USub) and k is not None:
             return Literal(-k, WEAK_INT)
-        inner = self.convert(node.operand) if k is not None else inner
+        inner = _fits_int64(node.operand, inner)
         if isinstance(node.op, ast.USub):
             if inner.type.dtype.is_bool:
                 if not inner.type.weak:
@@ -216,8 +223,7 @@ class ValueConverter:
         folded = _fold(op, _int_literal(a), _int_literal(b))
         if folded is not None:
             return folded
-        a, b = self.convert(node.left) if _int_literal(a) is not None else a, \
-            self.convert(node.right) if _int_literal(b) is not None else b
+        a, b = _fits_int64(node.left, a), _fits_int64(node.right, b)
         if (op == "**" and getattr(node, "array_code", False) and a.type.dtype.is_bool
                 and isinstance(b, Literal) and type(b.value) is int and b.value == 2):
             a = Cast(a, ValueType(DType.INT8))  # NumPy's array power is np.square here
