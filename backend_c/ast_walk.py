@@ -42,6 +42,13 @@ from polyopt.backend_c.private_copies import (
     array_reductions,
     without_array_copies,
 )
+from polyopt.backend_c.ranged import (
+    RangedNest,
+    RangeNames,
+    range_exprs,
+    ranged_input,
+    tile_rows,
+)
 from polyopt.backend_c.signature import CArg
 from polyopt.backend_c.statements import StatementWriter
 from polyopt.backend_c.unroll import copies, expandable, substitute, unrolled_loop
@@ -60,11 +67,13 @@ from polyopt.model.isl_budget import (
     budget,
 )
 from polyopt.model.schedule_tree import (
+    Band,
     LoopDim,
     LoopMark,
     Node,
     Sequence,
     loops,
+    prints_in_ranges,
     statements,
     to_isl,
 )
@@ -145,6 +154,9 @@ class AstWalker:
         self.row_prefix = fresh("polyopt_row", taken)
         self.row_hoist: RowHoist | None = None
         self.row_count = 0
+        self.range_names = RangeNames(*(fresh(f"polyopt_{n}", taken) for n in (
+            "lo", "hi", "first", "count", "blocks", "block")))
+        self.ranged_used = False  # whether some nest was printed in ranges (prelude.ROW_RANGES)
         self.statements = StatementWriter(self.code, scop, dialect)
         self.pragmas = Pragmas(scop, openmp, dialect, self._named)
         self.private_copies = PrivateCopies(self.code, scop, self.pragmas, dialect, taken)
@@ -167,7 +179,7 @@ class AstWalker:
         """Scalars a pragma names count as used by the statements printed now."""
         self.statements.usage.mentioned.update(names)
 
-    def build_ast(self, tree: Node) -> tuple[isl.AstNode, ...]:
+    def build_ast(self, tree: Node) -> tuple[isl.AstNode | RangedNest, ...]:
         """The isl ASTs of ``tree``'s nests, in order (one per child of a root sequence),
         their loop counters named ``<prefix>0``, ``<prefix>1``...; :class:`TooComplexError`
         past isl's budget (callers fall back to the source order).
@@ -185,8 +197,12 @@ class AstWalker:
         depth = max(len(s.iterators) for s in self.scop.statements) + 8
         counters = [f"{self.prefix}{k}" for k in range(4 * depth)]
         self.marks = {}
-        asts = []
+        asts: list[isl.AstNode | RangedNest] = []
         for nest in tree.children if isinstance(tree, Sequence) else (tree,):
+            ranged = self._ranged_ast(nest, params, iterators, domains, context, counters)
+            if ranged is not None:
+                asts.append(ranged)
+                continue
             ast = self._checked_ast(nest, params, iterators, domains, context, counters)
             if ast is None:
                 # isl dropped or repeated instances (ast_check): with every parameter
@@ -199,6 +215,29 @@ class AstWalker:
             asts.append(ast)
         self.accumulators.marks = self.marks
         return tuple(asts)
+
+    def _ranged_ast(self, nest: Node, params: tuple[str, ...],
+                    iterators: dict[str, tuple[str, ...]], domains: dict[str, isl.Set],
+                    context: isl.Set, counters: list[str]) -> RangedNest | None:
+        """``nest`` to print in ranges (backend_c/ranged.py), or None: its outer loop is not
+        marked so, or this C cannot ask for the team, or isl's body is refused."""
+        if not (isinstance(nest, Band) and self.openmp and self.dialect.ranges_rows
+                and prints_in_ranges(nest.dims[0].mark)):
+            return None
+        rows = tile_rows(nest, params, iterators, domains)
+        got = None if rows is None else ranged_input(nest, params, iterators, domains, context,
+                                                     rows, self.range_names)
+        if rows is None or got is None:
+            return None
+        body = self._checked_ast(got.inner, got.params, iterators, got.domains, got.context,
+                                 counters)
+        if body is None:
+            return None
+        mark = nest.dims[0].mark
+        runs, first, last = range_exprs(rows, context)
+        den = next(a.den for _, e in nest.dims[0].exprs for a, _ in e.terms
+                   if isinstance(a, FloorDiv))
+        return RangedNest(body, mark, runs, first, last, den // mark.ranged, self.range_names)
 
     def _checked_ast(self, tree: Node, params: tuple[str, ...],
                      iterators: dict[str, tuple[str, ...]], domains: dict[str, isl.Set],
@@ -227,7 +266,41 @@ class AstWalker:
     def print_tree(self, tree: Node, depth: int = 1) -> None:
         """Print ``tree``'s loops (:meth:`build_ast`) at ``depth``."""
         for ast in self.build_ast(tree):
-            self.node(ast, depth, None)
+            self.nest(ast, depth)
+
+    def nest(self, nest: isl.AstNode | RangedNest, depth: int) -> None:
+        """Print one nest of :meth:`build_ast`."""
+        if isinstance(nest, RangedNest):
+            self._ranged(nest, depth)
+        else:
+            self.node(nest, depth, None)
+
+    def _ranged(self, r: RangedNest, depth: int) -> None:
+        """The loop over blocks of rows around ``r``'s body (backend_c/ranged.py)."""
+        emit, text, n = self.code.emit, self.dialect.text, r.names
+        index = self.dialect.index_type
+        self.ranged_used = True
+        emit(depth, f"if ({text(r.runs)}) {{" if r.runs is not None else "{")
+        d = depth + 1
+        emit(d, f"const {index} {n.first} = {text.bare(r.first)};")
+        emit(d, f"const {index} {n.count} = {text(r.last)} - {n.first} + 1;")
+        emit(d, f"const {index} {n.blocks} = polyopt_row_blocks({n.count}, {r.per}, "
+                f"{self.pragmas.team_condition()});")
+        pragma = self.pragmas.loop(r.mark)
+        if pragma:
+            emit(d, pragma)
+        emit(d, f"for ({index} {n.block} = 0; {n.block} < {n.blocks}; {n.block} += 1) {{")
+        start = f"polyopt_row_start({n.first}, {n.count}, {n.blocks}, {n.block}"
+        emit(d + 1, f"const {index} {n.lo} = {start});")
+        emit(d + 1, f"const {index} {n.hi} = {start} + 1);")
+        self.counters += [n.lo, n.hi]  # the body's parameters: an outlined body takes them
+        if self.outliner is not None and self.outliner.outlines_body(r.mark, r.body):
+            self.outliner.parallel_body(r.body, d + 1, r.mark, self._print)
+        else:
+            self.node(r.body, d + 1, None)
+        del self.counters[-2:]
+        emit(d, "}")
+        emit(depth, "}")
 
     def node(self, node: isl.AstNode, depth: int, pending: LoopMark | None) -> None:
         """Print ``node``; ``pending`` is the mark of the loop it starts with."""

@@ -25,6 +25,9 @@ class Dialect(Protocol):
     # the C is the user's to compile, with their warnings (-Wall's unused variables)
     user_compiles: bool
     pointer_rows: frozenset[str]  # arrays whose rows are reached through pointers
+    # whether a loop marked ``ranged`` may run in ranges cut at run time (backend_c/ranged.py),
+    # which asks the OpenMP runtime for the team's size and calls prelude.ROW_RANGES
+    ranges_rows: bool
 
     @property
     def body(self) -> BodyPrinter:
@@ -78,6 +81,7 @@ class KernelDialect:
     privatizes_arrays = True
     user_compiles = False  # built by polyopt: the statements' bindings stay, for reading
     pointer_rows: frozenset[str] = frozenset()  # flat arrays
+    ranges_rows = True
 
     def __init__(self, scop: Scop) -> None:
         self.scop = scop

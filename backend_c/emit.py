@@ -34,12 +34,14 @@ from polyopt.backend_c.prelude import (
     EXACT_COMPARE,
     LGAMMA,
     NAN_MINMAX,
+    OMP_RUNTIME,
     PREFETCH,
     PRELUDE,
     PRIVATE_ARRAYS,
     PYINT_FIT,
     PYTHON_HYPOT,
     PYTHON_POW,
+    ROW_RANGES,
     VECTOR_MATH,
 )
 from polyopt.backend_c.python_ints import call_checked
@@ -118,7 +120,9 @@ def emit(scop: Scop, tree: Node, function: str, openmp: bool = True,
         + (PYTHON_POW + "\n" if dialect.body.python_pow_used else "")
         + (PYTHON_HYPOT + "\n" if dialect.body.python_hypot_used else "")
         + (PREFETCH + "\n" if dialect.prefetch_used else "")
-        + (PRIVATE_ARRAYS + "\n" if walker.private_copies.used else "")
+        + (PRIVATE_ARRAYS + "\n" if walker.private_copies.used
+           else OMP_RUNTIME + "\n" if walker.ranged_used else "")
+        + (ROW_RANGES + "\n" if walker.ranged_used else "")
         + check_src + "\n" + "".join(h + "\n" for h in helpers)
         + f"{ret or 'void'} {function}({params})\n{{\n{body}}}\n"
     )
@@ -138,7 +142,7 @@ def _function_body(walker: AstWalker, tree: Node, taken: set[str],
         if walker.openmp and threshold:
             walker.pragmas.team = fresh("polyopt_team", taken)
         for ast in asts:
-            walker.node(ast, 1, None)
+            walker.nest(ast, 1)
         if walker.pragmas.team_used:
             # small calls run on one thread: waking the team costs more than they do.  The
             # program as written has the instances of the transformed one (bar packing

@@ -171,6 +171,7 @@ class RegionDialect:
     # private copies of the arrays laid out as one block (region_copies.py)
     privatizes_arrays = True
     user_compiles = True
+    ranges_rows = False  # a region cannot add the prelude's helpers to the user's file
 
     def __init__(self, region: CRegion, scop: Scop) -> None:
         self.region = region

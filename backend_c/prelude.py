@@ -218,12 +218,28 @@ static inline _Float16 polyopt_minimum_f16(_Float16 a, _Float16 b)
 #: What a parallel loop with per-thread copies of arrays needs (private arrays, array
 #: reductions);
 #: emitted only when used.
-PRIVATE_ARRAYS = r"""#include <stdlib.h>
-#include <string.h>
-#ifdef _OPENMP
+OMP_RUNTIME = r"""#ifdef _OPENMP
 #include <omp.h>
 #else
 static inline int omp_get_max_threads(void) { return 1; }
 static inline int omp_get_thread_num(void) { return 0; }
 static inline int omp_get_num_threads(void) { return 1; }
 #endif"""
+PRIVATE_ARRAYS = "#include <stdlib.h>\n#include <string.h>\n" + OMP_RUNTIME
+
+
+#: The blocks of a loop printed in ranges of rows (backend_c/ranged.py): as many as the
+#: team has threads, or a multiple, each at most ``per`` rows (of register tiles) and
+#: none empty, and where block ``b`` starts; emitted only when used (with OMP_RUNTIME).
+ROW_RANGES = r"""static inline int64_t polyopt_row_blocks(int64_t count, int64_t per, int team)
+{
+  int64_t t = team ? (int64_t)omp_get_max_threads() : 1;
+  if (t < 1) t = 1;
+  int64_t n = t * ((count + per * t - 1) / (per * t));
+  return n < count ? n : count;
+}
+static inline int64_t polyopt_row_start(int64_t first, int64_t count, int64_t blocks, int64_t b)
+{
+  int64_t extra = count % blocks;
+  return first + b * (count / blocks) + (b < extra ? b : extra);
+}"""

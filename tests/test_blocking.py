@@ -110,8 +110,10 @@ def test_generated_matmul_uses_the_blocks(monkeypatch):
     rng = np.random.default_rng(0)
     args = (rng.random((40, 40)), rng.random((40, 40)), np.zeros((40, 40)))
     c = polyopt.jit(matmul).c_source(*args)
-    # the k block, and the row blocks of 60 rows: 10 register tiles each
-    assert re.search(r"\(512 \* c\d+\) \+ 511", c) and re.search(r"floord\(\(n - 6\), 60\)", c)
+    # the k block, and the row blocks of 60 rows: at most 10 register tiles each, cut in
+    # ranges for the team (backend_c/ranged.py)
+    assert re.search(r"\(512 \* c\d+\) \+ 511", c)
+    assert re.search(r"polyopt_row_blocks\(polyopt_count, 10, ", c)
     small = VectorUnit(256, 16, Caches(8 * KIB, 128 * KIB, 1024 * KIB))
     monkeypatch.setattr(target, "vector_unit", lambda: small)
     c = polyopt.jit(matmul).c_source(*args)

@@ -24,7 +24,14 @@ import kernels
 import numpy as np
 import pytest
 from kernels import CASES
-from polyopt.backend_c.prelude import PREFETCH, PRELUDE, PRIVATE_ARRAYS, VECTOR_MATH
+from polyopt.backend_c.prelude import (
+    OMP_RUNTIME,
+    PREFETCH,
+    PRELUDE,
+    PRIVATE_ARRAYS,
+    ROW_RANGES,
+    VECTOR_MATH,
+)
 
 import polyopt
 from polyopt.model import target
@@ -47,7 +54,7 @@ SETTINGS: dict[str, tuple[target.VectorUnit, dict[str, Any]]] = {
 #: enough for one full register tile (AVX-512's float64 tile is 8 x 16)
 VARIANTS = {"gemm_avx2": ("gemm", 8), "gemm_avx512": ("gemm", 16)}
 PRELUDES = {"prelude": PRELUDE, "vector math": VECTOR_MATH, "private arrays": PRIVATE_ARRAYS,
-            "prefetch": PREFETCH}
+            "OpenMP runtime": OMP_RUNTIME, "row ranges": ROW_RANGES, "prefetch": PREFETCH}
 UPDATE = os.environ.get("POLYOPT_UPDATE_GOLDEN") == "1"
 
 

@@ -112,6 +112,11 @@ def make_param_set(params: tuple[str, ...], f: Formula) -> isl.Set:
     return isl.Set.read_from_str(CTX, f"{params_prefix(params)}{{ : {formula(f)} }}")
 
 
+def make_param_aff(params: tuple[str, ...], e: Lin) -> isl.PwAff:
+    """``e``, over the parameters alone, as an isl function of them."""
+    return isl.PwAff.read_from_str(CTX, f"{params_prefix(params)}{{ [{lin(e)}] }}")
+
+
 @functools.lru_cache(maxsize=8192)
 def make_map(
     params: tuple[str, ...],

@@ -215,6 +215,12 @@ def dim_bounds(s: isl.Set, k: int) -> tuple[int | None, int | None]:
     return (_pw_const(lo) if lo.is_cst() else None, _pw_const(hi) if hi.is_cst() else None)
 
 
+def dim_range(s: isl.Set, k: int) -> tuple[isl.PwAff, isl.PwAff]:
+    """The least and greatest value of set dimension ``k``, as functions of the
+    parameters (defined where ``s`` is not empty)."""
+    return s.dim_min(k), s.dim_max(k)
+
+
 def _pw_const(pa: isl.PwAff) -> int | None:
     vals: list[int] = []
 

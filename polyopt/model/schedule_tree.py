@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from polyopt.model import isl_text, names
-from polyopt.model.aff import Lin
+from polyopt.model.aff import FloorDiv, Lin, floordiv
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,17 @@ class LoopMark:
     scratch_arrays: tuple[str, ...] = ()  # those of them dead after each iteration: no copy in or back
     separate: bool = False  # split into ranges that each run one fixed set of statements
     atomic: bool = False  # one loop over all pieces of its statements' domains (tile loops)
+    # a parallel loop over row blocks ``floor(i / (k * ranged))`` whose rows run in any
+    # ranges of ``ranged`` rows as well (no dependence between different ones): the
+    # printer may cut it into equal ranges per thread instead (backend_c/ranged.py)
+    ranged: int = 0
+
+
+def prints_in_ranges(mark: LoopMark) -> bool:
+    """Whether a loop with ``mark`` may be printed in ranges: ``ranged`` and parallel,
+    with nothing per thread to set up or combine (no reduction, no copied values)."""
+    return bool(mark.ranged and mark.parallel and not mark.reductions
+                and not mark.firstprivate and not mark.private_arrays)
 
 
 @dataclass(frozen=True)
@@ -92,6 +103,20 @@ class Leaf:
 
 
 Node = Band | Sequence | Leaf
+
+
+def row_exprs(d: LoopDim, unit: int) -> dict[str, Lin] | None:
+    """Each statement's row of ``unit`` rows, ``floor(e / unit)``, where ``d`` runs
+    blocks ``floor(e / (k * unit))`` of them (k > 1), else None."""
+    out: dict[str, Lin] = {}
+    for stmt, e in d.exprs:
+        if e.const or len(e.terms) != 1:
+            return None
+        atom, coeff = e.terms[0]
+        if coeff != 1 or not isinstance(atom, FloorDiv) or atom.den % unit or atom.den == unit:
+            return None
+        out[stmt] = floordiv(atom.num, unit)
+    return out
 
 
 def statements(node: Node) -> list[str]:

@@ -39,6 +39,7 @@ from polyopt.model.scop import Scop, Statement
 from polyopt.model.target import micro_tile, single_row_tile
 from polyopt.scheduler.blocking import blocks
 from polyopt.scheduler.nests import band_at, loops_around
+from polyopt.scheduler.row_ranges import mark_ranged
 from polyopt.transforms.expand import expand
 from polyopt.transforms.fuse import distribute
 from polyopt.transforms.pack import in_row_panels, pack, panel_operands
@@ -144,7 +145,10 @@ def register_tile_all(scop: Scop, deps: Dependences, tree: Node,
         # every nest's operands packed, then one dependence analysis for all of them
         # (3mm: one instead of three)
         scop, tree, packed = _pack_operands(scop, tree, nests)
-    return scop, analyze(scop) if packed else _current(scop, deps), tree
+    deps = analyze(scop) if packed else _current(scop, deps)
+    if nests and not isinstance(options.tile, tuple):  # a user's row blocks stay as given
+        tree = mark_ranged(scop, deps, tree, {n.stmt: (n.i, n.mr) for n in nests})
+    return scop, deps, tree
 
 
 def _current(scop: Scop, deps: Dependences) -> Dependences:

@@ -112,7 +112,8 @@ class _MarkCtx:
             return node
         dims: list[LoopDim] = []
         for k, d in enumerate(node.dims):
-            m = LoopMark(unroll=d.mark.unroll, separate=d.mark.separate, atomic=d.mark.atomic)
+            m = LoopMark(unroll=d.mark.unroll, separate=d.mark.separate, atomic=d.mark.atomic,
+                         ranged=d.mark.ranged)
             innermost = self.v.innermost(d.loop_id)
             if in_parallel and not innermost and d.mark == m:
                 dims.append(d)  # it gets no mark, whether or not it is a loop in the C

@@ -3,6 +3,10 @@
 
 /* polyopt prefetch: backend_c/prelude.py */
 
+/* polyopt OpenMP runtime: backend_c/prelude.py */
+
+/* polyopt row ranges: backend_c/prelude.py */
+
 int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1)
 {
   (void)ni;
@@ -63,18 +67,18 @@ __attribute__((noipa, optimize("no-tree-loop-vectorize", "no-tree-forwprop")))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
+static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t polyopt_lo, int64_t polyopt_hi, int64_t c0, int64_t c1, int64_t c2, int64_t c3)
 {
-  const int64_t o0 = (2 * c4);
-  const int64_t o1 = (2 * c3);
+  const int64_t o0 = (2 * c3);
+  const int64_t o1 = (2 * c2);
   {  /* the next call's tile of the result: in cache when it loads it */
-    const int64_t o0 = (2 * (c4 + 1));
+    const int64_t o0 = (2 * (c3 + 1));
     { const int64_t i = o0; const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
     { const int64_t i = o0; const int64_t j = (o1 + 1); polyopt_prefetch(C, i * nj + j, double); }
     { const int64_t i = (o0 + 1); const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
     { const int64_t i = (o0 + 1); const int64_t j = (o1 + 1); polyopt_prefetch(C, i * nj + j, double); }
   }
-  if (((512 * c1)) <= polyopt_imin((nk - 1), ((512 * c1) + 511))) {
+  if (((512 * c0)) <= polyopt_imin((nk - 1), ((512 * c0) + 511))) {
     double C_acc0, C_acc1, C_acc2, C_acc3;
     {
       const int64_t i = o0;
@@ -96,33 +100,33 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
       const int64_t j = (o1 + 1);
       C_acc3 = C[i * nj + j];
     }
-    for (int64_t c5 = (512 * c1); c5 <= polyopt_imin((nk - 1), ((512 * c1) + 511)); c5 += 1) {
-      const double v0 = A_pk[(c4 * 2 + 0) * nk + c5];
-      const double v1 = B_pk[(c3 * nk + c5) * 2 + 0];
-      const double v2 = B_pk[(c3 * nk + c5) * 2 + 1];
-      const double v3 = A_pk[(c4 * 2 + 1) * nk + c5];
+    for (int64_t c4 = (512 * c0); c4 <= polyopt_imin((nk - 1), ((512 * c0) + 511)); c4 += 1) {
+      const double v0 = A_pk[(c3 * 2 + 0) * nk + c4];
+      const double v1 = B_pk[(c2 * nk + c4) * 2 + 0];
+      const double v2 = B_pk[(c2 * nk + c4) * 2 + 1];
+      const double v3 = A_pk[(c3 * 2 + 1) * nk + c4];
       {
         const int64_t i = o0;
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc0 = (C_acc0 + (v0 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc1 = (C_acc1 + (v0 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc2 = (C_acc2 + (v3 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc3 = (C_acc3 + (v3 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
@@ -154,74 +158,80 @@ __attribute__((noipa))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
+static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t polyopt_lo, int64_t polyopt_hi)
 {
-  for (int64_t c1 = (32 * c0); c1 <= polyopt_imin((ni - 1), ((32 * c0) + 31)); c1 += 1) {
+  for (int64_t c0 = (2 * polyopt_lo); c0 < polyopt_imin(ni, (2 * polyopt_hi)); c0 += 1) {
     #pragma omp simd
-    for (int64_t c2 = 0; c2 < nj; c2 += 1) {
+    for (int64_t c1 = 0; c1 < nj; c1 += 1) {
       {
-        const int64_t i = c1;
-        const int64_t j = c2;
+        const int64_t i = c0;
+        const int64_t j = c1;
         C[i * nj + j] = (C[i * nj + j] * beta);  /* C[i, j] *= beta */
       }
     }
   }
-  for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 512); c1 += 1) {
-    for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 2), 1024); c2 += 1) {
-      for (int64_t c3 = (512 * c2); c3 <= polyopt_imin(((512 * c2) + 511), ((nj / 2) - 1)); c3 += 1) {
-        for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((ni / 2) - 1)); c4 += 1) {
-          polyopt_gemm_micro2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0, c1, c2, c3, c4);
+  if (((nj >= 2) && (ni >= ((2 * polyopt_lo) + 2)))) {
+    for (int64_t c0 = 0; c0 <= polyopt_floord((nk - 1), 512); c0 += 1) {
+      for (int64_t c1 = 0; c1 <= ((nj - 2) / 1024); c1 += 1) {
+        for (int64_t c2 = (512 * c1); c2 <= polyopt_imin(((512 * c1) + 511), ((nj / 2) - 1)); c2 += 1) {
+          for (int64_t c3 = polyopt_lo; c3 < polyopt_imin(polyopt_hi, (ni / 2)); c3 += 1) {
+            polyopt_gemm_micro2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, polyopt_lo, polyopt_hi, c0, c1, c2, c3);
+          }
         }
       }
     }
   }
-  for (int64_t c2 = 0; c2 <= polyopt_floord((nk - 1), 128); c2 += 1) {
-    for (int64_t c3 = 0; c3 <= ((nj - 1) / 128); c3 += 1) {
-      if (((((128 * c3) + 127) >= nj) && (((nj + 1) % 2) == 0))) {
-        for (int64_t c4 = (32 * c0); c4 <= polyopt_imin((ni - 1), ((32 * c0) + 31)); c4 += 1) {
-          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
-            if ((((c4 + 1) == ni) && (((ni + 1) % 2) == 0))) {
-              #pragma omp simd
-              for (int64_t c6 = (128 * c3); c6 < (nj - 1); c6 += 1) {
+  if ((nk >= 1)) {
+    for (int64_t c0 = (polyopt_lo / 16); c0 <= ((polyopt_hi - 1) / 16); c0 += 1) {
+      for (int64_t c1 = 0; c1 <= ((nk - 1) / 128); c1 += 1) {
+        for (int64_t c2 = 0; c2 <= ((nj - 1) / 128); c2 += 1) {
+          if (((((128 * c2) + 127) >= nj) && (((nj + 1) % 2) == 0))) {
+            for (int64_t c3 = polyopt_imax((2 * polyopt_lo), (32 * c0)); c3 <= polyopt_imin(polyopt_imin((ni - 1), ((2 * polyopt_hi) - 1)), ((32 * c0) + 31)); c3 += 1) {
+              for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
+                if ((((2 * polyopt_hi) == (ni + 1)) && ((c3 + 1) == ni))) {
+                  #pragma omp simd
+                  for (int64_t c5 = (128 * c2); c5 < (nj - 1); c5 += 1) {
+                    {
+                      const int64_t i = (ni - 1);
+                      const int64_t j = c5;
+                      const int64_t k = c4;
+                      C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+                    }
+                  }
+                }
                 {
-                  const int64_t i = (ni - 1);
-                  const int64_t j = c6;
-                  const int64_t k = c5;
+                  const int64_t i = c3;
+                  const int64_t j = (nj - 1);
+                  const int64_t k = c4;
                   C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
                 }
               }
             }
-            {
-              const int64_t i = c4;
-              const int64_t j = (nj - 1);
-              const int64_t k = c5;
-              C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-            }
-          }
-        }
-      } else {
-        if ((((((32 * c0) + 31) >= ni) && (((ni + 1) % 2) == 0)) && ((nj % 2) == 0))) {
-          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
-            #pragma omp simd
-            for (int64_t c6 = (128 * c3); c6 <= polyopt_imin((nj - 1), ((128 * c3) + 127)); c6 += 1) {
-              {
-                const int64_t i = (ni - 1);
-                const int64_t j = c6;
-                const int64_t k = c5;
-                C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+          } else {
+            if (((((2 * polyopt_hi) == (ni + 1)) && (((32 * c0) + 31) >= ni)) && ((nj % 2) == 0))) {
+              for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
+                #pragma omp simd
+                for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nj - 1), ((128 * c2) + 127)); c5 += 1) {
+                  {
+                    const int64_t i = (ni - 1);
+                    const int64_t j = c5;
+                    const int64_t k = c4;
+                    C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+                  }
+                }
               }
-            }
-          }
-        } else {
-          if (((((((32 * c0) + 31) >= ni) && (nj >= ((128 * c3) + 129))) && (((ni + 1) % 2) == 0)) && (((nj + 1) % 2) == 0))) {
-            for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
-              #pragma omp simd
-              for (int64_t c6 = (128 * c3); c6 <= ((128 * c3) + 127); c6 += 1) {
-                {
-                  const int64_t i = (ni - 1);
-                  const int64_t j = c6;
-                  const int64_t k = c5;
-                  C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+            } else {
+              if ((((((2 * polyopt_hi) == (ni + 1)) && (((32 * c0) + 31) >= ni)) && (nj >= ((128 * c2) + 129))) && (((nj + 1) % 2) == 0))) {
+                for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
+                  #pragma omp simd
+                  for (int64_t c5 = (128 * c2); c5 <= ((128 * c2) + 127); c5 += 1) {
+                    {
+                      const int64_t i = (ni - 1);
+                      const int64_t j = c5;
+                      const int64_t k = c4;
+                      C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+                    }
+                  }
                 }
               }
             }
@@ -247,9 +257,14 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
     }
   }
   if (((ni >= 1) && (nj >= 1))) {
+    const int64_t polyopt_first = 0;
+    const int64_t polyopt_count = (((ni + 1) / 2) - 1) - polyopt_first + 1;
+    const int64_t polyopt_blocks = polyopt_row_blocks(polyopt_count, 16, 1);
     #pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t c0 = 0; c0 <= ((ni - 1) / 32); c0 += 1) {
-      polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
+    for (int64_t polyopt_block = 0; polyopt_block < polyopt_blocks; polyopt_block += 1) {
+      const int64_t polyopt_lo = polyopt_row_start(polyopt_first, polyopt_count, polyopt_blocks, polyopt_block);
+      const int64_t polyopt_hi = polyopt_row_start(polyopt_first, polyopt_count, polyopt_blocks, polyopt_block + 1);
+      polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, polyopt_lo, polyopt_hi);
     }
   }
 }

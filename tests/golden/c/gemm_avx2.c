@@ -3,6 +3,10 @@
 
 /* polyopt prefetch: backend_c/prelude.py */
 
+/* polyopt OpenMP runtime: backend_c/prelude.py */
+
+/* polyopt row ranges: backend_c/prelude.py */
+
 int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1)
 {
   (void)ni;
@@ -63,12 +67,12 @@ __attribute__((noipa, optimize("no-tree-loop-vectorize", "no-tree-forwprop")))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
+static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t polyopt_lo, int64_t polyopt_hi, int64_t c0, int64_t c1, int64_t c2, int64_t c3)
 {
-  const int64_t o0 = (6 * c4);
-  const int64_t o1 = (8 * c3);
+  const int64_t o0 = (6 * c3);
+  const int64_t o1 = (8 * c2);
   {  /* the next call's tile of the result: in cache when it loads it */
-    const int64_t o0 = (6 * (c4 + 1));
+    const int64_t o0 = (6 * (c3 + 1));
     { const int64_t i = o0; const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
     { const int64_t i = o0; const int64_t j = (o1 + 7); polyopt_prefetch(C, i * nj + j, double); }
     { const int64_t i = (o0 + 1); const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
@@ -82,7 +86,7 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
     { const int64_t i = (o0 + 5); const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
     { const int64_t i = (o0 + 5); const int64_t j = (o1 + 7); polyopt_prefetch(C, i * nj + j, double); }
   }
-  if (((512 * c1)) <= polyopt_imin((nk - 1), ((512 * c1) + 511))) {
+  if (((512 * c0)) <= polyopt_imin((nk - 1), ((512 * c0) + 511))) {
     double C_acc0, C_acc1, C_acc2, C_acc3, C_acc4, C_acc5, C_acc6, C_acc7, C_acc8, C_acc9, C_acc10, C_acc11, C_acc12, C_acc13, C_acc14, C_acc15, C_acc16, C_acc17, C_acc18, C_acc19, C_acc20, C_acc21, C_acc22, C_acc23, C_acc24, C_acc25, C_acc26, C_acc27, C_acc28, C_acc29, C_acc30, C_acc31, C_acc32, C_acc33, C_acc34, C_acc35, C_acc36, C_acc37, C_acc38, C_acc39, C_acc40, C_acc41, C_acc42, C_acc43, C_acc44, C_acc45, C_acc46, C_acc47;
     {
       const int64_t i = o0;
@@ -324,307 +328,307 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
       const int64_t j = (o1 + 7);
       C_acc47 = C[i * nj + j];
     }
-    for (int64_t c5 = (512 * c1); c5 <= polyopt_imin((nk - 1), ((512 * c1) + 511)); c5 += 1) {
-      const double v0 = A_pk[(c4 * 6 + 0) * nk + c5];
-      const double v1 = B_pk[(c3 * nk + c5) * 8 + 0];
-      const double v2 = B_pk[(c3 * nk + c5) * 8 + 1];
-      const double v3 = B_pk[(c3 * nk + c5) * 8 + 2];
-      const double v4 = B_pk[(c3 * nk + c5) * 8 + 3];
-      const double v5 = B_pk[(c3 * nk + c5) * 8 + 4];
-      const double v6 = B_pk[(c3 * nk + c5) * 8 + 5];
-      const double v7 = B_pk[(c3 * nk + c5) * 8 + 6];
-      const double v8 = B_pk[(c3 * nk + c5) * 8 + 7];
-      const double v9 = A_pk[(c4 * 6 + 1) * nk + c5];
-      const double v10 = A_pk[(c4 * 6 + 2) * nk + c5];
-      const double v11 = A_pk[(c4 * 6 + 3) * nk + c5];
-      const double v12 = A_pk[(c4 * 6 + 4) * nk + c5];
-      const double v13 = A_pk[(c4 * 6 + 5) * nk + c5];
+    for (int64_t c4 = (512 * c0); c4 <= polyopt_imin((nk - 1), ((512 * c0) + 511)); c4 += 1) {
+      const double v0 = A_pk[(c3 * 6 + 0) * nk + c4];
+      const double v1 = B_pk[(c2 * nk + c4) * 8 + 0];
+      const double v2 = B_pk[(c2 * nk + c4) * 8 + 1];
+      const double v3 = B_pk[(c2 * nk + c4) * 8 + 2];
+      const double v4 = B_pk[(c2 * nk + c4) * 8 + 3];
+      const double v5 = B_pk[(c2 * nk + c4) * 8 + 4];
+      const double v6 = B_pk[(c2 * nk + c4) * 8 + 5];
+      const double v7 = B_pk[(c2 * nk + c4) * 8 + 6];
+      const double v8 = B_pk[(c2 * nk + c4) * 8 + 7];
+      const double v9 = A_pk[(c3 * 6 + 1) * nk + c4];
+      const double v10 = A_pk[(c3 * 6 + 2) * nk + c4];
+      const double v11 = A_pk[(c3 * 6 + 3) * nk + c4];
+      const double v12 = A_pk[(c3 * 6 + 4) * nk + c4];
+      const double v13 = A_pk[(c3 * 6 + 5) * nk + c4];
       {
         const int64_t i = o0;
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc0 = (C_acc0 + (v0 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc1 = (C_acc1 + (v0 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 2);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc2 = (C_acc2 + (v0 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 3);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc3 = (C_acc3 + (v0 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 4);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc4 = (C_acc4 + (v0 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 5);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc5 = (C_acc5 + (v0 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 6);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc6 = (C_acc6 + (v0 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 7);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc7 = (C_acc7 + (v0 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc8 = (C_acc8 + (v9 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc9 = (C_acc9 + (v9 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 2);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc10 = (C_acc10 + (v9 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 3);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc11 = (C_acc11 + (v9 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 4);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc12 = (C_acc12 + (v9 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 5);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc13 = (C_acc13 + (v9 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 6);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc14 = (C_acc14 + (v9 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 7);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc15 = (C_acc15 + (v9 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc16 = (C_acc16 + (v10 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc17 = (C_acc17 + (v10 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 2);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc18 = (C_acc18 + (v10 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 3);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc19 = (C_acc19 + (v10 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 4);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc20 = (C_acc20 + (v10 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 5);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc21 = (C_acc21 + (v10 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 6);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc22 = (C_acc22 + (v10 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 7);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc23 = (C_acc23 + (v10 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc24 = (C_acc24 + (v11 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc25 = (C_acc25 + (v11 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 2);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc26 = (C_acc26 + (v11 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 3);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc27 = (C_acc27 + (v11 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 4);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc28 = (C_acc28 + (v11 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 5);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc29 = (C_acc29 + (v11 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 6);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc30 = (C_acc30 + (v11 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 7);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc31 = (C_acc31 + (v11 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc32 = (C_acc32 + (v12 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc33 = (C_acc33 + (v12 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 2);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc34 = (C_acc34 + (v12 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 3);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc35 = (C_acc35 + (v12 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 4);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc36 = (C_acc36 + (v12 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 5);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc37 = (C_acc37 + (v12 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 6);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc38 = (C_acc38 + (v12 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 7);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc39 = (C_acc39 + (v12 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc40 = (C_acc40 + (v13 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc41 = (C_acc41 + (v13 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 2);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc42 = (C_acc42 + (v13 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 3);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc43 = (C_acc43 + (v13 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 4);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc44 = (C_acc44 + (v13 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 5);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc45 = (C_acc45 + (v13 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 6);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc46 = (C_acc46 + (v13 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 7);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc47 = (C_acc47 + (v13 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
@@ -876,53 +880,77 @@ __attribute__((noipa))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
+static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t polyopt_lo, int64_t polyopt_hi)
 {
-  for (int64_t c1 = (60 * c0); c1 <= polyopt_imin((ni - 1), ((60 * c0) + 59)); c1 += 1) {
+  for (int64_t c0 = (6 * polyopt_lo); c0 < polyopt_imin(ni, (6 * polyopt_hi)); c0 += 1) {
     #pragma omp simd
-    for (int64_t c2 = 0; c2 < nj; c2 += 1) {
+    for (int64_t c1 = 0; c1 < nj; c1 += 1) {
       {
-        const int64_t i = c1;
-        const int64_t j = c2;
+        const int64_t i = c0;
+        const int64_t j = c1;
         C[i * nj + j] = (C[i * nj + j] * beta);  /* C[i, j] *= beta */
       }
     }
   }
-  for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 512); c1 += 1) {
-    for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 8), 4096); c2 += 1) {
-      for (int64_t c3 = (512 * c2); c3 <= polyopt_imin(((512 * c2) + 511), ((nj / 8) - 1)); c3 += 1) {
-        for (int64_t c4 = (10 * c0); c4 <= polyopt_imin(((10 * c0) + 9), ((ni / 6) - 1)); c4 += 1) {
-          polyopt_gemm_micro2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0, c1, c2, c3, c4);
+  if (((nj >= 8) && (ni >= ((6 * polyopt_lo) + 6)))) {
+    for (int64_t c0 = 0; c0 <= polyopt_floord((nk - 1), 512); c0 += 1) {
+      for (int64_t c1 = 0; c1 <= ((nj - 8) / 4096); c1 += 1) {
+        for (int64_t c2 = (512 * c1); c2 <= polyopt_imin(((512 * c1) + 511), ((nj / 8) - 1)); c2 += 1) {
+          for (int64_t c3 = polyopt_lo; c3 < polyopt_imin(polyopt_hi, (ni / 6)); c3 += 1) {
+            polyopt_gemm_micro2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, polyopt_lo, polyopt_hi, c0, c1, c2, c3);
+          }
         }
       }
     }
   }
-  for (int64_t c2 = 0; c2 <= polyopt_floord((nk - 1), 128); c2 += 1) {
-    for (int64_t c3 = 0; c3 <= ((nj - 1) / 128); c3 += 1) {
-      if ((((128 * c3) + 127) >= nj)) {
-        for (int64_t c4 = (60 * c0); c4 <= polyopt_imin(((60 * c0) + 59), (((-(ni % 6)) + ni) - 1)); c4 += 1) {
-          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
-            #pragma omp simd
-            for (int64_t c6 = ((-(nj % 8)) + nj); c6 < nj; c6 += 1) {
-              {
-                const int64_t i = c4;
-                const int64_t j = c6;
-                const int64_t k = c5;
-                C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+  if ((nk >= 1)) {
+    for (int64_t c0 = (polyopt_lo / 10); c0 <= ((polyopt_hi - 1) / 10); c0 += 1) {
+      for (int64_t c1 = 0; c1 <= ((nk - 1) / 128); c1 += 1) {
+        for (int64_t c2 = 0; c2 <= ((nj - 1) / 128); c2 += 1) {
+          if (((6 * polyopt_hi) >= (ni + 1))) {
+            if ((((128 * c2) + 127) >= nj)) {
+              for (int64_t c3 = polyopt_imax((6 * polyopt_lo), (60 * c0)); c3 <= polyopt_imin(((6 * polyopt_hi) - 7), ((60 * c0) + 59)); c3 += 1) {
+                for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
+                  #pragma omp simd
+                  for (int64_t c5 = ((-(nj % 8)) + nj); c5 < nj; c5 += 1) {
+                    {
+                      const int64_t i = c3;
+                      const int64_t j = c5;
+                      const int64_t k = c4;
+                      C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+                    }
+                  }
+                }
               }
             }
-          }
-        }
-      }
-      for (int64_t c4 = ((-(ni % 6)) + ni); c4 <= polyopt_imin((ni - 1), ((60 * c0) + 59)); c4 += 1) {
-        for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
-          #pragma omp simd
-          for (int64_t c6 = (128 * c3); c6 <= polyopt_imin((nj - 1), ((128 * c3) + 127)); c6 += 1) {
-            {
-              const int64_t i = c4;
-              const int64_t j = c6;
-              const int64_t k = c5;
-              C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+            for (int64_t c3 = ((6 * polyopt_hi) - 6); c3 <= polyopt_imin((ni - 1), ((60 * c0) + 59)); c3 += 1) {
+              for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
+                #pragma omp simd
+                for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nj - 1), ((128 * c2) + 127)); c5 += 1) {
+                  {
+                    const int64_t i = c3;
+                    const int64_t j = c5;
+                    const int64_t k = c4;
+                    C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+                  }
+                }
+              }
+            }
+          } else {
+            if ((((128 * c2) + 127) >= nj)) {
+              for (int64_t c3 = polyopt_imax((6 * polyopt_lo), (60 * c0)); c3 <= polyopt_imin(((6 * polyopt_hi) - 1), ((60 * c0) + 59)); c3 += 1) {
+                for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
+                  #pragma omp simd
+                  for (int64_t c5 = ((-(nj % 8)) + nj); c5 < nj; c5 += 1) {
+                    {
+                      const int64_t i = c3;
+                      const int64_t j = c5;
+                      const int64_t k = c4;
+                      C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+                    }
+                  }
+                }
+              }
             }
           }
         }
@@ -946,9 +974,14 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
     }
   }
   if (((ni >= 1) && (nj >= 1))) {
+    const int64_t polyopt_first = 0;
+    const int64_t polyopt_count = (((ni + 5) / 6) - 1) - polyopt_first + 1;
+    const int64_t polyopt_blocks = polyopt_row_blocks(polyopt_count, 10, 1);
     #pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t c0 = 0; c0 <= ((ni - 1) / 60); c0 += 1) {
-      polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
+    for (int64_t polyopt_block = 0; polyopt_block < polyopt_blocks; polyopt_block += 1) {
+      const int64_t polyopt_lo = polyopt_row_start(polyopt_first, polyopt_count, polyopt_blocks, polyopt_block);
+      const int64_t polyopt_hi = polyopt_row_start(polyopt_first, polyopt_count, polyopt_blocks, polyopt_block + 1);
+      polyopt_gemm_body3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, polyopt_lo, polyopt_hi);
     }
   }
 }

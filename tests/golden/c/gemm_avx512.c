@@ -3,6 +3,10 @@
 
 /* polyopt prefetch: backend_c/prelude.py */
 
+/* polyopt OpenMP runtime: backend_c/prelude.py */
+
+/* polyopt row ranges: backend_c/prelude.py */
+
 int64_t polyopt_gemm_check(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1)
 {
   (void)ni;
@@ -65,12 +69,12 @@ __attribute__((noipa, optimize("no-tree-loop-vectorize", "no-tree-forwprop")))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4)
+static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t polyopt_lo, int64_t polyopt_hi, int64_t c0, int64_t c1, int64_t c2, int64_t c3)
 {
-  const int64_t o0 = (8 * c4);
-  const int64_t o1 = (16 * c3);
+  const int64_t o0 = (8 * c3);
+  const int64_t o1 = (16 * c2);
   {  /* the next call's tile of the result: in cache when it loads it */
-    const int64_t o0 = (8 * (c4 + 1));
+    const int64_t o0 = (8 * (c3 + 1));
     { const int64_t i = o0; const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
     { const int64_t i = o0; const int64_t j = (o1 + 8); polyopt_prefetch(C, i * nj + j, double); }
     { const int64_t i = o0; const int64_t j = (o1 + 15); polyopt_prefetch(C, i * nj + j, double); }
@@ -96,7 +100,7 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
     { const int64_t i = (o0 + 7); const int64_t j = (o1 + 8); polyopt_prefetch(C, i * nj + j, double); }
     { const int64_t i = (o0 + 7); const int64_t j = (o1 + 15); polyopt_prefetch(C, i * nj + j, double); }
   }
-  if (((256 * c1)) <= polyopt_imin((nk - 1), ((256 * c1) + 255))) {
+  if (((256 * c0)) <= polyopt_imin((nk - 1), ((256 * c0) + 255))) {
     double C_acc0, C_acc1, C_acc2, C_acc3, C_acc4, C_acc5, C_acc6, C_acc7, C_acc8, C_acc9, C_acc10, C_acc11, C_acc12, C_acc13, C_acc14, C_acc15, C_acc16, C_acc17, C_acc18, C_acc19, C_acc20, C_acc21, C_acc22, C_acc23, C_acc24, C_acc25, C_acc26, C_acc27, C_acc28, C_acc29, C_acc30, C_acc31, C_acc32, C_acc33, C_acc34, C_acc35, C_acc36, C_acc37, C_acc38, C_acc39, C_acc40, C_acc41, C_acc42, C_acc43, C_acc44, C_acc45, C_acc46, C_acc47, C_acc48, C_acc49, C_acc50, C_acc51, C_acc52, C_acc53, C_acc54, C_acc55, C_acc56, C_acc57, C_acc58, C_acc59, C_acc60, C_acc61, C_acc62, C_acc63, C_acc64, C_acc65, C_acc66, C_acc67, C_acc68, C_acc69, C_acc70, C_acc71, C_acc72, C_acc73, C_acc74, C_acc75, C_acc76, C_acc77, C_acc78, C_acc79, C_acc80, C_acc81, C_acc82, C_acc83, C_acc84, C_acc85, C_acc86, C_acc87, C_acc88, C_acc89, C_acc90, C_acc91, C_acc92, C_acc93, C_acc94, C_acc95, C_acc96, C_acc97, C_acc98, C_acc99, C_acc100, C_acc101, C_acc102, C_acc103, C_acc104, C_acc105, C_acc106, C_acc107, C_acc108, C_acc109, C_acc110, C_acc111, C_acc112, C_acc113, C_acc114, C_acc115, C_acc116, C_acc117, C_acc118, C_acc119, C_acc120, C_acc121, C_acc122, C_acc123, C_acc124, C_acc125, C_acc126, C_acc127;
     {
       const int64_t i = o0;
@@ -738,797 +742,797 @@ static void polyopt_gemm_micro2(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
       const int64_t j = (o1 + 15);
       C_acc127 = C[i * nj + j];
     }
-    for (int64_t c5 = (256 * c1); c5 <= polyopt_imin((nk - 1), ((256 * c1) + 255)); c5 += 1) {
-      const double v0 = A_pk[(c4 * 8 + 0) * nk + c5];
-      const double v1 = B_pk[(c3 * nk + c5) * 16 + 0];
-      const double v2 = B_pk[(c3 * nk + c5) * 16 + 1];
-      const double v3 = B_pk[(c3 * nk + c5) * 16 + 2];
-      const double v4 = B_pk[(c3 * nk + c5) * 16 + 3];
-      const double v5 = B_pk[(c3 * nk + c5) * 16 + 4];
-      const double v6 = B_pk[(c3 * nk + c5) * 16 + 5];
-      const double v7 = B_pk[(c3 * nk + c5) * 16 + 6];
-      const double v8 = B_pk[(c3 * nk + c5) * 16 + 7];
-      const double v9 = B_pk[(c3 * nk + c5) * 16 + 8];
-      const double v10 = B_pk[(c3 * nk + c5) * 16 + 9];
-      const double v11 = B_pk[(c3 * nk + c5) * 16 + 10];
-      const double v12 = B_pk[(c3 * nk + c5) * 16 + 11];
-      const double v13 = B_pk[(c3 * nk + c5) * 16 + 12];
-      const double v14 = B_pk[(c3 * nk + c5) * 16 + 13];
-      const double v15 = B_pk[(c3 * nk + c5) * 16 + 14];
-      const double v16 = B_pk[(c3 * nk + c5) * 16 + 15];
-      const double v17 = A_pk[(c4 * 8 + 1) * nk + c5];
-      const double v18 = A_pk[(c4 * 8 + 2) * nk + c5];
-      const double v19 = A_pk[(c4 * 8 + 3) * nk + c5];
-      const double v20 = A_pk[(c4 * 8 + 4) * nk + c5];
-      const double v21 = A_pk[(c4 * 8 + 5) * nk + c5];
-      const double v22 = A_pk[(c4 * 8 + 6) * nk + c5];
-      const double v23 = A_pk[(c4 * 8 + 7) * nk + c5];
+    for (int64_t c4 = (256 * c0); c4 <= polyopt_imin((nk - 1), ((256 * c0) + 255)); c4 += 1) {
+      const double v0 = A_pk[(c3 * 8 + 0) * nk + c4];
+      const double v1 = B_pk[(c2 * nk + c4) * 16 + 0];
+      const double v2 = B_pk[(c2 * nk + c4) * 16 + 1];
+      const double v3 = B_pk[(c2 * nk + c4) * 16 + 2];
+      const double v4 = B_pk[(c2 * nk + c4) * 16 + 3];
+      const double v5 = B_pk[(c2 * nk + c4) * 16 + 4];
+      const double v6 = B_pk[(c2 * nk + c4) * 16 + 5];
+      const double v7 = B_pk[(c2 * nk + c4) * 16 + 6];
+      const double v8 = B_pk[(c2 * nk + c4) * 16 + 7];
+      const double v9 = B_pk[(c2 * nk + c4) * 16 + 8];
+      const double v10 = B_pk[(c2 * nk + c4) * 16 + 9];
+      const double v11 = B_pk[(c2 * nk + c4) * 16 + 10];
+      const double v12 = B_pk[(c2 * nk + c4) * 16 + 11];
+      const double v13 = B_pk[(c2 * nk + c4) * 16 + 12];
+      const double v14 = B_pk[(c2 * nk + c4) * 16 + 13];
+      const double v15 = B_pk[(c2 * nk + c4) * 16 + 14];
+      const double v16 = B_pk[(c2 * nk + c4) * 16 + 15];
+      const double v17 = A_pk[(c3 * 8 + 1) * nk + c4];
+      const double v18 = A_pk[(c3 * 8 + 2) * nk + c4];
+      const double v19 = A_pk[(c3 * 8 + 3) * nk + c4];
+      const double v20 = A_pk[(c3 * 8 + 4) * nk + c4];
+      const double v21 = A_pk[(c3 * 8 + 5) * nk + c4];
+      const double v22 = A_pk[(c3 * 8 + 6) * nk + c4];
+      const double v23 = A_pk[(c3 * 8 + 7) * nk + c4];
       {
         const int64_t i = o0;
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc0 = (C_acc0 + (v0 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc1 = (C_acc1 + (v0 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 2);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc2 = (C_acc2 + (v0 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 3);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc3 = (C_acc3 + (v0 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 4);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc4 = (C_acc4 + (v0 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 5);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc5 = (C_acc5 + (v0 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 6);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc6 = (C_acc6 + (v0 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 7);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc7 = (C_acc7 + (v0 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 8);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc8 = (C_acc8 + (v0 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 9);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc9 = (C_acc9 + (v0 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 10);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc10 = (C_acc10 + (v0 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 11);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc11 = (C_acc11 + (v0 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 12);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc12 = (C_acc12 + (v0 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 13);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc13 = (C_acc13 + (v0 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 14);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc14 = (C_acc14 + (v0 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 15);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc15 = (C_acc15 + (v0 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc16 = (C_acc16 + (v17 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc17 = (C_acc17 + (v17 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 2);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc18 = (C_acc18 + (v17 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 3);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc19 = (C_acc19 + (v17 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 4);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc20 = (C_acc20 + (v17 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 5);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc21 = (C_acc21 + (v17 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 6);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc22 = (C_acc22 + (v17 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 7);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc23 = (C_acc23 + (v17 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 8);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc24 = (C_acc24 + (v17 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 9);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc25 = (C_acc25 + (v17 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 10);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc26 = (C_acc26 + (v17 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 11);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc27 = (C_acc27 + (v17 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 12);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc28 = (C_acc28 + (v17 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 13);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc29 = (C_acc29 + (v17 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 14);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc30 = (C_acc30 + (v17 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 15);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc31 = (C_acc31 + (v17 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc32 = (C_acc32 + (v18 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc33 = (C_acc33 + (v18 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 2);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc34 = (C_acc34 + (v18 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 3);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc35 = (C_acc35 + (v18 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 4);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc36 = (C_acc36 + (v18 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 5);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc37 = (C_acc37 + (v18 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 6);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc38 = (C_acc38 + (v18 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 7);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc39 = (C_acc39 + (v18 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 8);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc40 = (C_acc40 + (v18 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 9);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc41 = (C_acc41 + (v18 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 10);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc42 = (C_acc42 + (v18 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 11);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc43 = (C_acc43 + (v18 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 12);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc44 = (C_acc44 + (v18 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 13);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc45 = (C_acc45 + (v18 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 14);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc46 = (C_acc46 + (v18 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 15);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc47 = (C_acc47 + (v18 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc48 = (C_acc48 + (v19 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc49 = (C_acc49 + (v19 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 2);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc50 = (C_acc50 + (v19 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 3);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc51 = (C_acc51 + (v19 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 4);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc52 = (C_acc52 + (v19 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 5);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc53 = (C_acc53 + (v19 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 6);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc54 = (C_acc54 + (v19 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 7);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc55 = (C_acc55 + (v19 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 8);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc56 = (C_acc56 + (v19 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 9);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc57 = (C_acc57 + (v19 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 10);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc58 = (C_acc58 + (v19 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 11);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc59 = (C_acc59 + (v19 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 12);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc60 = (C_acc60 + (v19 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 13);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc61 = (C_acc61 + (v19 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 14);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc62 = (C_acc62 + (v19 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 15);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc63 = (C_acc63 + (v19 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc64 = (C_acc64 + (v20 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc65 = (C_acc65 + (v20 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 2);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc66 = (C_acc66 + (v20 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 3);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc67 = (C_acc67 + (v20 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 4);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc68 = (C_acc68 + (v20 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 5);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc69 = (C_acc69 + (v20 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 6);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc70 = (C_acc70 + (v20 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 7);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc71 = (C_acc71 + (v20 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 8);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc72 = (C_acc72 + (v20 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 9);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc73 = (C_acc73 + (v20 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 10);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc74 = (C_acc74 + (v20 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 11);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc75 = (C_acc75 + (v20 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 12);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc76 = (C_acc76 + (v20 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 13);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc77 = (C_acc77 + (v20 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 14);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc78 = (C_acc78 + (v20 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 15);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc79 = (C_acc79 + (v20 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc80 = (C_acc80 + (v21 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc81 = (C_acc81 + (v21 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 2);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc82 = (C_acc82 + (v21 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 3);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc83 = (C_acc83 + (v21 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 4);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc84 = (C_acc84 + (v21 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 5);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc85 = (C_acc85 + (v21 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 6);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc86 = (C_acc86 + (v21 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 7);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc87 = (C_acc87 + (v21 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 8);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc88 = (C_acc88 + (v21 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 9);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc89 = (C_acc89 + (v21 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 10);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc90 = (C_acc90 + (v21 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 11);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc91 = (C_acc91 + (v21 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 12);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc92 = (C_acc92 + (v21 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 13);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc93 = (C_acc93 + (v21 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 14);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc94 = (C_acc94 + (v21 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 15);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc95 = (C_acc95 + (v21 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc96 = (C_acc96 + (v22 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc97 = (C_acc97 + (v22 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 2);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc98 = (C_acc98 + (v22 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 3);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc99 = (C_acc99 + (v22 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 4);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc100 = (C_acc100 + (v22 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 5);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc101 = (C_acc101 + (v22 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 6);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc102 = (C_acc102 + (v22 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 7);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc103 = (C_acc103 + (v22 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 8);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc104 = (C_acc104 + (v22 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 9);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc105 = (C_acc105 + (v22 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 10);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc106 = (C_acc106 + (v22 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 11);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc107 = (C_acc107 + (v22 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 12);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc108 = (C_acc108 + (v22 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 13);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc109 = (C_acc109 + (v22 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 14);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc110 = (C_acc110 + (v22 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 15);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc111 = (C_acc111 + (v22 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = o1;
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc112 = (C_acc112 + (v23 * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 1);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc113 = (C_acc113 + (v23 * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 2);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc114 = (C_acc114 + (v23 * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 3);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc115 = (C_acc115 + (v23 * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 4);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc116 = (C_acc116 + (v23 * v5));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 5);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc117 = (C_acc117 + (v23 * v6));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 6);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc118 = (C_acc118 + (v23 * v7));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 7);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc119 = (C_acc119 + (v23 * v8));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 8);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc120 = (C_acc120 + (v23 * v9));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 9);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc121 = (C_acc121 + (v23 * v10));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 10);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc122 = (C_acc122 + (v23 * v11));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 11);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc123 = (C_acc123 + (v23 * v12));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 12);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc124 = (C_acc124 + (v23 * v13));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 13);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc125 = (C_acc125 + (v23 * v14));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 14);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc126 = (C_acc126 + (v23 * v15));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 15);
-        const int64_t k = c5;
+        const int64_t k = c4;
         C_acc127 = (C_acc127 + (v23 * v16));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
@@ -2180,12 +2184,12 @@ __attribute__((noipa, optimize("no-tree-loop-vectorize", "no-tree-forwprop")))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_gemm_micro3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0, int64_t c1, int64_t c2)
+static void polyopt_gemm_micro3(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t polyopt_lo, int64_t polyopt_hi, int64_t c0, int64_t c1)
 {
-  const int64_t o0 = (8 * c2);
-  const int64_t o1 = (4 * c1);
+  const int64_t o0 = (8 * c1);
+  const int64_t o1 = (4 * c0);
   {  /* the next call's tile of the result: in cache when it loads it */
-    const int64_t o0 = (8 * (c2 + 1));
+    const int64_t o0 = (8 * (c1 + 1));
     { const int64_t i = o0; const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
     { const int64_t i = o0; const int64_t j = (o1 + 3); polyopt_prefetch(C, i * nj + j, double); }
     { const int64_t i = (o0 + 1); const int64_t j = o1; polyopt_prefetch(C, i * nj + j, double); }
@@ -2365,209 +2369,209 @@ static void polyopt_gemm_micro3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sh
       const int64_t j = (o1 + 3);
       C_acc31 = C[i * nj + j];
     }
-    for (int64_t c3 = 0; c3 < nk; c3 += 1) {
-      const double v0 = A[8 * c2 * nk + c3];
-      const double v1 = B[c3 * B_shape1 + 4 * c1];
-      const double v2 = B[c3 * B_shape1 + (4 * c1 + 1)];
-      const double v3 = B[c3 * B_shape1 + (4 * c1 + 2)];
-      const double v4 = B[c3 * B_shape1 + (4 * c1 + 3)];
-      const double v5 = A[(8 * c2 + 1) * nk + c3];
-      const double v6 = A[(8 * c2 + 2) * nk + c3];
-      const double v7 = A[(8 * c2 + 3) * nk + c3];
-      const double v8 = A[(8 * c2 + 4) * nk + c3];
-      const double v9 = A[(8 * c2 + 5) * nk + c3];
-      const double v10 = A[(8 * c2 + 6) * nk + c3];
-      const double v11 = A[(8 * c2 + 7) * nk + c3];
+    for (int64_t c2 = 0; c2 < nk; c2 += 1) {
+      const double v0 = A[8 * c1 * nk + c2];
+      const double v1 = B[c2 * B_shape1 + 4 * c0];
+      const double v2 = B[c2 * B_shape1 + (4 * c0 + 1)];
+      const double v3 = B[c2 * B_shape1 + (4 * c0 + 2)];
+      const double v4 = B[c2 * B_shape1 + (4 * c0 + 3)];
+      const double v5 = A[(8 * c1 + 1) * nk + c2];
+      const double v6 = A[(8 * c1 + 2) * nk + c2];
+      const double v7 = A[(8 * c1 + 3) * nk + c2];
+      const double v8 = A[(8 * c1 + 4) * nk + c2];
+      const double v9 = A[(8 * c1 + 5) * nk + c2];
+      const double v10 = A[(8 * c1 + 6) * nk + c2];
+      const double v11 = A[(8 * c1 + 7) * nk + c2];
       {
         const int64_t i = o0;
         const int64_t j = o1;
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc0 = (C_acc0 + ((alpha * v0) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 1);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc1 = (C_acc1 + ((alpha * v0) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 2);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc2 = (C_acc2 + ((alpha * v0) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = o0;
         const int64_t j = (o1 + 3);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc3 = (C_acc3 + ((alpha * v0) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = o1;
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc4 = (C_acc4 + ((alpha * v5) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 1);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc5 = (C_acc5 + ((alpha * v5) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 2);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc6 = (C_acc6 + ((alpha * v5) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 1);
         const int64_t j = (o1 + 3);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc7 = (C_acc7 + ((alpha * v5) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = o1;
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc8 = (C_acc8 + ((alpha * v6) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 1);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc9 = (C_acc9 + ((alpha * v6) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 2);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc10 = (C_acc10 + ((alpha * v6) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 2);
         const int64_t j = (o1 + 3);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc11 = (C_acc11 + ((alpha * v6) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = o1;
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc12 = (C_acc12 + ((alpha * v7) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 1);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc13 = (C_acc13 + ((alpha * v7) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 2);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc14 = (C_acc14 + ((alpha * v7) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 3);
         const int64_t j = (o1 + 3);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc15 = (C_acc15 + ((alpha * v7) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = o1;
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc16 = (C_acc16 + ((alpha * v8) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 1);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc17 = (C_acc17 + ((alpha * v8) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 2);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc18 = (C_acc18 + ((alpha * v8) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 4);
         const int64_t j = (o1 + 3);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc19 = (C_acc19 + ((alpha * v8) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = o1;
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc20 = (C_acc20 + ((alpha * v9) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 1);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc21 = (C_acc21 + ((alpha * v9) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 2);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc22 = (C_acc22 + ((alpha * v9) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 5);
         const int64_t j = (o1 + 3);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc23 = (C_acc23 + ((alpha * v9) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = o1;
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc24 = (C_acc24 + ((alpha * v10) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 1);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc25 = (C_acc25 + ((alpha * v10) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 2);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc26 = (C_acc26 + ((alpha * v10) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 6);
         const int64_t j = (o1 + 3);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc27 = (C_acc27 + ((alpha * v10) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = o1;
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc28 = (C_acc28 + ((alpha * v11) * v1));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 1);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc29 = (C_acc29 + ((alpha * v11) * v2));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 2);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc30 = (C_acc30 + ((alpha * v11) * v3));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
       {
         const int64_t i = (o0 + 7);
         const int64_t j = (o1 + 3);
-        const int64_t k = c3;
+        const int64_t k = c2;
         C_acc31 = (C_acc31 + ((alpha * v11) * v4));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
       }
     }
@@ -2739,58 +2743,84 @@ __attribute__((noipa))
 #else
 __attribute__((noinline))
 #endif
-static void polyopt_gemm_body4(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t c0)
+static void polyopt_gemm_body4(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t B_shape0, int64_t B_shape1, double alpha, double beta, double *restrict C, double *restrict A, double *restrict B, double *restrict B_pk, double *restrict A_pk, int64_t polyopt_lo, int64_t polyopt_hi)
 {
-  for (int64_t c1 = (128 * c0); c1 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c1 += 1) {
+  for (int64_t c0 = (8 * polyopt_lo); c0 < polyopt_imin(ni, (8 * polyopt_hi)); c0 += 1) {
     #pragma omp simd
-    for (int64_t c2 = 0; c2 < nj; c2 += 1) {
+    for (int64_t c1 = 0; c1 < nj; c1 += 1) {
       {
-        const int64_t i = c1;
-        const int64_t j = c2;
+        const int64_t i = c0;
+        const int64_t j = c1;
         C[i * nj + j] = (C[i * nj + j] * beta);  /* C[i, j] *= beta */
       }
     }
   }
-  for (int64_t c1 = 0; c1 <= polyopt_floord((nk - 1), 256); c1 += 1) {
-    for (int64_t c2 = 0; c2 <= polyopt_floord((nj - 16), 4096); c2 += 1) {
-      for (int64_t c3 = (256 * c2); c3 <= polyopt_imin(((256 * c2) + 255), ((nj / 16) - 1)); c3 += 1) {
-        for (int64_t c4 = (16 * c0); c4 <= polyopt_imin(((16 * c0) + 15), ((ni / 8) - 1)); c4 += 1) {
-          polyopt_gemm_micro2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0, c1, c2, c3, c4);
-        }
-      }
-    }
-  }
-  for (int64_t c1 = (4 * (nj / 16)); c1 < (nj / 4); c1 += 1) {
-    for (int64_t c2 = (16 * c0); c2 <= polyopt_imin(((16 * c0) + 15), ((ni / 8) - 1)); c2 += 1) {
-      polyopt_gemm_micro3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0, c1, c2);
-    }
-  }
-  for (int64_t c2 = 0; c2 <= polyopt_floord((nk - 1), 128); c2 += 1) {
-    for (int64_t c3 = 0; c3 <= ((nj - 1) / 128); c3 += 1) {
-      if ((((128 * c3) + 127) >= nj)) {
-        for (int64_t c4 = (128 * c0); c4 <= polyopt_imin(((128 * c0) + 127), (((-(ni % 8)) + ni) - 1)); c4 += 1) {
-          for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
-            #pragma omp simd
-            for (int64_t c6 = ((-(nj % 4)) + nj); c6 < nj; c6 += 1) {
-              {
-                const int64_t i = c4;
-                const int64_t j = c6;
-                const int64_t k = c5;
-                C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-              }
-            }
+  if (((nj >= 16) && (ni >= ((8 * polyopt_lo) + 8)))) {
+    for (int64_t c0 = 0; c0 <= polyopt_floord((nk - 1), 256); c0 += 1) {
+      for (int64_t c1 = 0; c1 <= ((nj - 16) / 4096); c1 += 1) {
+        for (int64_t c2 = (256 * c1); c2 <= polyopt_imin(((256 * c1) + 255), ((nj / 16) - 1)); c2 += 1) {
+          for (int64_t c3 = polyopt_lo; c3 < polyopt_imin(polyopt_hi, (ni / 8)); c3 += 1) {
+            polyopt_gemm_micro2(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, polyopt_lo, polyopt_hi, c0, c1, c2, c3);
           }
         }
       }
-      for (int64_t c4 = ((-(ni % 8)) + ni); c4 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c4 += 1) {
-        for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nk - 1), ((128 * c2) + 127)); c5 += 1) {
-          #pragma omp simd
-          for (int64_t c6 = (128 * c3); c6 <= polyopt_imin((nj - 1), ((128 * c3) + 127)); c6 += 1) {
-            {
-              const int64_t i = c4;
-              const int64_t j = c6;
-              const int64_t k = c5;
-              C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+    }
+  }
+  if (((nk >= 1) && (ni >= ((8 * polyopt_lo) + 8)))) {
+    for (int64_t c0 = (4 * (nj / 16)); c0 < (nj / 4); c0 += 1) {
+      for (int64_t c1 = polyopt_lo; c1 < polyopt_imin(polyopt_hi, (ni / 8)); c1 += 1) {
+        polyopt_gemm_micro3(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, polyopt_lo, polyopt_hi, c0, c1);
+      }
+    }
+  }
+  if ((nk >= 1)) {
+    for (int64_t c0 = (polyopt_lo / 16); c0 <= ((polyopt_hi - 1) / 16); c0 += 1) {
+      for (int64_t c1 = 0; c1 <= ((nk - 1) / 128); c1 += 1) {
+        for (int64_t c2 = 0; c2 <= ((nj - 1) / 128); c2 += 1) {
+          if (((8 * polyopt_hi) >= (ni + 1))) {
+            if ((((128 * c2) + 127) >= nj)) {
+              for (int64_t c3 = polyopt_imax((8 * polyopt_lo), (128 * c0)); c3 <= polyopt_imin(((8 * polyopt_hi) - 9), ((128 * c0) + 127)); c3 += 1) {
+                for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
+                  #pragma omp simd
+                  for (int64_t c5 = ((-(nj % 4)) + nj); c5 < nj; c5 += 1) {
+                    {
+                      const int64_t i = c3;
+                      const int64_t j = c5;
+                      const int64_t k = c4;
+                      C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+                    }
+                  }
+                }
+              }
+            }
+            for (int64_t c3 = ((8 * polyopt_hi) - 8); c3 <= polyopt_imin((ni - 1), ((128 * c0) + 127)); c3 += 1) {
+              for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
+                #pragma omp simd
+                for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nj - 1), ((128 * c2) + 127)); c5 += 1) {
+                  {
+                    const int64_t i = c3;
+                    const int64_t j = c5;
+                    const int64_t k = c4;
+                    C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+                  }
+                }
+              }
+            }
+          } else {
+            if ((((128 * c2) + 127) >= nj)) {
+              for (int64_t c3 = polyopt_imax((8 * polyopt_lo), (128 * c0)); c3 <= polyopt_imin(((8 * polyopt_hi) - 1), ((128 * c0) + 127)); c3 += 1) {
+                for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
+                  #pragma omp simd
+                  for (int64_t c5 = ((-(nj % 4)) + nj); c5 < nj; c5 += 1) {
+                    {
+                      const int64_t i = c3;
+                      const int64_t j = c5;
+                      const int64_t k = c4;
+                      C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+                    }
+                  }
+                }
+              }
             }
           }
         }
@@ -2814,9 +2844,14 @@ void polyopt_gemm(int64_t ni, int64_t nj, int64_t nk, int64_t A_shape0, int64_t 
     }
   }
   if (((ni >= 1) && (nj >= 1))) {
+    const int64_t polyopt_first = 0;
+    const int64_t polyopt_count = (((ni + 7) / 8) - 1) - polyopt_first + 1;
+    const int64_t polyopt_blocks = polyopt_row_blocks(polyopt_count, 16, 1);
     #pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t c0 = 0; c0 <= ((ni - 1) / 128); c0 += 1) {
-      polyopt_gemm_body4(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, c0);
+    for (int64_t polyopt_block = 0; polyopt_block < polyopt_blocks; polyopt_block += 1) {
+      const int64_t polyopt_lo = polyopt_row_start(polyopt_first, polyopt_count, polyopt_blocks, polyopt_block);
+      const int64_t polyopt_hi = polyopt_row_start(polyopt_first, polyopt_count, polyopt_blocks, polyopt_block + 1);
+      polyopt_gemm_body4(ni, nj, nk, A_shape0, B_shape0, B_shape1, alpha, beta, C, A, B, B_pk, A_pk, polyopt_lo, polyopt_hi);
     }
   }
 }
