@@ -93,7 +93,10 @@ class Bindings:
                 value.value.value.id in sym.arrays and isinstance(value.slice, ast.Constant) and \
                 isinstance(value.slice.value, int):
             arr = value.value.value.id
-            sym.bind_dim(target, n, arr, value.slice.value % max(sym.arrays[arr].rank, 1))
+            rank, d = sym.arrays[arr].rank, value.slice.value
+            if not -rank <= d < rank:  # CPython's IndexError, refused here as in a bound
+                raise NotAffine(value, f"`{arr}.shape[{d}]`", f"{arr} has only {rank} dimension(s)")
+            sym.bind_dim(target, n, arr, d % rank)
             return True
         try:
             a = self.scope.affine.aff(value)

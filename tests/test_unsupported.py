@@ -182,6 +182,11 @@ def many_problems(x, idx):
         x[i] = mystery(i)  # !many3  # noqa: F821
 
 
+def shape_past_ndim(x):
+    n = x.shape[1]  # !pastndim
+    x[0] = n
+
+
 def _x():
     return np.zeros(5)
 
@@ -218,6 +223,9 @@ CASES = [
     (float_argument_bound, lambda: (_x(), 2.5), "floatarg", "a)", ["`a`", "float"]),
     # hostile-user finding (stop 34, session a, 09): it said "in a loop body value"
     (returns_a_tuple, lambda: (_x(),), "tuple", "s, x[0]", ["`return (s, x[0])`", "output array"]),
+    # hostile-user finding (session 44a, 01): assigned to a local, it read x.shape[0]
+    (shape_past_ndim, lambda: (_x(),), "pastndim", "x.shape[1]",
+     ["`x.shape[1]`", "only 1 dimension"]),
 ]
 
 
