@@ -64,14 +64,8 @@ def int_literal(node: c_ast.Constant, unsigned_ok: bool = False) -> tuple[int, D
     """The value and C type of an integer or character constant.  An unsigned one
     (``10u``, ``10UL``) is refused unless ``unsigned_ok``: the caller then makes sure C's
     conversion to unsigned changes nothing (see :func:`is_unsigned`)."""
-    if node.type == "char":
-        body = node.value[1:-1]
-        if body.startswith("\\"):
-            escapes = {"n": 10, "t": 9, "0": 0, "\\": 92, "'": 39, '"': 34, "r": 13}
-            if body[1:] in escapes:
-                return escapes[body[1:]], DType.INT32
-            raise NotAffine(node, f"character constant {node.value}", "is not supported")
-        return ord(body), DType.INT32
+    if node.type == "char" or "'" in node.value:  # pycparser types 'ab' as an int
+        return char_value(node), DType.INT32
     m = _INT.match(node.value)
     if m is None:
         raise NotAffine(node, f"constant {node.value}", "is not an integer constant")
@@ -85,6 +79,45 @@ def int_literal(node: c_ast.Constant, unsigned_ok: bool = False) -> tuple[int, D
         raise NotAffine(node, f"constant {node.value}", "does not fit in a signed 64-bit integer")
     dtype = DType.INT64 if "l" in suffix.lower() or value >= 2**31 else DType.INT32
     return value, dtype
+
+
+_ESCAPES = {"n": 10, "t": 9, "r": 13, "a": 7, "b": 8, "f": 12, "v": 11, "\\": 92, "'": 39,
+            '"': 34, "?": 63}
+_OCTAL_ESCAPE = re.compile(r"[0-7]{1,3}")
+_HEX_ESCAPE = re.compile(r"x[0-9a-fA-F]+")
+
+
+def char_value(node: c_ast.Constant) -> int:
+    """The value of a character constant of the basic character set (``'a'``, ``'\\n'``,
+    ``'\\101'``, ``'\\x41'``).  Others are refused: a wide or Unicode one (``L'a'``), one of
+    several characters or outside ASCII (its value depends on the compiler and the file's
+    encoding: UTF-8's ``'é'`` is gcc's 50089) and one above 127 (whether ``char`` is
+    signed decides ``'\\xe9'``: -23 with gcc on x86)."""
+    text_ = node.value
+    what = f"character constant {text_}"
+    if not text_.startswith("'"):
+        raise NotAffine(node, what, "wide and Unicode character constants (L'a', u'a', U'a', "
+                        "u8'a') are not supported; write the number")
+    body = text_[1:-1]
+    if body.startswith("\\"):
+        esc = body[1:]
+        if esc in _ESCAPES:
+            value = _ESCAPES[esc]
+        elif _OCTAL_ESCAPE.fullmatch(esc):
+            value = int(esc, 8)
+        elif _HEX_ESCAPE.fullmatch(esc):
+            value = int(esc[1:], 16)
+        else:
+            raise NotAffine(node, what, f"`\\{esc}` is not a C escape sequence")
+    elif len(body) == 1 and body.isascii():
+        value = ord(body)
+    else:
+        raise NotAffine(node, what, "holds several characters or one outside ASCII, whose value "
+                        "depends on the compiler and the file's encoding; write the number")
+    if value > 127:
+        raise NotAffine(node, what, "is above 127: its value depends on whether the compiler's "
+                        "`char` is signed; write the number")
+    return value
 
 
 def is_unsigned(node: c_ast.Constant) -> bool:

@@ -524,3 +524,32 @@ def test_digraphs_are_their_punctuators(tmp_path: Path) -> None:
     assert [(a.target, a.indices, a.is_write) for a in s.accesses] == \
         [(a.target, a.indices, a.is_write) for a in t.accesses]
     assert spell_digraphs('x<:0:> = "<:%>"; c = \'<\';') == 'x[ 0]  = "<:%>"; c = \'<\';'
+
+
+@pytest.mark.parametrize("text, value", [
+    ("'a'", 97), ("'\\n'", 10), ("'\\0'", 0), ("'\\''", 39), ("'\\\\'", 92), ("'\\x41'", 65),
+    ("'\\101'", 65), ("'\\a'", 7), ("'\\b'", 8), ("'\\f'", 12), ("'\\v'", 11), ("'\\?'", 63),
+    ("'\\177'", 127),
+])
+def test_character_constants_have_c_values(text: str, value: int) -> None:
+    """Every escape of C's basic character set (hostile session 44b, 04: `'\\x41'` and
+    `'\\a'` were refused)."""
+    from polyopt.frontends.c_affine import char_value
+    from pycparser import c_ast
+
+    assert char_value(c_ast.Constant("char", text)) == value
+
+
+@pytest.mark.parametrize("text, words", [
+    ("L'a'", "wide and Unicode"), ("u8'a'", "wide and Unicode"),
+    ("'\u00e9'", "outside ASCII"), ("'ab'", "several characters"),
+    ("'\\xe9'", "signed"), ("'\\377'", "signed"), ("'\\q'", "not a C escape"),
+])
+def test_character_constants_with_compiler_defined_values_are_refused(
+        tmp_path: Path, text: str, words: str) -> None:
+    """Hostile session 44b, 01 and 03: UTF-8's 'é' is gcc's 50089 and polyopt wrote 233;
+    `L'a'` was an internal error."""
+    code = body("int i; int I[100];", f"for (i = 0; i < n; i++)\n  I[i] = {text};")
+    (p,) = problems(tmp_path, code)
+    assert p.construct == f"character constant {text}" and words in p.reason, str(p)
+    assert p.location.line == 5
