@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NoReturn
 
-from polyopt.frontends.c_affine import text
+from polyopt.frontends.c_affine import file_min_max, text
 from polyopt.frontends.c_constants import fold_constants
 from polyopt.frontends.c_macros import size_macros
 from polyopt.frontends.c_preprocess import (
@@ -96,6 +96,7 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None,
     statics = {e.decl.name for e in ast.ext if isinstance(e, c_ast.FuncDef)
                and "static" in (e.decl.storage or [])}
     file_names = _identifiers(ast) | set(_DEFINE.findall(text))
+    opaque = file_min_max(ast)
     regions: list[CRegion] = []
     problems: list[Problem] = []
     chosen = [k for k, f in enumerate(found, 1)
@@ -114,7 +115,7 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None,
             items=tuple(f.items), scope=scope,
             outside_uses=frozenset(_uses_outside(f)), after_uses=frozenset(_uses(f.after)),
             names_in_file=frozenset(file_names), typedefs=_typedefs(ast), index=k, start_line=f.start.coord.line,
-            end_line=f.end.coord.line,
+            end_line=f.end.coord.line, opaque_calls=opaque,
         )
         directives = _directives(filename, lines, src.start_line, src.end_line)
         region, found_problems = build_region(src)

@@ -132,8 +132,10 @@ class AffineConverter:
     raises NotAffine.
     """
 
-    def __init__(self, lookup: Callable[[c_ast.ID], Lin]) -> None:
+    def __init__(self, lookup: Callable[[c_ast.ID], Lin],
+                 opaque: frozenset[str] = frozenset()) -> None:
         self.lookup = lookup
+        self.opaque = opaque  # min/max names the file defines otherwise (file_min_max)
         # while a comparison is split: each division's case (its dividend is >= 0 or < 0)
         self._case: dict[int, bool] = {}
 
@@ -154,6 +156,12 @@ class AffineConverter:
         if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and \
                 node.name.name in MIN_MAX_CALLS:
             args = node.args.exprs if node.args is not None else []
+            if node.name.name in self.opaque:
+                kind = "minimum" if MIN_MAX_CALLS[node.name.name] else "maximum"
+                raise NotAffine(node, f"call to {node.name.name}()",
+                                f"is the file's own function, which polyopt does not read as "
+                                f"the {kind} (its body is not `return a > b ? a : b;` or the "
+                                f"like, over ints); write the bound with `?:`")
             if len(args) < 2:
                 raise NotAffine(node, f"{node.name.name}()", "needs two or more arguments")
             return MinMax(MIN_MAX_CALLS[node.name.name], tuple(self.aff(a) for a in args))
@@ -294,3 +302,61 @@ def _is_int_cast(node: c_ast.Cast) -> bool:
 
 def _zero(e: Lin) -> bool:
     return not e.terms and e.const == 0
+
+
+def file_min_max(ast: c_ast.FileAST) -> frozenset[str]:
+    """The min/max names (:data:`MIN_MAX_CALLS`) that the file declares as functions of
+    its own and does not define as that minimum or maximum of two ints: a call of one in
+    a bound is then the file's, not the minimum (hostile session 44b: a ``max`` that
+    returned one more)."""
+    declared: set[str] = set()
+    plain: set[str] = set()
+    for ext in ast.ext:
+        decl = ext.decl if isinstance(ext, c_ast.FuncDef) else ext
+        if not (isinstance(decl, c_ast.Decl) and isinstance(decl.type, c_ast.FuncDecl)
+                and decl.name in MIN_MAX_CALLS):
+            continue
+        declared.add(decl.name)
+        if isinstance(ext, c_ast.FuncDef) and _computes(ext, MIN_MAX_CALLS[decl.name]):
+            plain.add(decl.name)
+    return frozenset(declared - plain)
+
+
+_INT_TYPE_WORDS = frozenset({"int", "long", "signed", "const"})
+
+
+def _computes(fn: c_ast.FuncDef, is_min: bool) -> bool:
+    """Whether ``fn`` is ``int f(int a, int b) { return a > b ? a : b; }`` (a maximum)
+    or one of its equivalent spellings, or the minimum's when ``is_min``."""
+    ftype = fn.decl.type
+    assert isinstance(ftype, c_ast.FuncDecl)
+    params = ftype.args.params if ftype.args is not None else []
+    names = [p.name for p in params if isinstance(p, c_ast.Decl)]
+    if len(names) != 2 or len(params) != 2 or names[0] == names[1] or not all(
+            _int_type(t) for t in (ftype.type, *(p.type for p in params))):
+        return False
+    body = fn.body.block_items or []
+    if len(body) != 1 or not isinstance(body[0], c_ast.Return):
+        return False
+    e = body[0].expr
+    if not (isinstance(e, c_ast.TernaryOp) and isinstance(e.cond, c_ast.BinaryOp)
+            and e.cond.op in ("<", "<=", ">", ">=")):
+        return False
+    parts = [e.cond.left, e.cond.right, e.iftrue, e.iffalse]
+    if not all(isinstance(x, c_ast.ID) for x in parts):
+        return False
+    left, right, yes, no = (x.name for x in parts)
+    if {left, right} != set(names) or {yes, no} != set(names):
+        return False
+    picks_left = yes == left  # when left > right (or <): the larger (smaller) one
+    return picks_left == (e.cond.op in ("<", "<=")) if is_min else \
+        picks_left == (e.cond.op in (">", ">="))
+
+
+def _int_type(t: c_ast.Node) -> bool:
+    """A signed integer type at least as wide as int (``int``, ``long``, ``const int``)."""
+    if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, c_ast.IdentifierType):
+        return False
+    words = set(t.type.names) | set(t.quals or [])
+    return words <= _INT_TYPE_WORDS and bool(words & {"int", "long"})
+

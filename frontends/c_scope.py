@@ -45,7 +45,7 @@ class RegionScope:
         self.arrays: dict[str, Symbol] = {}
         self.readonly: dict[str, CType | None] = {}
         self.locals: dict[str, CType] = {}
-        self.affine = AffineConverter(self._affine_name)
+        self.affine = AffineConverter(self._affine_name, src.opaque_calls)
         self.values = ValueConverter(ValueScope(self._value_name, self.load, self._affine_test,
                                                  src.types))
 

@@ -32,6 +32,8 @@ class RegionSource:
     index: int
     start_line: int
     end_line: int
+    # min/max names the file defines as functions of another meaning (c_affine.file_min_max)
+    opaque_calls: frozenset[str] = frozenset()
 
     def location(self, node: c_ast.Node) -> SourceLocation:
         """Where ``node`` is in the original file (before preprocessing)."""
