@@ -229,6 +229,16 @@ def test_opt_with_a_user_schedule(tmp_path: Path) -> None:
                  1, "cannot read")
 
 
+def test_a_schedule_for_a_function_of_two_regions_says_what_to_do(tmp_path: Path) -> None:
+    """Hostile session 44b, 05: with --function given, it advised --function."""
+    region = "#pragma scop\nfor (i = 0; i < n; i++) A[i] = 1.0;\n#pragma endscop\n"
+    (tmp_path / "k.c").write_text(f"void k(int n, double A[40]) {{\nint i;\n{region}{region}}}\n")
+    (tmp_path / "s.json").write_text('{"polyopt_schedule": 1, "function": "k", "steps": []}')
+    assert_error(polyopt("opt", "k.c", "--function", "k", "--schedule", "s.json", cwd=tmp_path),
+                 2, "k() in k.c has 2; a schedule cannot choose between the regions of one "
+                 "function: move each into a function of its own")
+
+
 # --- polyopt opt on Python --------------------------------------------------------------------
 
 KERNELS_PY = '''\

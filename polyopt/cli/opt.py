@@ -48,8 +48,13 @@ def _opt_c(args: argparse.Namespace, path: Path) -> int:
     # a schedule saved for another function is refused, as for Python (hostile 43b, 04)
     steps = schedule_steps(args, regions[0].function if len(regions) == 1 else None)
     if steps is not None and len(regions) != 1:
-        raise CliError(f"--schedule applies to one region, but {path} has {len(regions)}; choose "
-                       "one with --function NAME", EXIT_USAGE)
+        if args.function is None:
+            raise CliError(f"--schedule applies to one region, but {path} has {len(regions)}; "
+                           "choose one with --function NAME", EXIT_USAGE)
+        # (hostile session 44b, 05: the advice above, given with --function already there)
+        raise CliError(f"--schedule applies to one region, but {args.function}() in {path} has "
+                       f"{len(regions)}; a schedule cannot choose between the regions of one "
+                       "function: move each into a function of its own", EXIT_USAGE)
     options = options_from(args, region_defaults())
     blocks, helpers, raws = [], [], []
     for r in regions:
