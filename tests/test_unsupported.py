@@ -187,6 +187,10 @@ def shape_past_ndim(x):
     x[0] = n
 
 
+def store_through_view(x):
+    x[2:][1] = 7.0  # !throughview
+
+
 def _x():
     return np.zeros(5)
 
@@ -226,6 +230,9 @@ CASES = [
     # hostile-user finding (session 44a, 01): assigned to a local, it read x.shape[0]
     (shape_past_ndim, lambda: (_x(),), "pastndim", "x.shape[1]",
      ["`x.shape[1]`", "only 1 dimension"]),
+    # (session 44a, 02): it said "x has 1 dimension(s) but is indexed with 2"
+    (store_through_view, lambda: (_x(),), "throughview", "x[2:][1]",
+     ["`x[2:][1]`", "sliced view", "index x itself"]),
 ]
 
 
@@ -385,3 +392,18 @@ def test_messages_name_the_construct_as_it_is() -> None:
     with pytest.raises(polyopt.UnsupportedError) as info:
         polyopt.jit(_fmin)(np.zeros(3), np.zeros(3))
     assert "np.maximum np.minimum np.power" in str(info.value)
+
+
+def two_swaps(A, B, T):
+    for _t in range(T):
+        A, B = B, A  # !firstswap
+        A, B = B, A
+
+
+def test_a_problem_met_twice_is_reported_once():
+    """A double buffer's body is converted for both parities: the swap before the last
+    was listed twice at one place, which read as a second problem at the wrong line
+    (hostile session 44a, 04)."""
+    e = _raise(two_swaps, (_x(), _x(), 2))
+    assert [(p.location.line, p.location.col) for p in e.problems] == [where("firstswap", "A,")]
+    assert "more problem" not in str(e)
