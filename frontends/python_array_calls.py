@@ -21,9 +21,11 @@ from polyopt.frontends.python_array_values import (
     Equate,
     Index,
     binop,
+    call,
     converted,
     each_converted,
     join_dims,
+    lin_ast,
     located,
     scalar,
     transposed,
@@ -73,6 +75,9 @@ class ArrayCalls:
         if not (self._np(func) and isinstance(func, ast.Attribute)):
             if any(isinstance(a, ast.Starred) for a in node.args):
                 return scalar(node)
+            if isinstance(func, ast.Name) and func.id == "len" and len(node.args) == 1 and \
+                    not node.keywords:
+                return self._len(node)
             helper = self.emit.scope.helper_called(node)
             if helper is not None:  # `def at(a, i): return a[i] * 2` is not elementwise:
                 # inlined first, its array parameters are the arrays passed
@@ -141,6 +146,17 @@ class ArrayCalls:
                 raise NotAffine(axis, "`axis=`", f"must be a constant axis of the {v.rank}-D operand")
             axes = tuple(sorted({c % v.rank for c in consts}))
         return self.emit.reduce(v, axes, fn, module, node)
+
+    def _len(self, node: ast.Call) -> ArrayValue:
+        """``len(v)`` of an array value (``len(A[0])``, ``len(A.T)``): its first extent, an
+        int; never negative (an empty slice's may be: ``x[k:3]`` with ``k = 5``).  Before, it
+        was taken for an elementwise call (hostile session 44a, 03)."""
+        v = self.value(node.args[0])
+        if not v.rank:
+            return scalar(node)
+        zero = located(ast.Constant(0), node)
+        return scalar(call(located(ast.Name("max", ast.Load()), node),
+                           [lin_ast(v.dims[0].extents[0], node), zero], node))
 
     def _method(self, node: ast.Call, func: ast.Attribute, v: ArrayValue) -> ArrayValue:
         """``A.sum(axis=0)``, ``A.max()``..., ``A.copy()``, ``A.transpose()``, ``A.dot(B)``
