@@ -22,7 +22,7 @@ from polyopt.frontends.python_array_values import (
     subscript,
     transposed,
 )
-from polyopt.frontends.python_array_views import parts
+from polyopt.frontends.python_array_views import parts, through_a_slice
 from polyopt.frontends.python_scope import FunctionScope
 from polyopt.frontends.refusal import NotAffine
 
@@ -60,7 +60,7 @@ class ArrayIndexing:
         base = self.view(node.value, use, where)
         sl = node.slice
         out = self.index(base, list(sl.elts) if isinstance(sl, ast.Tuple) else [sl], node)
-        if out is not None and out.rank == 0 and _through_a_slice(node):
+        if out is not None and out.rank == 0 and through_a_slice(node):
             return scalar(out.element(()))  # `x[1:][0]`: the element `x[1]`
         if out is None or out.rank == 0 and parts(node)[0] is not None:
             return scalar(node)  # an element (or too many indices): the walker's
@@ -140,18 +140,6 @@ class ArrayIndexing:
         if isinstance(a, MinMax):
             raise NotAffine(node, "min/max subscript", "subscripts must be affine (no min/max)")
         return a
-
-
-def _through_a_slice(node: ast.Subscript) -> bool:
-    """``node`` subscripts a slice of an array (``x[1:][0]``), which the walker's element
-    accesses, one index per dimension, cannot spell."""
-    cur = node.value
-    while isinstance(cur, ast.Subscript):
-        sl = cur.slice
-        if any(isinstance(ix, ast.Slice) for ix in (sl.elts if isinstance(sl, ast.Tuple) else [sl])):
-            return True
-        cur = cur.value
-    return False
 
 
 def is_ellipsis(ix: ast.expr) -> bool:

@@ -27,6 +27,18 @@ def parts(node: ast.expr) -> tuple[str | None, list[ast.expr]]:
     return (cur.id if isinstance(cur, ast.Name) else None), idx
 
 
+def through_a_slice(node: ast.Subscript) -> bool:
+    """``node`` subscripts a slice of an array (``x[1:][0]``), which the walker's element
+    accesses, one index per dimension, cannot spell."""
+    cur = node.value
+    while isinstance(cur, ast.Subscript):
+        sl = cur.slice
+        if any(isinstance(ix, ast.Slice) for ix in (sl.elts if isinstance(sl, ast.Tuple) else [sl])):
+            return True
+        cur = cur.value
+    return False
+
+
 def view_base(node: ast.expr, arrays: Mapping[str, ArrayInfo]) -> str | None:
     """The array ``node`` is a view of (a name, slices, rows, ``.T``, ``np.transpose``,
     ``.transpose()``); None for a value that is computed (a new array in NumPy too)."""

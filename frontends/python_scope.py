@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from polyopt.frontends.python_affine import AffineConverter
+from polyopt.frontends.python_array_views import through_a_slice
 from polyopt.frontends.python_helpers import Helper, at_helper, helper_of, inline_expression
 from polyopt.frontends.python_symbols import WIDE_LOCAL, Symbols
 from polyopt.frontends.python_values import ValueConverter, ValueScope, lin_to_expr
@@ -170,7 +171,7 @@ class FunctionScope:
         if name not in self.symbols.arrays:
             raise NotAffine(node, f"`{ast.unparse(node)}`", self.not_an_array(name))
         info = self.symbols.arrays[name]
-        if _through_a_view(node):
+        if through_a_slice(node):
             # (hostile session 44a, 02: each subscript of the chain was counted as a dimension)
             raise NotAffine(node, f"`{ast.unparse(node)}`",
                             "an element of a sliced view is supported as a value, not as "
@@ -217,17 +218,6 @@ class FunctionScope:
 #: what to do about an index computed from data, which no static analysis can follow
 _DATA_INDEX = ("; an index computed from the data (a histogram's bin, a gather) cannot be "
                "analysed: keep that loop in Python, or use @polyopt.jit(fallback=True)")
-
-
-def _through_a_view(node: ast.Subscript) -> bool:
-    """``x[2:][1]``: a subscript of a slice (the chain's inner subscripts hold one)."""
-    cur = node.value
-    while isinstance(cur, ast.Subscript):
-        sl = cur.slice
-        if any(isinstance(p, ast.Slice) for p in (sl.elts if isinstance(sl, ast.Tuple) else [sl])):
-            return True
-        cur = cur.value
-    return False
 
 
 def _subscript_parts(node: ast.Subscript) -> tuple[str, list[ast.expr]]:
