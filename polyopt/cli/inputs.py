@@ -10,6 +10,7 @@ imported normally); its ``@polyopt.jit`` functions are the candidates, and
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import inspect
 import sys
@@ -155,7 +156,10 @@ def _import(path: Path) -> Any:
     sys.modules[name] = module
     sys.path.insert(0, str(path.resolve().parent))
     try:
-        spec.loader.exec_module(module)
+        # what the file prints at import goes to stderr: standard output is the command's
+        # C or report (hostile session 45b, 01: `deps k.py --format json` began with it)
+        with contextlib.redirect_stdout(sys.stderr):
+            spec.loader.exec_module(module)
     except PolyoptError:  # a kernel compiled at import (a declared signature) refused: as
         raise  # any refusal is shown, not as the "syntax error" of a SyntaxError subclass
     except SyntaxError as exc:
