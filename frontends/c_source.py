@@ -51,7 +51,10 @@ class RegionSource:
         loc = self.location(node)
         text = _code(loc.text)
         line = loc.line
-        while not _ends(text[max(loc.col - 1, 0):]) and line < min(loc.line + 8, len(self.lines)):
+        # not past a brace: the text is then not the statement's own (a macro's expansion
+        # is placed at its use, `{ BODY(i); }`; hostile session 45b, 02 ran into the next loop)
+        while not _ends(rest := text[max(loc.col - 1, 0):]) and not {"{", "}"} & set(rest) \
+                and line < min(loc.line + 8, len(self.lines)):
             more = _code(self.lines[line]).strip()
             if not more or more.startswith(("#", "}")):
                 break  # not a continuation (a macro that holds its own `;`)

@@ -594,3 +594,21 @@ def test_a_files_own_min_is_checked_the_same_way(tmp_path: Path, definition: str
         return
     (p,) = problems(tmp_path, code)
     assert p.construct == "call to min()", str(p)
+
+
+def test_a_macro_of_two_statements_keeps_each_to_its_line(tmp_path: Path) -> None:
+    """Hostile session 45b, 02: the first statement's text ran on into the next line's
+    loop (`... { BODY(i); } for (i = 0; ...`)."""
+    code = """\
+    #define BODY(k) A[k] = 2.0; B[k] = 3.0
+    void f(int n, double *A, double *B, double *C) {
+      int i;
+    #pragma scop
+      for (i = 0; i < n; i++) { BODY(i); }
+      for (i = 0; i < n; i++) C[i] = 1.0;
+    #pragma endscop
+    }
+    """
+    texts = [s.location.text.strip() for s in region(tmp_path, code).scop.statements]
+    assert texts[:2] == ["for (i = 0; i < n; i++) { BODY(i); }"] * 2, texts
+    assert texts[2] == "for (i = 0; i < n; i++) C[i] = 1.0;"
