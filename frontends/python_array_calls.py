@@ -42,7 +42,7 @@ Value = Callable[[ast.expr], ArrayValue]
 Elementwise = Callable[[ast.expr, list[ast.expr], Callable[[list[ast.expr]], ast.expr], bool],
                        ArrayValue]
 
-_ARRAY_FUNCTIONS = {*REDUCTIONS, "dot", "outer", "transpose", "where", "clip"}
+_ARRAY_FUNCTIONS = {*REDUCTIONS, "dot", "matmul", "outer", "transpose", "where", "clip"}
 
 
 class ArrayCalls:
@@ -88,9 +88,9 @@ class ArrayCalls:
         fn, module = func.attr, func.value
         if fn in REDUCTIONS:
             return self._reduction(node, fn, module)
-        if fn in ("dot", "outer", "transpose", "where", "clip") and node.keywords:
+        if fn in ("dot", "matmul", "outer", "transpose", "where", "clip") and node.keywords:
             raise NotAffine(node, f"np.{fn}()", "keyword arguments are not supported")
-        if fn == "dot":
+        if fn in ("dot", "matmul"):  # the same on the 1-D and 2-D operands `@` takes
             _arity(node, 2)
             return self.matmul(self.value(node.args[0]), self.value(node.args[1]), node)
         if fn == "outer":

@@ -194,6 +194,12 @@ def matmul_in_place(A):
     A[:] = A @ A
 
 
+def np_matmul(A, x, y, B):
+    """`np.matmul` is `@` (hostile session 45a, 02: it was an unknown function)."""
+    y[:] = np.matmul(A, x) + np.matmul(x, x)
+    B[:] = np.matmul(A.T, A)
+
+
 def outer(x, y, A):
     A[:] = np.outer(x, y) + A.T @ A
 
@@ -208,6 +214,7 @@ PRODUCTS = [
     (vecmat_return, lambda r: (r.random((4, 3)), r.random(3))),
     (dots, lambda r: (r.random((4, 3)), r.random(5), r.random(5), np.zeros(2))),
     (matmul_in_place, lambda r: (r.random((4, 4)),)),
+    (np_matmul, lambda r: (r.random((4, 3)), r.random(3), np.zeros(4), np.zeros((3, 3)))),
     (outer, lambda r: (r.random(4), r.random(4), r.random((4, 4)))),
     (two_mm, lambda r: (1.5, 1.2, r.random((3, 4)), r.random((4, 5)), r.random((5, 2)),
                         r.random((3, 2)))),
