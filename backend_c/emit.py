@@ -212,7 +212,13 @@ def _check_source(scop: Scop, name: str) -> tuple[str, list[str]]:
 
 
 def _describe_access(scop: Scop, a: Access) -> str:
-    s = scop.statement(a.statement)
-    idx = ", ".join(python_text(i) for i in a.indices)
+    """``line 3 reads A[i, k] (C[i, j] += A[i, k] * B[k, j])``: a packed copy's read is
+    named as the statement it copies for wrote it (hostile session 45a, 01 was told of
+    ``B[k, 4 * j_panel + j_lane]``)."""
+    stmt, indices = a.statement, a.indices
+    if a.copy_of is not None and a.copy_of[0] in {t.name for t in scop.statements}:
+        stmt, indices = a.copy_of
+    s = scop.statement(stmt)
+    idx = ", ".join(python_text(i) for i in indices)
     verb = "writes" if a.is_write else "reads"
     return f"line {s.location.line} {verb} {a.target}[{idx}] ({s.source})"

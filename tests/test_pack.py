@@ -252,3 +252,22 @@ def test_panels_are_sized_by_the_loops_never_negative(n, p, m):
     check_against_python(polyopt.jit(part_of_the_operands), A, B, C)
     src = polyopt.jit(part_of_the_operands).c_source(A, B, C)
     assert "B_pk" in src  # A[i + 1, k] is no plain row operand: not packed
+
+
+def _short_k(C, A, B, K):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            for k in range(K):
+                C[i, j] += A[i, k] * B[k, j]
+
+
+def test_an_out_of_bounds_read_through_a_panel_is_named_as_written():
+    """The panel copy is what reads B, but the message names the user's read (hostile
+    session 45a, 01: `reads B[k, 4 * j_panel + j_lane] (packing B for ...)`)."""
+    A, B, C = np.ones((20, 10)), np.ones((10, 12)), np.zeros((20, 12))
+    with pytest.raises(IndexError) as info:
+        polyopt.jit(_short_k)(C, A, B, 11)
+    message = str(info.value)
+    assert "reads B[k, j] (C[i, j] += A[i, k] * B[k, j])" in message or \
+        "reads A[i, k] (C[i, j] += A[i, k] * B[k, j])" in message, message
+    assert "panel" not in message and "packing" not in message, message

@@ -72,6 +72,9 @@ class Access:
     indices: tuple[Lin, ...]  # () for scalars
     is_write: bool
     relation: isl.Map
+    # where a copy polyopt made reads for a statement (a packed panel): that statement's
+    # own read, which messages name instead of the copy's indices
+    copy_of: tuple[str, tuple[Lin, ...]] | None = None
 
 
 @dataclass(frozen=True)

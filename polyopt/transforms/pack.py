@@ -127,7 +127,8 @@ def pack(scop: Scop, tree: Node, stmt: str, read: Access, k: str, j: str, nr: in
     write = Access(f"{pname}.w", pname, buf, dst, True, isl_text.make_map(
         scop.params, pname, iters, buf, dst).intersect_domain(domain))
     source = Access(f"{pname}.r0", pname, array, src, False, isl_text.make_map(
-        scop.params, pname, iters, array, src).intersect_domain(domain))
+        scop.params, pname, iters, array, src).intersect_domain(domain),
+        copy_of=(st.name, read.indices))
     loops = dict(zip(st.iterators, st.loops, strict=False))
     where = replace(st.location, text=f"packing {array} for {st.source}")
     copy = Statement(pname, iters, domain, buf, dst, copied, None,
