@@ -345,12 +345,12 @@ def _computes(fn: c_ast.FuncDef, is_min: bool) -> bool:
     parts = [e.cond.left, e.cond.right, e.iftrue, e.iffalse]
     if not all(isinstance(x, c_ast.ID) for x in parts):
         return False
-    left, right, yes, no = (x.name for x in parts)
+    left, right, yes, no = (str(x.name) for x in parts)
     if {left, right} != set(names) or {yes, no} != set(names):
         return False
     picks_left = yes == left  # when left > right (or <): the larger (smaller) one
-    return picks_left == (e.cond.op in ("<", "<=")) if is_min else \
-        picks_left == (e.cond.op in (">", ">="))
+    less = str(e.cond.op) in ("<", "<=")
+    return picks_left == less if is_min else picks_left != less
 
 
 def _int_type(t: c_ast.Node) -> bool:
