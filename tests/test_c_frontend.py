@@ -555,45 +555,36 @@ def test_character_constants_with_compiler_defined_values_are_refused(
     assert p.location.line == 5
 
 
-@pytest.mark.parametrize("definition, accepted", [
-    ("static int max(int a, int b) { return a > b ? a : b; }", True),
-    ("static int max(int a, int b) { return a < b ? b : a; }", True),
-    ("static long max(long x, long y) { return y >= x ? y : x; }", True),
-    ("static int max(int a, int b) { return (a > b ? a : b) + 1; }", False),
-    ("static int max(int a, int b) { return a > b ? b : a; }", False),  # a minimum
-    ("static char max(char a, char b) { return a > b ? a : b; }", False),  # truncates
-    ("static double max(double a, double b) { return a > b ? a : b; }", False),
-    ("int max(int, int);", False),  # its body is elsewhere
+_MAX_BOUND = ("max(n, 3)", "[n] -> { S0[i] : 0 <= i < n or 0 <= i < 3 }")
+_MIN_BOUND = ("min(n, 30)", "[n] -> { S0[i] : 0 <= i < n and i < 30 }")
+
+
+@pytest.mark.parametrize("definition, bound, accepted", [
+    ("static int max(int a, int b) { return a > b ? a : b; }", _MAX_BOUND, True),
+    ("static int max(int a, int b) { return a < b ? b : a; }", _MAX_BOUND, True),
+    ("static long max(long x, long y) { return y >= x ? y : x; }", _MAX_BOUND, True),
+    ("static int max(int a, int b) { return (a > b ? a : b) + 1; }", _MAX_BOUND, False),
+    ("static int max(int a, int b) { return a > b ? b : a; }", _MAX_BOUND, False),  # a minimum
+    ("static char max(char a, char b) { return a > b ? a : b; }", _MAX_BOUND, False),  # truncates
+    ("static double max(double a, double b) { return a > b ? a : b; }", _MAX_BOUND, False),
+    ("int max(int, int);", _MAX_BOUND, False),  # its body is elsewhere
+    ("static int min(int a, int b) { return a < b ? a : b; }", _MIN_BOUND, True),
+    ("static int min(int a, int b) { return a > b ? b : a; }", _MIN_BOUND, True),
+    ("static int min(int a, int b) { return a < b ? b : a; }", _MIN_BOUND, False),  # a maximum
 ])
-def test_a_files_own_max_is_read_as_the_maximum_only_where_it_is_one(
-        tmp_path: Path, definition: str, accepted: bool) -> None:
+def test_a_files_own_min_or_max_is_read_so_only_where_it_is_one(
+        tmp_path: Path, definition: str, bound: tuple[str, str], accepted: bool) -> None:
     """Hostile session 44b, 02: a file's `max` returning one more was read as the maximum,
     and the output ran one iteration less."""
+    call, domain = bound
     code = definition + "\n" + body("int i; double A[100];",
-                                    "for (i = 0; i < max(n, 3); i++)\n  A[i] = 1.0;")
+                                    f"for (i = 0; i < {call}; i++)\n  A[i] = 1.0;")
     if accepted:
-        s = region(tmp_path, code).scop
-        assert same_set(s.statements[0].domain, "[n] -> { S0[i] : 0 <= i < n or 0 <= i < 3 }")
+        assert same_set(region(tmp_path, code).scop.statements[0].domain, domain)
         return
     (p,) = problems(tmp_path, code)
-    assert p.construct == "call to max()" and "the file's own function" in p.reason, str(p)
-
-
-@pytest.mark.parametrize("definition, accepted", [
-    ("static int min(int a, int b) { return a < b ? a : b; }", True),
-    ("static int min(int a, int b) { return a > b ? b : a; }", True),
-    ("static int min(int a, int b) { return a < b ? b : a; }", False),  # a maximum
-])
-def test_a_files_own_min_is_checked_the_same_way(tmp_path: Path, definition: str,
-                                                  accepted: bool) -> None:
-    code = definition + "\n" + body("int i; double A[100];",
-                                    "for (i = 0; i < min(n, 30); i++)\n  A[i] = 1.0;")
-    if accepted:
-        s = region(tmp_path, code).scop
-        assert same_set(s.statements[0].domain, "[n] -> { S0[i] : 0 <= i < n and i < 30 }")
-        return
-    (p,) = problems(tmp_path, code)
-    assert p.construct == "call to min()", str(p)
+    name = call.split("(")[0]
+    assert p.construct == f"call to {name}()" and "the file's own function" in p.reason, str(p)
 
 
 def test_a_macro_of_two_statements_keeps_each_to_its_line(tmp_path: Path) -> None:
