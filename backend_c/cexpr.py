@@ -262,7 +262,8 @@ class BodyPrinter:
             if isinstance(value, int) and -(2**31) < value < 2**31:  # `-1`: a literal
                 return literal(value, e.type)
             return f"polyopt_neg_{_suffix(e.type.dtype)}({operand})"
-        return f"(-{operand})"
+        # a negative literal (`-float(-2)` folds to `-2.0`): `--2.0` is C's decrement
+        return f"(-({operand}))" if operand.startswith("-") else f"(-{operand})"
 
     def _binary(self, e: Binary, typed: Callable[[Expr, ValueType], str],
                 sub: Callable[[Expr], str]) -> str:
