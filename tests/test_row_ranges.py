@@ -108,3 +108,15 @@ def test_user_tile_sizes_keep_their_blocks():
     args = (rng.random((40, 9)), rng.random((9, 19)), rng.random((19, 17)),
             np.zeros((40, 19)), np.zeros((40, 17)))
     assert "polyopt_row_blocks(" not in polyopt.jit(two_matmuls, tile=(12, 64, 64)).c_source(*args)
+
+
+def test_a_call_too_small_for_a_team_runs_its_ranges_in_order(monkeypatch):
+    """Under the team threshold the blocks are the tiles' own (one thread): the flag is
+    what `polyopt_row_blocks` asks."""
+    monkeypatch.delenv("POLYOPT_PARALLEL_MIN", raising=False)
+    rng = np.random.default_rng(3)
+    k = polyopt.jit(two_matmuls, num_threads=2)
+    args = (rng.random((61, 9)), rng.random((9, 19)), rng.random((19, 17)),
+            np.zeros((61, 19)), np.zeros((61, 17)))
+    assert "polyopt_row_blocks(polyopt_count, 10, polyopt_team)" in k.c_source(*args)
+    check_against_python(k, *args)
