@@ -107,6 +107,9 @@ def char_value(node: c_ast.Constant) -> int:
             value = int(esc, 8)
         elif _HEX_ESCAPE.fullmatch(esc):
             value = int(esc[1:], 16)
+        elif _OCTAL_ESCAPE.match(esc):  # `'\\0101'`: `'\\010'` and `'1'`
+            raise NotAffine(node, what, "holds several characters, whose value depends on the "
+                            "compiler; write the number")
         else:
             raise NotAffine(node, what, f"`\\{esc}` is not a C escape sequence")
     elif len(body) == 1 and body.isascii():
@@ -157,11 +160,12 @@ class AffineConverter:
                 node.name.name in MIN_MAX_CALLS:
             args = node.args.exprs if node.args is not None else []
             if node.name.name in self.opaque:
-                kind = "minimum" if MIN_MAX_CALLS[node.name.name] else "maximum"
+                is_min = MIN_MAX_CALLS[node.name.name]
+                kind, sign = ("minimum", "<") if is_min else ("maximum", ">")
                 raise NotAffine(node, f"call to {node.name.name}()",
                                 f"is the file's own function, which polyopt does not read as "
-                                f"the {kind} (its body is not `return a > b ? a : b;` or the "
-                                f"like, over ints); write the bound with `?:`")
+                                f"the {kind} (its body is not `return a {sign} b ? a : b;` or "
+                                f"the like, over ints); write the bound with `?:`")
             if len(args) < 2:
                 raise NotAffine(node, f"{node.name.name}()", "needs two or more arguments")
             return MinMax(MIN_MAX_CALLS[node.name.name], tuple(self.aff(a) for a in args))
@@ -335,22 +339,40 @@ def _computes(fn: c_ast.FuncDef, is_min: bool) -> bool:
     if len(names) != 2 or len(params) != 2 or names[0] == names[1] or not all(
             _int_type(t) for t in (ftype.type, *(p.type for p in params))):
         return False
-    body = fn.body.block_items or []
-    if len(body) != 1 or not isinstance(body[0], c_ast.Return):
+    choice = _choice(fn.body.block_items or [])
+    if choice is None:
         return False
-    e = body[0].expr
-    if not (isinstance(e, c_ast.TernaryOp) and isinstance(e.cond, c_ast.BinaryOp)
-            and e.cond.op in ("<", "<=", ">", ">=")):
+    cond, iftrue, iffalse = choice
+    if not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=")):
         return False
-    parts = [e.cond.left, e.cond.right, e.iftrue, e.iffalse]
+    parts = [cond.left, cond.right, iftrue, iffalse]
     if not all(isinstance(x, c_ast.ID) for x in parts):
         return False
     left, right, yes, no = (str(x.name) for x in parts)
     if {left, right} != set(names) or {yes, no} != set(names):
         return False
     picks_left = yes == left  # when left > right (or <): the larger (smaller) one
-    less = str(e.cond.op) in ("<", "<=")
+    less = str(cond.op) in ("<", "<=")
     return picks_left == less if is_min else picks_left != less
+
+
+def _choice(body: list[c_ast.Node]) -> tuple[c_ast.Node, c_ast.Node, c_ast.Node] | None:
+    """(test, then, else) of a body that returns one of two values: ``return c ? x : y;``,
+    ``if (c) return x; else return y;`` or ``if (c) return x; return y;``."""
+    def returned(n: c_ast.Node | None) -> c_ast.Node | None:
+        if isinstance(n, c_ast.Compound) and n.block_items and len(n.block_items) == 1:
+            n = n.block_items[0]
+        return n.expr if isinstance(n, c_ast.Return) else None
+
+    if len(body) == 1 and isinstance(e := returned(body[0]), c_ast.TernaryOp):
+        return e.cond, e.iftrue, e.iffalse
+    first = body[0] if body else None
+    if not isinstance(first, c_ast.If):
+        return None
+    rest = first.iffalse if len(body) == 1 else body[1] if len(body) == 2 and \
+        first.iffalse is None else None
+    yes, no = returned(first.iftrue), returned(rest)
+    return None if yes is None or no is None else (first.cond, yes, no)
 
 
 def _int_type(t: c_ast.Node) -> bool:

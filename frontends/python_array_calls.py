@@ -152,8 +152,9 @@ class ArrayCalls:
         int; never negative (an empty slice's may be: ``x[k:3]`` with ``k = 5``).  Before, it
         was taken for an elementwise call (hostile session 44a, 03)."""
         v = self.value(node.args[0])
-        if not v.rank:
-            return scalar(node)
+        if not v.rank:  # (hostile session 46, 05: it read "unknown function")
+            raise NotAffine(node, f"`{ast.unparse(node)}`", "a scalar has no len() (CPython "
+                            "raises TypeError)")
         zero = located(ast.Constant(0), node)
         return scalar(call(located(ast.Name("max", ast.Load()), node),
                            [lin_ast(v.dims[0].extents[0], node), zero], node))

@@ -175,8 +175,8 @@ class FunctionScope:
             # (hostile session 44a, 02: each subscript of the chain was counted as a dimension)
             raise NotAffine(node, f"`{ast.unparse(node)}`",
                             "an element of a sliced view is supported as a value, not as "
-                            f"the target of an assignment: index {name} itself (`x[2:][1]` "
-                            "is `x[3]`)")
+                            f"the target of an assignment: index {name} itself, at the "
+                            "element the view's subscript names (as `x[2:][1]` is `x[3]`)")
         if len(idx) != info.rank:
             raise NotAffine(node, f"`{ast.unparse(node)}`",
                             f"{name} has {info.rank} dimension(s) but is indexed with {len(idx)}")

@@ -300,6 +300,14 @@ class ValueConverter:
             return Literal(float(k), WEAK_FLOAT)
         return None
 
+    def _refuse_len_of_a_number(self, node: ast.Call, fn: str, module: str | None) -> None:
+        """An array's ``len()`` is a size or array code; one met here has a number for its
+        argument (hostile session 46, 05 was told "unknown function")."""
+        if module is None and fn == "len" and (self.scope.binding(fn) or "builtins.len").endswith(
+                "builtins.len"):
+            raise NotAffine(node, f"`{ast.unparse(node)}`", "a scalar has no len() (CPython "
+                            "raises TypeError)")
+
     def _Call(self, node: ast.Call) -> Expr:
         empty = getattr(node, "empty_reduction", None)
         if empty is not None:  # the array lowering's raise of np.max over an empty axis
@@ -314,6 +322,7 @@ class ValueConverter:
             inlined = self.scope.helper(node)
             if inlined is not None:
                 return self._inline(*inlined)
+        self._refuse_len_of_a_number(node, fn, module)
         known = _BUILTINS if module is None else ("min", "max") if module == "np" else ()
         # before the arguments: `np.sum(x)` is an unknown call, not a bad `x`
         if fn not in known and (module is None or not is_library(module, fn)):

@@ -544,6 +544,7 @@ def test_character_constants_have_c_values(text: str, value: int) -> None:
     ("L'a'", "wide and Unicode"), ("u8'a'", "wide and Unicode"),
     ("'\u00e9'", "outside ASCII"), ("'ab'", "several characters"),
     ("'\\xe9'", "signed"), ("'\\377'", "signed"), ("'\\q'", "not a C escape"),
+    ("'\\0101'", "several characters"),  # `'\\010'` then `'1'` (hostile session 46, 06)
 ])
 def test_character_constants_with_compiler_defined_values_are_refused(
         tmp_path: Path, text: str, words: str) -> None:
@@ -571,6 +572,12 @@ _MIN_BOUND = ("min(n, 30)", "[n] -> { S0[i] : 0 <= i < n and i < 30 }")
     ("static int min(int a, int b) { return a < b ? a : b; }", _MIN_BOUND, True),
     ("static int min(int a, int b) { return a > b ? b : a; }", _MIN_BOUND, True),
     ("static int min(int a, int b) { return a < b ? b : a; }", _MIN_BOUND, False),  # a maximum
+    # (hostile session 46, 01: the `if` spellings were refused)
+    ("static int max(int a, int b) { if (a > b) return a; return b; }", _MAX_BOUND, True),
+    ("static int max(int a, int b) { if (a > b) { return a; } else { return b; } }",
+     _MAX_BOUND, True),
+    ("static int min(int a, int b) { if (b < a) return b; else return a; }", _MIN_BOUND, True),
+    ("static int max(int a, int b) { if (a > b) return b; return a; }", _MAX_BOUND, False),
 ])
 def test_a_files_own_min_or_max_is_read_so_only_where_it_is_one(
         tmp_path: Path, definition: str, bound: tuple[str, str], accepted: bool) -> None:
@@ -585,6 +592,8 @@ def test_a_files_own_min_or_max_is_read_so_only_where_it_is_one(
     (p,) = problems(tmp_path, code)
     name = call.split("(")[0]
     assert p.construct == f"call to {name}()" and "the file's own function" in p.reason, str(p)
+    # the body quoted is the function's own kind's (session 46, 02 was shown max's for min)
+    assert ("a < b ? a : b" if name == "min" else "a > b ? a : b") in p.reason, str(p)
 
 
 def test_a_macro_of_two_statements_keeps_each_to_its_line(tmp_path: Path) -> None:

@@ -48,3 +48,13 @@ def test_len_of_a_row_in_a_helper():
 
 def test_len_of_a_row_past_the_array_raises_as_cpython_does():
     check_against_python(polyopt.jit(past_the_rows), np.zeros((3, 4)), np.zeros(1), 7)
+
+
+def len_of_a_number(x):
+    return len(x[0])
+
+
+def test_len_of_a_number_is_refused_as_cpython_raises():
+    """CPython raises TypeError; the refusal said "unknown function" (hostile session 46)."""
+    with pytest.raises(polyopt.UnsupportedError, match="a scalar has no len"):
+        polyopt.jit(len_of_a_number)(np.zeros(3))
