@@ -74,6 +74,7 @@ from polyopt.model.schedule_tree import (
     Sequence,
     loops,
     prints_in_ranges,
+    row_exprs,
     statements,
     to_isl,
 )
@@ -224,17 +225,18 @@ class AstWalker:
         if not (isinstance(nest, Band) and self.openmp and self.dialect.ranges_rows
                 and prints_in_ranges(nest.dims[0].mark)):
             return None
-        rows = tile_rows(nest, params, iterators, domains)
-        got = None if rows is None else ranged_input(nest, params, iterators, domains, context,
-                                                     rows, self.range_names)
-        if rows is None or got is None:
+        mark = nest.dims[0].mark
+        exprs = row_exprs(nest.dims[0], mark.ranged)
+        if exprs is None:
             return None
+        rows, bounds = tile_rows(nest, params, iterators, domains, exprs)
+        got = ranged_input(nest, params, iterators, domains, context, exprs, bounds,
+                           self.range_names)
         body = self._checked_ast(got.inner, got.params, iterators, got.domains, got.context,
                                  counters)
         if body is None:
             return None
-        mark = nest.dims[0].mark
-        runs, first, last = range_exprs(rows, context)
+        runs, first, last = range_exprs(rows, bounds, context)
         den = next(a.den for _, e in nest.dims[0].exprs for a, _ in e.terms
                    if isinstance(a, FloorDiv))
         return RangedNest(body, mark, runs, first, last, den // mark.ranged, self.range_names)

@@ -30,7 +30,7 @@ from polyopt.model import names
 from polyopt.model.aff import And, Cmp, Lin
 from polyopt.model.isl_budget import coalesce
 from polyopt.model.isl_text import make_map, make_param_aff, make_param_set, make_set
-from polyopt.model.schedule_tree import Band, LoopMark, Node, row_exprs, statements
+from polyopt.model.schedule_tree import Band, LoopMark, Node, statements
 
 
 @dataclass(frozen=True)
@@ -69,24 +69,37 @@ class RangedInput:
     context: isl.Set
 
 
+Range = tuple[isl.PwAff, isl.PwAff]  # the least and greatest tile row, of the parameters
+
+
+def tile_rows(nest: Band, params: tuple[str, ...], iterators: dict[str, tuple[str, ...]],
+              domains: dict[str, isl.Set], rows: dict[str, Lin]) -> tuple[isl.Set, Range]:
+    """The tile rows (``rows``: each statement's ``floor(i / MR)``) that some statement of
+    ``nest`` runs, as a set of one dimension, and their least and greatest."""
+    out: isl.Set | None = None
+    for stmt in statements(nest):
+        to_row = make_map(params, stmt, iterators[stmt], "R", (rows[stmt],))
+        image = domains[stmt].apply(to_row)
+        out = image if out is None else out.union(image)
+    assert out is not None  # a band runs some statement
+    out = coalesce(out)
+    return out, names.dim_range(out, 0)
+
+
 def ranged_input(nest: Band, params: tuple[str, ...], iterators: dict[str, tuple[str, ...]],
-                 domains: dict[str, isl.Set], context: isl.Set, rows: isl.Set,
-                 range_names: RangeNames) -> RangedInput | None:
-    """The body's input (``rows``: :func:`tile_rows`), or None when the nest's outer loop
-    is not one of row blocks.  The context says that the range lies within ``rows``, so
-    that isl bounds the body by ``lo`` and ``hi`` alone where they are tighter."""
-    d = nest.dims[0]
-    exprs = row_exprs(d, d.mark.ranged)
-    if exprs is None:
-        return None
+                 domains: dict[str, isl.Set], context: isl.Set, rows: dict[str, Lin],
+                 bounds: Range, range_names: RangeNames) -> RangedInput:
+    """The body's input (``rows`` and ``bounds``: :func:`tile_rows`').  The context says
+    that the range lies within the rows that run, so that isl bounds the body by ``lo``
+    and ``hi`` alone where they are tighter."""
     lo, hi = Lin.var(range_names.lo), Lin.var(range_names.hi)
     both = (*params, range_names.lo, range_names.hi)
     out = dict(domains)
-    for stmt, row in exprs.items():
+    for stmt, row in rows.items():
         within = make_set(both, stmt, iterators[stmt], And((Cmp("<=", lo, row), Cmp("<", row, hi))))
         out[stmt] = domains[stmt].align_params(within.get_space()).intersect(within)
     ctx = make_param_set(both, Cmp("<", lo, hi))
-    least, greatest = (pa.align_params(ctx.get_space()) for pa in names.dim_range(rows, 0))
+    least, greatest = (pa.align_params(ctx.get_space()) for pa in bounds)
     inside = make_param_aff(both, lo).ge_set(least).intersect(
         make_param_aff(both, hi - Lin.constant(1)).le_set(greatest))
     ctx = ctx.intersect(inside)
@@ -94,30 +107,13 @@ def ranged_input(nest: Band, params: tuple[str, ...], iterators: dict[str, tuple
     return RangedInput(inner, both, out, context.align_params(ctx.get_space()).intersect(ctx))
 
 
-def tile_rows(nest: Band, params: tuple[str, ...], iterators: dict[str, tuple[str, ...]],
-              domains: dict[str, isl.Set]) -> isl.Set | None:
-    """The tile rows ``floor(i / MR)`` that some statement of ``nest`` runs, as a set of
-    one dimension; None when the nest's outer loop is not one of row blocks."""
-    d = nest.dims[0]
-    rows = row_exprs(d, d.mark.ranged)
-    if rows is None:
-        return None
-    out: isl.Set | None = None
-    for stmt in statements(nest):
-        to_row = make_map(params, stmt, iterators[stmt], "R", (rows[stmt],))
-        image = domains[stmt].apply(to_row)
-        out = image if out is None else out.union(image)
-    return None if out is None else coalesce(out)
-
-
-def range_exprs(rows: isl.Set, context: isl.Set) -> tuple[isl.AstExpr | None, isl.AstExpr,
-                                                           isl.AstExpr]:
+def range_exprs(rows: isl.Set, bounds: Range, context: isl.Set
+                ) -> tuple[isl.AstExpr | None, isl.AstExpr, isl.AstExpr]:
     """Where some row runs (None: wherever the context holds) and the least and greatest
     row there, as isl expressions."""
     runs = rows.params()
-    least, greatest = names.dim_range(rows, 0)
     where = isl.AstBuild.from_context(context.intersect(runs))
     guard = runs.gist(context)
     cond = None if guard.plain_is_universe() else \
         isl.AstBuild.from_context(context).expr_from_set(guard)
-    return cond, where.expr_from_pw_aff(least), where.expr_from_pw_aff(greatest)
+    return cond, where.expr_from_pw_aff(bounds[0]), where.expr_from_pw_aff(bounds[1])

@@ -302,9 +302,9 @@ class ValueConverter:
 
     def _refuse_len_of_a_number(self, node: ast.Call, fn: str, module: str | None) -> None:
         """An array's ``len()`` is a size or array code; one met here has a number for its
-        argument (hostile session 46, 05 was told "unknown function")."""
-        if module is None and fn == "len" and (self.scope.binding(fn) or "builtins.len").endswith(
-                "builtins.len"):
+        argument (hostile session 46, 05 was told "unknown function").  A module that
+        redefines ``len`` is refused before (``Environment``'s interpreted builtins)."""
+        if module is None and fn == "len":
             raise NotAffine(node, f"`{ast.unparse(node)}`", "a scalar has no len() (CPython "
                             "raises TypeError)")
 
