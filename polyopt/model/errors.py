@@ -73,8 +73,7 @@ class UnsupportedError(SyntaxError, PolyoptError):
                     for p in problems]
         # once each: a statement converted twice (a double buffer's two parities) is refused
         # twice at one place (hostile session 44a, 04 read as a second problem's wrong line)
-        seen: set[tuple[str, int, int, str, str]] = set()
-        problems = [p for p in problems if _first_time(p, seen)]
+        problems = list(dict.fromkeys(problems))
         first = problems[0]
         loc = first.location
         msg = f"{first.construct}: {first.reason}"
@@ -83,14 +82,6 @@ class UnsupportedError(SyntaxError, PolyoptError):
             msg += f"\n(and {len(problems) - 1} more problem(s):\n{others})"
         super().__init__(msg, (loc.filename, loc.line, loc.col, loc.text or None))
         self.problems = list(problems)
-
-
-def _first_time(p: Problem, seen: set[tuple[str, int, int, str, str]]) -> bool:
-    key = (p.location.filename, p.location.line, p.location.col, p.construct, p.reason)
-    if key in seen:
-        return False
-    seen.add(key)
-    return True
 
 
 class CompileError(PolyoptError):
