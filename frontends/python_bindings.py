@@ -93,10 +93,7 @@ class Bindings:
                 value.value.value.id in sym.arrays and isinstance(value.slice, ast.Constant) and \
                 isinstance(value.slice.value, int):
             arr = value.value.value.id
-            rank, d = sym.arrays[arr].rank, value.slice.value
-            if not -rank <= d < rank:  # CPython's IndexError, refused here as in a bound
-                raise NotAffine(value, f"`{arr}.shape[{d}]`", f"{arr} has only {rank} dimension(s)")
-            sym.bind_dim(target, n, arr, d % rank)
+            sym.bind_dim(target, n, arr, sym.dimension(value, arr, value.slice.value))
             return True
         try:
             a = self.scope.affine.aff(value)

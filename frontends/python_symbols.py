@@ -172,10 +172,15 @@ class Symbols:
 
     def shape_param(self, node: ast.AST, array: str, d: int) -> Lin:
         """The extent of ``array``'s dimension ``d`` (negative counts from the end)."""
-        info = self.arrays[array]
-        if not -info.rank <= d < info.rank:
-            raise NotAffine(node, f"`{array}.shape[{d}]`", f"{array} has only {info.rank} dimension(s)")
-        return self.extent(array, d % info.rank)
+        return self.extent(array, self.dimension(node, array, d))
+
+    def dimension(self, node: ast.AST, array: str, d: int) -> int:
+        """``array.shape[d]``'s dimension, counted from the front; refused where the array
+        has none such (CPython's IndexError)."""
+        rank = self.arrays[array].rank
+        if not -rank <= d < rank:
+            raise NotAffine(node, f"`{array}.shape[{d}]`", f"{array} has only {rank} dimension(s)")
+        return d % rank
 
     def extent(self, array: str, d: int) -> Lin:
         """An allocated array's known extent, or an argument's size parameter (made on
