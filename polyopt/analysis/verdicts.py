@@ -310,7 +310,12 @@ def _subset(a: isl.Set, b: isl.Set) -> bool:
     """``a`` ⊆ ``b``; for sets with local variables, in a forked child stopped after
     :data:`PRIVATE_SUBSET_SECONDS` (then False: not known to be covered).  A reversed,
     strided nest under min/max bounds kept isl in one such test for minutes, past any
-    operation budget (hostile40a finding 2)."""
+    operation budget (hostile40a finding 2).  The plain cases are decided here: half of
+    3mm's forks asked whether a nonempty set was in an empty one (7 ms each)."""
+    if a.plain_is_empty() or b.plain_is_universe():
+        return True
+    if b.plain_is_empty():
+        return False  # a is not plainly empty: at worst "not known to be covered"
     if not forked.available() or not (names.has_local_variables(a)
                                       or names.has_local_variables(b)):
         return a.is_subset(b)
