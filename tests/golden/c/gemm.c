@@ -182,58 +182,38 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
     }
   }
   if ((nk >= 1)) {
-    for (int64_t c0 = (polyopt_lo / 16); c0 <= ((polyopt_hi - 1) / 16); c0 += 1) {
-      for (int64_t c1 = 0; c1 <= ((nk - 1) / 128); c1 += 1) {
-        for (int64_t c2 = 0; c2 <= ((nj - 1) / 128); c2 += 1) {
-          if (((((128 * c2) + 127) >= nj) && (((nj + 1) % 2) == 0))) {
-            for (int64_t c3 = polyopt_imax((2 * polyopt_lo), (32 * c0)); c3 <= polyopt_imin(polyopt_imin((ni - 1), ((2 * polyopt_hi) - 1)), ((32 * c0) + 31)); c3 += 1) {
-              for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
-                if ((((2 * polyopt_hi) == (ni + 1)) && ((c3 + 1) == ni))) {
-                  #pragma omp simd
-                  for (int64_t c5 = (128 * c2); c5 < (nj - 1); c5 += 1) {
-                    {
-                      const int64_t i = (ni - 1);
-                      const int64_t j = c5;
-                      const int64_t k = c4;
-                      C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-                    }
-                  }
-                }
-                {
-                  const int64_t i = c3;
-                  const int64_t j = (nj - 1);
-                  const int64_t k = c4;
-                  C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-                }
+    if ((((nj + 1) % 2) == 0)) {
+      for (int64_t c0 = (2 * polyopt_lo); c0 < polyopt_imin(ni, (2 * polyopt_hi)); c0 += 1) {
+        for (int64_t c1 = 0; c1 < nk; c1 += 1) {
+          if ((((2 * polyopt_hi) == (ni + 1)) && ((c0 + 1) == ni))) {
+            #pragma omp simd
+            for (int64_t c2 = 0; c2 < (nj - 1); c2 += 1) {
+              {
+                const int64_t i = (ni - 1);
+                const int64_t j = c2;
+                const int64_t k = c1;
+                C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
               }
             }
-          } else {
-            if (((((2 * polyopt_hi) == (ni + 1)) && (((32 * c0) + 31) >= ni)) && ((nj % 2) == 0))) {
-              for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
-                #pragma omp simd
-                for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nj - 1), ((128 * c2) + 127)); c5 += 1) {
-                  {
-                    const int64_t i = (ni - 1);
-                    const int64_t j = c5;
-                    const int64_t k = c4;
-                    C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-                  }
-                }
-              }
-            } else {
-              if ((((((2 * polyopt_hi) == (ni + 1)) && (((32 * c0) + 31) >= ni)) && (nj >= ((128 * c2) + 129))) && (((nj + 1) % 2) == 0))) {
-                for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
-                  #pragma omp simd
-                  for (int64_t c5 = (128 * c2); c5 <= ((128 * c2) + 127); c5 += 1) {
-                    {
-                      const int64_t i = (ni - 1);
-                      const int64_t j = c5;
-                      const int64_t k = c4;
-                      C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-                    }
-                  }
-                }
-              }
+          }
+          {
+            const int64_t i = c0;
+            const int64_t j = (nj - 1);
+            const int64_t k = c1;
+            C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
+          }
+        }
+      }
+    } else {
+      if (((2 * polyopt_hi) == (ni + 1))) {
+        for (int64_t c1 = 0; c1 < nk; c1 += 1) {
+          #pragma omp simd
+          for (int64_t c2 = 0; c2 < nj; c2 += 1) {
+            {
+              const int64_t i = (ni - 1);
+              const int64_t j = c2;
+              const int64_t k = c1;
+              C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
             }
           }
         }

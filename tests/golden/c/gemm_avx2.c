@@ -904,53 +904,43 @@ static void polyopt_gemm_body3(int64_t ni, int64_t nj, int64_t nk, int64_t A_sha
     }
   }
   if ((nk >= 1)) {
-    for (int64_t c0 = (polyopt_lo / 10); c0 <= ((polyopt_hi - 1) / 10); c0 += 1) {
-      for (int64_t c1 = 0; c1 <= ((nk - 1) / 128); c1 += 1) {
-        for (int64_t c2 = 0; c2 <= ((nj - 1) / 128); c2 += 1) {
-          if (((6 * polyopt_hi) >= (ni + 1))) {
-            if ((((128 * c2) + 127) >= nj)) {
-              for (int64_t c3 = polyopt_imax((6 * polyopt_lo), (60 * c0)); c3 <= polyopt_imin(((6 * polyopt_hi) - 7), ((60 * c0) + 59)); c3 += 1) {
-                for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
-                  #pragma omp simd
-                  for (int64_t c5 = ((-(nj % 8)) + nj); c5 < nj; c5 += 1) {
-                    {
-                      const int64_t i = c3;
-                      const int64_t j = c5;
-                      const int64_t k = c4;
-                      C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-                    }
-                  }
-                }
-              }
+    if (((6 * polyopt_hi) >= (ni + 1))) {
+      for (int64_t c0 = (6 * polyopt_lo); c0 < ((6 * polyopt_hi) - 6); c0 += 1) {
+        for (int64_t c1 = 0; c1 < nk; c1 += 1) {
+          #pragma omp simd
+          for (int64_t c2 = ((-(nj % 8)) + nj); c2 < nj; c2 += 1) {
+            {
+              const int64_t i = c0;
+              const int64_t j = c2;
+              const int64_t k = c1;
+              C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
             }
-            for (int64_t c3 = ((6 * polyopt_hi) - 6); c3 <= polyopt_imin((ni - 1), ((60 * c0) + 59)); c3 += 1) {
-              for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
-                #pragma omp simd
-                for (int64_t c5 = (128 * c2); c5 <= polyopt_imin((nj - 1), ((128 * c2) + 127)); c5 += 1) {
-                  {
-                    const int64_t i = c3;
-                    const int64_t j = c5;
-                    const int64_t k = c4;
-                    C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-                  }
-                }
-              }
+          }
+        }
+      }
+      for (int64_t c0 = ((6 * polyopt_hi) - 6); c0 < ni; c0 += 1) {
+        for (int64_t c1 = 0; c1 < nk; c1 += 1) {
+          #pragma omp simd
+          for (int64_t c2 = 0; c2 < nj; c2 += 1) {
+            {
+              const int64_t i = c0;
+              const int64_t j = c2;
+              const int64_t k = c1;
+              C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
             }
-          } else {
-            if ((((128 * c2) + 127) >= nj)) {
-              for (int64_t c3 = polyopt_imax((6 * polyopt_lo), (60 * c0)); c3 <= polyopt_imin(((6 * polyopt_hi) - 1), ((60 * c0) + 59)); c3 += 1) {
-                for (int64_t c4 = (128 * c1); c4 <= polyopt_imin((nk - 1), ((128 * c1) + 127)); c4 += 1) {
-                  #pragma omp simd
-                  for (int64_t c5 = ((-(nj % 8)) + nj); c5 < nj; c5 += 1) {
-                    {
-                      const int64_t i = c3;
-                      const int64_t j = c5;
-                      const int64_t k = c4;
-                      C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
-                    }
-                  }
-                }
-              }
+          }
+        }
+      }
+    } else {
+      for (int64_t c0 = (6 * polyopt_lo); c0 < (6 * polyopt_hi); c0 += 1) {
+        for (int64_t c1 = 0; c1 < nk; c1 += 1) {
+          #pragma omp simd
+          for (int64_t c2 = ((-(nj % 8)) + nj); c2 < nj; c2 += 1) {
+            {
+              const int64_t i = c0;
+              const int64_t j = c2;
+              const int64_t k = c1;
+              C[i * nj + j] = (C[i * nj + j] + ((alpha * A[i * nk + k]) * B[k * B_shape1 + j]));  /* C[i, j] += alpha * A[i, k] * B[k, j] */
             }
           }
         }
