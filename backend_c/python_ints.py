@@ -34,7 +34,7 @@ def converted_arguments(scop: Scop, dtype: DType) -> tuple[str, ...]:
     found: set[str] = set()
 
     def direct(e: Expr, names: Collection[str]) -> str | None:
-        while isinstance(e, Cast):
+        while isinstance(e, Cast) and not e.unsafe:
             e = e.operand
         return e.name if isinstance(e, Name) and e.name in names else None
 

@@ -38,7 +38,8 @@ class AffineConverter:
     alias) or raises NotAffine; ``size(node)`` returns the Lin for ``X.shape[d]``
     or ``len(x)`` or None when the node is neither; ``inline(call)`` returns a helper
     call as the expression the helper returns, and where that is (for messages), or
-    None for another call.
+    None for another call; ``fixed_width(name_node)`` the NumPy integer type of a
+    name whose arithmetic wraps (a ``np.uint8`` argument), else None.
     """
 
     def __init__(
@@ -47,11 +48,13 @@ class AffineConverter:
         size: Callable[[ast.AST], Lin | None],
         inline: Callable[[ast.Call], tuple[ast.expr, str] | None] = lambda call: None,
         module_alias: Callable[[str], str | None] = lambda name: None,
+        fixed_width: Callable[[ast.Name], str | None] = lambda name: None,
     ) -> None:
         self.lookup = lookup
         self.size = size
         self.inline = inline
         self.module_alias = module_alias
+        self.fixed_width = fixed_width
 
     def _inlined(self, node: ast.AST, convert: Callable[[ast.AST], T]) -> T | None:
         """``convert`` of the expression a helper call returns (``if odd(i):``); None
@@ -75,6 +78,8 @@ class AffineConverter:
         if isinstance(node, ast.Name):
             return self.lookup(node)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            if isinstance(node.op, ast.USub):
+                self._exact(node, node.operand)
             inner = self.aff(node.operand)
             return scale(inner, -1) if isinstance(node.op, ast.USub) else inner
         if isinstance(node, ast.BinOp):
@@ -86,12 +91,27 @@ class AffineConverter:
             if len(node.args) < 2 or node.keywords:
                 raise NotAffine(node, f"{node.func.id}()", "needs two or more positional arguments")
             return MinMax(node.func.id == "min", tuple(self.aff(a) for a in node.args))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == "int" and len(node.args) == 1 and not node.keywords:
+            return self.aff(node.args[0])  # an int's value; a NumPy int's as a Python int
         inlined = self._inlined(node, self.aff)
         if inlined is not None:
             return inlined
         raise NotAffine(node, _describe(node), "is not an affine expression of loop variables and sizes")
 
+    def _exact(self, node: ast.expr, *operands: ast.expr) -> None:
+        """Refuse arithmetic on a NumPy integer of fixed width: CPython computes
+        ``n - 20`` in ``n``'s type (246 for ``np.uint8(10)``), bounds and subscripts
+        are exact integers."""
+        for x in operands:
+            width = self.fixed_width(x) if isinstance(x, ast.Name) else None
+            if width is not None:
+                raise NotAffine(node, _describe(node), f"computes in {width}, as `{x.id}` is a "
+                                f"NumPy {width} that NumPy's arithmetic wraps; bounds, subscripts "
+                                f"and `if` tests are exact: write `int({x.id})`")
+
     def _binop(self, node: ast.BinOp) -> Aff:
+        self._exact(node, node.left, node.right)
         if isinstance(node.op, ast.Div):
             raise NotAffine(node, f"true division {_describe(node)}", "gives a float; loop bounds, "
                             "subscripts and `if` tests must be integers (use `//`)")
@@ -100,6 +120,8 @@ class AffineConverter:
             return add(a, scale(b, -1) if isinstance(node.op, ast.Sub) else b)
         if isinstance(node.op, ast.Mult):
             return affine_product(node, self.aff(node.left), self.aff(node.right))
+        if isinstance(node.op, ast.Pow):
+            return _power(node, self.aff(node.left), self.aff(node.right))
         if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
             a, b = self.aff(node.left), self.aff(node.right)
             if not (isinstance(b, Lin) and b.is_constant()) or b.const == 0:
@@ -185,3 +207,20 @@ def _describe(node: ast.AST) -> str:
 
 
 __all__ = ["AffineConverter", "NotAffine"]
+
+
+def _power(node: ast.BinOp, base: Aff, exponent: Aff) -> Lin:
+    """``2**4`` folded as CPython computes it; a power of a variable is not affine, a
+    negative exponent gives a float, and a power past int64 is refused."""
+    if not (isinstance(base, Lin) and base.is_constant()
+            and isinstance(exponent, Lin) and exponent.is_constant()):
+        raise NotAffine(node, _describe(node), "is a power of a variable (not affine)")
+    if exponent.const < 0:
+        raise NotAffine(node, _describe(node), "gives a float; loop bounds, subscripts and "
+                        "`if` tests must be integers")
+    if abs(base.const) > 1 and exponent.const > 63:
+        raise NotAffine(node, _describe(node), "does not fit in int64")
+    value = base.const ** exponent.const
+    if not -2**63 <= value < 2**63:
+        raise NotAffine(node, _describe(node), "does not fit in int64")
+    return Lin.constant(value)

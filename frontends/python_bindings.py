@@ -24,7 +24,7 @@ from polyopt.frontends.refusal import NotAffine
 from polyopt.frontends.scop_builder import Place, ScopBuilder, loop_band
 
 from polyopt.model.aff import Cmp, Formula, Lin, MinMax, conj
-from polyopt.model.dtypes import WEAK_INT, DType, ValueType, numpy_named
+from polyopt.model.dtypes import WEAK_FLOAT, WEAK_INT, DType, ValueType, numpy_named
 from polyopt.model.expr import Cast, Expr, Literal, Load, Name, walk
 from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import ArrayKind
@@ -95,6 +95,8 @@ class Bindings:
             arr = value.value.value.id
             sym.bind_dim(target, n, arr, sym.dimension(value, arr, value.slice.value))
             return True
+        if isinstance(value, ast.Name) and self.scope.affine.fixed_width(value) is not None:
+            return False  # a local of the NumPy integer's type: `m - 20` wraps as NumPy's does
         try:
             a = self.scope.affine.aff(value)
         except NotAffine:
@@ -169,10 +171,14 @@ class Bindings:
             conds += [Cmp(">=", Lin.var(it), Lin.constant(0)), Cmp("<", Lin.var(it), extent)]
             loop_ids.append(self.scop.new_loop(tuple(loop_ids), it, location))
         t = ValueType(dtype)
+        if value.type == WEAK_FLOAT and not dtype.is_float:
+            # np.full casts its fill as an array: a Python float is a NumPy float64 there
+            # (np.full(n, -1.5, np.uint8) holds 255, where `u8[i] = -1.5` raises)
+            value = Cast(value, ValueType(DType.FLOAT64))
         if isinstance(value, Literal):
             lit: Expr = Literal(float(value.value) if dtype.is_float else value.value, t)
         else:
-            lit = value if value.type == t else Cast(value, t)
+            lit = value if value.type == t else Cast(value, t, unsafe=True)
         place = Place(tuple(iters), (conj(*conds),) if conds else (), tuple(loop_ids))
         nodes: list[Node] = [self.scop.add(place, name, tuple(Lin.var(i) for i in iters), lit,
                                            None, location)]

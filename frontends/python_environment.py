@@ -17,7 +17,7 @@ from polyopt.frontends.python_types import dtype_of
 from polyopt.frontends.refusal import NotAffine
 
 from polyopt.model.aff import Lin
-from polyopt.model.dtypes import WEAK_FLOAT, WEAK_INT, ValueType
+from polyopt.model.dtypes import WEAK_FLOAT, WEAK_INT, DType, ValueType
 from polyopt.model.errors import UnsupportedError
 from polyopt.model.expr import Expr, Literal
 from polyopt.model.prange import prange
@@ -121,6 +121,11 @@ class Environment:
         if isinstance(g, (int, np.integer)):  # range(np.int32(3)) is fine in Python too
             return Lin.constant(_int64(node, int(g)))
         return None
+
+    def int_dtype(self, name: str) -> DType | None:
+        """The type of a global NumPy integer; None for another name."""
+        g = self.values.get(name)
+        return dtype_of(g.dtype) if isinstance(g, np.integer) else None
 
     def unusable(self, node: ast.Name, affine: bool) -> str:
         """Why the global (or closure variable) ``node`` names cannot be used here: the

@@ -19,7 +19,7 @@ from polyopt.frontends.python_values import ValueConverter, ValueScope, lin_to_e
 from polyopt.frontends.refusal import READ_BEFORE_ASSIGNED, NotAffine
 
 from polyopt.model.aff import Formula, Lin, MinMax
-from polyopt.model.dtypes import WEAK_INT, ValueType
+from polyopt.model.dtypes import WEAK_INT, DType, ValueType
 from polyopt.model.errors import SourceLocation
 from polyopt.model.expr import Cast, Expr, Load, Name
 
@@ -38,7 +38,7 @@ class FunctionScope:
         self.iters: tuple[str, ...] = ()
         self._scalar_reads: dict[str, SourceLocation] = {}  # local scalars the statement reads
         self.affine = AffineConverter(self._affine_name, self.size, self._helper,
-                                      symbols.facts.env.module_alias)
+                                      symbols.facts.env.module_alias, self.fixed_width)
         self.values = ValueConverter(ValueScope(
             self._value_name, self.load, self.size, symbols.facts.env.module_alias,
             self._affine_test, symbols.facts.env.imported, self._helper,
@@ -76,6 +76,21 @@ class FunctionScope:
         if constant is not None:
             return constant
         raise NotAffine(node, f"`{n}`", sym.facts.env.unusable(node, affine=True))
+
+    def fixed_width(self, node: ast.Name) -> str | None:
+        """The NumPy integer type of an argument or global whose arithmetic wraps (any
+        but int64 and bool, which meet Python ints exactly enough); None for another name."""
+        n, sym = node.id, self.symbols
+        if n in self.iters or n in sym.aliases or sym.is_local(n) or n in sym.arrays:
+            return None
+        if n in sym.scalar_args:
+            t = sym.scalar_args[n]
+            dtype = None if t.weak else t.dtype
+        else:
+            dtype = sym.facts.env.int_dtype(n)
+        if dtype is None or not dtype.is_int or dtype is DType.INT64:
+            return None
+        return dtype.value
 
     def _helper(self, call: ast.Call) -> tuple[ast.expr, str] | None:
         """A call to a helper function as the expression it returns (python_helpers)."""

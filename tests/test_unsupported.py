@@ -407,3 +407,38 @@ def test_a_problem_met_twice_is_reported_once():
     e = _raise(two_swaps, (_x(), _x(), 2))
     assert [(p.location.line, p.location.col) for p in e.problems] == [where("firstswap", "A,")]
     assert "more problem" not in str(e)
+
+
+def powers(x, n):
+    for i in range(0, n, 2**2):
+        x[i + 2**2] += 1
+    if n > 3**2 - 1:
+        x[0] = -(2**3)
+
+
+def test_an_int_power_of_constants_is_a_constant_in_bounds_and_subscripts():
+    """Hostile session 47a, finding 05: `range(0, n, 2**2)` and `x[i + 2**2]` were "not an
+    affine expression", where `2 * 2` was one."""
+    want, got = np.zeros(20), np.zeros(20)
+    powers(want, 12)
+    polyopt.jit(powers)(got, 12)
+    assert np.array_equal(want, got)
+
+
+def power_bounds(x, case):
+    if case == 0:
+        for i in range(0, x.shape[0], 2**-1):
+            x[i] = 1
+    for i in range(x.shape[0] ** 2):
+        x[i] = 1
+    for i in range(2**64):
+        x[i] = 1
+
+
+def test_powers_that_are_not_int_constants_are_refused():
+    with pytest.raises(polyopt.UnsupportedError) as err:
+        polyopt.jit(power_bounds)(np.zeros(4), 0)
+    text = str(err.value)
+    for part in ("`2 ** (-1)`: gives a float", "`x.shape[0] ** 2`: is a power of a variable",
+                 "`2 ** 64`: does not fit in int64"):
+        assert part in text, text

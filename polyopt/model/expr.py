@@ -91,6 +91,9 @@ class Select:
 class Cast:
     operand: Expr
     type: ValueType
+    # NumPy's casting="unsafe" (np.full's fill): a NumPy int wraps where an element
+    # store (`x8[i] = k`) raises OverflowError
+    unsafe: bool = False
 
 
 Expr = Literal | Name | Load | Unary | Binary | Call | Select | Cast
