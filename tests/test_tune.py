@@ -105,6 +105,17 @@ def test_tiny_budget_still_returns_a_checked_choice(rng):
          "jacobi-2d tuned")
 
 
+def test_keyword_arguments_are_passed_as_a_call_passes_them(rng):
+    """Hostile session 47a, finding 03: `polyopt.tune(k, a, scale=3.0)` raised
+    "Tune.__call__() got an unexpected keyword argument 'scale'"."""
+    args = jacobi_args(rng)
+    by_name = polyopt.tune(jacobi2d, args[0], A=args[1], B=args[2], budget=0.01, store=False)
+    positional = polyopt.tune(jacobi2d, *args, budget=0.01, store=False)
+    assert by_name.signature == positional.signature
+    with pytest.raises(TypeError, match="unexpected keyword argument 'C'"):
+        polyopt.tune(jacobi2d, *args, C=1, budget=0.01, store=False)
+
+
 def test_a_candidate_with_a_wrong_result_is_discarded(monkeypatch, rng):
     bad = (8, 8)
     monkeypatch.setattr(space, "axes", lambda base, sig: [("tile", (bad,))])

@@ -14,12 +14,13 @@ from polyopt.tuner.search import tune as _tune
 
 
 class Tune:
-    """``polyopt.tune(fn, *args, budget=10.0)`` tunes ``fn`` for these arguments and
-    returns a :class:`TuneResult`; ``polyopt.tune.load(path, fn)`` applies a saved one."""
+    """``polyopt.tune(fn, *args, budget=10.0, **kwargs)`` tunes ``fn`` for these
+    arguments (passed as a call passes them) and returns a :class:`TuneResult`;
+    ``polyopt.tune.load(path, fn)`` applies a saved one."""
 
     def __call__(self, fn: Callable[..., Any], *args: Any, budget: float = 10.0,
-                 store: bool = True) -> TuneResult:
-        return _tune(fn, *args, budget=budget, store=store)
+                 store: bool = True, **kwargs: Any) -> TuneResult:
+        return _tune(fn, *args, budget=budget, store=store, **kwargs)
 
     load = staticmethod(load)
 

@@ -54,11 +54,12 @@ def signature_text(sig: Signature) -> str:
     return ", ".join(str(t) for _, t in sig.args)
 
 
-def signature_of(kernel: Kernel, args: tuple[Any, ...]) -> tuple[Signature, tuple[Any, ...]]:
-    """The signature of a call with ``args``, and the arguments in the function's order
-    (defaults applied)."""
+def signature_of(kernel: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None,
+                 ) -> tuple[Signature, tuple[Any, ...]]:
+    """The signature of a call with ``args`` and ``kwargs``, and the arguments in the
+    function's order (defaults applied)."""
     params = inspect.signature(kernel.py_func)
-    bound = params.bind(*args)
+    bound = params.bind(*args, **(kwargs or {}))
     bound.apply_defaults()
     values = tuple(bound.arguments[n] for n in params.parameters)
     sig = Signature(tuple((n, type_of_value(a)) for n, a in zip(params.parameters, values,
@@ -84,10 +85,11 @@ def compile_choice(kernel: Kernel, sig: Signature, choice: Choice) -> tuple[Comp
 
 
 def tune(fn: Callable[..., Any], *args: Any, budget: float = 10.0,
-         store: bool = True) -> TuneResult:
-    """Tune ``fn`` (a ``@polyopt.jit`` kernel or a plain function) for these arguments,
-    within ``budget`` seconds; store the choice for their signature (when ``store`` and
-    the kernel uses the disk cache), so later calls build with it."""
+         store: bool = True, **kwargs: Any) -> TuneResult:
+    """Tune ``fn`` (a ``@polyopt.jit`` kernel or a plain function) for these arguments
+    (``kwargs`` by name, as a call takes them), within ``budget`` seconds; store the
+    choice for their signature (when ``store`` and the kernel uses the disk cache), so
+    later calls build with it."""
     kernel = as_kernel(fn)
     if kernel.steps is not None:
         raise ValueError(f"polyopt.tune tunes the automatic schedule; {kernel.__name__} "
@@ -99,7 +101,7 @@ def tune(fn: Callable[..., Any], *args: Any, budget: float = 10.0,
     # an int past float's range (10**400) is no limit, as math.inf is
     budget = math.inf if isinstance(budget, (int, np.integer)) and budget > 2**1023 \
         else float(budget)
-    sig, values = signature_of(kernel, args)
+    sig, values = signature_of(kernel, args, kwargs)
     default = Choice(kernel.options, parallel_min_instances())
     # on the kernel's own team (num_threads=): timed on the default one, a num_threads=1
     # kernel was tuned for the whole machine
