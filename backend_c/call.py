@@ -128,10 +128,13 @@ class CompiledKernel:
             if isinstance(a, np.ma.MaskedArray):  # the C would read the masked-out data too
                 raise TypeError(masked_refusal(info.name))
             if not a.flags.c_contiguous:
-                raise ValueError(
-                    f"argument {info.name!r} is not C-contiguous (a strided view or Fortran order); "
+                # a copy of an array the function writes would take the writes, not it
+                hint = (f"the function writes it, so call it on a contiguous copy "
+                        f"(c = np.ascontiguousarray({info.name})) and copy the result back "
+                        f"({info.name}[...] = c)") if info.written else \
                     f"pass np.ascontiguousarray({info.name})"
-                )
+                raise ValueError(f"argument {info.name!r} is not C-contiguous (a strided view "
+                                 f"or Fortran order); {hint}")
             if info.written and not a.flags.writeable:
                 raise ValueError(f"argument {info.name!r} is read-only but the function writes it")
             env[info.name] = a

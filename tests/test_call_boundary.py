@@ -160,8 +160,10 @@ def test_non_contiguous_view_is_a_value_error(which):
         A = np.ones((3, 8))[:, ::2]
     else:
         C = np.zeros((6, 5))[::2]
-    with pytest.raises(ValueError, match=f"'{which}' is not C-contiguous"):
+    with pytest.raises(ValueError, match=f"'{which}' is not C-contiguous") as err:
         jitted("matmul_acc")(A, B, C)
+    # C is written: a contiguous copy of it would take the writes (hostile session 47a, 10)
+    assert ("copy the result back (C[...] = c)" in str(err.value)) is (which == "C")
 
 
 def test_fortran_order_is_a_value_error():
