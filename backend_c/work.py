@@ -38,15 +38,21 @@ def parallel_min_instances() -> int:
     if fixed is not None:
         return fixed
     text = os.environ.get("POLYOPT_PARALLEL_MIN", "")
-    try:
-        return max(0, int(text)) if text else PARALLEL_MIN_INSTANCES
-    except ValueError:
-        if text not in _warned:  # once per value: it is read for every kernel generated
-            _warned.add(text)
-            warn_user(f"polyopt: POLYOPT_PARALLEL_MIN={text!r} is not a whole number of "
-                      f"statement instances (write 1000000, not 1e6); it is ignored and "
-                      f"the default {PARALLEL_MIN_INSTANCES} applies")
+    if not text:
         return PARALLEL_MIN_INSTANCES
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    # the range polyopt.tune.load accepts for its parallel_min
+    if 0 <= value <= 2**62:
+        return value
+    if text not in _warned:  # once per value: it is read for every kernel generated
+        _warned.add(text)
+        warn_user(f"polyopt: POLYOPT_PARALLEL_MIN={text!r} is not a whole number of "
+                  f"statement instances from 0 to 2**62 (write 1000000, not 1e6); it is "
+                  f"ignored and the default {PARALLEL_MIN_INSTANCES} applies")
+    return PARALLEL_MIN_INSTANCES
 
 
 _warned: set[str] = set()

@@ -564,6 +564,17 @@ def test_small_calls_run_their_parallel_loops_on_one_thread(monkeypatch):
     assert "polyopt_team" not in zero and "#pragma omp parallel for" in zero
 
 
+@pytest.mark.parametrize("text", ["-1", "1e6", str(2**62 + 1)])
+def test_a_threshold_out_of_range_is_ignored_with_a_warning(monkeypatch, text):
+    """Hostile session 47a, finding 12: -1 was taken as 0 without a word, where
+    polyopt.tune.load refuses a parallel_min outside 0 to 2**62."""
+    from polyopt.backend_c import work
+    monkeypatch.setenv("POLYOPT_PARALLEL_MIN", text)
+    monkeypatch.setattr(work, "_warned", set())
+    with pytest.warns(RuntimeWarning, match=r"from 0 to 2\*\*62.*the default 1048576 applies"):
+        assert work.parallel_min_instances() == work.PARALLEL_MIN_INSTANCES
+
+
 def test_tile_loops_are_dealt_one_at_a_time_and_plain_loops_in_blocks():
     """A parallel loop over tiles gets `schedule(dynamic, 1)` (a ragged last tile or a
     triangular domain spreads over the team); a loop over single rows keeps contiguous
