@@ -221,6 +221,11 @@ def _doc(*steps) -> str:
     (_doc({"op": "unroll_jam", "args": ["i", 1]}), "at least 2"),
     (_doc({"op": "skew", "args": ["i", "j", "1"]}), "must be an int"),
     (_doc({"op": "parallelize", "args": [None]}), "loop name"),
+    # hostile session 47b, finding 05: a misspelt key was ignored, and its steps with it
+    ('{"polyopt_schedule": 1, "function": "k", "stpes": [{"op": "skew", "args": ["i", "j", 1]}], '
+     '"steps": []}', "unknown key 'stpes'"),
+    (_doc({"op": "tile", "arsg": [5], "args": [["i"], [4]]}), "step 1: unknown key 'arsg'"),
+    (_doc({"op": "skew", "args": ["i", "i", 1]}), "two different loops"),  # 47a, 08
 ])
 def test_malformed_schedules_raise_one_documented_error(text, match):
     with pytest.raises(polyopt.ScheduleFormatError, match=match) as info:
@@ -456,6 +461,21 @@ def test_a_failed_write_keeps_the_old_output_whole(tmp_path, monkeypatch, capsys
     assert "No space left" in capsys.readouterr().err
     assert out.read_text() == "old output\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["k.c", "k.opt.c"]
+
+
+def test_an_output_through_a_symlink_writes_its_target(tmp_path):
+    """Hostile session 47b, finding 07: the atomic rename replaced the link with a file
+    and left its target as it was; `gcc -o` and `cp` write through the link."""
+    src = tmp_path / "k.c"
+    src.write_text(GOOD_C)
+    real = tmp_path / "sub" / "real.c"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    link = tmp_path / "out.c"
+    link.symlink_to(real)
+    assert _run("opt", src, "-o", link) == 0
+    assert link.is_symlink() and "#pragma omp" in real.read_text()
+    assert sorted(p.name for p in real.parent.iterdir()) == ["real.c"]
 
 
 @pytest.mark.parametrize("sizes", ["0", "-1", "4,0", "1.5", "a", "", "4,,4", str(2**63)])

@@ -227,6 +227,8 @@ class Skew(Step):
 
     @classmethod
     def _value_problem(cls, args: tuple[Any, ...]) -> str | None:
+        if args[0] == args[1]:  # as the two-loop steps say it (_LoopPair)
+            return f"both arguments name loop {args[0]!r}; skew takes two different loops"
         if abs(args[2]) > MAX_SKEW_FACTOR:
             return (f"the skew factor {args[2]} is larger in magnitude than the maximum, "
                     f"{MAX_SKEW_FACTOR}")
@@ -374,6 +376,10 @@ def steps_from_json(text: str | bytes, function: str | None = None) -> tuple[Ste
     if version != SCHEMA_VERSION or isinstance(version, bool):
         raise ScheduleFormatError(f"unsupported schedule file version {version!r} "
                                   f"(this polyopt reads version {SCHEMA_VERSION})")
+    unknown = sorted(set(data) - {"polyopt_schedule", "function", "steps"}, key=str)
+    if unknown:  # a misspelt "steps" beside an empty one dropped the user's steps unsaid
+        raise ScheduleFormatError(f"unknown key {unknown[0]!r} in the schedule file (its keys: "
+                                  f'"polyopt_schedule", "function", "steps")')
     saved_for = data.get("function")
     if function is not None and saved_for not in (None, "", function):
         raise ScheduleFormatError(f"this schedule was saved for function {saved_for!r}, "
@@ -386,6 +392,10 @@ def steps_from_json(text: str | bytes, function: str | None = None) -> tuple[Ste
         if not isinstance(s, dict) or not isinstance(s.get("args"), list) or "op" not in s:
             raise ScheduleFormatError(f'step {k} must be an object {{"op": ..., "args": [...]}}, '
                                       f"not {s!r}")
+        extra = sorted(set(s) - {"op", "args"}, key=str)
+        if extra:
+            raise ScheduleFormatError(f'step {k}: unknown key {extra[0]!r} (a step is '
+                                      f'{{"op": ..., "args": [...]}})')
         args = tuple(tuple(x) if isinstance(x, list) else x for x in s["args"])
         problem = step_problem(s["op"], args)
         if problem is not None:
