@@ -66,3 +66,20 @@ def test_numpy_scalars_in_the_signature_are_noted(tmp_path, capsys, signature, n
                  "--budget", "0.5") == 0
     err = capsys.readouterr().err
     assert ("b is typed as NumPy scalars here" in err) is noted, err
+
+
+@pytest.mark.parametrize("extra", [(), ("--signature", "i8")])
+def test_a_c_file_is_told_that_tune_takes_python(tmp_path, capsys, extra):
+    """Hostile session 47b, finding 04: a C file was sent between "--signature applies to
+    Python files only" and argparse's "--signature is required"."""
+    src = tmp_path / "k.c"
+    src.write_text("void k(int n, double a[n]) {\n#pragma scop\n"
+                   "for (int i = 0; i < n; i++) a[i] = 0;\n#pragma endscop\n}\n")
+    assert cli.main(["tune", str(src), *extra]) == 2
+    err = capsys.readouterr().err
+    assert "polyopt tune takes a Python file" in err and "--signature" not in err, err
+
+
+def test_a_missing_signature_is_named(tmp_path, capsys):
+    assert _tune(tmp_path, "--function", "count") == 2
+    assert "polyopt tune needs --signature" in capsys.readouterr().err

@@ -42,8 +42,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                         "FILE.FUNCTION.tune.json next to the input)")
     p.add_argument("--function", metavar="NAME",
                    help="the function to tune (needed when several are decorated)")
-    p.add_argument("--signature", metavar="TYPES", required=True,
-                   help='the argument types, e.g. "float64[:,:], float64[:], float64"')
+    # checked in run(), after the file's language: a C file is told that tune takes
+    # Python, not that --signature is missing (hostile session 47b, finding 04)
+    p.add_argument("--signature", metavar="TYPES",
+                   help='the argument types, e.g. "float64[:,:], float64[:], float64" '
+                        "(required)")
     p.add_argument("--size", type=int, default=256, metavar="N",
                    help="every array axis and int argument (default: 256)")
     p.add_argument("--budget", type=float, default=30.0, metavar="SECONDS",
@@ -53,9 +56,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.file.exists() and not is_python(args.file):
+        raise CliError(f"{args.file}: polyopt tune takes a Python file (a kernel decorated "
+                       "with @polyopt.jit), not C", EXIT_USAGE)
     path = check_input(args)
-    if not is_python(path):
-        raise CliError(f"{path}: polyopt tune takes a Python file", EXIT_USAGE)
+    if not args.signature:
+        raise CliError("polyopt tune needs --signature: the argument types to tune for, "
+                       'e.g. --signature "float64[:,:], float64[:], float64"', EXIT_USAGE)
     if args.size < 1 or not args.budget > 0:  # `not`: a NaN budget too
         raise CliError("--size and --budget must be positive", EXIT_USAGE)
     if args.seed < 0:  # NumPy's generator refuses it: was an "internal error"
