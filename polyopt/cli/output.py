@@ -62,6 +62,10 @@ def _check_target(target: Path, source: Path) -> None:
 
 def _write_file(target: Path, text: str, source: Path) -> None:
     _check_target(target, source)
+    if target.is_symlink():
+        # through the link, as `gcc -o` and `cp` write: the rename would replace the
+        # link itself (and fail where its target is on another file system)
+        target = target.resolve()
     if target.exists() and not target.is_file():  # /dev/null, a pipe: write through
         with open(target, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
             f.write(text)
