@@ -112,6 +112,28 @@ def test_a_reduction_beside_another_read_of_its_array_names_that_read() -> None:
             np.ones((5, 5)), np.ones((5, 4)))
 
 
+def private_beside_a_recurrence(A, t, u):
+    n = A.shape[0]
+    for r in range(n):
+        for p in range(n):
+            t[p] = 0.0
+            for s in range(n):
+                t[p] += A[r, s]
+        for p in range(1, n):
+            u[p] = u[p - 1] + t[p]
+
+
+def test_an_array_each_iteration_could_own_is_not_blamed() -> None:
+    """Hostile session 47b, finding 02: ``r`` was sequential for "a running value: t is
+    accumulated ... and also written", where ``t`` is reset in every iteration (the loop
+    is parallel with ``t`` private once ``u`` is gone); ``u`` is what keeps it in order."""
+    n = 5
+    lp = analyse(private_beside_a_recurrence, np.ones((n, n)), np.ones(n), np.ones(n)).loop("r")
+    assert lp.verdict == "sequential"
+    assert lp.why.startswith("the output (write after write) dependence on u carried by r"), lp.why
+    assert {d.array for d in lp.blocking} == {"u"}
+
+
 def test_carried_anti_dependence_with_its_distance() -> None:
     lp = analyse(shift, np.ones(7)).loop("i")
     at = line(shift, "a[i] = a[i + 2]")

@@ -131,6 +131,24 @@ def loop_verdict(scop: Scop, deps: Dependences, tree: Node, loop_id: str) -> Loo
     raise KeyError(loop_id)
 
 
+def owned_arrays(scop: Scop, deps: Dependences, tree: Node, v: LoopVerdict) -> frozenset[str]:
+    """Of the arrays a sequential loop's blocking dependences are on, where there are
+    several, those each iteration could work on in a copy of its own
+    (:func:`_private_array`): another array keeps the loop in order, and theirs do
+    not.  The verdict stops at the first array that is not private (the loop is
+    sequential then), so its ``blocking`` may name such arrays; a report that explained
+    the loop by one of them would blame the wrong array (hostile session 47b, 02)."""
+    arrays = sorted({d.array for d in v.blocking})
+    if v.kind != SEQUENTIAL or len(arrays) < 2:
+        return frozenset()
+    tl = timeline(scop, tree)
+    inside = set(tl.positions[v.loop_id].statements)
+    original = tree is scop.schedule
+    return frozenset(x for x in arrays if x in scop.arrays and _private_array(
+        scop, deps, tl, v.loop_id, inside, x, original,
+        _scratch(scop, deps, tl, v.loop_id, inside, x)))
+
+
 # The verdicts given so far, per (scop, tree, dependences) and loop: the scheduler asks
 # about the loops of one candidate tree again and again
 _known: IdentityMemo[LoopVerdict] = IdentityMemo(1024)

@@ -6,11 +6,18 @@ other tools can consume); :func:`text_report` prints it as readable tables.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from polyopt.analysis.dependences import Dependences
 from polyopt.analysis.describe import DependenceInfo, _labels, dependence_info, describe
-from polyopt.analysis.verdicts import PARALLEL, REDUCTION, LoopVerdict, var_name, verdicts
+from polyopt.analysis.verdicts import (
+    PARALLEL,
+    REDUCTION,
+    LoopVerdict,
+    owned_arrays,
+    var_name,
+    verdicts,
+)
 from polyopt.model.names import user_text
 from polyopt.model.schedule_tree import Node, loops
 from polyopt.model.scop import Scop
@@ -66,8 +73,17 @@ def analysis(scop: Scop, deps: Dependences, tree: Node | None = None) -> Analysi
         for s in scop.statements
     )
     dep_infos = tuple(dependence_info(scop, d) for d in deps.all)
-    loop_infos = tuple(_loop_info(scop, deps, v[d.loop_id], d.loop_id) for d, _ in loops(tree))
+    loop_infos = tuple(_loop_info(scop, deps, _without_owned(scop, deps, tree, v[d.loop_id]),
+                                  d.loop_id) for d, _ in loops(tree))
     return Analysis(user_text(scop.name), scop.filename, stmts, dep_infos, loop_infos)
+
+
+def _without_owned(scop: Scop, deps: Dependences, tree: Node, v: LoopVerdict) -> LoopVerdict:
+    """``v`` blocked only by the arrays no iteration could own: the others' dependences
+    are not why the loop is sequential."""
+    owned = owned_arrays(scop, deps, tree, v)
+    blocking = tuple(d for d in v.blocking if d.array not in owned)
+    return replace(v, blocking=blocking) if owned and blocking else v
 
 
 def _loop_info(scop: Scop, deps: Dependences, v: LoopVerdict, loop_id: str) -> LoopInfo:
