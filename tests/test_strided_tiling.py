@@ -77,6 +77,26 @@ def test_a_users_tile_of_a_strided_loop_is_refused_and_a_unit_step_one_is_not():
     assert "i.tile" in tiled.loops()
 
 
+def double_buffered(A, B):
+    for t in range(4):  # noqa: B007 (the time loop, as in PolyBench)
+        for i in range(1, A.shape[0] - 1):
+            for j in range(1, A.shape[1] - 1):
+                B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        A, B = B, A
+
+
+def test_a_double_buffers_step_is_named_in_the_refusal():
+    """Hostile session 47a, finding 07: the user wrote no step; the lattice comes from
+    the time loop's two copies of the body."""
+    s = polyopt.schedule(double_buffered)
+    with pytest.raises(polyopt.PolyoptError, match="lattice.*here loop t steps by 2: its body "
+                       "ends in a double-buffer swap"):
+        s.tile(["i", "j"], [8, 8])
+    with pytest.raises(polyopt.PolyoptError) as err:
+        polyopt.schedule(strided_transpose_copy).tile(["i", "j"], [2, 3])
+    assert "double-buffer" not in str(err.value)
+
+
 def test_lattices_are_told_from_divided_sizes():
     assert has_iterator_stride(isl.Set("[n] -> { S[i] : 0 <= i < n and i mod 3 = 1 }"))
     assert has_iterator_stride(isl.Set("[n] -> { S[i, j] : 0 <= j <= i < n and "
