@@ -62,3 +62,46 @@ def test_a_bool_matrix_product_is_a_bool(fn) -> None:
         want, got = fn(a, b), polyopt.jit(fn)(a, b)
         assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
         assert np.array_equal(got, want)
+
+
+def any_by_max(x):
+    m = x[0]
+    for i in range(x.shape[0]):
+        m = max(m, x[i])
+    return m
+
+
+def all_by_min(x):
+    m = x[0]
+    for i in range(x.shape[0]):
+        m = min(m, x[i])
+    return m
+
+
+def all_by_product(x):
+    m = x[0]
+    for i in range(1, x.shape[0]):
+        m *= x[i]
+    return m
+
+
+def any_by_max_prange(x):
+    m = x[0]
+    for i in polyopt.prange(x.shape[0]):
+        m = max(m, x[i])
+    return m
+
+
+@pytest.mark.parametrize("fn", [any_by_max, all_by_min, all_by_product, any_by_max_prange])
+def test_bool_min_max_and_product_are_parallel_reductions(fn):
+    """Hostile session 47a, finding 06: a max over bools was sequential, and under prange
+    refused for 'the output (write after write) on m'; max, min and * of bools stay 0 or
+    1, so OpenMP's own reductions compute them (+ is NumPy's or, and stays in order)."""
+    kernel = polyopt.jit(fn)
+    assert "parallel as a reduction" in kernel.report(np.zeros(4, bool))
+    rng = np.random.default_rng(3)
+    for n in (1, 5, 3000):
+        for p in (0.0, 0.001, 0.5, 1.0):
+            x = rng.random(n) < p
+            want, got = fn(x), kernel(x)
+            assert want == got and type(want) is type(got), (n, p)

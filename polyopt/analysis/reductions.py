@@ -97,7 +97,9 @@ def recognize(s: Statement) -> Reduction | None:
         return None
     if not value.type.dtype.is_float and op in ("min", "max") and value.type != s.value.type:
         return None
-    if value.type.dtype.is_bool:  # NumPy's bool + is or: OpenMP's + would count past 1
+    if value.type.dtype.is_bool and op == "+":
+        # NumPy's bool + is or: OpenMP's + would count past 1 (* is and, min and max of
+        # 0 and 1 stay 0 or 1: those are OpenMP's own)
         return None
     t = s.value.type
     if t.dtype.is_int and value.type.dtype.is_float:
