@@ -182,6 +182,16 @@ class FunctionScope:
     def indices(self, node: ast.Subscript) -> tuple[str, tuple[Lin, ...]]:
         """The array ``node`` subscripts and its affine indices (a constant negative index
         counts from the end, as in Python)."""
+        base = node.value
+        while isinstance(base, ast.Subscript):
+            base = base.value
+        if isinstance(base, ast.Call) and isinstance(base.func, ast.Name):
+            what = self.symbols.facts.env.binding(base.func.id)
+            if what is not None and what.startswith("the function builtins."):
+                # a builtin polyopt does not compile: said first, not "make it a local"
+                # whose call is then refused (hostile session 47a, 04: divmod(x, 3)[0])
+                raise NotAffine(base, f"call to {base.func.id}()", f"unknown function: "
+                                f"`{base.func.id}` is {what}, which polyopt does not compile")
         name, idx = _subscript_parts(node)
         if name not in self.symbols.arrays:
             raise NotAffine(node, f"`{ast.unparse(node)}`", self.not_an_array(name))

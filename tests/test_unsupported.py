@@ -442,3 +442,18 @@ def test_powers_that_are_not_int_constants_are_refused():
     for part in ("`2 ** (-1)`: gives a float", "`x.shape[0] ** 2`: is a power of a variable",
                  "`2 ** 64`: does not fit in int64"):
         assert part in text, text
+
+
+def divmod_subscript(k, o):
+    for i in range(k.shape[0]):
+        o[i] = divmod(k[i], 3)[0]
+
+
+def test_a_subscript_of_a_builtins_result_names_the_builtin():
+    """Hostile session 47a, finding 04: it said "make it a local first (`t =
+    divmod(k[i], 3)`, then `t[...]`)", and that local's call was refused in turn."""
+    with pytest.raises(polyopt.UnsupportedError) as err:
+        polyopt.jit(divmod_subscript)(np.arange(5), np.zeros(5, np.int64))
+    text = str(err.value)
+    assert "call to divmod(): unknown function: `divmod` is the function builtins.divmod" in text
+    assert "make it a local" not in text
