@@ -18,6 +18,7 @@ from typing import NoReturn
 
 from polyopt.frontends.c_affine import file_min_max, text
 from polyopt.frontends.c_constants import fold_constants
+from polyopt.frontends.c_enums import fold_enums
 from polyopt.frontends.c_macros import size_macros
 from polyopt.frontends.c_preprocess import (
     COMMENT,
@@ -85,6 +86,7 @@ def parse_c_file(path: str | Path, cpp: CppOptions | None = None,
     made: set[str] = set()
     ast = _parse(_ascii_identifiers(output, made), filename, lines)
     _rename_unsafe(ast, made)
+    fold_enums(ast)  # `enum { N = 30 }`'s N is 30, not a parameter
     fold_constants(ast)  # `1 << 10` of a macro is a number
     found = _regions(ast, filename, lines)
     if not found:

@@ -39,7 +39,7 @@ def fold_constants(node: c_ast.Node) -> None:
     for name, child in node.children():
         folded = _folded(child)
         if folded is not None:
-            _replace(node, name, folded)
+            replace_child(node, name, folded)
         else:
             fold_constants(child)
 
@@ -47,7 +47,7 @@ def fold_constants(node: c_ast.Node) -> None:
 def _folded(node: c_ast.Node) -> c_ast.Node | None:
     """The constant ``node`` folds to (None when it is no bitwise constant expression)."""
     if isinstance(node, c_ast.BinaryOp) and node.op in _BINARY:
-        a, b = _value(node.left), _value(node.right)
+        a, b = signed_value(node.left), signed_value(node.right)
         if a is None or b is None:
             return None
         bits = 64 if DType.INT64 in (a[1], b[1]) else 32
@@ -58,24 +58,24 @@ def _folded(node: c_ast.Node) -> c_ast.Node | None:
         value = _BINARY[node.op](a[0], b[0])
         if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
             return None  # shifted into the sign bit: C leaves it undefined
-        return _constant(value, DType.INT64 if bits == 64 else DType.INT32, node)
+        return constant_node(value, DType.INT64 if bits == 64 else DType.INT32, node)
     if isinstance(node, c_ast.BinaryOp) and node.op in ("/", "%"):
-        a, b = _value(node.left), _value(node.right)
+        a, b = signed_value(node.left), signed_value(node.right)
         if a is None or b is None or b[0] == 0:
             return None
         dtype = DType.INT64 if DType.INT64 in (a[1], b[1]) else DType.INT32
         quotient = abs(a[0]) // abs(b[0]) * (1 if (a[0] < 0) == (b[0] < 0) else -1)
         value = quotient if node.op == "/" else a[0] - b[0] * quotient  # C truncates
         low, high = dtype.bounds
-        return _constant(value, dtype, node) if low <= value <= high else None
+        return constant_node(value, dtype, node) if low <= value <= high else None
     if isinstance(node, c_ast.UnaryOp) and node.op == "~":
-        a = _value(node.expr)
-        return None if a is None else _constant(~a[0], a[1], node)
+        a = signed_value(node.expr)
+        return None if a is None else constant_node(~a[0], a[1], node)
     if isinstance(node, c_ast.Cast):
-        cast, a = _cast_type(node), _value(node.expr)
+        cast, a = _cast_type(node), signed_value(node.expr)
         if cast is None or a is None or not cast.bounds[0] <= a[0] <= cast.bounds[1]:
             return None
-        return _constant(a[0], cast, node)
+        return constant_node(a[0], cast, node)
     return None
 
 
@@ -96,14 +96,14 @@ _ARITHMETIC: dict[str, Callable[[int, int], int]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul}
 
 
-def _value(node: c_ast.Node) -> tuple[int, DType] | None:
+def signed_value(node: c_ast.Node) -> tuple[int, DType] | None:
     """The value and type of a signed integer constant expression (``N - 1`` of a
     macro too), folded first when it is a bitwise one."""
     folded = _folded(node)
     if folded is not None:
         node = folded
     if isinstance(node, c_ast.BinaryOp) and node.op in _ARITHMETIC:
-        a, b = _value(node.left), _value(node.right)
+        a, b = signed_value(node.left), signed_value(node.right)
         if a is None or b is None:
             return None
         dtype = DType.INT64 if DType.INT64 in (a[1], b[1]) else DType.INT32
@@ -122,13 +122,13 @@ def _value(node: c_ast.Node) -> tuple[int, DType] | None:
     return (-value if negative else value), dtype
 
 
-def _constant(value: int, dtype: DType, at: c_ast.Node) -> c_ast.Node:
+def constant_node(value: int, dtype: DType, at: c_ast.Node) -> c_ast.Node:
     suffix = "L" if dtype is DType.INT64 else ""
     text = c_ast.Constant("long int" if suffix else "int", f"{abs(value)}{suffix}", at.coord)
     return c_ast.UnaryOp("-", text, at.coord) if value < 0 else text
 
 
-def _replace(parent: c_ast.Node, name: str, new: c_ast.Node) -> None:
+def replace_child(parent: c_ast.Node, name: str, new: c_ast.Node) -> None:
     """Put ``new`` where ``parent``'s child ``name`` is (``args[2]``-style names index a
     list attribute)."""
     if "[" in name:

@@ -492,3 +492,50 @@ def test_deps_shows_a_statement_written_on_several_lines(tmp_path: Path, capsys)
     assert "x[i] = y[i] + 2.0 * y[i];" in text, text
     assert cli_main(["deps", str(src), "--format", "dot"]) == 0
     assert "\\\\" not in capsys.readouterr().out
+
+
+ENUMS = """\
+#include <stdio.h>
+enum { EN = 30, EM = EN + 5, EK, EZ = sizeof(int) * 2, EW };
+enum color { RED = -3, GREEN, BLUE = 1 << 3 };
+typedef enum { TA = 7 } te;
+double x[EN], y[100], z[100];
+void f(int n) {
+  int i;
+#pragma scop
+  for (i = 0; i < EN; i++)
+    x[i + EM - EN - 5 + EK - 36] = x[i + EM - EN - 5] * 2 + i + GREEN + BLUE + TA;
+  for (i = 0; i < EZ; i++)
+    y[i] = y[i] + EW;
+#pragma endscop
+}
+void g(int RED) {
+  int i;
+#pragma scop
+  for (i = 0; i < RED; i++)
+    z[i] = z[i] + i;
+#pragma endscop
+}
+int main(void) {
+  f(0); g(12);
+  double s = 0;
+  for (int i = 0; i < 100; i++) s += (i < EN ? x[i] : 0) + y[i] + z[i];
+  printf("%.17g\\n", s);
+  return 0;
+}
+"""
+
+
+def test_enumeration_constants_are_their_values(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Hostile session 47b, finding 03: `enum { EN = 30 }`'s EN was a parameter, which
+    --verify set to 10, where `double x[EN]` then left no small size that keeps the
+    accesses inside the arrays.  File-scope enumerators are their values (an implicit
+    one the previous plus 1); one that does not fold (`sizeof`) stays a name, with
+    those after it, and one the file also declares (g's parameter RED) is left as
+    written."""
+    text = same_as_unoptimized(tmp_path, ENUMS)
+    assert "c0 <= 29" in text and "c0 < EZ" in text and "c0 < RED" in text, text
+    capsys.readouterr()
+    assert cli_main(["opt", str(tmp_path / "k.c"), "--verify", "-o", str(tmp_path / "v.c")]) == 0
+    assert "NOT VERIFIED" not in capsys.readouterr().err
