@@ -2,6 +2,6 @@
 
 import sys
 
-from polyopt.cli.command import main
+from polyopt.cli import main
 
 sys.exit(main())

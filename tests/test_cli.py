@@ -504,3 +504,20 @@ def test_a_bad_macro_definition_is_a_bad_command_line(define: str, tmp_path: Pat
     assert cli.main(["opt", str(src), *define.split(" ", 1), "-o", "-"]) == 2
     assert "expected NAME or NAME=VALUE" in capsys.readouterr().err
     assert cli.main(["opt", str(src), "-DN=3", "-DF(x)=x", "-o", "-"]) == 0
+
+
+def test_a_ctrl_c_while_the_command_loads_exits_130_without_a_traceback(tmp_path: Path) -> None:
+    """Hostile session 47b, finding 01: a Ctrl-C in the first half second (the command's
+    modules loading) printed a KeyboardInterrupt traceback."""
+    script = (
+        "import sys, importlib.abc\n"
+        "class Interrupt(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'polyopt.cli.command':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+        "import polyopt.cli\n"
+        "sys.exit(polyopt.cli.main(['deps', 'k.c']))\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 130 and "Traceback" not in proc.stderr, proc.stderr
