@@ -136,7 +136,6 @@ def register_tile_all(scop: Scop, deps: Dependences, tree: Node,
         if edge is not None:
             nest_scop, nest_deps, nest_tree, nest = edge
             nests.append(nest)
-        nest_tree = _rest_in_one_band(nest_tree, nest.stmt[:-1] + "r")
         if alone is not None:
             scop, tree = _put_back(scop, tree, alone[0], nest_scop, nest_tree)
         else:
@@ -147,6 +146,9 @@ def register_tile_all(scop: Scop, deps: Dependences, tree: Node,
         # (3mm: one instead of three)
         scop, tree, packed = _pack_operands(scop, tree, nests)
     deps = analyze(scop) if packed else _current(scop, deps)
+    # last: tiling a later nest rebuilds the tree, and its bands come back one loop each
+    for n in nests:
+        tree = _rest_in_one_band(tree, n.stmt[:-1] + "r")
     if nests and not isinstance(options.tile, tuple):  # a user's row blocks stay as given
         tree = mark_ranged(scop, deps, tree, {n.stmt: (n.i, n.mr) for n in nests})
     return scop, deps, tree
