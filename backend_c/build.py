@@ -11,6 +11,7 @@ SHA-256, and an entry that fails the check is discarded and rebuilt.
 from __future__ import annotations
 
 import atexit
+import errno
 import hashlib
 import json
 import os
@@ -268,10 +269,28 @@ def build(source: str, tc: Toolchain, name_hint: str = "kernel", use_cache: bool
         except OSError as exc:  # the cache filled up, or stopped being writable
             warn_unusable(exc)
             return _compile(_private_dir("polyopt-nocache-"), source, tc, name_hint, entry)
+        except CompileError as exc:
+            cause = _cache_fault(tmp, exc)
+            if cause is None:
+                raise
+            warn_unusable(cause)
+            return _compile(_private_dir("polyopt-nocache-"), source, tc, name_hint, entry)
         return _publish(tmp, root / key)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _cache_fault(tmp: Path, exc: CompileError) -> OSError | None:
+    """The cache's part in a failed build, where it had one: the compiler or linker ran
+    out of space there, or the build directory was removed under it (``rm -rf`` of the
+    cache in another shell).  Hostile session 48b: both raised CompileError, where a
+    cache that cannot be written is documented to fall back to a private directory."""
+    if not (tmp / "kernel.c").is_file():
+        return FileNotFoundError(errno.ENOENT, "the build directory was removed", str(tmp))
+    if "No space left on device" in exc.output:
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp))
+    return None
 
 
 #: a build directory untouched for this long belongs to a process that was killed (a

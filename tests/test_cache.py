@@ -412,6 +412,37 @@ def test_full_cache_builds_privately_with_one_warning(monkeypatch, tmp_path):
     assert sum("cannot be used" in str(w.message) for w in caught) == 1
 
 
+@pytest.mark.parametrize("fault", [
+    # the cache removed while the compiler runs (rm -rf of it in another shell)
+    'rm -rf "$POLYOPT_CACHE_DIR"; exec cc "$@"',
+    # the linker runs out of space in the cache (the ENOSPC of a nearly full disk)
+    'echo "/usr/bin/ld: final link failed: No space left on device" >&2; exit 1',
+])
+def test_a_build_the_cache_fails_is_redone_privately(monkeypatch, tmp_path, fault):
+    """Hostile session 48b, findings 01 and 02: both raised CompileError, where a cache
+    that cannot be written builds in a private directory with one warning."""
+    import kernels
+    import numpy as np
+    from polyopt.backend_c import build
+
+    import polyopt
+
+    cache, flag = tmp_path / "cache", tmp_path / "once"
+    wrapper = tmp_path / "cc.sh"
+    wrapper.write_text(f'#!/bin/sh\nif [ ! -e "{flag}" ] && echo "$*" | grep -q "{cache}"; then\n'
+                       f'  touch "{flag}"; {fault}\nfi\nexec cc "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("CC", str(wrapper))
+    monkeypatch.setenv("POLYOPT_CACHE_DIR", str(cache))
+    monkeypatch.setattr(build, "_warned", set())
+    rng = np.random.default_rng(2)
+    A, B, C = rng.standard_normal((3, 4)), rng.standard_normal((4, 2)), np.zeros((3, 2))
+    with pytest.warns(RuntimeWarning, match="cannot be used"):
+        polyopt.jit(kernels.matmul_acc)(A, B, C)
+    assert flag.exists()
+    np.testing.assert_allclose(C, A @ B, rtol=1e-12)
+
+
 def test_build_directories_of_killed_processes_are_swept(warm):
     """A process killed while it compiles leaves ``lib/.tmp-<key>-*`` behind (hostile
     session, stop 33): the next build removes those older than a compile can run, and
