@@ -93,9 +93,12 @@ def _undecodable(filename: str) -> str | None:
     try:
         with open(filename, "rb") as f:
             data = f.read()
-        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-    except (OSError, SyntaxError):
+    except OSError:
         return None
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    except SyntaxError:  # a first line that is not UTF-8 (hostile session 48b, 04)
+        encoding = "utf-8"
     try:
         data.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:

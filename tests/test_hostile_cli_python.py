@@ -163,6 +163,58 @@ def test_cli_names_a_static_method_kernel(tmp_path: Path, capsys: pytest.Capture
     assert "a static method is named CLASS.NAME" in capsys.readouterr().err
 
 
+def test_cli_lists_static_method_kernels(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Hostile session 48b, finding 08: `Kernels.scan` was left out of the listings, and
+    a file holding only it had "no @polyopt.jit function in this file"."""
+    method = """
+        import polyopt
+        class Kernels:
+            @staticmethod
+            @polyopt.jit
+            def scan(x):
+                for i in range(1, x.shape[0]):
+                    x[i] += x[i - 1]
+        """
+    only = write(tmp_path, "only.py", method)
+    assert cli.main(["deps", str(only)]) == 0
+    assert "== Kernels.scan() ==" in capsys.readouterr().out
+    both = write(tmp_path, "both.py", method + """
+        @polyopt.jit
+        def a(x):
+            for i in range(x.shape[0]):
+                x[i] = 0.0
+        """)
+    assert cli.main(["deps", str(both)]) == 1
+    assert "several @polyopt.jit functions (Kernels.scan, a)" in capsys.readouterr().err
+
+
+def test_non_utf8_first_line_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Hostile session 48b, finding 04: a Latin-1 byte on the first line (where CPython
+    looks for a coding line) gave "its source code is not available" alone."""
+    path = write(tmp_path, "first.py", b"# caf\xe9\n" + BAD_UTF8)
+    assert cli.main(["opt", str(path), "--signature", "f8[:]", "-o", "-"]) == 1
+    err = capsys.readouterr().err
+    assert "line 1 is not valid utf-8" in err and "coding" in err, err
+
+
+def test_os_exit_at_import_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Hostile session 48b, finding 05: `os._exit(0)` at import ended the command with
+    status 0 and nothing written, which a build script takes for success."""
+    path = write(tmp_path, "script.py", """
+        import os, polyopt
+        @polyopt.jit
+        def f(x):
+            for i in range(x.shape[0]):
+                x[i] = 1.0
+        os._exit(0)
+        """)
+    out = tmp_path / "f.c"
+    assert cli.main(["opt", str(path), "--signature", "f8[:]", "-o", str(out)]) == 1
+    assert "importing it called os._exit(0)" in capsys.readouterr().err
+    assert not out.exists()
+
+
 # A syntax error in the file was "file:4:31: syntax error: expected ':'" with no line and
 # no caret, where every other refusal shows both.
 

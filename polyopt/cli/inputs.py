@@ -13,10 +13,12 @@ import argparse
 import contextlib
 import importlib.util
 import inspect
+import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -102,8 +104,7 @@ def python_kernel(path: Path, function: str | None, signature: str | None) -> Py
 def load_python(path: Path, function: str | None, signature: str | None) -> PythonKernel:
     """The kernel ``function`` of the Python file (the only decorated one when None)."""
     module = _import(path)
-    kernels = {n: k for n, k in ((n, _kernel_in(v)) for n, v in vars(module).items())
-               if k is not None and getattr(k.py_func, "__module__", "") == module.__name__}
+    kernels = _kernels_of(module)
     if function is None:
         if not kernels:
             raise InputError(f"{path}: no @polyopt.jit function in this file (decorate one, or "
@@ -136,6 +137,26 @@ def load_python(path: Path, function: str | None, signature: str | None) -> Pyth
     return PythonKernel(str(path), function, kernel, sig)
 
 
+def _kernels_of(module: Any) -> dict[str, Kernel]:
+    """The module's own ``@polyopt.jit`` functions by the name ``--function`` takes:
+    ``CLASS.NAME`` for a static method of one of its classes (hostile session 48b, 08:
+    those were left out of the listings, and a file holding only one had "no
+    @polyopt.jit function")."""
+    out: dict[str, Kernel] = {}
+    for name, value in vars(module).items():
+        if inspect.isclass(value) and value.__module__ == module.__name__:
+            for attr, member in vars(value).items():
+                if isinstance(member, staticmethod):
+                    k = _kernel_in(member.__func__)
+                    if k is not None:
+                        out[f"{name}.{attr}"] = k
+            continue
+        k = _kernel_in(value)
+        if k is not None and getattr(k.py_func, "__module__", "") == module.__name__:
+            out[name] = k
+    return out
+
+
 def _kernel_in(obj: object) -> Kernel | None:
     """The ``@polyopt.jit`` kernel ``obj`` is, or wraps (``functools.wraps`` over one)."""
     for _ in range(16):  # a __wrapped__ chain, not followed forever
@@ -158,7 +179,7 @@ def _import(path: Path) -> Any:
     try:
         # what the file prints at import goes to stderr: standard output is the command's
         # C or report (hostile session 45b, 01: `deps k.py --format json` began with it)
-        with contextlib.redirect_stdout(sys.stderr):
+        with contextlib.redirect_stdout(sys.stderr), _no_os_exit(path):
             spec.loader.exec_module(module)
     except PolyoptError:  # a kernel compiled at import (a declared signature) refused: as
         raise  # any refusal is shown, not as the "syntax error" of a SyntaxError subclass
@@ -177,6 +198,23 @@ def _import(path: Path) -> Any:
     finally:
         sys.path.remove(str(path.resolve().parent))
     return module
+
+
+@contextlib.contextmanager
+def _no_os_exit(path: Path) -> Iterator[None]:
+    """``os._exit()`` at import ended the command at once, with the file's status (0:
+    success, nothing written; hostile session 48b, 05); it raises here instead."""
+    def refuse(status: int) -> NoReturn:
+        raise InputError(f"{path}: importing it called os._exit({status!r}); polyopt imports "
+                         "the file to find its functions (guard the script part with "
+                         "`if __name__ == \"__main__\":`)")
+
+    real = os._exit
+    os._exit = refuse
+    try:
+        yield
+    finally:
+        os._exit = real
 
 
 def _caret(exc: SyntaxError) -> str:
