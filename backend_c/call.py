@@ -240,6 +240,8 @@ _ERRORS = (
     (64, ValueError, "a negative number raised to a fractional power: CPython gives a "
                      "complex number, which polyopt does not compute"),
     (128, ZeroDivisionError, "0.0 cannot be raised to a negative power"),
+    (256, OverflowError, "a uint64 of 2**63 or more made a Python int (int(), math.floor, "
+                         "math.ceil, math.trunc), which polyopt holds in an int64"),
 )
 
 

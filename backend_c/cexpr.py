@@ -200,6 +200,10 @@ class BodyPrinter:
             # float: gcc folds (double)(int64_t)x into trunc(x) even past a `+ 0.0`, which
             # keeps the sign of a zero that the int 0 does not have (math.ceil(-0.5) * 1.0)
             return f"(({ctype(t)})({text}, trunc({self.expr(e.operand)}) + 0.0))"
+        if self.checked and source.dtype is DType.UINT64 and t.weak and t.dtype is DType.INT64:
+            # a Python int of a uint64: exact in CPython, past int64 here (48a, 01)
+            self.raises = self.pyint_fit_used = True
+            return f"polyopt_u64_int({text}, {ERROR_FLAG})"
         if self._python_int_may_not_fit(e, t):
             low, high = t.dtype.bounds
             self.raises = self.pyint_fit_used = True

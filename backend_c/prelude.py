@@ -75,10 +75,14 @@ POLYOPT_FLOAT_HELPERS(f32, float, fmodf, floorf)
 
 #: A Python int converted to a narrower NumPy int where it meets one (``u8[i] + k``,
 #: ``u8[i] = t``, ``np.uint8(t)``): NumPy raises OverflowError when the value does not
-#: fit (README "Integers"); emitted only when used.
+#: fit (README "Integers"); and a uint64 made a Python int (``int(u[i])``,
+#: ``math.floor(u[i])``), which polyopt holds in an int64; emitted only when used.
 PYINT_FIT = r"""#define POLYOPT_PYINT_OVERFLOW 8
+#define POLYOPT_PYINT_PAST_INT64 256
 static inline int64_t polyopt_fit(int64_t x, int64_t lo, int64_t hi, int32_t *err)
 { if (x < lo || x > hi) polyopt_raise(err, POLYOPT_PYINT_OVERFLOW); return x; }
+static inline int64_t polyopt_u64_int(uint64_t x, int32_t *err)
+{ if (x > (uint64_t)INT64_MAX) polyopt_raise(err, POLYOPT_PYINT_PAST_INT64); return (int64_t)x; }
 """
 
 

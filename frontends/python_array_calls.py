@@ -83,6 +83,7 @@ class ArrayCalls:
                 # inlined first, its array parameters are the arrays passed
                 sym = self.emit.symbols
                 return self.value(inline_expression(helper, node, sym.facts, sym.arrays))
+            _refuse_scalar_call_of_arrays(node, [self.value(a) for a in node.args])
             return self.elementwise(node, list(node.args),
                                     lambda a: ast.Call(func, a, node.keywords), False)
         fn, module = func.attr, func.value
@@ -108,8 +109,11 @@ class ArrayCalls:
             lower = located(ast.Attribute(module, "maximum", ast.Load()), node)
 
             def clip(a: list[ast.expr]) -> ast.expr:
-                below = located(ast.Call(lower, [a[0], a[1]], []), node)
-                above = ast.Call(upper, [below, a[2]], [])
+                # the bound first: np.maximum returns its second operand of two equal
+                # ones, and np.clip keeps x where x equals a bound (-0.0 clipped to
+                # [0.0, 1.0] is -0.0; hostile session 48a, 03)
+                below = located(ast.Call(lower, [a[1], a[0]], []), node)
+                above = ast.Call(upper, [a[2], below], [])
                 setattr(below, CLIP_BOUND, "lower")
                 setattr(above, CLIP_BOUND, "upper")
                 return above
@@ -245,3 +249,27 @@ class ArrayCalls:
 def _arity(node: ast.Call, n: int) -> None:
     if len(node.args) != n or any(isinstance(a, ast.Starred) for a in node.args):
         raise NotAffine(node, f"`{ast.unparse(node.func)}()`", f"takes {n} arguments")
+
+
+#: NumPy's own spelling of what a scalar function does to each element
+_UFUNC_OF = {"max": "np.maximum", "min": "np.minimum", "float": "x.astype(np.float64)",
+             "int": "x.astype(np.int64)"}
+
+
+def _refuse_scalar_call_of_arrays(node: ast.Call, values: list[ArrayValue]) -> None:
+    """A Python function of numbers (``max``, ``float``, ``math.sin``) given an array:
+    CPython raises (``max(x, y)`` asks whether ``x > y`` is true, which is ambiguous for an
+    array, and ``float(x[0:1])`` or ``math.sin(x)`` convert only 0-d arrays), where it was
+    computed elementwise (hostile session 48a, findings 04 and 05).  ``abs`` is the
+    array's own ``__abs__``, elementwise in NumPy too."""
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else ast.unparse(func)
+    if name == "abs" or not any(v.rank for v in values):
+        return
+    short = name.split(".")[-1]
+    instead = _UFUNC_OF.get(name, f"np.{short}")
+    why = ("compares whole arrays, whose truth value is ambiguous (CPython raises "
+           "ValueError)") if name in ("max", "min") else \
+        "converts a number or a 0-d array only (NumPy raises TypeError)"
+    raise NotAffine(node, f"`{name}()` of an array", f"{why}; index an element, or "
+                    f"compute elementwise with {instead}")

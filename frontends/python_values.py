@@ -338,9 +338,9 @@ class ValueConverter:
                 _arity(node, args, 2)
                 # a ufunc: NumPy's promotion (np.maximum(x32[i], 2.5) is a float32, not a
                 # choice of operands), a NumPy scalar even of two Python scalars
-                side = getattr(node, CLIP_BOUND, None)
-                if side is not None and _clip_bound_past_range(args[0], args[1], side):
-                    return args[0]
+                side = getattr(node, CLIP_BOUND, None)  # np.clip's: (bound, x)
+                if side is not None and _clip_bound_past_range(args[1], args[0], side):
+                    return args[1]
                 _check_python_int(args[0], args[1], node)
                 t = ufunc_type(args[0].type, args[1].type)
                 # np.maximum/np.minimum return a NaN operand (so np.max does), where

@@ -1,0 +1,122 @@
+"""Values at the edges of NumPy's rules, against NumPy and CPython running the same
+function (hostile session 48a): the sign of a clipped zero, Python's truth-value and
+number conversions given arrays, and a uint64 made a Python int."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import polyopt
+
+
+def clip_args(x, lo, hi):
+    return np.clip(x, lo, hi)
+
+
+def clip_elements(x):
+    y = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        y[i] = np.clip(x[i], -0.0, 0.0)
+    return y
+
+
+X = np.array([-0.0, 0.0, 0.5, np.nan, -1.0, 2.0, 1.0, -np.inf, np.inf])
+
+
+@pytest.mark.parametrize("lo,hi", [(0.0, 1.0), (-0.0, 1.0), (-0.0, -0.0), (0.0, 0.0),
+                                   (np.nan, 1.0), (0.0, np.nan), (2.0, 1.0)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_clip_keeps_an_element_equal_to_a_bound(lo, hi, dtype):
+    """Finding 03: np.clip(-0.0, 0.0, 1.0) is -0.0 in NumPy (x is kept where it equals a
+    bound); polyopt gave 0.0, so 1 / clip was +inf, not -inf."""
+    x = X.astype(dtype)
+    lo, hi = dtype(lo), dtype(hi)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = clip_args(x, lo, hi)
+        got = polyopt.jit(clip_args)(x, lo, hi)
+        assert got.dtype == want.dtype
+        assert np.array_equal(1 / got, 1 / want, equal_nan=True), (want, got)
+
+
+def test_clip_of_elements_keeps_the_sign_of_zero():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert np.array_equal(1 / polyopt.jit(clip_elements)(X), 1 / clip_elements(X),
+                              equal_nan=True)
+
+
+def not_of_array(x):
+    return not x
+
+
+def max_of_arrays(x, y):
+    return max(x, y)
+
+
+def float_of_slice(x):
+    return float(x[0:1])
+
+
+def int_of_slice(x):
+    return int(x[1:2]) * 2
+
+
+def sin_of_array(x):
+    return math.sin(x)
+
+
+@pytest.mark.parametrize("fn,args,match", [
+    (not_of_array, 1, "`not` of an array: asks for the truth value of the whole array"),
+    (max_of_arrays, 2, r"`max\(\)` of an array: compares whole arrays.*np.maximum"),
+    (float_of_slice, 1, r"`float\(\)` of an array: converts a number or a 0-d array only"),
+    (int_of_slice, 1, r"`int\(\)` of an array"),
+    (sin_of_array, 1, r"`math.sin\(\)` of an array.*np.sin"),
+])
+def test_python_number_functions_of_arrays_are_refused(fn, args, match):
+    """Findings 04 and 05: CPython raises for these (an array's truth value is
+    ambiguous; float() converts 0-d arrays only); polyopt computed them elementwise."""
+    x = np.array([0.5, -1.5, 2.0])
+    with pytest.raises(Exception):  # noqa: B017 (ValueError or TypeError, by NumPy version)
+        fn(*[x] * args)
+    with pytest.raises(polyopt.UnsupportedError, match=match):
+        polyopt.jit(fn)(*[x] * args)
+
+
+def abs_of_array(x):
+    return abs(x)
+
+
+def test_abs_of_an_array_stays_elementwise():
+    x = np.array([0.5, -1.5, 2.0])
+    assert np.array_equal(polyopt.jit(abs_of_array)(x), abs(x))
+
+
+def floor_into(u, r):
+    for i in range(u.shape[0]):
+        r[i] = math.floor(u[i])
+
+
+def int_sum(u):
+    s = 0
+    for i in range(u.shape[0]):
+        s += int(u[i])
+    return s
+
+
+def test_a_uint64_past_int64_made_a_python_int_raises():
+    """Finding 01: math.floor of a uint64 2**63 gave -2**63 (an int64 wrapped), where
+    CPython's Python int is exact; polyopt holds Python ints in int64, so it raises."""
+    small = np.array([5, 2**40, 2**63 - 1], np.uint64)
+    want, got = np.zeros(3), np.zeros(3)
+    floor_into(small, want)
+    polyopt.jit(floor_into)(small, got)
+    assert np.array_equal(want, got)
+    assert polyopt.jit(int_sum)(small[:2]) == int_sum(small[:2])
+    big = np.array([5, 2**63, 2**64 - 1], np.uint64)
+    with pytest.raises(OverflowError, match="uint64 of 2\\*\\*63 or more made a Python int"):
+        polyopt.jit(floor_into)(big, np.zeros(3))
