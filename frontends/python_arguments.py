@@ -77,6 +77,10 @@ def _view_contexts(fdef: ast.FunctionDef, ndims: dict[str, int]) -> set[int]:
     returned (``return A[i]``).
     Elsewhere (``y[i] = x[i] * 2.0`` with a 2-D ``x``) the call passed the wrong rank."""
     out: set[int] = set()
+    allocated = {t.id for n in ast.walk(fdef) if isinstance(n, ast.Assign)
+                 and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute)
+                 and n.value.func.attr in _ALLOCATIONS
+                 for t in n.targets if isinstance(t, ast.Name)}
 
     def mark(root: ast.AST) -> None:
         out.update(id(n) for n in ast.walk(root) if isinstance(n, ast.Subscript))
@@ -85,13 +89,22 @@ def _view_contexts(fdef: ast.FunctionDef, ndims: dict[str, int]) -> set[int]:
         if isinstance(n, (ast.Assign, ast.AugAssign)):
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
             targets = [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
-            if any(_is_view(t, ndims) for t in targets):
+            # `A += B[0]`, `r += A[i]` (r = np.zeros(m)): an update of a whole array
+            # reads the row as NumPy does (hostile session 48a, 06)
+            if any(_is_view(t, ndims) for t in targets) or (
+                    isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
+                    and (ndims.get(n.target.id, 0) > 0 or n.target.id in allocated)):
                 mark(n)
         elif isinstance(n, ast.Call) or isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
             mark(n)
         elif isinstance(n, ast.Return) and n.value is not None:
             mark(n.value)  # `return A[1]`: the row, a new array
     return out
+
+
+#: calls that make a new array (``np.zeros(m)``, ``x.copy()``)
+_ALLOCATIONS = frozenset({"zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+                          "empty_like", "full_like", "copy"})
 
 
 def _is_view(target: ast.expr, ndims: dict[str, int]) -> bool:

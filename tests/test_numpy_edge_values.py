@@ -120,3 +120,40 @@ def test_a_uint64_past_int64_made_a_python_int_raises():
     big = np.array([5, 2**63, 2**64 - 1], np.uint64)
     with pytest.raises(OverflowError, match="uint64 of 2\\*\\*63 or more made a Python int"):
         polyopt.jit(floor_into)(big, np.zeros(3))
+
+
+def add_row(A, B):
+    A += B[0]
+
+
+def add_row_1d(x, B):
+    x += B[1]
+
+
+def column_sums(A):
+    r = np.zeros(A.shape[1])
+    for i in range(A.shape[0]):
+        r += A[i]
+    return r
+
+
+def scalar_sum_of_rows(A):
+    s = 0.0
+    for i in range(A.shape[0]):
+        s += A[i]
+    return s
+
+
+def test_a_row_added_into_a_whole_array_is_array_code():
+    """Finding 06: `A += B[0]` and `r += A[i]` (r = np.zeros(m)) were refused at the call
+    for 'B has 2 dimension(s), but ... uses it with 1'."""
+    B = np.arange(6.0).reshape(2, 3)
+    for fn, first in ((add_row, np.zeros((2, 3))), (add_row_1d, np.zeros(3))):
+        want, got = first.copy(), first.copy()
+        fn(want, B)
+        polyopt.jit(fn)(got, B)
+        assert np.array_equal(want, got)
+    assert np.array_equal(polyopt.jit(column_sums)(B), column_sums(B))
+    # a scalar accumulator given rows is still the call's wrong rank
+    with pytest.raises(TypeError, match="'A' has 2 dimension"):
+        polyopt.jit(scalar_sum_of_rows)(B)
