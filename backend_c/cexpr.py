@@ -172,8 +172,9 @@ class BodyPrinter:
             return literal(e.value, t)
         return self._convert(e, text, t)
 
-    def _convert(self, e: Expr, text: str, t: ValueType) -> str:
-        """``text``, the C text of ``e``, converted to ``t``."""
+    def _convert(self, e: Expr, text: str, t: ValueType, unsafe: bool = False) -> str:
+        """``text``, the C text of ``e``, converted to ``t`` (``unsafe``: by NumPy's cast of
+        arrays, :attr:`Cast.unsafe`)."""
         if self.checked and t.dtype.is_int and isinstance(e, Select) and \
                 e.then.type != e.otherwise.type:
             # NumPy converts the value the choice made: it wraps a NumPy int, where a
@@ -191,7 +192,10 @@ class BodyPrinter:
         source = e.type
         if self.checked and source.dtype.is_float and t.dtype.is_int:
             self.raises = True
-            if t.dtype.is_unsigned and not source.weak:  # NumPy wraps a NumPy float there
+            # NumPy wraps a NumPy float stored in an unsigned int, and one cast to int8 or
+            # int16 by astype, np.int8() or a slice store (an element store raises)
+            if not source.weak and (t.dtype.is_unsigned or unsafe and t.dtype in (
+                    DType.INT8, DType.INT16)):
                 return f"polyopt_np_to_{_suffix(t.dtype)}({text}, {ERROR_FLAG})"
             return f"polyopt_to_{_suffix(t.dtype)}({text}, {ERROR_FLAG})"
         if self.checked and t.dtype.is_float and source.dtype.is_int and isinstance(e, Cast) \
@@ -247,7 +251,7 @@ class BodyPrinter:
                 args = ", ".join(typed(a, call.type) for a in call.args)
                 self.vector_math_used = True
                 return f"((float)polyopt_v{call.fn}({args}))"
-            return self._convert(e.operand, sub(e.operand), e.type)
+            return self._convert(e.operand, sub(e.operand), e.type, e.unsafe)
         if isinstance(e, Unary):
             return self._unary(e, sub(e.operand))
         if isinstance(e, Select):

@@ -68,6 +68,12 @@ static inline uint16_t polyopt_np_to_u16(double x, int32_t *err)
 { return (uint16_t)polyopt_to_i32(x, err); }
 static inline uint8_t polyopt_np_to_u8(double x, int32_t *err)
 { return (uint8_t)polyopt_to_i32(x, err); }
+/* The same for int8 and int16 where NumPy casts an array (astype, np.int8(), a slice
+   store): through int32, wrapping (300.2 -> 44, -129.5 -> 127). */
+static inline int16_t polyopt_np_to_i16(double x, int32_t *err)
+{ return (int16_t)(uint16_t)(uint32_t)polyopt_to_i32(x, err); }
+static inline int8_t polyopt_np_to_i8(double x, int32_t *err)
+{ return (int8_t)(uint8_t)(uint32_t)polyopt_to_i32(x, err); }
 """
 
 #: float16 through gcc's _Float16 (gcc >= 12 on x86-64, AArch64); emitted only when used

@@ -316,7 +316,9 @@ def _unchanged(out: list[ast.stmt], st: ast.Assign | ast.AugAssign) -> bool:
 
 def _statement(target: ast.expr, op: ast.operator | None, value: ast.expr, at: ast.stmt) -> ast.stmt:
     if op is None:
-        return located(ast.Assign([target], value), at)
+        out = located(ast.Assign([target], value), at)
+        out.slice_store = True  # type: ignore[attr-defined]  # NumPy's cast of arrays
+        return out
     assert isinstance(target, (ast.Name, ast.Attribute, ast.Subscript))
     return located(ast.AugAssign(target, op, value), at)
 

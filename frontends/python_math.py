@@ -89,7 +89,8 @@ def library_call(module: str, fn: str, args: list[Expr], node: ast.Call) -> Expr
     """The typed expression of ``module.fn(*args)``."""
     if fn in NP_CASTS:
         _arity(node, args, 1)
-        return Cast(args[0], ValueType(NP_CASTS[fn]))
+        # NumPy's own cast: a NumPy float wraps into int8 or int16 (backend_c.narrow)
+        return Cast(args[0], ValueType(NP_CASTS[fn]), unsafe=args[0].type.dtype.is_float)
     if fn == "abs":  # np.abs(k) is an int, of k's dtype (np.fabs(k) is a float)
         _arity(node, args, 1)
         return Call("abs", (args[0],), ValueType(args[0].type.dtype))

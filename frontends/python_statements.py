@@ -246,7 +246,9 @@ class StatementWalker:
         value = self._follow_cpython(value, st)
         name, indices, ttype = self._target(target, value)
         if value.type != ttype:
-            value = Cast(value, ttype)
+            # a slice store casts as NumPy casts arrays (a NumPy float wraps into int8)
+            value = Cast(value, ttype, unsafe=getattr(st, "slice_store", False)
+                         and value.type.dtype.is_float and not value.type.weak)
         return [self._add(st, place, name, indices, value, update)]
 
     def _each(self, assignments: list[ast.Assign], place: Place) -> list[Node]:

@@ -157,3 +157,43 @@ def test_a_row_added_into_a_whole_array_is_array_code():
     # a scalar accumulator given rows is still the call's wrong rank
     with pytest.raises(TypeError, match="'A' has 2 dimension"):
         polyopt.jit(scalar_sum_of_rows)(B)
+
+
+def astype_int8(x):
+    return x.astype(np.int8)
+
+
+def astype_int16(x):
+    return x.astype(np.int16)
+
+
+def slice_store(a, x):
+    a[:] = x
+
+
+def element_store(a, x):
+    for i in range(x.shape[0]):
+        a[i] = x[i]
+
+
+FLOATS = np.array([2.5, 300.2, -129.5, 70000.5, -2.5])
+
+
+def test_numpys_array_casts_to_int8_and_int16_wrap_through_int32():
+    """Finding 07: x.astype(np.int8) of 300.2 raised OverflowError where NumPy gives 44
+    (its array cast goes through int32 and wraps, as for the unsigned types); NumPy's
+    element store raises, and so does polyopt's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for fn in (astype_int8, astype_int16):
+            want, got = fn(FLOATS), polyopt.jit(fn)(FLOATS)
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+        for dtype in (np.int8, np.int16):
+            want, got = np.zeros(5, dtype), np.zeros(5, dtype)
+            slice_store(want, FLOATS)
+            polyopt.jit(slice_store)(got, FLOATS)
+            assert np.array_equal(got, want)
+            with pytest.raises(OverflowError):
+                element_store(np.zeros(5, dtype), FLOATS)
+            with pytest.raises(OverflowError):
+                polyopt.jit(element_store)(np.zeros(5, dtype), FLOATS)
