@@ -123,8 +123,12 @@ class Emitter:
             dtype = (DType.FLOAT64 if kind == "mean" else
                      DType.UINT64 if dtype.is_unsigned else DType.INT64)
         # NumPy sums and multiplies float16 in float32 (its reduce loops' and dot's
-        # accumulators) and rounds the total once: a float16 sum of ones stops at 2048
-        half = dtype is DType.FLOAT16 and init is not None
+        # accumulators) and rounds the total once: a float16 sum of ones stops at 2048.
+        # Where the axis its loops run along (the operand's contiguous one) is kept, it
+        # adds each row into the float16 result instead, rounding every addition
+        # (hostile session 48a, 02: A.sum(axis=0)); a mean accumulates in float32 either way
+        half = dtype is DType.FLOAT16 and init is not None and (
+            kind == "mean" or _inner_axis(v.element(idx), ivs) in axes)
         if half:
             dtype = DType.FLOAT32
         dims = tuple(v.dims[d] for d in keep)
@@ -217,3 +221,18 @@ def param_only(dims: tuple[Dim, ...], params: list[str], node: ast.AST) -> None:
             if not e.names() <= set(params):
                 raise NotAffine(node, "array allocation", "the shape depends on a loop variable; "
                                 "allocate the array at the top level of the function")
+
+
+def _inner_axis(element: ast.expr, ivs: tuple[str, ...]) -> int:
+    """The axis of a value that NumPy's loops run along: the one the last subscript of
+    its arrays follows (``A.T``'s is its first), or its last where they disagree or it
+    reads none (a temporary NumPy makes is C-ordered)."""
+    found: set[int] = set()
+    for n in ast.walk(element):
+        if not isinstance(n, ast.Subscript) or isinstance(n.value, ast.Subscript):
+            continue
+        last = n.slice.elts[-1] if isinstance(n.slice, ast.Tuple) else n.slice
+        used = [k for k, iv in enumerate(ivs)
+                if any(isinstance(x, ast.Name) and x.id == iv for x in ast.walk(last))]
+        found.add(used[0] if len(used) == 1 else -1)
+    return found.pop() if len(found) == 1 and -1 not in found else len(ivs) - 1

@@ -197,3 +197,34 @@ def test_numpys_array_casts_to_int8_and_int16_wrap_through_int32():
                 element_store(np.zeros(5, dtype), FLOATS)
             with pytest.raises(OverflowError):
                 polyopt.jit(element_store)(np.zeros(5, dtype), FLOATS)
+
+
+def f16_sum0(A):
+    return A.sum(axis=0)
+
+
+def f16_sum1(A):
+    return A.sum(axis=1)
+
+
+def f16_transposed_sum1(A):
+    return A.T.sum(axis=1)
+
+
+def f16_mean0(A):
+    return np.mean(A, axis=0)
+
+
+def f16_product0(A):
+    return (A * np.float16(0.001) + np.float16(1)).prod(axis=0)
+
+
+@pytest.mark.parametrize("fn", [f16_sum0, f16_sum1, f16_transposed_sum1, f16_mean0,
+                                f16_product0])
+def test_float16_reductions_round_where_numpy_rounds(fn):
+    """Finding 02: NumPy's A.sum(axis=0) of float16 adds each row into the float16
+    result, rounding every addition (0.7% off a float32 accumulation over 2000 rows);
+    along the contiguous axis, and for a mean, it accumulates in float32."""
+    A = np.random.default_rng(11).random((2000, 3)).astype(np.float16)
+    want, got = fn(A), polyopt.jit(fn, strict_fp=True)(A)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
