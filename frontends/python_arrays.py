@@ -146,8 +146,14 @@ class ArrayLowering:
         """The target's shape, which the value must broadcast to (NumPy's rule)."""
         if value.rank > view.rank:
             what = "one element" if view.rank == 0 else f"the {view.rank}-D target"
+            extra = value.dims[:value.rank - view.rank]
+            # NumPy drops leading axes of length 1 (hostile session 48a, 09: the message
+            # said it raises for `x[:] = y[None, :] * 2`)
+            numpy = "NumPy drops its leading axes of length 1, which polyopt does not: " \
+                "index them away (`v[0]`)" if all(d.is_one for d in extra) else \
+                "NumPy raises a shape error unless its leading axes have length 1"
             raise NotAffine(st.value, "array assignment", f"assigns a {value.rank}-D value to "
-                            f"{what} `{ast.unparse(target)}` (NumPy raises a shape error)")
+                            f"{what} `{ast.unparse(target)}` ({numpy})")
         dims = list(view.dims)
         lead = view.rank - value.rank
         for k, dim in enumerate(value.dims):

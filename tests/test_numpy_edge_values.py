@@ -228,3 +228,15 @@ def test_float16_reductions_round_where_numpy_rounds(fn):
     A = np.random.default_rng(11).random((2000, 3)).astype(np.float16)
     want, got = fn(A), polyopt.jit(fn, strict_fp=True)(A)
     assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def leading_unit_axis(x, y):
+    x[:] = y[None, :] * 2
+
+
+def test_a_value_with_a_leading_unit_axis_is_refused_without_a_false_claim():
+    """Finding 09: NumPy drops leading axes of length 1 (x[:] = y[None, :] * 2 works);
+    the refusal said that NumPy raises a shape error."""
+    with pytest.raises(polyopt.UnsupportedError, match="NumPy drops its leading axes of "
+                       "length 1, which polyopt does not"):
+        polyopt.jit(leading_unit_axis)(np.zeros(3), np.ones(3))
