@@ -265,6 +265,8 @@ class BodyPrinter:
     def _unary(self, e: Unary, operand: str) -> str:
         if e.op == "not":
             return f"(!{operand})"
+        if e.op == "~":  # two's complement, in the operand's own width
+            return f"(({ctype(e.type)})~{operand})"
         if self.checked and e.type.dtype.is_int:
             value = _constant(e)
             if isinstance(value, int) and -(2**31) < value < 2**31:  # `-1`: a literal
@@ -299,6 +301,8 @@ class BodyPrinter:
             return f"polyopt_{_WRAPPING[e.op]}_{suffix}({a}, {b})"
         if t.dtype.is_bool and e.op in _LOGICAL:  # NumPy: bool + bool is or, * is and
             return f"({a} {_LOGICAL[e.op]} {b})"
+        if e.op in ("&", "|", "^"):  # of two bools a bool, of ints in their width
+            return f"({a} {e.op} {b})" if t.dtype.is_bool else f"(({ctype(t)})({a} {e.op} {b}))"
         if self.numpy_float16 and t.dtype is DType.FLOAT16 and e.op in ("+", "-", "*", "/"):
             # NumPy computes each float16 operation in float32 and rounds it to float16
             return f"((_Float16)((float){a} {e.op} (float){b}))"
@@ -313,18 +317,23 @@ class BodyPrinter:
                 return f"polyopt_{fn}_{suffix}_chk({a}, {b}, {ERROR_FLAG})"
             return f"polyopt_{fn}_{suffix}({a}, {b})"
         if e.op == "**":
-            if isinstance(e.rhs, Literal) and e.rhs.value == 2 and not (
-                    self.libm_square and t.dtype.is_float):
-                pure = _pure(e.lhs) and not wrap and t.dtype is not DType.FLOAT16
-                return f"({a} * {a})" if pure else f"polyopt_square_{suffix}({a})"
-            if not t.dtype.is_float:
-                return f"polyopt_ipow_{suffix}({a}, {b})"
-            if self.checked and t.weak and e.lhs.type.weak and e.rhs.type.weak:
-                # two Python scalars: CPython's float power (prelude.PYTHON_POW)
-                self.raises = self.python_pow_used = True
-                return f"polyopt_pypow({a}, {b}, {ERROR_FLAG})"
-            return _float_call("pow", t.dtype, f"{a}, {b}")
+            return self._power(e, a, b, wrap)
         raise NotImplementedError(e.op)
+
+    def _power(self, e: Binary, a: str, b: str, wrap: bool) -> str:
+        """``a ** b``, its operands' C texts ``a`` and ``b`` in the result's type."""
+        t, suffix = e.type, _suffix(e.type.dtype)
+        if isinstance(e.rhs, Literal) and e.rhs.value == 2 and not (
+                self.libm_square and t.dtype.is_float):
+            pure = _pure(e.lhs) and not wrap and t.dtype is not DType.FLOAT16
+            return f"({a} * {a})" if pure else f"polyopt_square_{suffix}({a})"
+        if not t.dtype.is_float:
+            return f"polyopt_ipow_{suffix}({a}, {b})"
+        if self.checked and t.weak and e.lhs.type.weak and e.rhs.type.weak:
+            # two Python scalars: CPython's float power (prelude.PYTHON_POW)
+            self.raises = self.python_pow_used = True
+            return f"polyopt_pypow({a}, {b}, {ERROR_FLAG})"
+        return _float_call("pow", t.dtype, f"{a}, {b}")
 
     def _call(self, e: Call, typed: Callable[[Expr, ValueType], str]) -> str:
         t = e.type

@@ -36,7 +36,7 @@ from polyopt.model.schedule_tree import Node
 from polyopt.model.scop import ArrayKind, ReturnValue
 
 _AUG = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
-        ast.Mod: "%", ast.Pow: "**"}
+        ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
 _UNSUPPORTED_STMT = {
     ast.While: "`while` loop", ast.Break: "`break`", ast.Continue: "`continue`",
     ast.With: "`with` block", ast.Try: "`try` block", ast.FunctionDef: "nested function",
@@ -240,7 +240,7 @@ class StatementWalker:
         if isinstance(st, ast.AugAssign):
             update = _AUG.get(type(st.op))
             if update is None:
-                raise NotAffine(st, "augmented assignment", "only += -= *= /= //= %= **= are supported")
+                raise NotAffine(st, "augmented assignment", "only += -= *= /= //= %= **= &= |= ^= are supported")
             current = self.scope.values.convert(_as_load(target))
             value = binary(update, current, value, st)
         value = self._follow_cpython(value, st)

@@ -49,7 +49,7 @@ _BUILTINS = ("min", "max", "abs", "float", "int")
 
 _BINOPS = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
-    ast.Mod: "%", ast.Pow: "**",
+    ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
 }
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
@@ -100,6 +100,8 @@ def _fold(op: str, a: int | None, b: int | None) -> Literal | None:
         return Literal(a // b if op == "//" else a % b, WEAK_INT)
     if op == "**" and 0 <= b <= 4096:
         return Literal(a**b, WEAK_INT)
+    if op in BITWISE:
+        return Literal(a & b if op == "&" else a | b if op == "|" else a ^ b, WEAK_INT)
     return None
 
 
@@ -213,12 +215,13 @@ class ValueConverter:
             return Unary("-", inner, inner.type)
         if isinstance(node.op, ast.Not):
             return Unary("not", inner, BOOL)
-        raise NotAffine(node, "`~`", "bitwise operators are not supported")
+        return invert(inner, node)
 
     def _BinOp(self, node: ast.BinOp) -> Expr:
         op = _BINOPS.get(type(node.op))
         if op is None:
-            raise NotAffine(node, _describe(node), "bitwise and matrix operators are not supported")
+            raise NotAffine(node, _describe(node), "shifts (`<<`, `>>`) and `@` of scalars are not "
+                            "supported (`@` takes arrays)")
         a, b = self._operand(node.left), self._operand(node.right)
         folded = _fold(op, _int_literal(a), _int_literal(b))
         if folded is not None:
@@ -430,6 +433,8 @@ def binary(op: str, a: Expr, b: Expr, node: ast.AST) -> Expr:
     if op == "/":  # a float division: NumPy converts neither operand to the other's int
         return Binary(op, a, b, true_divide(a.type, b.type))
     _check_python_int(a, b, node)
+    if op in BITWISE:
+        return _bitwise(op, a, b, node)
     t = arithmetic_type(op, a.type, b.type)
     if t is None:
         raise NotAffine(node, f"`{op}` on NumPy bools", "NumPy raises TypeError (use "
@@ -440,6 +445,33 @@ def binary(op: str, a: Expr, b: Expr, node: ast.AST) -> Expr:
                             "integer constant, a bool or an unsigned int (use float values "
                             "for other powers)")
     return Binary(op, a, b, t)
+
+
+#: the bitwise operators: on bools logical (NumPy's and CPython's), on ints bitwise
+BITWISE = frozenset({"&", "|", "^"})
+
+
+def _bitwise(op: str, a: Expr, b: Expr, node: ast.AST) -> Expr:
+    """``a & b``, ``a | b``, ``a ^ b``: NumPy's promotion (``(x > 0) & (x < 1)`` is a NumPy
+    bool, ``k32 & 7`` an int32, ``np.True_ & 3`` an int64); floats raise TypeError in
+    NumPy and CPython alike."""
+    if a.type.dtype.is_float or b.type.dtype.is_float:
+        raise NotAffine(node, f"`{op}` on a float", "NumPy and CPython raise TypeError: "
+                        "bitwise operators take bools and ints")
+    return Binary(op, a, b, promote(a.type, b.type))
+
+
+def invert(inner: Expr, node: ast.AST) -> Expr:
+    """``~x``: ``not x`` of a NumPy bool (np.invert), ``-x - 1`` of an int, also of a
+    Python bool (``~True`` is -2)."""
+    if inner.type.dtype.is_float:
+        raise NotAffine(node, "`~` on a float", "NumPy and CPython raise TypeError: `~` "
+                        "takes bools and ints")
+    if inner.type.dtype.is_bool:
+        if not inner.type.weak:
+            return Unary("not", inner, inner.type)
+        inner = Cast(inner, WEAK_INT)
+    return Unary("~", inner, inner.type)
 
 
 def _compared_pairwise(args: list[Expr], node: ast.AST) -> None:

@@ -239,7 +239,8 @@ class Expressions:
                                ("floordiv", 1), ("square", 1), ("libm", 2)))
         else:
             form = d.weighted((("leaf", 4), ("arith", 8), ("neg", 1), ("intdiv", 2), ("minmax", 1),
-                               ("abs", 1), ("ifexp", 2), ("toint", 1), ("ipow", 1)))
+                               ("abs", 1), ("ifexp", 2), ("toint", 1), ("ipow", 1),
+                               ("bitwise", 1)))
         return getattr(self, f"_x_{form}")(kind, scope, depth)
 
     # one method per expression form: (kind, scope, depth) -> Expr
@@ -333,6 +334,12 @@ class Expressions:
         d = self.d
         return Bin(d.choice(("//", "%")), self.expr(kind, scope, depth - 1),
                    Num(d.choice((2, 3, 5, -3))))
+
+    def _x_bitwise(self, kind: str, scope: Scope, depth: int) -> Expr:
+        """``a & b``, ``a | b``, ``a ^ b`` of ints (the C region's frontend refuses them,
+        so such a program is refused there)."""
+        return Bin(self.d.choice(("&", "|", "^")), self.expr(kind, scope, depth - 1),
+                   self.expr(kind, scope, depth - 1))
 
     def _x_toint(self, kind: str, scope: Scope, depth: int) -> Expr:
         return Call("int", (self.expr("float", scope, depth - 1),))

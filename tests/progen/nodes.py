@@ -30,7 +30,7 @@ class Index:
 
 @dataclass(frozen=True)
 class Bin:
-    op: str  # + - * / // % **
+    op: str  # + - * / // % ** & | ^
     left: Expr
     right: Expr
 
