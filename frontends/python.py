@@ -16,6 +16,7 @@ later, wider assignment must already see the wider type::
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -43,6 +44,9 @@ _INFERRED = (" (with argument types inferred from the code, as no call or signat
              "them: a subscripted name is a float64 array of the rank subscripted, another "
              "name a number; call the kernel first, or give it a signature: the "
              "polyopt command's --signature)")
+
+#: words of a refusal that argument types may cause (`A[i]` of a 1-D A, a float bound)
+_TYPED = re.compile(r"\b(type|dtype|float|int|integer|bool|array|scalar|number|dimension|rank)s?\b")
 
 #: passes before the local scalar types are taken as they are (each pass can only widen)
 _TYPE_PASSES = 6
@@ -83,7 +87,9 @@ def parse_function(fn: object, signature: Signature | None = None) -> Scop:
         attempt = _path_types(facts, signature, attempt, unified, python_ints)
     if attempt.problems:
         problems = sorted(attempt.problems, key=lambda p: (p.location.line, p.location.col))
-        if signature is None:  # the inferred types may be what is wrong, not the code
+        if signature is None and _TYPED.search(problems[0].reason):
+            # the inferred types may be what is wrong, not the code (not for a `while`
+            # loop's refusal, which no signature changes: hostile session 48b, 07)
             problems[0] = replace(problems[0], reason=problems[0].reason + _INFERRED)
         raise UnsupportedError(problems)
     assert attempt.scop is not None

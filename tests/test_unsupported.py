@@ -457,3 +457,16 @@ def test_a_subscript_of_a_builtins_result_names_the_builtin():
     text = str(err.value)
     assert "call to divmod(): unknown function: `divmod` is the function builtins.divmod" in text
     assert "make it a local" not in text
+
+
+def countdown(x):
+    while x[0] > 0:
+        x[0] -= 1
+
+
+def test_a_refusal_no_signature_changes_has_no_signature_hint():
+    """Hostile session 48b, finding 07: the `while` refusal of a report made before any
+    call ended with a long hint to give a signature, which cannot help."""
+    with pytest.raises(polyopt.UnsupportedError) as err:
+        polyopt.jit(countdown).report()
+    assert "`while` loop" in str(err.value) and "--signature" not in str(err.value)
