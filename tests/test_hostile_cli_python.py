@@ -458,3 +458,23 @@ def test_cli_refuses_a_c_schedule_saved_for_another_function(
     assert "saved for function 'wrongname', not 'k'" in capsys.readouterr().err
     schedule.write_text(json.dumps({**saved, "function": "k"}))
     assert cli.main(["opt", str(src), "--schedule", str(schedule), "-o", "-"]) == 0
+
+
+def test_cli_checks_the_signatures_return_type(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Hostile session 48b, finding 03: `--signature "void(f8[:])"` for a function that
+    returns a float was accepted, where the decorator's compile refuses it."""
+    path = write(tmp_path, "ret.py", """
+        import polyopt
+        @polyopt.jit
+        def total(x):
+            s = 0.0
+            for i in range(x.shape[0]):
+                s += x[i]
+            return s
+        """)
+    for cmd in ("opt", "deps"):
+        assert cli.main([cmd, str(path), "--signature", "void(f8[:])", "-o", "-"]) == 1
+        assert "it returns float64, not nothing (void)" in capsys.readouterr().err
+    assert cli.main(["opt", str(path), "--signature", "f8(f8[:])", "-o", "-"]) == 0
+    assert cli.main(["opt", str(path), "--signature", "f8[:]", "-o", "-"]) == 0

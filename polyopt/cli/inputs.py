@@ -24,11 +24,13 @@ import numpy as np
 
 from polyopt.cli.errors import EXIT_USAGE, CliError
 from polyopt.frontends.c import CppOptions, parse_c_file
+from polyopt.frontends.python import parse_function
 from polyopt.kernel import Kernel
+from polyopt.kernel.declared import scop_return_mismatch
 from polyopt.model.c_region import CFile, CRegion
 from polyopt.model.errors import PolyoptError
 from polyopt.model.options import Options
-from polyopt.model.signature import ArgType, ArrayType, ScalarType, Signature, parse_signature
+from polyopt.model.signature import ArgType, ArrayType, ScalarType, Signature, parse_declared
 from polyopt.report.data import SourceExcerpt
 
 
@@ -129,9 +131,14 @@ def load_python(path: Path, function: str | None, signature: str | None) -> Pyth
     sig = None
     if signature is not None:
         try:
-            sig = parse_signature(signature, params)
+            declared = parse_declared(signature)
+            sig = declared.bind(params)
         except ValueError as exc:
             raise InputError(f"--signature: {exc}") from None
+        if declared.returns is not None:  # checked as the decorator's compile checks it
+            wrong = scop_return_mismatch(declared, parse_function(kernel.py_func, sig))
+            if wrong is not None:
+                raise InputError(f"{function} does not match --signature {signature!r}: {wrong}")
     elif kernel.declared:  # the kernel compiles only its declared types: the first one
         sig = kernel.declared[0].bind(params)
     return PythonKernel(str(path), function, kernel, sig)

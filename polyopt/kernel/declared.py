@@ -17,6 +17,7 @@ import numpy as np
 
 from polyopt.backend_c.interface import KernelInterface
 from polyopt.model.dtypes import DType, ValueType
+from polyopt.model.scop import Scop
 from polyopt.model.signature import (
     ArgType,
     ArrayType,
@@ -131,10 +132,26 @@ def describe_args(args: tuple[Any, ...]) -> str:
 
 def return_mismatch(declared: Declared, iface: KernelInterface) -> str | None:
     """Why the compiled function does not return what ``declared`` says, or None."""
+    return _mismatch(declared, _returned(iface))
+
+
+def scop_return_mismatch(declared: Declared, scop: Scop) -> str | None:
+    """:func:`return_mismatch` from the function's model, before any C is built (the
+    command line checks a --signature's return type so: hostile session 48b, 03)."""
+    got: ArgType | None = None
+    if scop.returns is not None:
+        name = scop.returns.name
+        if scop.returns.is_array:
+            got = ArrayType(scop.arrays[name].dtype, len(scop.arrays[name].shape))
+        else:
+            got = ScalarType(scop.scalars[name].type)
+    return _mismatch(declared, got)
+
+
+def _mismatch(declared: Declared, got: ArgType | None) -> str | None:
     want = declared.returns
     if want is None:
         return None
-    got = _returned(iface)
     if want == "void":
         return None if got is None else f"it returns {got}, not nothing (void)"
     if got is None:
