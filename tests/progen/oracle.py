@@ -14,6 +14,7 @@ import copy
 import hashlib
 import importlib.util
 import math
+import operator
 import signal
 import sys
 import threading
@@ -418,8 +419,18 @@ _SAMPLES: dict[str, Any] = {
 _BINOPS = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
     "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
-    "**": lambda a, b: a ** b,
+    "**": lambda a, b: a ** b, "&": lambda a, b: _bitwise(operator.and_, a, b),
+    "|": lambda a, b: _bitwise(operator.or_, a, b), "^": lambda a, b: _bitwise(operator.xor, a, b),
 }
+
+
+def _bitwise(op: Any, a: Any, b: Any) -> Any:
+    """``a op b``; a float where CPython raises TypeError (a float operand): the program
+    itself then raises, which the oracle reports."""
+    try:
+        return op(a, b)
+    except TypeError:
+        return 0.0
 
 
 def _tag(v: Any) -> str:
