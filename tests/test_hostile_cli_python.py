@@ -316,10 +316,8 @@ def test_polyopt_debug_zero_is_off(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         cli.main(["deps", str(path)])
 
 
-def test_scalar_for_an_array_names_it_a_scalar(tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
-    # it said "but a int was passed"
-    path = write(tmp_path, "k.py", """
+#: a kernel returning the sum of a 1-D float array
+TOTAL = """
         import polyopt
         @polyopt.jit
         def total(x):
@@ -327,7 +325,13 @@ def test_scalar_for_an_array_names_it_a_scalar(tmp_path: Path,
             for i in range(x.shape[0]):
                 s += x[i]
             return s
-        """)
+        """
+
+
+def test_scalar_for_an_array_names_it_a_scalar(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # it said "but a int was passed"
+    path = write(tmp_path, "k.py", TOTAL)
     assert cli.main(["deps", str(path), "--signature", "int"]) == 1
     assert "uses argument 'x' as an array (`x[i]` at " in (err := capsys.readouterr().err)
     assert "but a scalar (int) was passed" in err
@@ -464,15 +468,7 @@ def test_cli_checks_the_signatures_return_type(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     """Hostile session 48b, finding 03: `--signature "void(f8[:])"` for a function that
     returns a float was accepted, where the decorator's compile refuses it."""
-    path = write(tmp_path, "ret.py", """
-        import polyopt
-        @polyopt.jit
-        def total(x):
-            s = 0.0
-            for i in range(x.shape[0]):
-                s += x[i]
-            return s
-        """)
+    path = write(tmp_path, "ret.py", TOTAL)
     for cmd in ("opt", "deps"):
         assert cli.main([cmd, str(path), "--signature", "void(f8[:])", "-o", "-"]) == 1
         assert "it returns float64, not nothing (void)" in capsys.readouterr().err
