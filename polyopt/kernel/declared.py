@@ -11,13 +11,12 @@ Arrays are never converted: their dtype and rank must match.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from polyopt.backend_c.interface import KernelInterface
 from polyopt.model.dtypes import DType, ValueType
-from polyopt.model.scop import Scop
 from polyopt.model.signature import (
     ArgType,
     ArrayType,
@@ -26,6 +25,9 @@ from polyopt.model.signature import (
     Signature,
     parse_declared,
 )
+
+if TYPE_CHECKING:  # the model's module is not imported on a cache hit's call path
+    from polyopt.model.scop import Scop
 
 #: the dispatch key of one call: its arguments' types (dtype and rank for arrays)
 TypeKey = tuple[Any, ...]
