@@ -104,7 +104,9 @@ class AffineConverter:
         ``n - 20`` in ``n``'s type (246 for ``np.uint8(10)``), bounds and subscripts
         are exact integers."""
         for x in operands:
-            width = self.fixed_width(x) if isinstance(x, ast.Name) else None
+            if not isinstance(x, ast.Name):
+                continue
+            width = self.fixed_width(x)
             if width is not None:
                 raise NotAffine(node, _describe(node), f"computes in {width}, as `{x.id}` is a "
                                 f"NumPy {width} that NumPy's arithmetic wraps; bounds, subscripts "

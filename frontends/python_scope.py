@@ -90,7 +90,7 @@ class FunctionScope:
             dtype = sym.facts.env.int_dtype(n)
         if dtype is None or not dtype.is_int or dtype is DType.INT64:
             return None
-        return dtype.value
+        return str(dtype.value)
 
     def _helper(self, call: ast.Call) -> tuple[ast.expr, str] | None:
         """A call to a helper function as the expression it returns (python_helpers)."""
