@@ -102,6 +102,12 @@ def library_call(module: str, fn: str, args: list[Expr], node: ast.Call) -> Expr
     _arity(node, args, 2 if fn in _BINARY else 1)
     if fn == "fmod" and module == "np" and not any(a.type.dtype.is_float for a in args):
         raise NotAffine(node, "`np.fmod` on integers", "is not supported (use `%`, or float operands)")
+    if module == "math" and fn == "trunc" and not args[0].type.weak and \
+            args[0].type.dtype is not DType.FLOAT64:
+        # (hostile session 48a, 12: math.trunc(x32[0]) was computed)
+        raise NotAffine(node, f"`math.trunc` of a NumPy {args[0].type.dtype.value}",
+                        "CPython raises TypeError (NumPy scalars other than float64 define no "
+                        "__trunc__); use np.trunc, or int() for a Python int")
     if module == "math" and fn in ROUNDING:
         if not args[0].type.dtype.is_float:  # math.floor(k) is k, a Python int
             return Cast(args[0], ValueType(DType.INT64, weak=True))

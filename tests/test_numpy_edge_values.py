@@ -240,3 +240,23 @@ def test_a_value_with_a_leading_unit_axis_is_refused_without_a_false_claim():
     with pytest.raises(polyopt.UnsupportedError, match="NumPy drops its leading axes of "
                        "length 1, which polyopt does not"):
         polyopt.jit(leading_unit_axis)(np.zeros(3), np.ones(3))
+
+
+def trunc_of(x, r):
+    for i in range(x.shape[0]):
+        r[i] = math.trunc(x[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int64, np.uint8])
+def test_math_trunc_of_a_numpy_scalar_is_refused_as_cpython_raises(dtype):
+    """Finding 12: math.trunc(x32[0]) gave 2 where CPython raises TypeError (NumPy
+    scalars other than float64 define no __trunc__); float64's is a float."""
+    x = np.array([2.5, -3.5]).astype(dtype)
+    with pytest.raises(TypeError):
+        trunc_of(x, np.zeros(2))
+    with pytest.raises(polyopt.UnsupportedError, match="math.trunc` of a NumPy"):
+        polyopt.jit(trunc_of)(x, np.zeros(2))
+    want, got = np.zeros(2), np.zeros(2)
+    trunc_of(np.array([2.5, -3.5]), want)
+    polyopt.jit(trunc_of)(np.array([2.5, -3.5]), got)
+    assert np.array_equal(want, got)
