@@ -83,9 +83,8 @@ class ArrayCalls:
                 # inlined first, its array parameters are the arrays passed
                 sym = self.emit.symbols
                 return self.value(inline_expression(helper, node, sym.facts, sym.arrays))
-            _refuse_scalar_call_of_arrays(node, [self.value(a) for a in node.args])
-            return self.elementwise(node, list(node.args),
-                                    lambda a: ast.Call(func, a, node.keywords), False)
+            return _of_numbers(node, self.elementwise(
+                node, list(node.args), lambda a: ast.Call(func, a, node.keywords), False))
         fn, module = func.attr, func.value
         if fn in REDUCTIONS:
             return self._reduction(node, fn, module)
@@ -256,16 +255,17 @@ _UFUNC_OF = {"max": "np.maximum", "min": "np.minimum", "float": "x.astype(np.flo
              "int": "x.astype(np.int64)"}
 
 
-def _refuse_scalar_call_of_arrays(node: ast.Call, values: list[ArrayValue]) -> None:
-    """A Python function of numbers (``max``, ``float``, ``math.sin``) given an array:
+def _of_numbers(node: ast.Call, out: ArrayValue) -> ArrayValue:
+    """``out``, a Python function of numbers (``max``, ``float``, ``math.sin``) of each
+    element; refused where an operand is an array (``out``'s rank is the largest):
     CPython raises (``max(x, y)`` asks whether ``x > y`` is true, which is ambiguous for an
     array, and ``float(x[0:1])`` or ``math.sin(x)`` convert only 0-d arrays), where it was
     computed elementwise (hostile session 48a, findings 04 and 05).  ``abs`` is the
     array's own ``__abs__``, elementwise in NumPy too."""
     func = node.func
     name = func.id if isinstance(func, ast.Name) else ast.unparse(func)
-    if name == "abs" or not any(v.rank for v in values):
-        return
+    if name == "abs" or not out.rank:
+        return out
     short = name.split(".")[-1]
     instead = _UFUNC_OF.get(name, f"np.{short}")
     why = ("compares whole arrays, whose truth value is ambiguous (CPython raises "

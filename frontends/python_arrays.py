@@ -213,12 +213,13 @@ class ArrayLowering:
             return self._elementwise(node, [node.left, node.right],
                                      lambda a: array_binop(a[0], node.op, a[1]))
         if isinstance(node, ast.UnaryOp):
-            if isinstance(node.op, ast.Not) and self.value(node.operand).rank:
+            out = self._elementwise(node, [node.operand], lambda a: ast.UnaryOp(node.op, a[0]))
+            if isinstance(node.op, ast.Not) and out.rank:
                 # (hostile session 48a, 04: `not x` was computed elementwise)
                 raise NotAffine(node, "`not` of an array", "asks for the truth value of the "
                                 "whole array, which is ambiguous (CPython raises ValueError); "
                                 "use np.logical_not(x), or x == 0")
-            return self._elementwise(node, [node.operand], lambda a: ast.UnaryOp(node.op, a[0]))
+            return out
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
             return self._elementwise(node, [node.left, node.comparators[0]],
                                      lambda a: ast.Compare(a[0], node.ops, [a[1]]))

@@ -260,3 +260,16 @@ def test_math_trunc_of_a_numpy_scalar_is_refused_as_cpython_raises(dtype):
     trunc_of(np.array([2.5, -3.5]), want)
     polyopt.jit(trunc_of)(np.array([2.5, -3.5]), got)
     assert np.array_equal(want, got)
+
+
+def max_of_a_sum(x):
+    return max(np.sum(x), 3.0)
+
+
+def test_a_reduction_under_a_scalar_call_is_lowered_once():
+    """The check for array operands lowered the operands a second time, and the sum ran
+    twice (two reduction loops in the report)."""
+    x = np.ones(5)
+    assert polyopt.jit(max_of_a_sum)(x) == max_of_a_sum(x)
+    statements = polyopt.jit(max_of_a_sum).report(x).split("Loops")[0]
+    assert statements.count(" in loops ") == 1, statements
